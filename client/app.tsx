@@ -1,0 +1,39 @@
+import { BaseStyles, ThemeProvider } from '@primer/react';
+import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
+import type { i18n } from 'i18next';
+import type { ReactNode } from 'react';
+import { I18nextProvider } from 'react-i18next';
+import { AppRoutes } from './routes.tsx';
+import { ConfirmProvider } from './shell/confirm.tsx';
+import { ToastProvider } from './shell/toasts.tsx';
+import { PublicConfigProvider, type PublicConfig } from './public-config.tsx';
+import { trpc, type createTrpcClient } from './trpc.ts';
+
+interface Props {
+  queryClient: QueryClient;
+  trpcClient: ReturnType<typeof createTrpcClient>;
+  i18n: i18n;
+  config: PublicConfig;
+  /** StaticRouter on the server, BrowserRouter in the browser. */
+  router: (children: ReactNode) => ReactNode;
+}
+
+export function App({ queryClient, trpcClient, i18n, config, router }: Props) {
+  return (
+    <PublicConfigProvider value={config}>
+      <trpc.Provider client={trpcClient} queryClient={queryClient}>
+        <QueryClientProvider client={queryClient}>
+          <I18nextProvider i18n={i18n}>
+            <ThemeProvider colorMode="day">
+              <BaseStyles>
+                <ToastProvider>
+                  <ConfirmProvider>{router(<AppRoutes />)}</ConfirmProvider>
+                </ToastProvider>
+              </BaseStyles>
+            </ThemeProvider>
+          </I18nextProvider>
+        </QueryClientProvider>
+      </trpc.Provider>
+    </PublicConfigProvider>
+  );
+}

@@ -1,0 +1,54 @@
+import { hydrate as hydrateQueries } from '@tanstack/react-query';
+import { hydrateRoot } from 'react-dom/client';
+import { BrowserRouter } from 'react-router-dom';
+import { matchRoute } from '../shared/route-table.ts';
+import { isLanguage } from '../shared/schemas/common.ts';
+import { App } from './app.tsx';
+import { createI18n, LANG_STORAGE_KEY } from './i18n.ts';
+import { createQueryClient } from './query-client.ts';
+import { pageDef } from './routes.tsx';
+import { STATE_ELEMENT_ID, type SsrState } from './ssr-state.ts';
+import { createTrpcClient } from './trpc.ts';
+import { persistLanguage } from './shell/language-switch.tsx';
+import './styles.css';
+
+async function start() {
+  const element = document.getElementById(STATE_ELEMENT_ID);
+  const state = JSON.parse(element?.textContent ?? '{}') as SsrState;
+  const nonce = element?.getAttribute('nonce') || (element as HTMLScriptElement | null)?.nonce || null;
+
+  // §2: any leftover service worker from an older app on this origin is unregistered.
+  void navigator.serviceWorker?.getRegistrations().then((registrations) => registrations.forEach((r) => void r.unregister()));
+
+  // The server rendered the cookie's language; local storage (§9 key `lang`) wins if they differ.
+  const stored = window.localStorage.getItem(LANG_STORAGE_KEY);
+  const lang = isLanguage(state.lang) ? state.lang : 'en';
+  if (isLanguage(stored) && stored !== lang) persistLanguage(stored);
+  else if (!stored) persistLanguage(lang);
+
+  const queryClient = createQueryClient(() => {
+    queryClient.clear();
+    window.location.assign('/');
+  });
+  if (state.dehydrated) hydrateQueries(queryClient, state.dehydrated);
+
+  // Load the current page's code before hydrating so the server's HTML is adopted, not replaced.
+  const match = matchRoute(window.location.pathname);
+  const def = match ? pageDef(match.route.path) : undefined;
+  if (def) await def.load();
+
+  const i18n = createI18n(lang);
+  hydrateRoot(
+    document.getElementById('root')!,
+    <App
+      queryClient={queryClient}
+      trpcClient={createTrpcClient()}
+      i18n={i18n}
+      config={{ ...state.config, nonce }}
+      router={(children) => <BrowserRouter>{children}</BrowserRouter>}
+    />,
+  );
+  if (isLanguage(stored) && stored !== lang) void i18n.changeLanguage(stored);
+}
+
+void start();

@@ -1,0 +1,84 @@
+import { dehydrate, type QueryClient } from '@tanstack/react-query';
+import { renderToPipeableStream } from 'react-dom/server';
+import { StaticRouter } from 'react-router-dom';
+import { PassThrough } from 'node:stream';
+import { ServerStyleSheet } from 'styled-components';
+import { matchRoute } from '../shared/route-table.ts';
+import type { Language } from '../shared/schemas/common.ts';
+import { App } from './app.tsx';
+import { createI18n } from './i18n.ts';
+import { pageDef, type PrefetchHelpers } from './routes.tsx';
+import { serializeState, type SsrState } from './ssr-state.ts';
+import { createTrpcClient } from './trpc.ts';
+
+export interface RenderInput {
+  url: string;
+  lang: Language;
+  nonce: string;
+  helpers: PrefetchHelpers;
+  queryClient: QueryClient;
+  config: SsrState['config'];
+}
+
+export interface RenderOutput {
+  html: string;
+  head: string;
+  title: string;
+  state: string;
+  /** Module ids of the matched page, for preload links. */
+  status: number;
+}
+
+const RENDER_TIMEOUT_MS = 10_000;
+
+export async function render(input: RenderInput): Promise<RenderOutput> {
+  const url = new URL(input.url, 'http://local.invalid');
+  const match = matchRoute(url.pathname);
+  const i18n = createI18n(input.lang);
+  const def = match ? pageDef(match.route.path) : undefined;
+
+  // Prefetches never throw: a failed query renders its error state and is retried in the browser.
+  await Promise.all([input.helpers.session.me.prefetch(), def?.prefetch?.(input.helpers, match!.params, url.searchParams)]);
+  if (def) await def.load(); // so lazy() resolves within this render instead of suspending
+
+  const sheet = new ServerStyleSheet();
+  const app = (
+    <App
+      queryClient={input.queryClient}
+      trpcClient={createTrpcClient('http://ssr.invalid')}
+      i18n={i18n}
+      config={{ ...input.config, nonce: input.nonce }}
+      router={(children) => <StaticRouter location={url.pathname + url.search}>{children}</StaticRouter>}
+    />
+  );
+
+  const html = await new Promise<string>((resolve, reject) => {
+    let failed: unknown = null;
+    const stream = renderToPipeableStream(sheet.collectStyles(app), {
+      nonce: input.nonce,
+      onAllReady() {
+        const sink = new PassThrough();
+        const chunks: Buffer[] = [];
+        sink.on('data', (chunk: Buffer) => chunks.push(chunk));
+        sink.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        stream.pipe(sink);
+      },
+      onShellError(error) {
+        reject(error);
+      },
+      onError(error) {
+        failed = error;
+      },
+    });
+    setTimeout(() => {
+      stream.abort();
+      if (failed) reject(failed);
+    }, RENDER_TIMEOUT_MS).unref();
+  });
+
+  const head = sheet.getStyleTags();
+  sheet.seal();
+  const state: SsrState = { lang: input.lang, config: input.config, dehydrated: dehydrate(input.queryClient) };
+  const title = `${match ? i18n.t(match.route.titleKey) : i18n.t('routes.notFound')} · ${i18n.t('app.name')}`;
+  return { html, head, title, state: serializeState(state), status: match ? 200 : 404 };
+}

@@ -1,0 +1,36 @@
+import type { TFunction } from 'i18next';
+import { CREDENTIAL_ERROR_CODES } from '../shared/errors.ts';
+
+interface ErrorLike {
+  message?: string;
+  data?: { appCode?: string | null; fieldErrors?: Record<string, string> | null; code?: string; httpStatus?: number } | null;
+}
+
+export function appCodeOf(error: unknown): string | null {
+  return (error as ErrorLike | null)?.data?.appCode ?? null;
+}
+
+export function fieldErrorsOf(error: unknown): Record<string, string> {
+  return (error as ErrorLike | null)?.data?.fieldErrors ?? {};
+}
+
+/** §8 display rules on the client: translate known codes, keep credential errors vague. */
+export function errorText(t: TFunction, error: unknown): string {
+  const e = error as ErrorLike | null;
+  const code = e?.data?.appCode;
+  if (code && CREDENTIAL_ERROR_CODES.includes(code)) return t('errors.invalidCredentials');
+  if (code && code !== 'upstream_error') {
+    const key = `errors.${code}`;
+    const text = t(key, { defaultValue: '' });
+    if (text) return text;
+  }
+  if (e?.data?.code === 'INTERNAL_SERVER_ERROR' || !e?.message) return t('errors.generic');
+  if (/^(fetch failed|failed to fetch|networkerror|load failed)/i.test(e.message)) return t('errors.upstream_unreachable');
+  return e.message;
+}
+
+/** Field messages are i18n keys from shared schemas, or upstream text passed through. */
+export function fieldText(t: TFunction, message: string | undefined): string | undefined {
+  if (!message) return undefined;
+  return message.includes('.') && /^[a-z]+\.[A-Za-z_.]+$/.test(message) ? t(message) : message;
+}

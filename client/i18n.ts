@@ -1,0 +1,30 @@
+import i18next, { type i18n } from 'i18next';
+import { initReactI18next } from 'react-i18next';
+import enCommon from '../locales/en/common.json';
+import svCommon from '../locales/sv/common.json';
+import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../shared/schemas/common.ts';
+
+export const resources = {
+  en: { common: enCommon },
+  sv: { common: svCommon },
+} as const;
+
+/** One instance per render on the server, one for the page in the browser. Resources are bundled: no flash of keys. */
+export function createI18n(lang: Language): i18n {
+  const instance = i18next.createInstance();
+  void instance.use(initReactI18next).init({
+    resources,
+    lng: lang,
+    fallbackLng: DEFAULT_LANGUAGE,
+    supportedLngs: LANGUAGES,
+    defaultNS: 'common',
+    ns: ['common'],
+    initAsync: false,
+    interpolation: { escapeValue: false },
+    returnNull: false,
+  });
+  return instance;
+}
+
+export const LANG_STORAGE_KEY = 'lang';
+export const LANG_COOKIE = 'lang';

@@ -1,0 +1,134 @@
+import { Button, FormControl, Heading, Select } from '@primer/react';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import styled from 'styled-components';
+import { profileUpdateInput, type Profile } from '../../shared/schemas/auth.ts';
+import { COUNTRIES, LANGUAGES } from '../../shared/schemas/common.ts';
+import { ImageUpload } from '../components/image-upload.tsx';
+import { TextField } from '../components/text-field.tsx';
+import { useZodForm } from '../components/use-zod-form.ts';
+import { errorText } from '../errors.ts';
+import { useToast } from '../shell/toasts.tsx';
+import { trpc } from '../trpc.ts';
+import { PageSpinner } from '../components/page-spinner.tsx';
+
+const Grid = styled.form`
+  display: grid;
+  grid-template-columns: repeat(auto-fit, minmax(240px, 1fr));
+  gap: 16px;
+  max-width: 760px;
+`;
+
+const FULL = { gridColumn: '1 / -1' } as const;
+
+function toForm(profile: Profile) {
+  return {
+    first_name: profile.first_name ?? '',
+    last_name: profile.last_name ?? '',
+    phone_number: profile.phone_number ?? '',
+    country: (profile.country as 'gb' | 'se' | null) ?? null,
+    language: (profile.language as 'en' | 'sv' | null) ?? null,
+    profile_image: profile.profile_image ?? null,
+    biography: profile.biography ?? '',
+    state: profile.state ?? '',
+    area: profile.area ?? '',
+    city: profile.city ?? '',
+    post_code: profile.post_code ?? '',
+  };
+}
+
+export default function ProfilePage() {
+  const { t } = useTranslation();
+  const profile = trpc.account.get.useQuery();
+  if (!profile.data) return profile.error ? <p role="alert">{errorText(t, profile.error)}</p> : <PageSpinner />;
+  return <ProfileForm profile={profile.data} />;
+}
+
+function ProfileForm({ profile }: { profile: Profile }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const form = useZodForm(profileUpdateInput, toForm(profile));
+  const update = trpc.account.update.useMutation();
+  const [saving, setSaving] = useState(false);
+
+  useEffect(() => form.setValues(toForm(profile)), [profile]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const onSubmit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    const input = form.validate();
+    if (!input) return;
+    setSaving(true);
+    try {
+      const saved = await update.mutateAsync(input);
+      utils.account.get.setData(undefined, saved);
+      await utils.session.me.invalidate();
+      toast.success(t('profile.saved'));
+    } catch (error) {
+      form.applyServerError(error);
+      toast.error(errorText(t, error));
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const text = (key: 'first_name' | 'last_name' | 'phone_number' | 'state' | 'area' | 'city' | 'post_code', label: string, extra: { required?: boolean; type?: 'tel' } = {}) => (
+    <TextField name={key} label={label} value={form.values[key]} onChange={(v) => form.set(key, v)} error={form.errors[key]} {...extra} />
+  );
+
+  return (
+    <section>
+      <Heading as="h1" style={{ marginBottom: 16 }}>
+        {t('profile.title')}
+      </Heading>
+      <p style={{ color: 'var(--fgColor-muted)' }} data-testid="profile-email">
+        {profile.email}
+      </p>
+      <Grid onSubmit={onSubmit} noValidate data-testid="profile-form">
+        <div style={FULL}>
+          <FormControl>
+            <FormControl.Label>{t('profile.picture')}</FormControl.Label>
+          </FormControl>
+          <ImageUpload kind="user_profile_picture" round value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} label={t('profile.picture')} />
+        </div>
+        {text('first_name', t('profile.firstName'), { required: true })}
+        {text('last_name', t('profile.lastName'), { required: true })}
+        {text('phone_number', t('profile.phone'), { type: 'tel' })}
+        <FormControl>
+          <FormControl.Label>{t('profile.country')}</FormControl.Label>
+          <Select value={form.values.country ?? ''} onChange={(e) => form.set('country', (e.target.value || null) as 'gb' | 'se' | null)} block>
+            <Select.Option value="">{t('profile.none')}</Select.Option>
+            {COUNTRIES.map((c) => (
+              <Select.Option key={c} value={c}>
+                {t(`profile.countries.${c}`)}
+              </Select.Option>
+            ))}
+          </Select>
+        </FormControl>
+        <FormControl>
+          <FormControl.Label>{t('profile.language')}</FormControl.Label>
+          <Select value={form.values.language ?? ''} onChange={(e) => form.set('language', (e.target.value || null) as 'en' | 'sv' | null)} block>
+            <Select.Option value="">{t('profile.none')}</Select.Option>
+            {LANGUAGES.map((l) => (
+              <Select.Option key={l} value={l}>
+                {t(`languages.${l}`)}
+              </Select.Option>
+            ))}
+          </Select>
+        </FormControl>
+        {text('city', t('profile.city'))}
+        {text('area', t('profile.area'))}
+        {text('state', t('profile.state'))}
+        {text('post_code', t('profile.postCode'))}
+        <div style={FULL}>
+          <TextField name="biography" label={t('profile.biography')} value={form.values.biography} onChange={(v) => form.set('biography', v)} error={form.errors.biography} multiline />
+        </div>
+        <div style={FULL}>
+          <Button type="submit" variant="primary" loading={saving} data-testid="profile-save">
+            {t('profile.save')}
+          </Button>
+        </div>
+      </Grid>
+    </section>
+  );
+}

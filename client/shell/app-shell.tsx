@@ -1,0 +1,209 @@
+import { ActionList, ActionMenu, Avatar, NavList } from '@primer/react';
+import { SidebarCollapseIcon, SidebarExpandIcon } from '@primer/octicons-react';
+import { Suspense, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, Outlet, useLocation } from 'react-router-dom';
+import styled from 'styled-components';
+import { SIDEBAR, isExternalLink, visibleSidebar, type SidebarEntry } from '../../shared/route-table.ts';
+import { fullName, useSession } from '../session.ts';
+import { trpc } from '../trpc.ts';
+import { PageSpinner } from '../components/page-spinner.tsx';
+import { ICONS } from './icons.ts';
+import { LanguageSwitch } from './language-switch.tsx';
+
+declare const __APP_VERSION__: string;
+export const DEFAULT_AVATAR = '/default-avatar.svg';
+const SIDEBAR_KEY = 'sidebar-collapsed';
+
+const Frame = styled.div`
+  display: grid;
+  grid-template-columns: auto 1fr;
+  grid-template-rows: auto 1fr auto;
+  grid-template-areas: 'header header' 'sidebar main' 'sidebar footer';
+  min-height: 100vh;
+  background: var(--bgColor-default, #fff);
+`;
+
+const Header = styled.header`
+  grid-area: header;
+  display: flex;
+  align-items: center;
+  gap: 12px;
+  padding: 8px 16px;
+  background: var(--bgColor-inset, #f6f8fa);
+  border-bottom: 1px solid var(--borderColor-default, #d0d7de);
+  position: sticky;
+  top: 0;
+  z-index: 10;
+`;
+
+const Brand = styled(Link)`
+  font-weight: 600;
+  font-size: 16px;
+  color: var(--fgColor-default, #1f2328);
+  text-decoration: none;
+  margin-right: auto;
+`;
+
+const IconButton = styled.button`
+  display: inline-flex;
+  align-items: center;
+  justify-content: center;
+  width: 32px;
+  height: 32px;
+  border-radius: 6px;
+  border: 1px solid var(--borderColor-default, #d0d7de);
+  background: var(--bgColor-default, #fff);
+  color: var(--fgColor-muted, #59636e);
+  cursor: pointer;
+`;
+
+const Side = styled.nav<{ $collapsed: boolean }>`
+  grid-area: sidebar;
+  width: ${(p) => (p.$collapsed ? '56px' : '248px')};
+  border-right: 1px solid var(--borderColor-default, #d0d7de);
+  padding: 8px 4px;
+  overflow-x: hidden;
+  transition: width 120ms ease;
+  ${(p) => (p.$collapsed ? '[data-label]{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);}' : '')}
+`;
+
+const Main = styled.main`
+  grid-area: main;
+  padding: 24px 32px;
+  min-width: 0;
+`;
+
+const Footer = styled.footer`
+  grid-area: footer;
+  display: flex;
+  justify-content: space-between;
+  gap: 16px;
+  padding: 12px 32px;
+  font-size: 12px;
+  color: var(--fgColor-muted, #59636e);
+  border-top: 1px solid var(--borderColor-muted, #d8dee4);
+`;
+
+const AccountButton = styled.button`
+  display: inline-flex;
+  align-items: center;
+  gap: 8px;
+  background: transparent;
+  border: 0;
+  padding: 4px 6px;
+  border-radius: 6px;
+  font: inherit;
+  font-size: 14px;
+  color: var(--fgColor-default, #1f2328);
+  cursor: pointer;
+  &:hover {
+    background: var(--bgColor-neutral-muted, #afb8c133);
+  }
+`;
+
+function SidebarItems({ entries, pathname }: { entries: SidebarEntry[]; pathname: string }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      {entries.map((entry) => {
+        const Icon = ICONS[entry.icon];
+        const label = t(entry.titleKey);
+        const visual = Icon ? (
+          <NavList.LeadingVisual>
+            <Icon />
+          </NavList.LeadingVisual>
+        ) : null;
+        if (isExternalLink(entry.path)) {
+          return (
+            <NavList.Item key={entry.path} href={entry.path} target="_blank" rel="noopener noreferrer" aria-label={t('shell.externalLink', { name: label })}>
+              {visual}
+              <span data-label>{label}</span>
+            </NavList.Item>
+          );
+        }
+        const current = entry.path === '/' ? pathname === '/' : pathname === entry.path || pathname.startsWith(entry.path + '/');
+        return (
+          <NavList.Item key={entry.path} as={Link} to={entry.path} aria-current={current ? 'page' : undefined} title={label}>
+            {visual}
+            <span data-label>{label}</span>
+            {entry.children && entry.children.length > 0 && (
+              <NavList.SubNav>
+                <SidebarItems entries={entry.children} pathname={pathname} />
+              </NavList.SubNav>
+            )}
+          </NavList.Item>
+        );
+      })}
+    </>
+  );
+}
+
+export function AppShell() {
+  const { t } = useTranslation();
+  const { pathname } = useLocation();
+  const { user, roles } = useSession();
+  const [collapsed, setCollapsed] = useState(false);
+  const logout = trpc.auth.logout.useMutation({
+    onSettled: () => window.location.assign('/login'),
+  });
+
+  useEffect(() => {
+    setCollapsed(window.localStorage.getItem(SIDEBAR_KEY) === '1');
+  }, []);
+
+  const toggle = () => {
+    setCollapsed((value) => {
+      window.localStorage.setItem(SIDEBAR_KEY, value ? '0' : '1');
+      return !value;
+    });
+  };
+
+  const name = fullName(user);
+  const entries = visibleSidebar(SIDEBAR, roles);
+
+  return (
+    <Frame>
+      <Header>
+        <IconButton type="button" onClick={toggle} aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')} aria-expanded={!collapsed} aria-controls="sidebar">
+          {collapsed ? <SidebarExpandIcon /> : <SidebarCollapseIcon />}
+        </IconButton>
+        <Brand to="/">{t('app.name')}</Brand>
+        <LanguageSwitch />
+        <ActionMenu>
+          <ActionMenu.Anchor>
+            <AccountButton type="button" aria-label={t('shell.accountMenu', { name })} data-testid="account-menu">
+              <Avatar src={user?.profile_image || DEFAULT_AVATAR} size={28} alt={t('shell.avatarAlt', { name })} />
+              <span data-testid="user-full-name">{name}</span>
+            </AccountButton>
+          </ActionMenu.Anchor>
+          <ActionMenu.Overlay align="end">
+            <ActionList>
+              <ActionList.LinkItem as={Link} to="/profile">
+                {t('shell.profile')}
+              </ActionList.LinkItem>
+              <ActionList.Divider />
+              <ActionList.Item variant="danger" onSelect={() => logout.mutate()} disabled={logout.isPending}>
+                {t('shell.logout')}
+              </ActionList.Item>
+            </ActionList>
+          </ActionMenu.Overlay>
+        </ActionMenu>
+      </Header>
+      <Side id="sidebar" aria-label={t('shell.mainNavigation')} $collapsed={collapsed} data-collapsed={collapsed}>
+        <NavList aria-label={t('shell.mainNavigation')}>
+          <SidebarItems entries={entries} pathname={pathname} />
+        </NavList>
+      </Side>
+      <Main id="main">
+        <Suspense fallback={<PageSpinner />}>
+          <Outlet />
+        </Suspense>
+      </Main>
+      <Footer>
+        <span>{t('app.tagline')}</span>
+        <span data-testid="app-version">{t('app.version', { version: __APP_VERSION__ })}</span>
+      </Footer>
+    </Frame>
+  );
+}

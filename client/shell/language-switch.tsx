@@ -1,0 +1,51 @@
+import { useTranslation } from 'react-i18next';
+import styled from 'styled-components';
+import { LANGUAGES, isLanguage, type Language } from '../../shared/schemas/common.ts';
+import { LANG_COOKIE, LANG_STORAGE_KEY } from '../i18n.ts';
+
+const Select = styled.select`
+  font: inherit;
+  font-size: 13px;
+  padding: 4px 6px;
+  border-radius: 6px;
+  border: 1px solid var(--borderColor-default, #d0d7de);
+  background: var(--bgColor-default, #fff);
+  color: var(--fgColor-default, #1f2328);
+`;
+
+/** Stores the choice in local storage (key `lang`, §9) and in a cookie so the server renders the same language. */
+export function persistLanguage(lang: Language) {
+  try {
+    window.localStorage.setItem(LANG_STORAGE_KEY, lang);
+  } catch {
+    // Storage may be disabled; the cookie still carries the choice.
+  }
+  document.cookie = `${LANG_COOKIE}=${lang}; Path=/; Max-Age=31536000; SameSite=Lax${location.protocol === 'https:' ? '; Secure' : ''}`;
+  document.documentElement.lang = lang;
+}
+
+export function LanguageSwitch() {
+  const { t, i18n } = useTranslation();
+  return (
+    <label style={{ display: 'inline-flex', alignItems: 'center', gap: 6, fontSize: 13 }}>
+      <span className="visually-hidden">{t('shell.language')}</span>
+      <Select
+        aria-label={t('shell.language')}
+        value={i18n.language}
+        data-testid="language-switch"
+        onChange={(event) => {
+          const lang = event.target.value;
+          if (!isLanguage(lang)) return;
+          persistLanguage(lang);
+          void i18n.changeLanguage(lang);
+        }}
+      >
+        {LANGUAGES.map((lang) => (
+          <option key={lang} value={lang}>
+            {t(`languages.${lang}`)}
+          </option>
+        ))}
+      </Select>
+    </label>
+  );
+}

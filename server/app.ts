@@ -1,0 +1,238 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyHelmet from '@fastify/helmet';
+import fastifyStatic from '@fastify/static';
+import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { guardRoute, matchRoute, safeRedirectPath } from '../shared/route-table.ts';
+import { loginInput } from '../shared/schemas/auth.ts';
+import { csrfRefusal, isCrossSite } from './csrf.ts';
+import { createCookieSealer } from './session/cookie-crypto.ts';
+import { createRefreshCoordinator } from './session/refresh-coordinator.ts';
+import { SessionExpiredError, createRequestSession, type RequestSession } from './session/request-session.ts';
+import { createSsrRenderer, type SsrMode } from './ssr/renderer.ts';
+import { languageOf, type Context } from './trpc/context.ts';
+import { appRouter } from './trpc/router.ts';
+import { loginWithPassword } from './trpc/routers/auth.ts';
+import { UpstreamError, createUpstreamClient, type UpstreamClient } from './upstream/client.ts';
+
+export interface BuildAppOptions {
+  upstreamUrl: string;
+  cookieSecrets: readonly string[];
+  /** Secure + `__Host-` cookies and HSTS; on when served over HTTPS. */
+  secureCookies: boolean;
+  ssr: SsrMode;
+  version: string;
+  logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'];
+  googleClientId?: string;
+  /** Origin of uploaded files (the signed-upload storage), allowed in CSP img-src/connect-src. */
+  uploadOrigin?: string;
+  upstreamTimeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  trustProxy?: boolean;
+  sessionMaxAgeSeconds?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    upstream: UpstreamClient;
+    refreshStats: { refreshes: number; rejected: number; failures: number };
+  }
+  interface FastifyRequest {
+    backofficeSession?: RequestSession;
+    cspNonce?: string;
+  }
+}
+
+export const LOG_REDACT_PATHS = [
+  'req.headers.cookie',
+  'req.headers.authorization',
+  'res.headers["set-cookie"]',
+  'headers.cookie',
+  'headers.authorization',
+  '*.password',
+  '*.password_confirm',
+  '*.refresh_token',
+  '*.token',
+];
+
+function loggerOption(logger: BuildAppOptions['logger']): Pick<FastifyServerOptions, 'logger' | 'loggerInstance'> {
+  if (logger && typeof logger === 'object' && 'child' in logger && typeof logger.child === 'function') {
+    return { loggerInstance: logger as FastifyServerOptions['loggerInstance'] };
+  }
+  if (logger === false || logger === undefined) return { logger: false };
+  const base = typeof logger === 'object' ? logger : {};
+  return { logger: { level: 'info', ...base, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } } };
+}
+
+/** Builds the back-office server; never listens (server/main.ts does). */
+export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...loggerOption(opts.logger),
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    },
+    requestIdLogLabel: 'reqId',
+    trustProxy: opts.trustProxy ?? false,
+    bodyLimit: 1024 * 1024,
+    requestTimeout: 60_000,
+    connectionTimeout: 65_000,
+    routerOptions: { ignoreTrailingSlash: false },
+  });
+
+  const upstream = createUpstreamClient({
+    baseUrl: opts.upstreamUrl,
+    connectTimeoutMs: opts.upstreamTimeouts?.connectMs,
+    headersTimeoutMs: opts.upstreamTimeouts?.headersMs,
+    bodyTimeoutMs: opts.upstreamTimeouts?.bodyMs,
+  });
+  const sealer = createCookieSealer(opts.cookieSecrets);
+  const coordinator = createRefreshCoordinator(upstream, {
+    onRefresh: (outcome) => app.log.info({ outcome }, 'token refresh'),
+  });
+  app.decorate('upstream', upstream);
+  app.decorate('refreshStats', coordinator.stats);
+  app.addHook('onClose', async () => upstream.close());
+
+  const sessionConfig = { secure: opts.secureCookies, maxAgeSeconds: opts.sessionMaxAgeSeconds ?? 30 * 24 * 3600 };
+  const sessionOf = (req: FastifyRequest, reply: FastifyReply) =>
+    (req.backofficeSession ??= createRequestSession(req, reply, { upstream, sealer, coordinator, config: sessionConfig }));
+
+  const createContext = (req: FastifyRequest, reply: FastifyReply): Context => ({
+    req,
+    reply,
+    session: sessionOf(req, reply),
+    upstream,
+    lang: languageOf(req),
+    log: req.log,
+    googleClientId: opts.googleClientId,
+  });
+
+  await app.register(fastifyCookie, { parseOptions: {} });
+  await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
+  await app.register(fastifyHelmet, {
+    // The CSP carries a per-request nonce and is set on HTML pages below.
+    contentSecurityPolicy: false,
+    hsts: opts.secureCookies ? { maxAge: 31536000, includeSubDomains: true } : false,
+    crossOriginEmbedderPolicy: false,
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      const res = await upstream.stream({ method: 'GET', path: '../healthz' });
+      await res.body.dump();
+      if (res.statusCode !== 200) throw new Error(`upstream answered ${res.statusCode}`);
+      return { status: 'ready', upstream: 'ok' };
+    } catch (error) {
+      return reply.code(503).send({ status: 'not ready', upstream: error instanceof Error ? error.message : 'unreachable' });
+    }
+  });
+
+  // tRPC: mutations need the CSRF header, JSON bodies and a same-site origin.
+  app.addHook('onRequest', async (req, reply) => {
+    if (!req.url.startsWith('/trpc/') || req.method === 'GET' || req.method === 'HEAD') return;
+    const refusal = csrfRefusal(req);
+    if (refusal) {
+      req.log.warn({ refusal }, 'request refused');
+      return reply.code(403).send({ error: { message: 'csrf', code: -32003, data: { appCode: 'csrf', httpStatus: 403 } } });
+    }
+  });
+  await app.register(fastifyTRPCPlugin, {
+    prefix: '/trpc',
+    trpcOptions: {
+      router: appRouter,
+      createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => createContext(req, res),
+      maxBatchSize: 10,
+    },
+  });
+
+  // The login form works before JavaScript: a plain POST answered with a redirect.
+  const loginForm = z.object({ email: z.string().default(''), password: z.string().default(''), redirect: z.string().optional() });
+  app.post('/login', async (req, reply) => {
+    const form = loginForm.safeParse(req.body ?? {});
+    const fields = form.success ? form.data : { email: '', password: '', redirect: undefined };
+    const redirect = safeRedirectPath(fields.redirect);
+    const back = (code: string) =>
+      reply.redirect(`/login?${new URLSearchParams({ error: code, email: fields.email.slice(0, 254), redirect }).toString()}`, 303);
+    if (isCrossSite(req)) return reply.code(403).send('Forbidden');
+    const input = loginInput.safeParse(fields);
+    if (!input.success) return back('validation_error');
+    try {
+      const { roles } = await loginWithPassword(createContext(req, reply), input.data);
+      return reply.redirect(roles.length > 0 ? redirect : '/forbidden', 303);
+    } catch (error) {
+      if (error instanceof UpstreamError) return back(error.code);
+      req.log.error({ err: error }, 'form login failed');
+      return back('generic');
+    }
+  });
+
+  const renderer = await createSsrRenderer(app, opts.ssr);
+  const clientDir = opts.ssr.kind === 'production' ? opts.ssr.clientDir : null;
+  if (clientDir && existsSync(clientDir)) {
+    await app.register(fastifyStatic, {
+      root: clientDir,
+      wildcard: false,
+      index: false,
+      setHeaders(res, path) {
+        if (path.includes(`${join('/', 'assets', '/')}`)) res.header('cache-control', 'public, max-age=31536000, immutable');
+      },
+    });
+  }
+
+  const cspFor = (nonce: string) =>
+    [
+      "default-src 'self'",
+      `script-src 'self' 'nonce-${nonce}'${opts.googleClientId ? ' https://accounts.google.com/gsi/client' : ''}`,
+      // Primer and styled-components set inline style attributes; scripts stay nonce-only.
+      `style-src 'self' 'unsafe-inline'${opts.googleClientId ? ' https://accounts.google.com/gsi/style' : ''}`,
+      `img-src 'self' data: blob:${opts.uploadOrigin ? ' ' + opts.uploadOrigin : ''}${opts.googleClientId ? ' https://*.googleusercontent.com' : ''}`,
+      `connect-src 'self'${opts.uploadOrigin ? ' ' + opts.uploadOrigin : ''}${opts.googleClientId ? ' https://accounts.google.com/gsi/' : ''}`,
+      `frame-src ${opts.googleClientId ? 'https://accounts.google.com/gsi/' : "'none'"}`,
+      "font-src 'self'",
+      "object-src 'none'",
+      "base-uri 'none'",
+      "form-action 'self'",
+      "frame-ancestors 'none'",
+    ].join('; ');
+
+  app.get('/*', async (req, reply) => {
+    const url = req.url;
+    const pathname = url.split('?')[0] ?? '/';
+    const ctx = createContext(req, reply);
+    if (ctx.session.isAuthenticated()) {
+      try {
+        await ctx.session.ensureFresh();
+      } catch (error) {
+        if (!(error instanceof SessionExpiredError)) req.log.warn({ err: error }, 'refresh before render failed');
+      }
+    }
+    const info = ctx.session.info();
+    const session = ctx.session.isAuthenticated() ? { roles: info?.roles ?? [] } : null;
+    const match = matchRoute(pathname);
+    const guard = guardRoute(match?.route, session, url);
+    if (guard.kind === 'login') return reply.redirect(guard.redirectTo, 302);
+    if (guard.kind === 'forbidden') return reply.redirect('/forbidden', 302);
+    if (pathname === '/login' && session && session.roles.length > 0) {
+      return reply.redirect(safeRedirectPath(new URLSearchParams(url.split('?')[1] ?? '').get('redirect')), 302);
+    }
+
+    const nonce = randomBytes(16).toString('base64');
+    const page = await renderer.render({ url, ctx, nonce, config: { googleClientId: opts.googleClientId ?? null, version: opts.version } });
+    reply
+      .code(page.status)
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-store');
+    if (renderer.enforceCsp) reply.header('content-security-policy', cspFor(nonce));
+    return reply.send(page.body);
+  });
+
+  return app;
+}

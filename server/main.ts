@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import pino from 'pino';
+import { startUpstream } from '../upstream/start.ts';
+import { buildApp, LOG_REDACT_PATHS } from './app.ts';
+import { loadEnv } from './env.ts';
+import { projectRoot } from './paths.ts';
+
+const root = projectRoot(import.meta.url);
+const dev = process.argv.includes('--dev');
+
+function fail(message: string): never {
+  process.stderr.write(`\n${message}\n\n`);
+  process.exit(1);
+}
+
+let env: ReturnType<typeof loadEnv>;
+try {
+  env = loadEnv();
+} catch (error) {
+  fail((error as Error).message);
+}
+
+const logger = pino({ level: env.LOG_LEVEL, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } });
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+
+/** Local runs keep a generated secret in ./data so restarts keep people signed in. */
+function cookieSecrets(): string[] {
+  if (env.COOKIE_SECRETS) return env.COOKIE_SECRETS;
+  if (env.NODE_ENV === 'production' && env.UPSTREAM_URL) fail('COOKIE_SECRETS is required when running against a production API.');
+  const file = join(root, 'data', 'cookie-secret');
+  if (existsSync(file)) return [readFileSync(file, 'utf8').trim()];
+  mkdirSync(join(root, 'data'), { recursive: true });
+  const secret = randomBytes(32).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600 });
+  return [secret];
+}
+
+const port = env.PORT;
+const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
+
+let upstream: Awaited<ReturnType<typeof startUpstream>> | null = null;
+let upstreamUrl = env.UPSTREAM_URL;
+if (!upstreamUrl) {
+  upstream = await startUpstream({
+    port: env.UPSTREAM_PORT,
+    host: '127.0.0.1',
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATABASE_URL ? undefined : join(root, 'data', 'pglite'),
+    demoPassword: env.DEMO_PASSWORD,
+    logger: logger.child({ service: 'upstream' }),
+    config: { appUrl: publicUrl, corsOrigins: [publicUrl, `http://127.0.0.1:${port}`], logMailLinks: true },
+  });
+  upstreamUrl = upstream.url;
+}
+
+const app = await buildApp({
+  upstreamUrl: upstreamUrl!,
+  cookieSecrets: cookieSecrets(),
+  secureCookies: publicUrl.startsWith('https:'),
+  ssr: dev
+    ? { kind: 'development', root }
+    : { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js') },
+  version,
+  logger: logger.child({ service: 'backoffice' }),
+  googleClientId: env.GOOGLE_CLIENT_ID,
+  uploadOrigin: new URL(upstream?.origin ?? upstreamUrl!).origin,
+  upstreamTimeouts: { connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS, headersMs: env.UPSTREAM_HEADERS_TIMEOUT_MS, bodyMs: env.UPSTREAM_BODY_TIMEOUT_MS },
+  trustProxy: env.TRUST_PROXY,
+});
+
+await app.listen({ port, host: env.HOST });
+
+const lines = [
+  '',
+  `  Back office ready: ${publicUrl}${dev ? ' (development, hot reload)' : ''}`,
+  upstream ? `  Reference upstream API: ${upstream.url} (${env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite in ./data/pglite'})` : `  Upstream API: ${upstreamUrl}`,
+];
+if (upstream?.demoAccounts) {
+  lines.push('', '  Demo logins (password: ' + (upstream.demoPassword ?? '$DEMO_PASSWORD') + '):');
+  for (const account of upstream.demoAccounts) lines.push(`    ${account.email.padEnd(22)} ${account.description}`);
+}
+process.stdout.write(lines.join('\n') + '\n\n');
+
+let closing = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (closing) return;
+    closing = true;
+    logger.info({ signal }, 'shutting down: draining requests');
+    const timer = setTimeout(() => process.exit(1), 15_000);
+    timer.unref();
+    void app
+      .close()
+      .then(() => upstream?.close())
+      .then(() => process.exit(0));
+  });
+}

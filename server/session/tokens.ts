@@ -1,0 +1,52 @@
+import { rolesFromScope, isExpired, type Role } from '../../shared/roles.ts';
+
+export interface TokenPair {
+  token: string;
+  refresh_token: string;
+}
+
+export interface AccessClaims {
+  sub?: string;
+  scope: unknown;
+  exp?: number;
+}
+
+/**
+ * Reads the access token's claims without verifying the signature: the token came straight from
+ * the upstream over our own connection and has lived only inside an encrypted, signed cookie,
+ * and the upstream verifies it on every call anyway. The claims only shape the UI and guards.
+ */
+export function decodeAccessToken(token: string): AccessClaims | null {
+  const payload = token.split('.')[1];
+  if (!payload) return null;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;
+    if (!claims || typeof claims !== 'object') return null;
+    return claims as AccessClaims;
+  } catch {
+    return null;
+  }
+}
+
+export interface SessionInfo {
+  userId: string | null;
+  roles: Role[];
+  exp: number | undefined;
+  /** Spec §6: a token whose exp is in the past is flagged Expired. */
+  expired: boolean;
+}
+
+export function sessionInfoOf(token: string, nowMs = Date.now()): SessionInfo {
+  const claims = decodeAccessToken(token);
+  return {
+    userId: claims?.sub ?? null,
+    roles: rolesFromScope(claims?.scope),
+    exp: typeof claims?.exp === 'number' ? claims.exp : undefined,
+    expired: isExpired(claims?.exp, nowMs),
+  };
+}
+
+export function isTokenPair(value: unknown): value is TokenPair {
+  const v = value as Partial<TokenPair> | null;
+  return !!v && typeof v.token === 'string' && typeof v.refresh_token === 'string' && v.token.length > 0 && v.refresh_token.length > 0;
+}

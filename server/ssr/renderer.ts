@@ -1,0 +1,67 @@
+import type { FastifyInstance } from 'fastify';
+import { createServerSideHelpers } from '@trpc/react-query/server';
+import { pathToFileURL } from 'node:url';
+import type { RenderInput, RenderOutput } from '../../client/entry-server.tsx';
+import type { Context } from '../trpc/context.ts';
+import { appRouter } from '../trpc/router.ts';
+import { loadClientAssets, type ClientAssets } from './assets.ts';
+import { renderDocument } from './document.ts';
+
+export type SsrMode =
+  | { kind: 'production'; clientDir: string; entryServerPath: string }
+  | { kind: 'development'; root: string };
+
+interface EntryServer {
+  render(input: RenderInput): Promise<RenderOutput>;
+}
+
+export interface SsrRenderer {
+  render(input: { url: string; ctx: Context; nonce: string; config: RenderInput['config'] }): Promise<{ status: number; body: string }>;
+  /** CSP is enforced on built pages; Vite's dev client injects inline scripts of its own. */
+  enforceCsp: boolean;
+}
+
+const DEV_TEMPLATE = '<!doctype html><html><head></head><body><script type="module" src="/client/entry-client.tsx"></script></body></html>';
+
+export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Promise<SsrRenderer> {
+  let loadEntry: () => Promise<EntryServer>;
+  let assetsFor: (url: string) => Promise<ClientAssets>;
+
+  if (mode.kind === 'production') {
+    const assets = loadClientAssets(mode.clientDir);
+    const entry = (await import(pathToFileURL(mode.entryServerPath).href)) as EntryServer;
+    loadEntry = async () => entry;
+    assetsFor = async () => assets;
+  } else {
+    const { createServer } = await import('vite');
+    const middie = (await import('@fastify/middie')).default;
+    const vite = await createServer({ root: mode.root, server: { middlewareMode: true }, appType: 'custom' });
+    await app.register(middie);
+    app.use(vite.middlewares);
+    app.addHook('onClose', async () => vite.close());
+    loadEntry = async () => (await vite.ssrLoadModule('/client/entry-server.tsx')) as EntryServer;
+    assetsFor = async (url) => {
+      // Vite adds its client and the React refresh preamble; we lift them out of its template.
+      const html = await vite.transformIndexHtml(url, DEV_TEMPLATE);
+      const scripts = [...html.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => m[1]!);
+      const inline = [...html.matchAll(/<script type="module">([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+      return { styles: ['/client/styles.css'], scripts, preloads: [], inline } as ClientAssets & { inline: string[] };
+    };
+  }
+
+  return {
+    enforceCsp: mode.kind === 'production',
+    async render({ url, ctx, nonce, config }) {
+      const entry = await loadEntry();
+      const helpers = createServerSideHelpers({ router: appRouter, ctx });
+      const out = await entry.render({ url, lang: ctx.lang, nonce, helpers, queryClient: helpers.queryClient, config });
+      const assets = await assetsFor(url);
+      const inline = (assets as ClientAssets & { inline?: string[] }).inline ?? [];
+      const head = out.head + inline.map((code) => `<script type="module">${code}</script>`).join('');
+      return {
+        status: out.status,
+        body: renderDocument({ lang: ctx.lang, title: out.title, nonce, head, html: out.html, state: out.state, ...assets }),
+      };
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { profileSchema, profileUpdateInput, uploadSignInput } from '../../../shared/schemas/auth.ts';
+import { rolesOf } from '../../../shared/route-table.ts';
+import { UpstreamError } from '../../upstream/client.ts';
+import { authedProcedure, roleProcedure, router } from '../init.ts';
+
+const profileProcedure = roleProcedure(...rolesOf('/profile'));
+
+function parseProfile(raw: unknown) {
+  const parsed = profileSchema.safeParse(raw);
+  if (!parsed.success) throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
+  return parsed.data;
+}
+
+export const accountRouter = router({
+  get: profileProcedure.query(async ({ ctx }) =>
+    parseProfile(await ctx.session.call({ method: 'GET', path: 'account/', lang: ctx.lang })),
+  ),
+  update: profileProcedure.input(profileUpdateInput).mutation(async ({ ctx, input }) =>
+    parseProfile(await ctx.session.call({ method: 'PUT', path: 'account/', body: input, lang: ctx.lang })),
+  ),
+});
+
+export interface SignedUpload {
+  url: string;
+  accessUrl: string;
+}
+
+export const uploadRouter = router({
+  /** A short-lived signed PUT address for one image (spec §7 upload/). */
+  sign: authedProcedure.input(uploadSignInput).mutation(async ({ ctx, input }): Promise<SignedUpload> => {
+    const data = await ctx.session.call<{ url?: unknown; access_url?: unknown }>({
+      method: 'GET',
+      path: 'upload/',
+      query: { kind: input.kind, content_type: input.contentType },
+      lang: ctx.lang,
+    });
+    if (typeof data.url !== 'string' || typeof data.access_url !== 'string') {
+      throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
+    }
+    return { url: data.url, accessUrl: data.access_url };
+  }),
+});

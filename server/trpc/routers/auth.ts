@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import {
+  acceptInviteInput,
+  confirmEmailInput,
+  forgotPasswordInput,
+  googleLoginInput,
+  loginInput,
+  resetPasswordInput,
+} from '../../../shared/schemas/auth.ts';
+import { isTokenPair, type TokenPair } from '../../session/tokens.ts';
+import { UpstreamError } from '../../upstream/client.ts';
+import { AppError, publicProcedure, router } from '../init.ts';
+import type { Context } from '../context.ts';
+
+/** §5: a login answer without a token pair is unsuccessful with 'Unexpected server response'. */
+function requirePair(data: unknown): TokenPair {
+  if (!isTokenPair(data)) throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
+  return data;
+}
+
+async function signIn(ctx: Context, call: Promise<unknown>) {
+  const pair = requirePair(await call);
+  ctx.session.set(pair);
+  const info = ctx.session.info();
+  return { roles: info?.roles ?? [] };
+}
+
+export async function loginWithPassword(ctx: Context, input: z.infer<typeof loginInput>) {
+  return signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'account/login', body: input, lang: ctx.lang }));
+}
+
+export const authRouter = router({
+  login: publicProcedure.input(loginInput).mutation(({ ctx, input }) => loginWithPassword(ctx, input)),
+
+  google: publicProcedure.input(googleLoginInput).mutation(({ ctx, input }) => {
+    if (!ctx.googleClientId) throw new AppError('NOT_FOUND', 'not_found', 'Google sign-in is not configured.');
+    return signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'auth/google', body: { id_token: input.idToken }, lang: ctx.lang }));
+  }),
+
+  logout: publicProcedure.mutation(async ({ ctx }) => {
+    const refreshToken = ctx.session.refreshToken();
+    ctx.session.clear();
+    if (refreshToken) {
+      // Revoke upstream too; a failure here must not keep the user signed in locally.
+      await ctx.upstream
+        .call({ method: 'POST', path: 'account/logout', body: { refresh_token: refreshToken }, lang: ctx.lang })
+        .catch((error: unknown) => ctx.log.warn({ err: error }, 'refresh token revocation failed'));
+    }
+    return { ok: true as const };
+  }),
+
+  forgotPassword: publicProcedure.input(forgotPasswordInput).mutation(async ({ ctx, input }) => {
+    await ctx.upstream.call({ method: 'POST', path: 'account/forgot-password', body: input, lang: ctx.lang });
+    return { ok: true as const };
+  }),
+
+  resetPassword: publicProcedure.input(resetPasswordInput).mutation(async ({ ctx, input }) => {
+    await ctx.upstream.call({ method: 'POST', path: 'account/reset-password', body: input, lang: ctx.lang });
+    return { ok: true as const };
+  }),
+
+  acceptInvite: publicProcedure.input(acceptInviteInput).mutation(async ({ ctx, input }) => {
+    await ctx.upstream.call({ method: 'POST', path: 'account/accept-invite', body: input, lang: ctx.lang });
+    return { ok: true as const };
+  }),
+
+  confirmEmail: publicProcedure.input(confirmEmailInput).mutation(async ({ ctx, input }) => {
+    await ctx.upstream.call({ method: 'POST', path: 'account/confirm-email', body: input, lang: ctx.lang });
+    return { ok: true as const };
+  }),
+});

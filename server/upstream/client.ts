@@ -1,0 +1,178 @@
+import { Pool, errors as undiciErrors } from 'undici';
+import type { Dispatcher } from 'undici';
+import { CREDENTIAL_ERROR_CODES, ERROR_TEXT } from '../../shared/errors.ts';
+
+/**
+ * The one way the back-office talks to the marketplace API: an undici Pool that adds the §7
+ * headers, unwraps the `{success, data, error}` envelope and turns failures into UpstreamError
+ * with the §8 display rules. Session handling (tokens, refresh) lives in session/, not here.
+ */
+export interface UpstreamClientOptions {
+  baseUrl: string;
+  connectTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  bodyTimeoutMs?: number;
+  /** Extra attempts for idempotent calls on connection errors and 502/503/504. */
+  retries?: number;
+  connections?: number;
+}
+
+export interface UpstreamCall {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Relative to the base URL, e.g. `account/login` or `roles/12/`. */
+  path: string;
+  query?: Record<string, string | number | boolean | null | undefined>;
+  body?: unknown;
+  token?: string | null;
+  lang?: string;
+  signal?: AbortSignal;
+}
+
+export class UpstreamError extends Error {
+  readonly status: number;
+  /** The upstream's error code (`error.message`), or our own for transport failures. */
+  readonly code: string;
+  readonly fields: Record<string, string> | undefined;
+  /** True when trying again later may succeed (timeouts, 5xx, connection errors). */
+  readonly retryable: boolean;
+
+  constructor(status: number, code: string, message: string, fields?: Record<string, string>, retryable = false) {
+    super(message);
+    this.name = 'UpstreamError';
+    this.status = status;
+    this.code = code;
+    this.fields = fields;
+    this.retryable = retryable;
+  }
+}
+
+export const UNEXPECTED_RESPONSE = 'Unexpected server response';
+export const INVALID_CREDENTIALS = 'Invalid credentials.';
+
+/** §8: cause shown when message and cause are both present; credential errors stay vague. */
+export function errorFromEnvelope(status: number, body: unknown): UpstreamError {
+  const error = (body as { error?: unknown } | null)?.error;
+  if (error && typeof error === 'object') {
+    const { message, cause, fields } = error as { message?: unknown; cause?: unknown; fields?: unknown };
+    const code = typeof message === 'string' ? message : 'upstream_error';
+    const cleanFields = isStringRecord(fields) ? fields : undefined;
+    if (CREDENTIAL_ERROR_CODES.includes(code)) return new UpstreamError(status, code, INVALID_CREDENTIALS, cleanFields);
+    const text = typeof cause === 'string' && cause ? cause : typeof message === 'string' ? (ERROR_TEXT as Record<string, string>)[message] ?? message : ERROR_TEXT.internal_error;
+    return new UpstreamError(status, code, text, cleanFields, status >= 500);
+  }
+  if (typeof error === 'string' && error) return new UpstreamError(status, 'upstream_error', error, undefined, status >= 500);
+  return new UpstreamError(status, status >= 500 ? 'upstream_unavailable' : 'unexpected_response', status >= 500 ? ERROR_TEXT.internal_error : UNEXPECTED_RESPONSE, undefined, status >= 500);
+}
+
+function isStringRecord(value: unknown): value is Record<string, string> {
+  return !!value && typeof value === 'object' && Object.values(value).every((v) => typeof v === 'string');
+}
+
+const RETRYABLE_STATUS = new Set([502, 503, 504]);
+// Only reads are retried: a write whose answer was lost may have happened, and must not run twice.
+const IDEMPOTENT = new Set(['GET']);
+
+export interface UpstreamClient {
+  readonly baseUrl: URL;
+  call<T>(call: UpstreamCall): Promise<T>;
+  /** A raw request for streaming answers (CSV export); the caller owns the body. */
+  stream(call: UpstreamCall): Promise<Dispatcher.ResponseData>;
+  close(): Promise<void>;
+}
+
+export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+  const baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : options.baseUrl + '/');
+  const pool = new Pool(baseUrl.origin, {
+    connections: options.connections ?? 64,
+    connectTimeout: options.connectTimeoutMs ?? 3000,
+    headersTimeout: options.headersTimeoutMs ?? 10000,
+    bodyTimeout: options.bodyTimeoutMs ?? 30000,
+    keepAliveTimeout: 10000,
+  });
+  const retries = options.retries ?? 2;
+
+  function requestOptions(call: UpstreamCall): Dispatcher.RequestOptions {
+    const url = new URL(call.path.replace(/^\/+/, ''), baseUrl);
+    for (const [key, value] of Object.entries(call.query ?? {})) {
+      if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, String(value));
+    }
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'accept-language': call.lang ?? 'en',
+      'app-platform': 'backoffice',
+    };
+    if (call.token) headers.authorization = `Bearer ${call.token}`;
+    let body: string | undefined;
+    if (call.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(call.body);
+    }
+    return { method: call.method, path: url.pathname + url.search, headers, body, signal: call.signal };
+  }
+
+  async function once<T>(call: UpstreamCall): Promise<T> {
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await pool.request(requestOptions(call));
+    } catch (error) {
+      throw transportError(error);
+    }
+    let parsed: unknown;
+    try {
+      const text = await response.body.text();
+      parsed = text ? JSON.parse(text) : null;
+    } catch (error) {
+      if (error instanceof undiciErrors.UndiciError) throw transportError(error);
+      parsed = null;
+    }
+    const envelope = parsed as { success?: unknown; data?: unknown } | null;
+    if (response.statusCode >= 200 && response.statusCode < 300 && envelope && envelope.success === true) {
+      if (envelope.data === undefined || envelope.data === null) {
+        throw new UpstreamError(502, 'unexpected_response', UNEXPECTED_RESPONSE);
+      }
+      return envelope.data as T;
+    }
+    if (response.statusCode < 300 && (!envelope || typeof envelope.success !== 'boolean')) {
+      throw new UpstreamError(502, 'unexpected_response', UNEXPECTED_RESPONSE);
+    }
+    throw errorFromEnvelope(response.statusCode < 300 ? 400 : response.statusCode, parsed);
+  }
+
+  return {
+    baseUrl,
+    async call<T>(call: UpstreamCall): Promise<T> {
+      const attempts = IDEMPOTENT.has(call.method) ? retries + 1 : 1;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await once<T>(call);
+        } catch (error) {
+          const retry =
+            attempt < attempts &&
+            error instanceof UpstreamError &&
+            (error.code === 'upstream_unreachable' || RETRYABLE_STATUS.has(error.status)) &&
+            !call.signal?.aborted;
+          if (!retry) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+        }
+      }
+    },
+    async stream(call) {
+      try {
+        return await pool.request(requestOptions(call));
+      } catch (error) {
+        throw transportError(error);
+      }
+    },
+    close: () => pool.close(),
+  };
+}
+
+function transportError(error: unknown): UpstreamError {
+  const timeout =
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError ||
+    error instanceof undiciErrors.ConnectTimeoutError;
+  if (timeout) return new UpstreamError(504, 'upstream_timeout', 'The marketplace API did not answer in time.', undefined, true);
+  if ((error as { name?: string })?.name === 'AbortError') return new UpstreamError(499, 'aborted', 'The request was cancelled.');
+  return new UpstreamError(503, 'upstream_unreachable', 'The marketplace API cannot be reached.', undefined, true);
+}

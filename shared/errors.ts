@@ -1,0 +1,42 @@
+/**
+ * Error codes the upstream puts in `error.message`, with the English text it puts in
+ * `error.cause` (spec §8). The back-office translates codes it knows; the cause is the fallback.
+ */
+export const ERROR_TEXT = {
+  wrong_password: 'Wrong Password',
+  user_does_not_exist: 'User does not exist',
+  token_does_not_exist: 'Provided token does not exist',
+  user_exists: 'User already exists',
+  max_bicycles_added: 'User reached maximum number of bicycles',
+  passwords_do_not_match: 'Passwords do not match.',
+  validation_error: 'Some fields are not valid.',
+  unauthorized: 'Authentication credentials were not provided or are invalid.',
+  token_expired: 'Access token has expired.',
+  invalid_refresh_token: 'Refresh token is invalid or expired.',
+  forbidden: 'You do not have permission to perform this action.',
+  not_found: 'Not found.',
+  conflict: 'The record was changed by someone else.',
+  too_many_attempts: 'Too many failed sign-in attempts. Try again later.',
+  invalid_upload: 'Only JPEG and PNG images are accepted.',
+  upload_too_large: 'The file is too large.',
+  invalid_signature: 'The upload address is invalid or has expired.',
+  invalid_google_token: 'The Google sign-in could not be verified.',
+  internal_error: 'Something went wrong, please contact our support.',
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_TEXT;
+
+/** Codes whose text must not reveal which part of the credentials was wrong (spec §8). */
+export const CREDENTIAL_ERROR_CODES: readonly string[] = ['wrong_password', 'user_does_not_exist'];
+
+/** The envelope every upstream answer is wrapped in (spec §7). */
+export interface UpstreamErrorBody {
+  message: string;
+  cause?: string;
+  fields?: Record<string, string>;
+}
+export interface Envelope<T> {
+  success: boolean;
+  data: T | null;
+  error: UpstreamErrorBody | null;
+}

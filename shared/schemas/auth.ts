@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import { COUNTRIES, MSG, emailField, languageField, passwordField } from './common.ts';
+
+export const loginInput = z.object({
+  email: emailField,
+  password: passwordField,
+});
+export type LoginInput = z.infer<typeof loginInput>;
+
+export const forgotPasswordInput = z.object({ email: emailField });
+
+const newPassword = z
+  .object({
+    token: z.string().min(1).max(512),
+    password: passwordField,
+    password_confirm: z.string({ error: MSG.required }).min(1, { error: MSG.required }).max(200),
+  })
+  .refine((v) => v.password === v.password_confirm, { error: MSG.passwordsDoNotMatch, path: ['password_confirm'] });
+
+export const resetPasswordInput = newPassword;
+export const acceptInviteInput = newPassword;
+
+export const confirmEmailInput = z.object({
+  email: emailField,
+  token: z.string().min(1).max(512),
+});
+
+export const googleLoginInput = z.object({ idToken: z.string().min(10).max(8192) });
+
+/** Profile as the upstream returns it from GET account/ (spec §3 User). */
+export const profileSchema = z.object({
+  id: z.union([z.number(), z.string()]),
+  email: z.string(),
+  first_name: z.string().nullable().optional(),
+  last_name: z.string().nullable().optional(),
+  phone_number: z.string().nullable().optional(),
+  country: z.string().nullable().optional(),
+  language: z.string().nullable().optional(),
+  profile_image: z.string().nullable().optional(),
+  biography: z.string().nullable().optional(),
+  roles: z.array(z.string()).optional(),
+  state: z.string().nullable().optional(),
+  area: z.string().nullable().optional(),
+  city: z.string().nullable().optional(),
+  post_code: z.string().nullable().optional(),
+});
+export type Profile = z.infer<typeof profileSchema>;
+
+const optionalText = (max: number) => z.string().trim().max(max, { error: MSG.tooLong }).nullable().optional();
+
+export const profileUpdateInput = z.object({
+  first_name: z.string().trim().min(1, { error: MSG.required }).max(80, { error: MSG.tooLong }),
+  last_name: z.string().trim().min(1, { error: MSG.required }).max(80, { error: MSG.tooLong }),
+  phone_number: optionalText(40),
+  country: z.enum(COUNTRIES).nullable().optional(),
+  language: languageField.nullable().optional(),
+  profile_image: z.url().max(2048).nullable().optional(),
+  biography: optionalText(2000),
+  state: optionalText(80),
+  area: optionalText(80),
+  city: optionalText(80),
+  post_code: optionalText(20),
+});
+export type ProfileUpdateInput = z.infer<typeof profileUpdateInput>;
+
+export const UPLOAD_KINDS = [
+  'company_logo',
+  'user_profile_picture',
+  'bicycle',
+  'service_image',
+  'service_detail_image',
+  'event_logo',
+] as const;
+export const UPLOAD_CONTENT_TYPES = ['image/jpg', 'image/jpeg', 'image/png'] as const;
+
+export const uploadSignInput = z.object({
+  kind: z.enum(UPLOAD_KINDS),
+  contentType: z.enum(UPLOAD_CONTENT_TYPES),
+});
+export type UploadSignInput = z.infer<typeof uploadSignInput>;

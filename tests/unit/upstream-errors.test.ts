@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest';
+import { errorFromEnvelope } from '../../server/upstream/client.ts';
+
+describe('§8 error extraction', () => {
+  it('shows the cause when message and cause are both present', () => {
+    const e = errorFromEnvelope(400, { success: false, data: null, error: { message: 'user_exists', cause: 'User already exists' } });
+    expect(e).toMatchObject({ status: 400, code: 'user_exists', message: 'User already exists' });
+  });
+
+  it('keeps credential errors vague', () => {
+    for (const code of ['wrong_password', 'user_does_not_exist']) {
+      expect(errorFromEnvelope(400, { success: false, error: { message: code, cause: 'details' } }).message).toBe('Invalid credentials.');
+    }
+  });
+
+  it('uses the error text when the error is a plain string, and a clear text when the body is missing', () => {
+    expect(errorFromEnvelope(400, { success: false, error: 'Bad thing' }).message).toBe('Bad thing');
+    expect(errorFromEnvelope(400, null)).toMatchObject({ code: 'unexpected_response', message: 'Unexpected server response' });
+    expect(errorFromEnvelope(500, null)).toMatchObject({ retryable: true, message: 'Something went wrong, please contact our support.' });
+  });
+
+  it('passes field errors through', () => {
+    expect(errorFromEnvelope(400, { error: { message: 'validation_error', fields: { email: 'Provided value is not Email.' } } }).fields).toEqual({ email: 'Provided value is not Email.' });
+  });
+});
