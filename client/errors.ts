@@ -29,8 +29,13 @@ export function errorText(t: TFunction, error: unknown): string {
   return e.message;
 }
 
-/** Field messages are i18n keys from shared schemas, or upstream text passed through. */
+/**
+ * Field messages are i18n keys from shared schemas (`validation.required`, or `validation.min:1`
+ * with a parameter), or upstream text passed through as it is.
+ */
 export function fieldText(t: TFunction, message: string | undefined): string | undefined {
   if (!message) return undefined;
-  return message.includes('.') && /^[a-z]+\.[A-Za-z_.]+$/.test(message) ? t(message) : message;
+  const key = /^(validation|errors)\.([A-Za-z_.]+)(?::(-?[\d.]+))?$/.exec(message);
+  if (key) return t(`${key[1]}.${key[2]}`, { value: key[3] });
+  return message;
 }

@@ -2,11 +2,14 @@ import i18next, { type i18n } from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import enCommon from '../locales/en/common.json';
 import svCommon from '../locales/sv/common.json';
+import enResources from '../locales/en/resources.json';
+import svResources from '../locales/sv/resources.json';
 import { DEFAULT_LANGUAGE, LANGUAGES, type Language } from '../shared/schemas/common.ts';
 
 export const resources = {
-  en: { common: enCommon },
-  sv: { common: svCommon },
+  // Entity labels live in their own file but under the `resources.` prefix of the one namespace.
+  en: { common: { ...enCommon, resources: enResources } },
+  sv: { common: { ...svCommon, resources: svResources } },
 } as const;
 
 /** One instance per render on the server, one for the page in the browser. Resources are bundled: no flash of keys. */

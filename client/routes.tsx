@@ -7,6 +7,10 @@ import { PendingPage } from './pages/pending-page.tsx';
 import { useSession } from './session.ts';
 import { AppShell } from './shell/app-shell.tsx';
 import type { AppRouter } from '../server/trpc/router.ts';
+import type { EntityDef } from '../shared/entity/define.ts';
+import { ENTITIES } from '../shared/entities/registry.ts';
+import { routerKey } from './entity/entity-api.ts';
+import { parseListParams } from './entity/list-state.ts';
 
 export type PrefetchHelpers = ReturnType<typeof createServerSideHelpers<AppRouter>>;
 
@@ -33,6 +37,32 @@ const PAGES: Partial<Record<AppPath, PageDef>> = {
   '/profile': { load: () => import('./pages/profile-page.tsx'), prefetch: (h) => h.account.get.prefetch() },
   '/': { load: () => import('./pages/home-page.tsx') },
 };
+
+type ListPrefetch = Record<string, { list: { prefetch(input: unknown): Promise<void> }; get: { prefetch(input: unknown): Promise<void> } }>;
+
+/** Generic list screen of an entity; its first page is prefetched on the server from the URL state. */
+function entityListPage(def: EntityDef): PageDef {
+  return {
+    load: () => import('./entity/resource-list-page.tsx').then((m) => ({ default: () => <m.ResourceListPage def={def} /> })),
+    prefetch: (h, _params, search) => (h as unknown as ListPrefetch)[routerKey(def)]!.list.prefetch(parseListParams(def, search)),
+  };
+}
+
+function entityDetailPage(def: EntityDef, load?: () => Promise<PageModule>): PageDef {
+  return {
+    load: load ?? (() => import('./entity/resource-detail-page.tsx').then((m) => ({ default: () => <m.ResourceDetailPage def={def} /> }))),
+    prefetch: async (h, params) => {
+      const id = Number(params.id);
+      if (Number.isInteger(id) && id > 0) await (h as unknown as ListPrefetch)[routerKey(def)]!.get.prefetch({ id });
+    },
+  };
+}
+
+for (const def of ENTITIES as readonly EntityDef[]) {
+  PAGES[def.route] ??= entityListPage(def);
+  if (def.detailRoute) PAGES[def.detailRoute] ??= entityDetailPage(def);
+}
+PAGES['/promo-codes/:id'] = entityDetailPage(ENTITIES.find((e) => e.name === 'promo-codes')!, () => import('./pages/promo-code-page.tsx'));
 
 const lazyCache = new Map<string, LazyExoticComponent<ComponentType>>();
 function lazyPage(path: string, def: PageDef) {

@@ -1,6 +1,7 @@
 import { router } from './init.ts';
 import { accountRouter, uploadRouter } from './routers/account.ts';
 import { authRouter } from './routers/auth.ts';
+import { entityRouters } from './routers/entities.ts';
 import { sessionRouter } from './routers/session.ts';
 
 export const appRouter = router({
@@ -8,6 +9,7 @@ export const appRouter = router({
   session: sessionRouter,
   account: accountRouter,
   upload: uploadRouter,
+  ...entityRouters,
 });
 
 export type AppRouter = typeof appRouter;

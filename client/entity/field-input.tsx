@@ -1,0 +1,107 @@
+import { Checkbox, FormControl, Select, TextInput, Textarea } from '@primer/react';
+import { useTranslation } from 'react-i18next';
+import type { EntityDef, FieldDef } from '../../shared/entity/define.ts';
+import { ImageUpload } from '../components/image-upload.tsx';
+import { fieldText } from '../errors.ts';
+import { entityApi } from './entity-api.ts';
+import { entityByName } from '../../shared/entities/registry.ts';
+
+interface Props {
+  def: EntityDef;
+  name: string;
+  field: FieldDef;
+  value: unknown;
+  error?: string;
+  onChange: (value: unknown) => void;
+}
+
+const INPUT_TYPE: Partial<Record<FieldDef['kind'], string>> = {
+  email: 'email',
+  phone: 'tel',
+  url: 'url',
+  integer: 'number',
+  decimal: 'number',
+  money: 'number',
+  date: 'date',
+  time: 'time',
+  datetime: 'datetime-local',
+};
+
+function ReferenceSelect({ field, value, onChange, invalid, label }: { field: FieldDef; value: unknown; onChange: (v: unknown) => void; invalid: boolean; label: string }) {
+  const { t } = useTranslation();
+  const target = entityByName(field.reference!.entity);
+  const options = entityApi(target ?? { name: field.reference!.entity }).options.useQuery({});
+  return (
+    <Select value={value === null || value === undefined ? '' : String(value)} onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)} block validationStatus={invalid ? 'error' : undefined} aria-label={label}>
+      <Select.Option value="">{t('form.none')}</Select.Option>
+      {(options.data ?? []).map((option) => (
+        <Select.Option key={option.id} value={String(option.id)}>
+          {option.label}
+        </Select.Option>
+      ))}
+    </Select>
+  );
+}
+
+/** One form control for one field, chosen by the field's kind. */
+export function FieldInput({ def, name, field, value, error, onChange }: Props) {
+  const { t } = useTranslation();
+  const label = t(`resources.${def.name}.fields.${name}`);
+  const message = fieldText(t, error);
+  const invalid = Boolean(message);
+
+  if (field.kind === 'boolean') {
+    return (
+      <FormControl>
+        <Checkbox checked={Boolean(value)} onChange={(e) => onChange(e.target.checked)} name={name} />
+        <FormControl.Label>{label}</FormControl.Label>
+        {message && <FormControl.Validation variant="error">{message}</FormControl.Validation>}
+      </FormControl>
+    );
+  }
+
+  let control;
+  if (field.kind === 'image') {
+    control = <ImageUpload kind={field.uploadKind ?? 'company_logo'} value={(value as string | null) ?? null} onChange={(url) => onChange(url)} label={label} />;
+  } else if (field.kind === 'enum') {
+    control = (
+      <Select value={value === null || value === undefined ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' ? null : (field.options ?? []).find((o) => String(o) === e.target.value))} block validationStatus={invalid ? 'error' : undefined}>
+        <Select.Option value="">{t('form.none')}</Select.Option>
+        {(field.options ?? []).map((option) => (
+          <Select.Option key={String(option)} value={String(option)}>
+            {t(`resources.${def.name}.options.${name}.${String(option)}`, { defaultValue: String(option) })}
+          </Select.Option>
+        ))}
+      </Select>
+    );
+  } else if (field.kind === 'reference') {
+    control = <ReferenceSelect field={field} value={value} onChange={onChange} invalid={invalid} label={label} />;
+  } else if (field.multiline) {
+    control = <Textarea name={name} value={(value as string | null) ?? ''} onChange={(e) => onChange(e.target.value)} block validationStatus={invalid ? 'error' : undefined} />;
+  } else {
+    const numeric = field.kind === 'integer' || field.kind === 'decimal' || field.kind === 'money';
+    control = (
+      <TextInput
+        name={name}
+        type={INPUT_TYPE[field.kind] ?? 'text'}
+        value={value === null || value === undefined ? '' : String(value)}
+        onChange={(e) => onChange(e.target.value)}
+        block
+        step={field.kind === 'integer' ? 1 : numeric ? 0.01 : undefined}
+        trailingVisual={field.kind === 'money' && field.currency === 'sek' ? 'kr' : undefined}
+        leadingVisual={field.kind === 'money' && field.currency === 'gbp' ? '£' : undefined}
+        validationStatus={invalid ? 'error' : undefined}
+        data-field={name}
+      />
+    );
+  }
+
+  return (
+    <FormControl required={field.required}>
+      <FormControl.Label>{label}</FormControl.Label>
+      {control}
+      {field.kind === 'text' && field.max && !field.multiline ? <FormControl.Caption>{t('form.maxLength', { max: field.max })}</FormControl.Caption> : null}
+      {message && <FormControl.Validation variant="error">{message}</FormControl.Validation>}
+    </FormControl>
+  );
+}

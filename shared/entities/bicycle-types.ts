@@ -1,0 +1,13 @@
+import { defineEntity } from '../entity/define.ts';
+
+export const bicycleTypesEntity = defineEntity({
+  name: 'bicycle-types',
+  route: '/bicycle-types',
+  table: 'bicycle_types',
+  defaultSort: 'name',
+  label: (r) => String(r.name ?? ''),
+  fields: {
+    name: { kind: 'text', required: true, max: 80, unique: true, searchable: true, sortable: true, list: true },
+    description: { kind: 'text', max: 500, multiline: true, list: true },
+  },
+});

@@ -1,0 +1,20 @@
+import { defineEntity } from '../entity/define.ts';
+
+export const companiesEntity = defineEntity({
+  name: 'companies',
+  route: '/companies',
+  detailRoute: '/companies/:id',
+  table: 'companies',
+  defaultSort: 'name',
+  label: (r) => String(r.name ?? ''),
+  fields: {
+    name: { kind: 'text', required: true, max: 120, unique: true, searchable: true, sortable: true, list: true },
+    address: { kind: 'text', max: 255, searchable: true, list: true },
+    contact_person: { kind: 'text', max: 120, searchable: true, list: true },
+    contact_phone: { kind: 'phone', max: 40 },
+    contact_email: { kind: 'email', searchable: true, list: true },
+    billing_email: { kind: 'email' },
+    is_main_company: { kind: 'boolean', default: false, filter: true, list: true, sortable: true },
+    main_company_id: { kind: 'reference', reference: { entity: 'companies', label: 'name' }, filter: true, list: true },
+  },
+});

@@ -1,0 +1,14 @@
+import { defineEntity } from '../entity/define.ts';
+
+export const languagesEntity = defineEntity({
+  name: 'languages',
+  route: '/languages',
+  table: 'languages',
+  defaultSort: 'name',
+  label: (r) => `${String(r.name ?? '')} (${String(r.code ?? '')})`,
+  fields: {
+    code: { kind: 'text', required: true, max: 10, unique: true, searchable: true, sortable: true, list: true },
+    name: { kind: 'text', required: true, max: 80, searchable: true, sortable: true, list: true },
+    native_name: { kind: 'text', required: true, max: 80, searchable: true, sortable: true, list: true },
+  },
+});

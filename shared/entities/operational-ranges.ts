@@ -1,0 +1,12 @@
+import { defineEntity } from '../entity/define.ts';
+
+export const operationalRangesEntity = defineEntity({
+  name: 'operational-ranges',
+  route: '/operational-ranges',
+  table: 'operational_ranges',
+  defaultSort: 'name',
+  label: (r) => String(r.name ?? ''),
+  fields: {
+    name: { kind: 'text', required: true, max: 80, unique: true, searchable: true, sortable: true, list: true },
+  },
+});

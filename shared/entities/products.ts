@@ -1,0 +1,19 @@
+import { defineEntity } from '../entity/define.ts';
+
+export const productsEntity = defineEntity({
+  name: 'products',
+  route: '/products',
+  table: 'products',
+  defaultSort: 'name_en',
+  label: (r) => String(r.name_en ?? ''),
+  fields: {
+    name_en: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
+    name_sv: { kind: 'text', required: true, max: 120, searchable: true, sortable: true },
+    description_en: { kind: 'text', required: true, max: 2000, multiline: true },
+    description_sv: { kind: 'text', required: true, max: 2000, multiline: true },
+    price_sek: { kind: 'money', currency: 'sek', min: 0, sortable: true, list: true },
+    price_gbp: { kind: 'money', currency: 'gbp', min: 0, sortable: true, list: true },
+    max_quantity_per_bicycle: { kind: 'integer', min: 1, max: 100, list: true },
+    is_active: { kind: 'boolean', default: true, filter: true, list: true, sortable: true },
+  },
+});

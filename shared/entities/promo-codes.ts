@@ -1,0 +1,29 @@
+import { defineEntity } from '../entity/define.ts';
+
+export const promoCodesEntity = defineEntity({
+  name: 'promo-codes',
+  route: '/promo-codes',
+  detailRoute: '/promo-codes/:id',
+  table: 'promo_codes',
+  defaultSort: '-starts_at',
+  label: (r) => String(r.code ?? ''),
+  fields: {
+    code: { kind: 'text', required: true, max: 40, unique: true, searchable: true, sortable: true, list: true },
+    company_name: { kind: 'text', max: 120, searchable: true, sortable: true, list: true },
+    company_logo: { kind: 'image', uploadKind: 'company_logo' },
+    duration_days: { kind: 'integer', min: 0, max: 3650, list: true },
+    max_uses: { kind: 'integer', required: true, min: 1, max: 1_000_000, default: 1, list: true },
+    uses: { kind: 'integer', readOnly: true, list: true, sortable: true },
+    discount_percent: { kind: 'integer', min: 0, max: 100, list: true },
+    starts_at: { kind: 'date', required: true, sortable: true, list: true },
+    expires_at: { kind: 'date', required: true, sortable: true, list: true },
+  },
+  checks: [
+    {
+      // §5: 'Expires At date needs to be after Start At date.'
+      test: (v) => typeof v.starts_at !== 'string' || typeof v.expires_at !== 'string' || v.expires_at > v.starts_at,
+      message: 'validation.expiresBeforeStart',
+      path: 'expires_at',
+    },
+  ],
+});

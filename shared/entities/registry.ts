@@ -1,0 +1,29 @@
+import type { EntityDef } from '../entity/define.ts';
+import { bicycleTypesEntity } from './bicycle-types.ts';
+import { companiesEntity } from './companies.ts';
+import { competenciesEntity } from './competencies.ts';
+import { languagesEntity } from './languages.ts';
+import { operationalRangesEntity } from './operational-ranges.ts';
+import { productsEntity } from './products.ts';
+import { promoCodesEntity } from './promo-codes.ts';
+import { rolesEntity } from './roles.ts';
+import { serviceItemsEntity } from './service-items.ts';
+import { serviceSlotsEntity } from './service-slots.ts';
+
+/** Every entity served by the generic engine, in the order their tables are created. */
+export const ENTITIES = [
+  rolesEntity,
+  bicycleTypesEntity,
+  languagesEntity,
+  competenciesEntity,
+  operationalRangesEntity,
+  serviceSlotsEntity,
+  serviceItemsEntity,
+  productsEntity,
+  companiesEntity,
+  promoCodesEntity,
+] as const satisfies readonly EntityDef[];
+
+export function entityByName(name: string): EntityDef | undefined {
+  return (ENTITIES as readonly EntityDef[]).find((e) => e.name === name);
+}

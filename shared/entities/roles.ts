@@ -1,0 +1,13 @@
+import { defineEntity } from '../entity/define.ts';
+
+export const rolesEntity = defineEntity({
+  name: 'roles',
+  route: '/roles',
+  table: 'roles',
+  defaultSort: 'name',
+  label: (r) => String(r.name ?? ''),
+  fields: {
+    name: { kind: 'text', required: true, max: 50, unique: true, searchable: true, sortable: true, list: true },
+    description: { kind: 'text', max: 500, multiline: true, list: true, searchable: true },
+  },
+});

@@ -1,0 +1,21 @@
+import { defineEntity } from '../entity/define.ts';
+
+export const serviceItemsEntity = defineEntity({
+  name: 'service-items',
+  route: '/service-items',
+  table: 'service_items',
+  defaultSort: 'name_en',
+  label: (r) => String(r.name_en ?? ''),
+  fields: {
+    name_en: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
+    name_sv: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
+    description: { kind: 'text', max: 1000, multiline: true, list: true },
+  },
+});
+
+/** §3 check statuses of a service detail, keyed by service_detail_item_id. */
+export const SERVICE_CHECK_STATUSES = [
+  { id: 1, key: 'needRepair', label: 'Needs repair', color: 'red' },
+  { id: 2, key: 'adjusted', label: 'Adjusted & OK', color: 'green' },
+  { id: 3, key: 'controlled', label: 'Controlled & OK', color: 'green' },
+] as const;

@@ -1,0 +1,24 @@
+import { defineEntity } from '../entity/define.ts';
+
+export const serviceSlotsEntity = defineEntity({
+  name: 'service-slots',
+  route: '/service-slots',
+  table: 'service_slots',
+  defaultSort: 'start_time',
+  label: (r) => `${String(r.name ?? '')} ${String(r.start_time ?? '').slice(0, 5)}–${String(r.end_time ?? '').slice(0, 5)}`,
+  fields: {
+    name: { kind: 'text', required: true, max: 80, searchable: true, sortable: true, list: true },
+    start_time: { kind: 'time', required: true, sortable: true, list: true },
+    end_time: { kind: 'time', required: true, sortable: true, list: true },
+    max: { kind: 'integer', required: true, min: 1, max: 1000, default: 1, sortable: true, list: true },
+    is_active: { kind: 'boolean', default: true, filter: true, list: true, sortable: true },
+  },
+  checks: [
+    {
+      // §5: 'Start Time can't be after End Time.'
+      test: (v) => typeof v.start_time !== 'string' || typeof v.end_time !== 'string' || v.start_time <= v.end_time,
+      message: 'validation.startAfterEnd',
+      path: 'start_time',
+    },
+  ],
+});

@@ -1,0 +1,130 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, screenshot } from '../support/browser.ts';
+import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+
+let stack: Stack;
+let browser: Browser;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+async function login(page: Page, email: string, path = '/') {
+  await page.goto(stack.baseUrl + path);
+  await page.waitForURL(/\/login/);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByTestId('login-submit').click();
+}
+
+const sidebarLabels = (page: Page) => page.locator('#sidebar [data-label]').allInnerTexts();
+
+describe('the user story of the foundation', () => {
+  it('shows a server-rendered login form that works before JavaScript runs', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(stack.baseUrl + '/users');
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await expect(page.getByRole('heading', { name: 'Sign in to the back office' }).isVisible()).resolves.toBe(true);
+    await page.getByLabel('E-mail').fill('admin@example.com');
+    await page.getByLabel('Password').fill(DEMO_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(stack.baseUrl + '/users');
+    expect(await page.getByTestId('user-full-name').innerText()).toBe('Ada Admin');
+    await context.close();
+  });
+
+  it('validates the login form in the browser with the §5 texts', async () => {
+    const page = await browser.newPage();
+    await page.goto(stack.baseUrl + '/login');
+    await page.waitForLoadState('networkidle');
+    await page.getByLabel('E-mail').fill('not-an-email');
+    await page.getByLabel('Password').fill('ab');
+    await page.getByTestId('login-submit').click();
+    await expect(page.getByText('Provided value is not Email.').isVisible()).resolves.toBe(true);
+    await expect(page.getByText('Password must be at least 3 characters.').isVisible()).resolves.toBe(true);
+    await page.getByLabel('E-mail').fill('admin@example.com');
+    await page.getByLabel('Password').fill('wrong-password');
+    await page.getByTestId('login-submit').click();
+    await expect(page.getByTestId('login-error').innerText()).resolves.toBe('Invalid credentials.');
+    await page.close();
+  });
+
+  it('admin: full sidebar, Swedish survives a reload, logout returns to /login', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await login(page, 'admin@example.com', '/bicycles');
+    await page.waitForURL(stack.baseUrl + '/bicycles');
+    expect(await page.getByTestId('user-full-name').innerText()).toBe('Ada Admin');
+    const labels = await sidebarLabels(page);
+    expect(labels).toHaveLength(19);
+    expect(labels).toContain('Promo codes');
+    expect(await page.getByTestId('app-version').innerText()).toMatch(/Version test/);
+    await screenshot(page, 'admin-shell-en');
+
+    await page.getByTestId('language-switch').selectOption('sv');
+    await expect(page.locator('#sidebar').getByText('Företag').isVisible()).resolves.toBe(true);
+    expect(await page.evaluate(() => localStorage.getItem('lang'))).toBe('sv');
+    await page.reload();
+    expect(await page.locator('html').getAttribute('lang')).toBe('sv');
+    expect(await sidebarLabels(page)).toContain('Kampanjkoder');
+    expect(await page.locator('footer').innerText()).toContain('Vi uppfinner cykelservice på nytt');
+    await screenshot(page, 'admin-shell-sv');
+
+    await page.getByTestId('account-menu').click();
+    await page.getByRole('menuitem', { name: 'Logga ut' }).click();
+    await page.waitForURL(stack.baseUrl + '/login');
+    await page.goto(stack.baseUrl + '/');
+    await page.waitForURL(/\/login\?redirect=/);
+    await context.close();
+  });
+
+  it('buddy sees home, scheduler and services only', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await login(page, 'buddy@example.com');
+    await page.waitForURL(stack.baseUrl + '/');
+    await page.getByTestId('home-welcome').waitFor();
+    expect(await sidebarLabels(page)).toEqual(['Home', 'Bike Buddy Scheduler', 'Services']);
+    await context.close();
+  });
+
+  it('buddy + shop reaches the users list', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await login(page, 'shop@example.com', '/users');
+    await page.waitForURL(stack.baseUrl + '/users');
+    expect(await sidebarLabels(page)).toEqual(['Home', 'Bike Buddy Scheduler', 'Services', 'Users']);
+    await context.close();
+  });
+
+  it('a user without a whitelisted role lands on /forbidden', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await login(page, 'user@example.com');
+    await page.waitForURL(stack.baseUrl + '/forbidden');
+    expect(await page.getByTestId('forbidden-text').innerText()).toBe('You can not access this page...');
+    await page.goto(stack.baseUrl + '/');
+    await page.waitForURL(stack.baseUrl + '/forbidden');
+    await context.close();
+  });
+
+  it('profile: view and update, confirmed with a toast', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await login(page, 'buddy@example.com', '/profile');
+    await page.waitForURL(stack.baseUrl + '/profile');
+    expect(await page.getByTestId('profile-email').innerText()).toBe('buddy@example.com');
+    await page.getByLabel('City').fill('Göteborg');
+    await page.getByTestId('profile-save').click();
+    await expect(page.getByTestId('toasts').getByText('Your profile has been saved.').isVisible()).resolves.toBe(true);
+    await page.reload();
+    expect(await page.getByLabel('City').inputValue()).toBe('Göteborg');
+    await context.close();
+  });
+});

@@ -1,0 +1,84 @@
+import type { FastifyInstance } from 'fastify';
+import { join } from 'node:path';
+import { buildApp, type BuildAppOptions } from '../../server/app.ts';
+import { projectRoot } from '../../server/paths.ts';
+import { startUpstream } from '../../upstream/start.ts';
+
+export const DEMO_PASSWORD = 'demo-password-1';
+export const COOKIE_SECRET = 'test-cookie-secret-that-is-long-enough-0001';
+const root = projectRoot(import.meta.url);
+
+export type Upstream = Awaited<ReturnType<typeof startUpstream>>;
+
+export interface Stack {
+  baseUrl: string;
+  app: FastifyInstance;
+  upstream: Upstream;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  accessTokenTtlSeconds?: number;
+  app?: Partial<BuildAppOptions>;
+  /** Reuse a running upstream (several back-office instances on one API). */
+  upstream?: Upstream;
+}
+
+/** The real upstream on in-memory PGlite, plus the back office serving the production build. */
+export async function startUpstreamForTests(accessTokenTtlSeconds?: number): Promise<Upstream> {
+  return startUpstream({
+    port: 0,
+    host: '127.0.0.1',
+    seedDemo: true,
+    demoPassword: DEMO_PASSWORD,
+    logger: false,
+    config: {
+      ...(accessTokenTtlSeconds ? { accessTokenTtlSeconds } : {}),
+      logMailLinks: false,
+      corsOrigins: ['*'],
+      scryptCost: 1024,
+    },
+  });
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const upstream = options.upstream ?? (await startUpstreamForTests(options.accessTokenTtlSeconds));
+  const app = await buildApp({
+    upstreamUrl: upstream.url,
+    cookieSecrets: [COOKIE_SECRET],
+    secureCookies: false,
+    ssr: { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js') },
+    version: 'test',
+    logger: false,
+    uploadOrigin: upstream.origin,
+    ...options.app,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    app,
+    upstream,
+    async close() {
+      await app.close();
+      if (!options.upstream) await upstream.close();
+    },
+  };
+}
+
+/** The newest mail to an address, read from the upstream's outbox table. */
+export async function latestMail(upstream: Upstream, email: string): Promise<{ subject: string; link: string; kind: string }> {
+  const { rows } = await upstream.db.query<{ subject: string; link: string; kind: string }>(
+    'select subject, link, kind from outbox where lower(to_email) = lower($1) order by id desc limit 1',
+    [email],
+  );
+  if (!rows[0]) throw new Error(`no mail to ${email}`);
+  return rows[0];
+}
+
+/** The path of a mailed link, to open it on whichever back office the test runs. */
+export function linkPath(link: string): string {
+  const url = new URL(link);
+  return url.pathname + url.search;
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { createSchema, listParamsSchema, updateSchema, type EntityDef } from '../../shared/entity/define.ts';
+import { ENTITIES } from '../../shared/entities/registry.ts';
+import { promoCodesEntity } from '../../shared/entities/promo-codes.ts';
+import { serviceSlotsEntity } from '../../shared/entities/service-slots.ts';
+import { productsEntity } from '../../shared/entities/products.ts';
+import { languagesEntity } from '../../shared/entities/languages.ts';
+import { fieldErrorsOf } from '../../shared/schemas/common.ts';
+import { parseListParams } from '../../client/entity/list-state.ts';
+import { routerKey } from '../../client/entity/entity-api.ts';
+import { appRouter } from '../../server/trpc/router.ts';
+import en from '../../locales/en/resources.json';
+import sv from '../../locales/sv/resources.json';
+
+const errorsOf = (def: EntityDef, input: unknown) => {
+  const result = createSchema(def).safeParse(input);
+  return result.success ? {} : fieldErrorsOf(result.error);
+};
+
+describe('entity definitions', () => {
+  it('every entity has a tRPC router with the CRUD procedures', () => {
+    const procedures = appRouter._def.procedures as Record<string, unknown>;
+    for (const def of ENTITIES) {
+      for (const proc of ['list', 'get', 'create', 'update', 'delete', 'options']) expect(procedures[`${routerKey(def)}.${proc}`], `${def.name}.${proc}`).toBeDefined();
+    }
+  });
+
+  it('every entity and field is labelled in English and Swedish', () => {
+    for (const def of ENTITIES) {
+      for (const locale of [en, sv] as Record<string, { name: string; one: string; fields: Record<string, string> }>[]) {
+        const labels = locale[def.name];
+        expect(labels?.name, def.name).toBeTruthy();
+        expect(labels?.one, def.name).toBeTruthy();
+        for (const field of Object.keys(def.fields)) expect(labels?.fields[field], `${def.name}.${field}`).toBeTruthy();
+      }
+    }
+  });
+});
+
+describe('§5 rules from the definitions', () => {
+  it('required names', () => {
+    expect(errorsOf(languagesEntity, { code: '', name: ' ', native_name: null })).toEqual({
+      code: 'validation.required',
+      name: 'validation.required',
+      native_name: 'validation.required',
+    });
+    expect(errorsOf(productsEntity, { name_en: 'Pump', name_sv: 'Pump', description_en: 'x', description_sv: '' })).toEqual({ description_sv: 'validation.required' });
+  });
+
+  it('service slot: start time after end time, max at least 1', () => {
+    expect(errorsOf(serviceSlotsEntity, { name: 'Morning', start_time: '12:00', end_time: '08:00', max: 0 })).toEqual({
+      start_time: 'validation.startAfterEnd',
+      max: 'validation.min:1',
+    });
+    expect(errorsOf(serviceSlotsEntity, { name: 'Morning', start_time: '08:00', end_time: '12:00', max: '3' })).toEqual({});
+  });
+
+  it('promo code: dates required and ordered, duration not negative, max uses at least 1, uses not writable', () => {
+    expect(errorsOf(promoCodesEntity, { code: 'X', max_uses: 1, duration_days: -1 })).toEqual({
+      starts_at: 'validation.required',
+      expires_at: 'validation.required',
+      duration_days: 'validation.notNegative',
+    });
+    expect(errorsOf(promoCodesEntity, { code: 'X', max_uses: 0, starts_at: '2026-05-01', expires_at: '2026-04-01' })).toEqual({
+      max_uses: 'validation.min:1',
+      expires_at: 'validation.expiresBeforeStart',
+    });
+    const ok = createSchema(promoCodesEntity).parse({ code: 'SPRING', max_uses: 10, starts_at: '2026-04-01', expires_at: '2026-05-01', uses: 99 });
+    expect(ok).not.toHaveProperty('uses');
+    expect(ok.company_name).toBeNull();
+  });
+
+  it('updates carry the version they are based on', () => {
+    expect(updateSchema(promoCodesEntity).safeParse({ id: 1, data: {} }).success).toBe(false);
+  });
+});
+
+describe('list params', () => {
+  it('parse the URL with safe defaults', () => {
+    const search = new URLSearchParams('page=3&page_size=50&search=%20abc%20&ordering=-name&f_is_main_company=true&f_unknown=1');
+    const companies = ENTITIES.find((e) => e.name === 'companies')!;
+    expect(parseListParams(companies, search)).toEqual({ page: 3, page_size: 50, search: 'abc', ordering: '-name', filters: { is_main_company: 'true' } });
+    expect(parseListParams(companies, new URLSearchParams('page=-4&page_size=7&ordering=password'))).toEqual({ page: 1, page_size: 25, ordering: undefined, filters: {} });
+  });
+
+  it('the server schema refuses unknown orderings, filters and page sizes', () => {
+    const schema = listParamsSchema(serviceSlotsEntity);
+    expect(schema.safeParse({ ordering: 'password' }).success).toBe(false);
+    expect(schema.safeParse({ page_size: 1000 }).success).toBe(false);
+    expect(schema.safeParse({ filters: { secret: 'x' } }).success).toBe(false);
+    expect(schema.parse({})).toEqual({ page: 1, page_size: 25, filters: {} });
+  });
+});
