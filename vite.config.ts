@@ -1,8 +1,5 @@
 import react from '@vitejs/plugin-react';
-import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vite';
-
-const { version } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 
 /**
  * One config, two builds (`npm run build`):
@@ -12,13 +9,14 @@ const { version } = JSON.parse(readFileSync(new URL('./package.json', import.met
 export default defineConfig(({ isSsrBuild }) => ({
   plugins: [react()],
   publicDir: 'client/public',
-  define: { __APP_VERSION__: JSON.stringify(version) },
-  // Primer ships CSS files next to its JS; let Vite process them during SSR.
-  ssr: { noExternal: ['@primer/react'] },
+  // Primer ships CSS files next to its JS, and styled-components' Node entry is CommonJS whose
+  // default export Node's ESM loader does not unwrap: both are bundled into the SSR build.
+  ssr: { noExternal: ['@primer/react', 'styled-components'] },
   build: isSsrBuild
     ? {
         ssr: true,
         outDir: 'dist/server',
+        copyPublicDir: false,
         emptyOutDir: true,
         target: 'node24',
         rollupOptions: {

@@ -1,7 +1,7 @@
 import { BaseStyles, ThemeProvider } from '@primer/react';
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import type { i18n } from 'i18next';
-import type { ReactNode } from 'react';
+import { useEffect, type ReactNode } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { AppRoutes } from './routes.tsx';
 import { ConfirmProvider } from './shell/confirm.tsx';
@@ -19,6 +19,10 @@ interface Props {
 }
 
 export function App({ queryClient, trpcClient, i18n, config, router }: Props) {
+  // Marks the page interactive (tests and monitoring wait for it; effects never run on the server).
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = 'true';
+  }, []);
   return (
     <PublicConfigProvider value={config}>
       <trpc.Provider client={trpcClient} queryClient={queryClient}>

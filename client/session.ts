@@ -18,3 +18,16 @@ export function useSession() {
     user: data?.user ?? null,
   };
 }
+
+/**
+ * Reloads who is signed in (after login or a profile change). A query hydrated from the server has no
+ * query function until a component observes it, so `invalidate` alone cannot refetch it: mark it
+ * stale, then fetch through tRPC, which supplies the function.
+ */
+export function useReloadSession() {
+  const utils = trpc.useUtils();
+  return async () => {
+    await utils.session.me.invalidate(undefined, { refetchType: 'none' });
+    await utils.session.me.fetch();
+  };
+}

@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { PathOnlyLogController } from '../shared/request-log.server.ts';
 import { guardRoute, matchRoute, safeRedirectPath } from '../shared/route-table.ts';
 import { loginInput } from '../shared/schemas/auth.ts';
 import { csrfRefusal, isCrossSite } from './csrf.ts';
@@ -76,7 +77,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     },
-    requestIdLogLabel: 'reqId',
+    logController: new PathOnlyLogController(),
     trustProxy: opts.trustProxy ?? false,
     bodyLimit: 1024 * 1024,
     requestTimeout: 60_000,

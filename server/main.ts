@@ -5,7 +5,7 @@ import pino from 'pino';
 import { startUpstream } from '../upstream/start.ts';
 import { buildApp, LOG_REDACT_PATHS } from './app.ts';
 import { loadEnv } from './env.ts';
-import { projectRoot } from './paths.ts';
+import { projectRoot } from '../shared/project-root.server.ts';
 
 const root = projectRoot(import.meta.url);
 const dev = process.argv.includes('--dev');

@@ -28,7 +28,7 @@ export function NewPasswordForm({ token, titleKey, helpKey, submitKey, doneKey, 
   const onSubmit = async (event: React.FormEvent) => {
     event.preventDefault();
     setError(null);
-    const input = form.validate();
+    const input = form.validate(event.currentTarget as HTMLFormElement);
     if (!input) return;
     try {
       await submit(input);

@@ -22,9 +22,19 @@ export function useZodForm<S extends z.ZodType<Record<string, unknown>>>(schema:
     });
   }, []);
 
-  /** Returns the parsed values, or null after putting the messages on the fields. */
-  const validate = useCallback((): z.output<S> | null => {
-    const result = schema.safeParse(values);
+  /**
+   * Returns the parsed values, or null after putting the messages on the fields. Given the form
+   * element, text typed before the page finished hydrating (kept by the DOM, not by React) counts too.
+   */
+  const validate = useCallback((form?: HTMLFormElement | null): z.output<S> | null => {
+    let current = values;
+    if (form) {
+      const fromDom: Record<string, unknown> = {};
+      for (const [key, value] of new FormData(form)) if (typeof value === 'string' && key in (values as object)) fromDom[key] = value;
+      current = { ...(values as object), ...fromDom } as z.input<S>;
+      setValues(current);
+    }
+    const result = schema.safeParse(current);
     if (result.success) {
       setErrors({});
       return result.data;

@@ -18,7 +18,7 @@ export default function ForgotPasswordPage() {
   const onSubmit = async (event: React.FormEvent) => {
     event.preventDefault();
     setError(null);
-    const input = form.validate();
+    const input = form.validate(event.currentTarget as HTMLFormElement);
     if (!input) return;
     try {
       await mutation.mutateAsync(input);

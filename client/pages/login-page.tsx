@@ -9,6 +9,7 @@ import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { errorText } from '../errors.ts';
 import { usePublicConfig } from '../public-config.tsx';
+import { useReloadSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 
 /**
@@ -19,7 +20,7 @@ export default function LoginPage() {
   const { t } = useTranslation();
   const [params] = useSearchParams();
   const navigate = useNavigate();
-  const utils = trpc.useUtils();
+  const reloadSession = useReloadSession();
   const redirect = safeRedirectPath(params.get('redirect'));
   const form = useZodForm(loginInput, { email: params.get('email') ?? '', password: '' });
   const [serverError, setServerError] = useState<string | null>(() => {
@@ -31,11 +32,11 @@ export default function LoginPage() {
   const onSubmit = async (event: React.FormEvent) => {
     event.preventDefault();
     setServerError(null);
-    const input = form.validate();
+    const input = form.validate(event.currentTarget as HTMLFormElement);
     if (!input) return;
     try {
       const result = await login.mutateAsync(input);
-      await utils.session.me.invalidate();
+      await reloadSession();
       navigate(result.roles.length > 0 ? redirect : '/forbidden', { replace: true });
     } catch (error) {
       form.applyServerError(error);
@@ -94,7 +95,7 @@ function GoogleSignIn({ redirect, onError }: { redirect: string; onError: (messa
   const { googleClientId, nonce } = usePublicConfig();
   const target = useRef<HTMLDivElement>(null);
   const navigate = useNavigate();
-  const utils = trpc.useUtils();
+  const reloadSession = useReloadSession();
   const google = trpc.auth.google.useMutation();
 
   useEffect(() => {
@@ -108,7 +109,7 @@ function GoogleSignIn({ redirect, onError }: { redirect: string; onError: (messa
           google
             .mutateAsync({ idToken: response.credential })
             .then(async (result) => {
-              await utils.session.me.invalidate();
+              await reloadSession();
               navigate(result.roles.length > 0 ? redirect : '/forbidden', { replace: true });
             })
             .catch((error: unknown) => onError(errorText(t, error)));

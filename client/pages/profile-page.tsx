@@ -9,6 +9,7 @@ import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { errorText } from '../errors.ts';
 import { useToast } from '../shell/toasts.tsx';
+import { useReloadSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 
@@ -48,6 +49,7 @@ function ProfileForm({ profile }: { profile: Profile }) {
   const { t } = useTranslation();
   const toast = useToast();
   const utils = trpc.useUtils();
+  const reloadSession = useReloadSession();
   const form = useZodForm(profileUpdateInput, toForm(profile));
   const update = trpc.account.update.useMutation();
   const [saving, setSaving] = useState(false);
@@ -62,7 +64,7 @@ function ProfileForm({ profile }: { profile: Profile }) {
     try {
       const saved = await update.mutateAsync(input);
       utils.account.get.setData(undefined, saved);
-      await utils.session.me.invalidate();
+      await reloadSession();
       toast.success(t('profile.saved'));
     } catch (error) {
       form.applyServerError(error);

@@ -10,8 +10,8 @@ import { trpc } from '../trpc.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { ICONS } from './icons.ts';
 import { LanguageSwitch } from './language-switch.tsx';
+import { usePublicConfig } from '../public-config.tsx';
 
-declare const __APP_VERSION__: string;
 export const DEFAULT_AVATAR = '/default-avatar.svg';
 const SIDEBAR_KEY = 'sidebar-collapsed';
 
@@ -143,6 +143,7 @@ export function AppShell() {
   const { t } = useTranslation();
   const { pathname } = useLocation();
   const { user, roles } = useSession();
+  const { version } = usePublicConfig();
   const [collapsed, setCollapsed] = useState(false);
   const logout = trpc.auth.logout.useMutation({
     onSettled: () => window.location.assign('/login'),
@@ -202,7 +203,7 @@ export function AppShell() {
       </Main>
       <Footer>
         <span>{t('app.tagline')}</span>
-        <span data-testid="app-version">{t('app.version', { version: __APP_VERSION__ })}</span>
+        <span data-testid="app-version">{t('app.version', { version })}</span>
       </Footer>
     </Frame>
   );

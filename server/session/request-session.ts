@@ -49,7 +49,8 @@ interface Deps {
   config: SessionConfig;
 }
 
-const EXPIRY_SKEW_MS = 5_000;
+/** Refresh a little before expiry (clock skew, time in flight): 5 s, or a tenth of a short token's life. */
+const MAX_EXPIRY_SKEW_MS = 5_000;
 
 export function createRequestSession(req: FastifyRequest, reply: FastifyReply, deps: Deps): RequestSession {
   const names = cookieNames(deps.config.secure);
@@ -93,7 +94,8 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
   function accessExpired(): boolean {
     if (!tokens?.token) return true;
     const exp = info?.exp;
-    return typeof exp === 'number' && exp * 1000 - EXPIRY_SKEW_MS <= Date.now();
+    const skew = Math.min(MAX_EXPIRY_SKEW_MS, (info?.lifetime ?? Infinity) * 100);
+    return typeof exp === 'number' && exp * 1000 - skew <= Date.now();
   }
 
   return {

@@ -9,6 +9,7 @@ export interface AccessClaims {
   sub?: string;
   scope: unknown;
   exp?: number;
+  iat?: number;
 }
 
 /**
@@ -32,6 +33,8 @@ export interface SessionInfo {
   userId: string | null;
   roles: Role[];
   exp: number | undefined;
+  /** Lifetime of the token in seconds (exp − iat), when both are present. */
+  lifetime: number | undefined;
   /** Spec §6: a token whose exp is in the past is flagged Expired. */
   expired: boolean;
 }
@@ -42,6 +45,7 @@ export function sessionInfoOf(token: string, nowMs = Date.now()): SessionInfo {
     userId: claims?.sub ?? null,
     roles: rolesFromScope(claims?.scope),
     exp: typeof claims?.exp === 'number' ? claims.exp : undefined,
+    lifetime: typeof claims?.exp === 'number' && typeof claims.iat === 'number' ? claims.exp - claims.iat : undefined,
     expired: isExpired(claims?.exp, nowMs),
   };
 }

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser } from '../support/browser.ts';
+import { gotoHydrated, launchBrowser } from '../support/browser.ts';
 import { DEMO_PASSWORD, latestMail, linkPath, startStack, startUpstreamForTests, type Stack, type Upstream } from '../support/stack.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -32,7 +32,7 @@ describe('sessions and account flows in the browser', () => {
   it('refreshes an access token that expires mid-session without the user noticing', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(stack.baseUrl + '/login');
+    await gotoHydrated(page, stack.baseUrl + '/login');
     await page.getByLabel('E-mail').fill('admin@example.com');
     await page.getByLabel('Password').fill(DEMO_PASSWORD);
     await page.getByTestId('login-submit').click();
@@ -54,7 +54,7 @@ describe('sessions and account flows in the browser', () => {
   it('forgot password → mailed link → reset → sign in', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(stack.baseUrl + '/login');
+    await gotoHydrated(page, stack.baseUrl + '/login');
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     await page.waitForURL(stack.baseUrl + '/forgot-password');
     await page.getByLabel('E-mail').fill('shop@example.com');
@@ -62,11 +62,11 @@ describe('sessions and account flows in the browser', () => {
     await page.getByTestId('forgot-done').waitFor();
 
     const mail = await latestMail(upstream, 'shop@example.com');
-    await page.goto(stack.baseUrl + linkPath(mail.link));
+    await gotoHydrated(page, stack.baseUrl + linkPath(mail.link));
     await page.getByLabel('New password').fill('fresh-pass');
     await page.getByLabel('Confirm password').fill('different');
     await page.getByRole('button', { name: 'Save new password' }).click();
-    await expect(page.getByText('Passwords do not match.').isVisible()).resolves.toBe(true);
+    await page.getByText('Passwords do not match.').waitFor();
     await page.getByLabel('Confirm password').fill('fresh-pass');
     await page.getByRole('button', { name: 'Save new password' }).click();
     await page.getByTestId('password-done').waitFor();
@@ -91,12 +91,12 @@ describe('sessions and account flows in the browser', () => {
 
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(stack.baseUrl + linkPath(mail.link));
+    await gotoHydrated(page, stack.baseUrl + linkPath(mail.link));
     await page.getByLabel('New password').fill('buddy-pass');
     await page.getByLabel('Confirm password').fill('buddy-pass');
     await page.getByRole('button', { name: 'Activate account' }).click();
     await page.getByTestId('password-done').waitFor();
-    await page.goto(stack.baseUrl + '/login');
+    await gotoHydrated(page, stack.baseUrl + '/login');
     await page.getByLabel('E-mail').fill('new.buddy@example.com');
     await page.getByLabel('Password').fill('buddy-pass');
     await page.getByTestId('login-submit').click();

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot } from '../support/browser.ts';
+import { gotoHydrated, hydrated, launchBrowser, screenshot } from '../support/browser.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
@@ -15,14 +15,17 @@ afterAll(async () => {
 });
 
 async function login(page: Page, email: string, path = '/') {
-  await page.goto(stack.baseUrl + path);
-  await page.waitForURL(/\/login/);
+  await gotoHydrated(page, stack.baseUrl + path);
+  expect(new URL(page.url()).pathname).toBe('/login');
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(DEMO_PASSWORD);
   await page.getByTestId('login-submit').click();
 }
 
-const sidebarLabels = (page: Page) => page.locator('#sidebar [data-label]').allInnerTexts();
+async function sidebarLabels(page: Page) {
+  await page.locator('#sidebar [data-label]').first().waitFor();
+  return page.locator('#sidebar [data-label]').allInnerTexts();
+}
 
 describe('the user story of the foundation', () => {
   it('shows a server-rendered login form that works before JavaScript runs', async () => {
@@ -30,7 +33,7 @@ describe('the user story of the foundation', () => {
     const page = await context.newPage();
     await page.goto(stack.baseUrl + '/users');
     expect(new URL(page.url()).pathname).toBe('/login');
-    await expect(page.getByRole('heading', { name: 'Sign in to the back office' }).isVisible()).resolves.toBe(true);
+    await page.getByRole('heading', { name: 'Sign in to the back office' }).waitFor();
     await page.getByLabel('E-mail').fill('admin@example.com');
     await page.getByLabel('Password').fill(DEMO_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -41,13 +44,12 @@ describe('the user story of the foundation', () => {
 
   it('validates the login form in the browser with the §5 texts', async () => {
     const page = await browser.newPage();
-    await page.goto(stack.baseUrl + '/login');
-    await page.waitForLoadState('networkidle');
+    await gotoHydrated(page, stack.baseUrl + '/login');
     await page.getByLabel('E-mail').fill('not-an-email');
     await page.getByLabel('Password').fill('ab');
     await page.getByTestId('login-submit').click();
-    await expect(page.getByText('Provided value is not Email.').isVisible()).resolves.toBe(true);
-    await expect(page.getByText('Password must be at least 3 characters.').isVisible()).resolves.toBe(true);
+    await page.getByText('Provided value is not Email.').waitFor();
+    await page.getByText('Password must be at least 3 characters.').waitFor();
     await page.getByLabel('E-mail').fill('admin@example.com');
     await page.getByLabel('Password').fill('wrong-password');
     await page.getByTestId('login-submit').click();
@@ -68,7 +70,7 @@ describe('the user story of the foundation', () => {
     await screenshot(page, 'admin-shell-en');
 
     await page.getByTestId('language-switch').selectOption('sv');
-    await expect(page.locator('#sidebar').getByText('Företag').isVisible()).resolves.toBe(true);
+    await page.locator('#sidebar').getByText('Företag').waitFor();
     expect(await page.evaluate(() => localStorage.getItem('lang'))).toBe('sv');
     await page.reload();
     expect(await page.locator('html').getAttribute('lang')).toBe('sv');
@@ -122,8 +124,9 @@ describe('the user story of the foundation', () => {
     expect(await page.getByTestId('profile-email').innerText()).toBe('buddy@example.com');
     await page.getByLabel('City').fill('Göteborg');
     await page.getByTestId('profile-save').click();
-    await expect(page.getByTestId('toasts').getByText('Your profile has been saved.').isVisible()).resolves.toBe(true);
+    await page.getByTestId('toasts').getByText('Your profile has been saved.').waitFor();
     await page.reload();
+    await hydrated(page);
     expect(await page.getByLabel('City').inputValue()).toBe('Göteborg');
     await context.close();
   });

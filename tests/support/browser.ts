@@ -19,3 +19,13 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/** Waits until React has hydrated the page, so typing and clicking reach the app rather than the bare HTML. */
+export async function hydrated(page: Page): Promise<void> {
+  await page.waitForSelector('html[data-hydrated="true"]', { state: 'attached' });
+}
+
+export async function gotoHydrated(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  await hydrated(page);
+}

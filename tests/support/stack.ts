@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { join } from 'node:path';
 import { buildApp, type BuildAppOptions } from '../../server/app.ts';
-import { projectRoot } from '../../server/paths.ts';
+import { projectRoot } from '../../shared/project-root.server.ts';
 import { startUpstream } from '../../upstream/start.ts';
 
 export const DEMO_PASSWORD = 'demo-password-1';

@@ -1,0 +1,70 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { PathOnlyLogController } from '../shared/request-log.server.ts';
+import type { EntityDef } from '../shared/entity/define.ts';
+import { ENTITIES } from '../shared/entities/registry.ts';
+import { ERROR_TEXT } from '../shared/errors.ts';
+import type { UpstreamConfig } from './config.ts';
+import type { Db } from './db.ts';
+import { ApiError, fail, ok } from './lib/api-error.ts';
+import { requireAuth } from './lib/auth.ts';
+import { openApiDocument } from './openapi.ts';
+import { registerAccountRoutes } from './routes/account.ts';
+import { registerGoogleRoutes } from './routes/google.ts';
+import { registerUploadRoutes } from './routes/uploads.ts';
+import { registerEntityResource } from './resources/entity-resource.ts';
+
+export interface BuildUpstreamOptions {
+  db: Db;
+  config: UpstreamConfig;
+  logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'];
+}
+
+export const UPSTREAM_REDACT = ['req.headers.authorization', '*.password', '*.password_confirm', '*.refresh_token', '*.token', '*.id_token'];
+
+/** The reference marketplace API (ADR 002); never listens (start.ts does). */
+export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions): Promise<FastifyInstance> {
+  const loggerOption =
+    logger && typeof logger === 'object' && 'child' in logger
+      ? { loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
+      : { logger: logger === undefined ? false : logger === true ? { redact: UPSTREAM_REDACT } : logger };
+  const app = Fastify({
+    ...loggerOption,
+    routerOptions: { ignoreTrailingSlash: true },
+    bodyLimit: 1024 * 1024,
+    logController: new PathOnlyLogController(),
+  } as FastifyServerOptions);
+
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: config.maxUploadBytes }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((error, req, reply) => {
+    if (error instanceof ApiError) return fail(reply, error.status, error.code, error.message, error.fields);
+    const fastifyError = error as { statusCode?: number; code?: string; message: string };
+    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 413, 'upload_too_large', ERROR_TEXT.upload_too_large);
+    if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return fail(reply, 400, 'validation_error', 'The body is not valid JSON.');
+    if (fastifyError.statusCode && fastifyError.statusCode < 500) return fail(reply, fastifyError.statusCode, 'validation_error', fastifyError.message);
+    req.log.error({ err: error }, 'unhandled error');
+    return fail(reply, 500, 'internal_error', ERROR_TEXT.internal_error);
+  });
+  app.setNotFoundHandler((_req, reply) => fail(reply, 404, 'not_found', ERROR_TEXT.not_found));
+
+  app.get('/healthz', async () => ({ ok: true }));
+  app.get('/openapi.json', async () => openApiDocument(ENTITIES));
+
+  const { issuePair } = registerAccountRoutes(app, db, config);
+  registerGoogleRoutes(app, db, config, issuePair);
+  registerUploadRoutes(app, db, config);
+  for (const def of ENTITIES as readonly EntityDef[]) registerEntityResource(app, db, config, def);
+
+  app.get('/api/promo-codes/:id/users/', { preHandler: requireAuth(config, ['Admin']) }, async (req, reply) => {
+    const id = Number((req.params as { id: string }).id);
+    if (!Number.isInteger(id) || id <= 0) throw new ApiError(404, 'not_found');
+    const { rows } = await db.query<{ user_id: number; email: string; first_name: string | null; last_name: string | null; used_at: Date }>(
+      `select u.id as user_id, u.email, u.first_name, u.last_name, p.used_at
+         from promo_code_uses p join users u on u.id = p.user_id where p.promo_code_id = $1 order by p.used_at desc limit 500`,
+      [id],
+    );
+    return ok(reply, rows.map((r) => ({ ...r, user_id: Number(r.user_id), used_at: new Date(r.used_at).toISOString() })));
+  });
+
+  return app;
+}

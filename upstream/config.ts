@@ -1,0 +1,36 @@
+/** Settings of the reference API; `start.ts` fills them from options, `main.ts` from the environment. */
+export interface UpstreamConfig {
+  jwtSecret: string;
+  accessTokenTtlSeconds: number;
+  refreshTokenTtlSeconds: number;
+  /** A just-rotated refresh token still returns the same new pair for this long (ADR 004). */
+  refreshGraceSeconds: number;
+  /** Base of links in e-mails (the back office), e.g. http://localhost:3000 */
+  appUrl: string;
+  /** Origin the browser uses for signed uploads and file URLs, e.g. http://127.0.0.1:4010 */
+  publicOrigin: string;
+  uploadDir: string;
+  maxUploadBytes: number;
+  corsOrigins: string[];
+  logMailLinks: boolean;
+  googleClientId?: string;
+  googleJwksUrl: string;
+  maxFailedLogins: number;
+  lockoutSeconds: number;
+  /** scrypt N; lower in tests for speed. */
+  scryptCost: number;
+}
+
+export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' | 'uploadDir'> = {
+  accessTokenTtlSeconds: 900,
+  refreshTokenTtlSeconds: 30 * 24 * 3600,
+  refreshGraceSeconds: 10,
+  appUrl: 'http://localhost:3000',
+  maxUploadBytes: 5 * 1024 * 1024,
+  corsOrigins: [],
+  logMailLinks: false,
+  googleJwksUrl: 'https://www.googleapis.com/oauth2/v3/certs',
+  maxFailedLogins: 5,
+  lockoutSeconds: 15 * 60,
+  scryptCost: 16384,
+};

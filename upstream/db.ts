@@ -1,0 +1,98 @@
+import { PGlite } from '@electric-sql/pglite';
+import { mkdirSync } from 'node:fs';
+import pg from 'pg';
+
+/** The little the API needs from PostgreSQL, served by PGlite (embedded) or a real server. */
+export interface Db {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<{ rows: T[] }>;
+  exec(sql: string): Promise<void>;
+  transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  readonly kind: 'pglite' | 'postgres';
+}
+
+export interface OpenDatabaseOptions {
+  /** postgres://… — when set, a pg Pool is used. */
+  databaseUrl?: string;
+  /** PGlite data directory; undefined or `memory://` keeps everything in memory. */
+  dataDir?: string;
+}
+
+export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> {
+  if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
+  const dir = opts.dataDir && opts.dataDir !== 'memory://' ? opts.dataDir : undefined;
+  if (dir) mkdirSync(dir, { recursive: true });
+  const lite = new PGlite(dir);
+  await lite.waitReady;
+  // PGlite runs one statement at a time; a queue keeps transactions from interleaving with other calls.
+  let chain: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = chain.then(fn, fn);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+  const direct: Db = {
+    kind: 'pglite',
+    query: async <T>(sql: string, params?: readonly unknown[]) => ({ rows: (await lite.query<T>(sql, params as unknown[])).rows }),
+    exec: async (sql) => {
+      await lite.exec(sql);
+    },
+    transaction: () => {
+      throw new Error('nested transactions are not supported');
+    },
+    close: async () => undefined,
+  };
+  return {
+    kind: 'pglite',
+    query: (sql, params) => serial(() => direct.query(sql, params)),
+    exec: (sql) => serial(() => direct.exec(sql)),
+    transaction: (fn) =>
+      serial(async () => {
+        await lite.exec('begin');
+        try {
+          const result = await fn(direct);
+          await lite.exec('commit');
+          return result;
+        } catch (error) {
+          await lite.exec('rollback');
+          throw error;
+        }
+      }),
+    close: () => serial(() => lite.close()),
+  };
+}
+
+function openPostgres(url: string): Db {
+  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  // Dates stay ISO strings, bigints numbers (ids fit in 2^53), numerics numbers.
+  pg.types.setTypeParser(20, (v) => Number(v));
+  pg.types.setTypeParser(1700, (v) => Number(v));
+  pg.types.setTypeParser(1082, (v) => v);
+  const wrap = (client: pg.Pool | pg.PoolClient): Omit<Db, 'transaction' | 'close'> => ({
+    kind: 'postgres',
+    query: async <T>(sql: string, params?: readonly unknown[]) => ({ rows: (await client.query(sql, params as unknown[])).rows as T[] }),
+    exec: async (sql) => {
+      await client.query(sql);
+    },
+  });
+  return {
+    ...wrap(pool),
+    kind: 'postgres',
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const tx: Db = { ...wrap(client), kind: 'postgres', transaction: () => Promise.reject(new Error('nested')), close: async () => undefined };
+        const result = await fn(tx);
+        await client.query('commit');
+        return result;
+      } catch (error) {
+        await client.query('rollback').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}

@@ -1,0 +1,61 @@
+import type { EntityDef, FieldDef } from '../../shared/entity/define.ts';
+import { entityByName } from '../../shared/entities/registry.ts';
+
+const SQL_TYPE: Record<FieldDef['kind'], string> = {
+  text: 'text',
+  email: 'text',
+  phone: 'text',
+  url: 'text',
+  image: 'text',
+  integer: 'integer',
+  decimal: 'numeric(14,2)',
+  money: 'numeric(12,2)',
+  boolean: 'boolean',
+  date: 'date',
+  time: 'time',
+  datetime: 'timestamptz',
+  enum: 'text',
+  reference: 'bigint',
+};
+
+const TEXT_KINDS = new Set<FieldDef['kind']>(['text', 'email', 'phone', 'url', 'image', 'enum']);
+
+function literal(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return `'${String(value).replace(/'/g, "''")}'`;
+}
+
+function columnSql(name: string, field: FieldDef): string {
+  let type = SQL_TYPE[field.kind];
+  if (field.kind === 'enum' && field.options?.every((o) => typeof o === 'number')) type = 'smallint';
+  const parts = [`  ${name} ${type}`];
+  if (field.kind === 'reference') {
+    const target = entityByName(field.reference!.entity);
+    parts.push(`references ${target?.table ?? field.reference!.entity.replace(/-/g, '_')} (id) on delete restrict`);
+  }
+  if (field.kind === 'boolean') parts.push(`not null default ${field.default === true ? 'true' : 'false'}`);
+  else if (field.readOnly && field.kind === 'integer') parts.push('not null default 0');
+  else {
+    if (field.required) parts.push('not null');
+    if (field.default !== undefined && field.default !== null) parts.push(`default ${literal(field.default)}`);
+  }
+  return parts.join(' ');
+}
+
+/**
+ * The table of an entity, with the indexes its list needs: unique fields (case-insensitive for text),
+ * `(sort field, id)` for keyset-friendly ordering, and filter fields. Generated, then committed as a
+ * plain SQL migration (tests/unit/entity-sql.test.ts checks they agree).
+ */
+export function entityTableSql(def: EntityDef): string {
+  const t = def.table;
+  const lines = [`create table ${t} (`, '  id bigserial primary key,'];
+  for (const [name, field] of Object.entries(def.fields)) lines.push(columnSql(name, field) + ',');
+  lines.push('  version integer not null default 1,', '  created_at timestamptz not null default now(),', '  updated_at timestamptz not null default now()', ');');
+  for (const [name, field] of Object.entries(def.fields)) {
+    if (field.unique) lines.push(`create unique index ${t}_${name}_key on ${t} (${TEXT_KINDS.has(field.kind) ? `lower(${name})` : name});`);
+    else if (field.sortable) lines.push(`create index ${t}_${name}_idx on ${t} (${name}, id);`);
+    if (field.filter && !field.sortable && !field.unique) lines.push(`create index ${t}_${name}_idx on ${t} (${name});`);
+  }
+  return lines.join('\n') + '\n';
+}

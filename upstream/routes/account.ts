@@ -1,0 +1,271 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { acceptInviteInput, confirmEmailInput, forgotPasswordInput, loginInput, profileUpdateInput } from '../../shared/schemas/auth.ts';
+import { emailField, languageField } from '../../shared/schemas/common.ts';
+import type { UpstreamConfig } from '../config.ts';
+import type { Db } from '../db.ts';
+import { ApiError, ok } from '../lib/api-error.ts';
+import { requireAuth } from '../lib/auth.ts';
+import { hashPassword, verifyPassword } from '../lib/password.ts';
+import { hashToken, openPayload, randomToken, sealPayload, signAccessToken } from '../lib/tokens.ts';
+import { sendMail } from '../mail.ts';
+import { findUser, setUserRoles } from '../users.ts';
+import { parseBody } from './validation.ts';
+
+export interface TokenPair {
+  token: string;
+  refresh_token: string;
+}
+
+const inviteInput = z.object({
+  email: emailField,
+  first_name: z.string().trim().max(80).nullish(),
+  last_name: z.string().trim().max(80).nullish(),
+  roles: z.array(z.string().max(50)).max(10).optional(),
+  user_type: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(5)]).optional(),
+  language: languageField.optional(),
+});
+type InviteInput = z.infer<typeof inviteInput>;
+
+const DAY = 24 * 3600 * 1000;
+
+export function registerAccountRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  const admin = requireAuth(config, ['Admin']);
+  const authed = requireAuth(config);
+  let dummyHash: Promise<string> | null = null;
+
+  async function rolesOfUser(userId: number): Promise<string[]> {
+    const { rows } = await db.query<{ name: string }>('select r.name from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = $1 order by r.name', [userId]);
+    return rows.map((r) => r.name);
+  }
+
+  async function issuePair(userId: number, familyId = randomToken(12)): Promise<TokenPair> {
+    const token = await signAccessToken(config.jwtSecret, userId, await rolesOfUser(userId), config.accessTokenTtlSeconds);
+    const refresh = randomToken();
+    await db.query(
+      `insert into refresh_tokens (user_id, family_id, token_hash, expires_at) values ($1, $2, $3, now() + make_interval(secs => $4))`,
+      [userId, familyId, hashToken(refresh), config.refreshTokenTtlSeconds],
+    );
+    return { token, refresh_token: refresh };
+  }
+
+  async function createAccountToken(userId: number, kind: 'invite' | 'reset' | 'confirm', ttlMs: number): Promise<string> {
+    const token = randomToken();
+    await db.query('insert into account_tokens (user_id, kind, token_hash, expires_at) values ($1, $2, $3, $4)', [userId, kind, hashToken(token), new Date(Date.now() + ttlMs)]);
+    return token;
+  }
+
+  /** Marks a one-time token used and returns its user; unknown, used or expired → token_does_not_exist. */
+  async function consumeToken(token: string, kind: 'invite' | 'reset' | 'confirm'): Promise<number> {
+    const { rows } = await db.query<{ user_id: number }>(
+      `update account_tokens set used_at = now()
+        where token_hash = $1 and kind = $2 and used_at is null and expires_at > now()
+        returning user_id`,
+      [hashToken(token), kind],
+    );
+    if (!rows[0]) throw new ApiError(400, 'token_does_not_exist');
+    return Number(rows[0].user_id);
+  }
+
+  async function invite(input: InviteInput, log: FastifyInstance['log']) {
+    const existing = await findUser(db, { email: input.email });
+    if (existing) throw new ApiError(400, 'user_exists');
+    const { rows } = await db.query<{ id: number }>(
+      `insert into users (email, first_name, last_name, user_type, language, account_status, invitation_status, invited_at)
+       values ($1, $2, $3, $4, $5, 'pending', 'pending', now()) returning id`,
+      [input.email, input.first_name ?? null, input.last_name ?? null, input.user_type ?? 1, input.language ?? 'en'],
+    );
+    const userId = Number(rows[0]!.id);
+    await setUserRoles(db, userId, input.roles ?? []);
+    await mailInvite(userId, input.email, log);
+    return (await findUser(db, { id: userId }))!;
+  }
+
+  async function mailInvite(userId: number, email: string, log: FastifyInstance['log']) {
+    const token = await createAccountToken(userId, 'invite', 7 * DAY);
+    const link = `${config.appUrl}/accept-invitation/${token}`;
+    await sendMail(db, { to: email, kind: 'invite', subject: 'You are invited to Bike Buddy', body: `Choose a password to activate your account: ${link}`, link }, { log, logLinks: config.logMailLinks });
+  }
+
+  app.post('/api/account/login', async (req, reply) => {
+    const input = parseBody(loginInput, req.body);
+    const { rows } = await db.query<{ id: number; password_hash: string | null; is_active: boolean; failed_logins: number; locked_until: Date | null }>(
+      'select id, password_hash, is_active, failed_logins, locked_until from users where lower(email) = lower($1)',
+      [input.email],
+    );
+    const user = rows[0];
+    if (!user) {
+      // Spend the same time as a real check, so response times do not reveal which e-mails exist.
+      dummyHash ??= hashPassword('not-a-real-password', config.scryptCost);
+      await verifyPassword(input.password, await dummyHash);
+      throw new ApiError(400, 'user_does_not_exist');
+    }
+    if (user.locked_until && new Date(user.locked_until).getTime() > Date.now()) throw new ApiError(429, 'too_many_attempts');
+    if (!(await verifyPassword(input.password, user.password_hash))) {
+      const failed = user.failed_logins + 1;
+      const lock = failed >= config.maxFailedLogins;
+      await db.query(
+        `update users set failed_logins = $2, locked_until = case when $3 then now() + make_interval(secs => $4) else locked_until end where id = $1`,
+        [user.id, lock ? 0 : failed, lock, config.lockoutSeconds],
+      );
+      req.log.warn({ userId: user.id, failed }, 'failed login');
+      throw new ApiError(400, 'wrong_password');
+    }
+    if (!user.is_active) throw new ApiError(403, 'forbidden', 'This account is deactivated.');
+    await db.query('update users set failed_logins = 0, locked_until = null where id = $1', [user.id]);
+    return ok(reply, await issuePair(Number(user.id)));
+  });
+
+  app.post('/api/account/refresh-token', async (req, reply) => {
+    const { refresh_token } = parseBody(z.object({ refresh_token: z.string().min(1).max(512) }), req.body);
+    const hash = hashToken(refresh_token);
+    const find = async () =>
+      (
+        await db.query<{ id: number; user_id: number; family_id: string; expires_at: Date; rotated_at: Date | null; revoked_at: Date | null; grace_payload: string | null }>(
+          'select id, user_id, family_id, expires_at, rotated_at, revoked_at, grace_payload from refresh_tokens where token_hash = $1',
+          [hash],
+        )
+      ).rows[0];
+    const revokeFamily = (familyId: string) => db.query('update refresh_tokens set revoked_at = now() where family_id = $1 and revoked_at is null', [familyId]);
+    const fromGrace = (row: NonNullable<Awaited<ReturnType<typeof find>>>) => {
+      const withinGrace = row.rotated_at && Date.now() - new Date(row.rotated_at).getTime() <= config.refreshGraceSeconds * 1000;
+      const payload = withinGrace && row.grace_payload ? openPayload(config.jwtSecret, row.grace_payload) : null;
+      return payload ? (JSON.parse(payload) as TokenPair) : null;
+    };
+
+    const row = await find();
+    if (!row) throw new ApiError(401, 'invalid_refresh_token');
+    if (row.revoked_at) {
+      await revokeFamily(row.family_id);
+      throw new ApiError(401, 'invalid_refresh_token');
+    }
+    if (row.rotated_at) {
+      const again = fromGrace(row);
+      if (again) return ok(reply, again);
+      // Reuse after the grace window: treat as theft and end every session of this family.
+      req.log.warn({ userId: row.user_id }, 'refresh token reuse detected');
+      await revokeFamily(row.family_id);
+      throw new ApiError(401, 'invalid_refresh_token');
+    }
+    if (new Date(row.expires_at).getTime() <= Date.now()) throw new ApiError(401, 'invalid_refresh_token');
+
+    const pair = await issuePair(Number(row.user_id), row.family_id);
+    const { rows: won } = await db.query(
+      'update refresh_tokens set rotated_at = now(), grace_payload = $2 where id = $1 and rotated_at is null and revoked_at is null returning id',
+      [row.id, sealPayload(config.jwtSecret, JSON.stringify(pair))],
+    );
+    if (won.length === 0) {
+      // A concurrent refresh of the same token won: drop ours and hand out theirs.
+      await db.query('delete from refresh_tokens where token_hash = $1', [hashToken(pair.refresh_token)]);
+      const latest = await find();
+      const theirs = latest && fromGrace(latest);
+      if (!theirs) throw new ApiError(401, 'invalid_refresh_token');
+      return ok(reply, theirs);
+    }
+    return ok(reply, pair);
+  });
+
+  app.post('/api/account/logout', async (req, reply) => {
+    const { refresh_token } = parseBody(z.object({ refresh_token: z.string().min(1).max(512) }), req.body);
+    await db.query(
+      'update refresh_tokens set revoked_at = now() where revoked_at is null and family_id = (select family_id from refresh_tokens where token_hash = $1)',
+      [hashToken(refresh_token)],
+    );
+    return ok(reply, { logged_out: true });
+  });
+
+  app.post('/api/account/invite', { preHandler: admin }, async (req, reply) => ok(reply, await invite(parseBody(inviteInput, req.body), req.log)));
+
+  app.post('/api/account/bulk-invite', { preHandler: admin }, async (req, reply) => {
+    const { invites } = parseBody(z.object({ invites: z.array(z.record(z.string(), z.unknown())).min(1).max(500) }), req.body);
+    const results = [];
+    for (const raw of invites) {
+      const email = typeof raw.email === 'string' ? raw.email.trim() : '';
+      const parsed = inviteInput.safeParse(raw);
+      if (!parsed.success) {
+        results.push({ email, success: false, error: { message: 'validation_error', cause: parsed.error.issues[0]?.path[0] === 'email' ? 'Provided value is not Email.' : 'Some fields are not valid.' } });
+        continue;
+      }
+      try {
+        const user = await invite(parsed.data, req.log);
+        results.push({ email, success: true, user_id: user.id });
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        results.push({ email, success: false, error: { message: error.code, cause: error.message } });
+      }
+    }
+    return ok(reply, { results });
+  });
+
+  app.post('/api/account/resend-invite', { preHandler: admin }, async (req, reply) => {
+    const { user_id } = parseBody(z.object({ user_id: z.coerce.number().int().positive() }), req.body);
+    const user = await findUser(db, { id: user_id });
+    if (!user) throw new ApiError(404, 'user_does_not_exist');
+    if (user.invitation_status !== 'pending') throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
+    await db.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'invite' and used_at is null", [user_id]);
+    await db.query('update users set invited_at = now() where id = $1', [user_id]);
+    await mailInvite(user_id, user.email, req.log);
+    return ok(reply, await findUser(db, { id: user_id }));
+  });
+
+  app.post('/api/account/forgot-password', async (req, reply) => {
+    const { email } = parseBody(forgotPasswordInput, req.body);
+    const user = await findUser(db, { email });
+    // Same answer either way: the endpoint must not tell which addresses have accounts.
+    if (user) {
+      const token = await createAccountToken(user.id, 'reset', 3600 * 1000);
+      const link = `${config.appUrl}/reset-password/${token}`;
+      await sendMail(db, { to: user.email, kind: 'reset', subject: 'Reset your Bike Buddy password', body: `Choose a new password: ${link}`, link }, { log: req.log, logLinks: config.logMailLinks });
+    }
+    return ok(reply, { sent: true });
+  });
+
+  app.post('/api/account/reset-password', async (req, reply) => {
+    const input = parseBody(acceptInviteInput, req.body);
+    const userId = await consumeToken(input.token, 'reset');
+    await db.query('update users set password_hash = $2, failed_logins = 0, locked_until = null, updated_at = now() where id = $1', [userId, await hashPassword(input.password, config.scryptCost)]);
+    await db.query('update refresh_tokens set revoked_at = now() where user_id = $1 and revoked_at is null', [userId]);
+    return ok(reply, { reset: true });
+  });
+
+  app.post('/api/account/accept-invite', async (req, reply) => {
+    const input = parseBody(acceptInviteInput, req.body);
+    const userId = await consumeToken(input.token, 'invite');
+    await db.query(
+      `update users set password_hash = $2, invitation_status = 'accepted', account_status = 'active', is_active = true,
+              member_since = coalesce(member_since, now()), email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now(), version = version + 1
+        where id = $1`,
+      [userId, await hashPassword(input.password, config.scryptCost)],
+    );
+    const user = await findUser(db, { id: userId });
+    return ok(reply, { email: user!.email });
+  });
+
+  app.post('/api/account/confirm-email', async (req, reply) => {
+    const input = parseBody(confirmEmailInput, req.body);
+    const user = await findUser(db, { email: input.email });
+    if (!user) throw new ApiError(400, 'token_does_not_exist');
+    const userId = await consumeToken(input.token, 'confirm');
+    if (userId !== user.id) throw new ApiError(400, 'token_does_not_exist');
+    await db.query('update users set email_confirmed_at = now(), updated_at = now() where id = $1', [userId]);
+    return ok(reply, { confirmed: true });
+  });
+
+  app.get('/api/account/', { preHandler: authed }, async (req, reply) => {
+    const user = await findUser(db, { id: req.user!.id });
+    if (!user) throw new ApiError(401, 'unauthorized');
+    return ok(reply, user);
+  });
+
+  app.put('/api/account/', { preHandler: authed }, async (req, reply) => {
+    const input = parseBody(profileUpdateInput, req.body);
+    const keys = Object.keys(input) as (keyof typeof input)[];
+    if (keys.length > 0) {
+      const sets = keys.map((key, i) => `${key} = $${i + 2}`).join(', ');
+      await db.query(`update users set ${sets}, updated_at = now(), version = version + 1 where id = $1`, [req.user!.id, ...keys.map((k) => input[k] ?? null)]);
+    }
+    return ok(reply, await findUser(db, { id: req.user!.id }));
+  });
+
+  return { issuePair, createAccountToken };
+}

@@ -1,0 +1,101 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createReadStream } from 'node:fs';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { UPLOAD_CONTENT_TYPES, UPLOAD_KINDS } from '../../shared/schemas/auth.ts';
+import type { UpstreamConfig } from '../config.ts';
+import type { Db } from '../db.ts';
+import { ApiError, ok } from '../lib/api-error.ts';
+import { requireAuth } from '../lib/auth.ts';
+import { hmac } from '../lib/tokens.ts';
+
+const SIGNED_URL_TTL_SECONDS = 600;
+const EXTENSION: Record<string, string> = { 'image/jpg': 'jpg', 'image/jpeg': 'jpg', 'image/png': 'png' };
+const KEY = /^(company_logo|user_profile_picture|bicycle|service_image|service_detail_image|event_logo)\/[0-9a-f-]{36}\.(jpg|png)$/;
+
+function magicMatches(body: Buffer, contentType: string): boolean {
+  if (contentType === 'image/png') return body.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  return body.length > 3 && body[0] === 0xff && body[1] === 0xd8 && body[2] === 0xff;
+}
+
+/**
+ * §7 uploads: GET upload/ returns a short-lived signed PUT address bound to a server-chosen key and the
+ * content type, and the public address the file will have. The PUT target stores files on local disk,
+ * standing in for an object store (S3-style `x-amz-acl: public-read`).
+ */
+export function registerUploadRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  const root = resolve(config.uploadDir);
+
+  const cors = (req: FastifyRequest, reply: FastifyReply) => {
+    const origin = req.headers.origin;
+    if (origin && (config.corsOrigins.includes('*') || config.corsOrigins.includes(origin))) {
+      reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+      reply.header('access-control-allow-methods', 'GET, PUT, OPTIONS').header('access-control-allow-headers', 'content-type, x-amz-acl').header('access-control-max-age', '600');
+    }
+  };
+
+  app.get('/api/upload/', { preHandler: requireAuth(config) }, async (req, reply) => {
+    const query = z
+      .object({ kind: z.enum(UPLOAD_KINDS), content_type: z.enum(UPLOAD_CONTENT_TYPES) })
+      .safeParse(req.query);
+    if (!query.success) throw new ApiError(400, 'invalid_upload');
+    const key = `${query.data.kind}/${randomUUID()}.${EXTENSION[query.data.content_type]}`;
+    const expires = Math.floor(Date.now() / 1000) + SIGNED_URL_TTL_SECONDS;
+    const sig = hmac(config.jwtSecret, key, query.data.content_type, String(expires));
+    await db.query('insert into uploads (key, kind, content_type) values ($1, $2, $3)', [key, query.data.kind, query.data.content_type]);
+    const params = new URLSearchParams({ expires: String(expires), sig });
+    return ok(reply, {
+      url: `${config.publicOrigin}/files/upload/${key}?${params}`,
+      access_url: `${config.publicOrigin}/files/${key}`,
+      key,
+      expires_at: new Date(expires * 1000).toISOString(),
+    });
+  });
+
+  app.options('/files/*', async (req, reply) => {
+    cors(req, reply);
+    return reply.code(204).send();
+  });
+
+  app.put('/files/upload/*', { bodyLimit: config.maxUploadBytes }, async (req, reply) => {
+    cors(req, reply);
+    const key = (req.params as { '*': string })['*'];
+    const { expires, sig } = req.query as { expires?: string; sig?: string };
+    const { rows } = await db.query<{ content_type: string; uploaded_at: Date | null }>('select content_type, uploaded_at from uploads where key = $1', [key]);
+    const upload = rows[0];
+    const expected = upload && expires ? Buffer.from(hmac(config.jwtSecret, key, upload.content_type, expires)) : null;
+    const given = Buffer.from(sig ?? '');
+    if (!KEY.test(key) || !upload || !expected || expected.length !== given.length || !timingSafeEqual(expected, given)) throw new ApiError(403, 'invalid_signature');
+    if (Number(expires) * 1000 < Date.now() || upload.uploaded_at) throw new ApiError(403, 'invalid_signature');
+    if (req.headers['content-type'] !== upload.content_type) throw new ApiError(415, 'invalid_upload');
+    if (req.headers['x-amz-acl'] !== 'public-read') throw new ApiError(403, 'invalid_signature', 'The public-read access header is required.');
+    const body = req.body as Buffer;
+    if (!Buffer.isBuffer(body) || body.length === 0) throw new ApiError(400, 'invalid_upload');
+    if (!magicMatches(body, upload.content_type)) throw new ApiError(415, 'invalid_upload');
+    const path = join(root, key);
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, body);
+    await db.query('update uploads set size = $2, uploaded_at = now() where key = $1', [key, body.length]);
+    return ok(reply, { key, size: body.length });
+  });
+
+  app.get('/files/*', async (req, reply) => {
+    cors(req, reply);
+    const key = (req.params as { '*': string })['*'];
+    if (!KEY.test(key)) throw new ApiError(404, 'not_found');
+    const { rows } = await db.query<{ content_type: string }>('select content_type from uploads where key = $1 and uploaded_at is not null', [key]);
+    const path = join(root, key);
+    if (!rows[0] || !path.startsWith(root + '/')) throw new ApiError(404, 'not_found');
+    const info = await stat(path).catch(() => null);
+    if (!info) throw new ApiError(404, 'not_found');
+    reply
+      .header('content-type', rows[0].content_type === 'image/jpg' ? 'image/jpeg' : rows[0].content_type)
+      .header('content-length', info.size)
+      .header('x-content-type-options', 'nosniff')
+      .header('cross-origin-resource-policy', 'cross-origin')
+      .header('cache-control', 'public, max-age=31536000, immutable');
+    return reply.send(createReadStream(path));
+  });
+}

@@ -1,0 +1,64 @@
+import type { Db } from './db.ts';
+
+/** What the API shows of a user: never hashes, tokens or lockout counters. */
+export interface PublicUser {
+  id: number;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone_number: string | null;
+  country: string | null;
+  language: string | null;
+  is_active: boolean;
+  profile_image: string | null;
+  user_type: number;
+  biography: string | null;
+  social_security_number: string | null;
+  roles: string[];
+  account_status: string;
+  invitation_status: string;
+  invited_at: string | null;
+  member_since: string | null;
+  state: string | null;
+  area: string | null;
+  city: string | null;
+  post_code: string | null;
+  operational_range_id: number | null;
+  version: number;
+  updated_at: string;
+}
+
+export const PUBLIC_USER_SQL = `
+  select u.id, u.email, u.first_name, u.last_name, u.phone_number, u.country, u.language, u.is_active,
+         u.profile_image, u.user_type, u.biography, u.social_security_number, u.account_status,
+         u.invitation_status, u.invited_at, u.member_since, u.state, u.area, u.city, u.post_code,
+         u.operational_range_id, u.version, u.updated_at,
+         coalesce((select array_agg(r.name order by r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}') as roles
+    from users u`;
+
+const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : typeof v === 'string' ? new Date(v).toISOString() : null);
+
+export function toPublicUser(row: Record<string, unknown>): PublicUser {
+  return {
+    ...(row as unknown as PublicUser),
+    id: Number(row.id),
+    operational_range_id: row.operational_range_id === null ? null : Number(row.operational_range_id),
+    roles: (row.roles as string[] | null) ?? [],
+    invited_at: iso(row.invited_at),
+    member_since: iso(row.member_since),
+    updated_at: iso(row.updated_at)!,
+  };
+}
+
+export async function findUser(db: Db, where: { id?: number; email?: string }): Promise<PublicUser | null> {
+  const { rows } = where.id !== undefined
+    ? await db.query(`${PUBLIC_USER_SQL} where u.id = $1`, [where.id])
+    : await db.query(`${PUBLIC_USER_SQL} where lower(u.email) = lower($1)`, [where.email]);
+  return rows[0] ? toPublicUser(rows[0]) : null;
+}
+
+export async function setUserRoles(db: Db, userId: number, roles: readonly string[]) {
+  await db.query('delete from user_roles where user_id = $1', [userId]);
+  if (roles.length === 0) return;
+  await db.query('insert into user_roles (user_id, role_id) select $1, id from roles where name = any($2::text[]) on conflict do nothing', [userId, roles]);
+}
