@@ -57,6 +57,7 @@ describe('sessions and account flows in the browser', () => {
     await gotoHydrated(page, stack.baseUrl + '/login');
     await page.getByRole('link', { name: 'Forgot your password?' }).click();
     await page.waitForURL(stack.baseUrl + '/forgot-password');
+    await page.getByRole('heading', { name: 'Reset your password' }).waitFor();
     await page.getByLabel('E-mail').fill('shop@example.com');
     await page.getByRole('button', { name: 'Send reset link' }).click();
     await page.getByTestId('forgot-done').waitFor();
@@ -72,6 +73,7 @@ describe('sessions and account flows in the browser', () => {
     await page.getByTestId('password-done').waitFor();
 
     await page.getByRole('link', { name: 'Back to sign in' }).click();
+    await page.getByRole('heading', { name: 'Sign in to the back office' }).waitFor();
     await page.getByLabel('E-mail').fill('shop@example.com');
     await page.getByLabel('Password').fill('fresh-pass');
     await page.getByTestId('login-submit').click();

@@ -36,13 +36,15 @@ function filterValue(field: FieldDef, raw: unknown): unknown {
 }
 
 /** PostgreSQL error → API error: unique and foreign-key violations become field errors or 409 in_use. */
-function mapDbError(def: EntityDef, error: unknown): never {
+function mapDbError(def: EntityDef, error: unknown, op: 'write' | 'delete' = 'write'): never {
   const e = error as { code?: string; constraint?: string; message?: string };
   if (e.code === '23505') {
     const field = Object.keys(def.fields).find((key) => e.constraint === `${def.table}_${key}_key` || e.message?.includes(`${def.table}_${key}_key`)) ?? '_form';
     throw new ApiError(400, 'validation_error', 'This value is already in use.', { [field]: 'validation.unique' });
   }
-  if (e.code === '23503') {
+  // 23503 foreign_key_violation, 23001 restrict_violation (references are `on delete restrict`).
+  if (e.code === '23503' || e.code === '23001') {
+    if (op === 'delete') throw new ApiError(409, 'in_use', 'This record is still in use and cannot be deleted.');
     const field = Object.keys(def.fields).find((key) => e.message?.includes(key) && def.fields[key]!.kind === 'reference');
     if (field) throw new ApiError(400, 'validation_error', undefined, { [field]: 'validation.option' });
     throw new ApiError(409, 'in_use', 'This record is still in use and cannot be deleted.');
@@ -176,7 +178,7 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
       if (!rows[0]) throw new ApiError(404, 'not_found');
     } catch (error) {
       if (error instanceof ApiError) throw error;
-      mapDbError(def, error);
+      mapDbError(def, error, 'delete');
     }
     return ok(reply, { id });
   });

@@ -1,0 +1,112 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writableFields, type EntityDef } from '../../shared/entity/define.ts';
+import { ENTITIES } from '../../shared/entities/registry.ts';
+import { routerKey } from '../../client/entity/entity-api.ts';
+import { firstTextField, sampleInput } from '../support/entity-samples.ts';
+import { agent, mutate, query, signIn, type Agent } from '../support/http.ts';
+import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+
+let stack: Stack;
+let admin: Agent;
+beforeAll(async () => {
+  stack = await startStack();
+  admin = agent(stack);
+  await signIn(admin, 'admin@example.com', DEMO_PASSWORD);
+});
+afterAll(async () => stack?.close());
+
+describe.each(ENTITIES as readonly EntityDef[])('$name through tRPC and the real upstream', (def) => {
+  const key = routerKey(def);
+
+  it('create → list finds it → update → stale update is 409 → delete', async () => {
+    const input = sampleInput(def, `t${Date.now().toString(36)}`);
+    const created = await mutate(admin, `${key}.create`, input);
+    expect(created.status, created.text).toBe(200);
+    const record = created.body.result.data;
+    expect(record).toMatchObject({ id: expect.any(Number), version: 1 });
+
+    const text = firstTextField(def);
+    const listed = await query(admin, `${key}.list`, { search: String(input[text]), page_size: 10 });
+    expect(listed.status).toBe(200);
+    expect(listed.body.result.data.results.map((r: { id: number }) => r.id)).toContain(record.id);
+    expect(listed.body.result.data.paginator).toMatchObject({ page: 1, page_size: 10 });
+
+    const max = def.fields[text]!.max ?? 255;
+    const changed = { ...input, [text]: `${String(input[text]).slice(0, Math.max(1, Math.min(30, max - 4)))}-ed` };
+    const updated = await mutate(admin, `${key}.update`, { id: record.id, version: 1, data: changed });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.result.data).toMatchObject({ version: 2, [text]: changed[text] });
+
+    const stale = await mutate(admin, `${key}.update`, { id: record.id, version: 1, data: input });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.data.appCode).toBe('conflict');
+    const unchanged = await query(admin, `${key}.get`, { id: record.id });
+    expect(unchanged.body.result.data[text]).toBe(changed[text]);
+
+    expect((await mutate(admin, `${key}.delete`, { id: record.id })).status).toBe(200);
+    expect((await query(admin, `${key}.get`, { id: record.id })).status).toBe(404);
+  });
+
+  it('random input to create and update gives validation errors, never a 5xx', async () => {
+    const fieldNames = writableFields(def).map(([name]) => name);
+    const value = fc.oneof(fc.string({ maxLength: 300 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())), fc.array(fc.string(), { maxLength: 3 }));
+    const record = fc.dictionary(fc.constantFrom(...fieldNames, 'id', 'version', '__proto__', 'password'), value, { maxKeys: fieldNames.length + 2 });
+    await fc.assert(
+      fc.asyncProperty(record, fc.boolean(), async (data, asUpdate) => {
+        const res = asUpdate
+          ? await mutate(admin, `${key}.update`, { id: 1, version: 999, data })
+          : await mutate(admin, `${key}.create`, data);
+        expect(res.status).toBeLessThan(500);
+        if (res.status === 400) expect(res.body.error.data.appCode).toBe('validation_error');
+        if (res.status === 200 && !asUpdate) await mutate(admin, `${key}.delete`, { id: res.body.result.data.id });
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('entity rules enforced by the upstream', () => {
+  it('refuses a duplicate promo code with a message on the code field', async () => {
+    const res = await mutate(admin, 'promoCodes.create', { code: 'spring26', max_uses: 5, starts_at: '2026-01-01', expires_at: '2026-02-01' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.data.fieldErrors).toEqual({ code: 'validation.unique' });
+  });
+
+  it('refuses deleting a company other companies belong to', async () => {
+    const res = await mutate(admin, 'companies.delete', { id: 1 });
+    expect(res.status).toBe(409);
+    expect(res.body.error.data.appCode).toBe('in_use');
+  });
+
+  it('lists the users who used a promo code', async () => {
+    const res = await query(admin, 'promoCodes.users', { id: 1 });
+    expect(res.body.result.data.map((u: { email: string }) => u.email).sort()).toEqual(['buddy@example.com', 'user@example.com']);
+  });
+
+  it('keeps catalogues for admins: a buddy is refused by the back office and by the upstream', async () => {
+    const buddy = agent(stack);
+    await signIn(buddy, 'buddy@example.com', DEMO_PASSWORD);
+    expect((await query(buddy, 'roles.list', {})).status).toBe(403);
+    const token = await (
+      await fetch(stack.upstream.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'buddy@example.com', password: DEMO_PASSWORD }) })
+    ).json();
+    const direct = await fetch(stack.upstream.url + 'roles/', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token.data.token}` }, body: JSON.stringify({ name: 'Hacker' }) });
+    expect(direct.status).toBe(403);
+  });
+
+  it('sorts, filters and pages on the server', async () => {
+    const res = await query(admin, 'serviceSlots.list', { ordering: '-start_time', filters: { is_active: 'true' }, page_size: 10 });
+    const rows = res.body.result.data.results as { start_time: string; is_active: boolean }[];
+    expect(rows.every((r) => r.is_active)).toBe(true);
+    expect(rows.map((r) => r.start_time)).toEqual([...rows.map((r) => r.start_time)].sort().reverse());
+    const second = await query(admin, 'companies.list', { page: 2, page_size: 10 });
+    expect(second.body.result.data).toMatchObject({ results: [], paginator: { page: 2, count: 3, total_pages: 1 } });
+  });
+
+  it('serves an OpenAPI document generated from the schemas', async () => {
+    const doc = (await (await fetch(stack.upstream.origin + '/openapi.json')).json()) as { paths: Record<string, unknown>; components: { schemas: Record<string, { required?: string[] }> } };
+    expect(Object.keys(doc.paths)).toContain('/api/promo-codes/{id}/');
+    expect(doc.components.schemas.PromoCodesInput!.required).toEqual(expect.arrayContaining(['code', 'max_uses', 'starts_at', 'expires_at']));
+  });
+});
