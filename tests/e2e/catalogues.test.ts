@@ -1,0 +1,120 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gotoHydrated, launchBrowser, screenshot } from '../support/browser.ts';
+import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+
+let stack: Stack;
+let browser: Browser;
+let page: Page;
+
+// A 1×1 PNG.
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  page = await browser.newPage();
+  await gotoHydrated(page, stack.baseUrl + '/login');
+  await page.getByLabel('E-mail').fill('admin@example.com');
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByTestId('login-submit').click();
+  await page.waitForURL(stack.baseUrl + '/');
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+const rowNames = async () => page.getByTestId('list-table').locator('tbody tr td:first-child').allInnerTexts();
+
+describe('catalogues in the browser', () => {
+  it('competencies: create, find, edit and delete behind the confirm dialog', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/competencies');
+    await page.getByTestId('list-new').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByTestId('form-save').click();
+    await dialog.getByText('This field is required').waitFor();
+    await dialog.getByLabel('Name').fill('Hydraulic brakes');
+    await dialog.getByLabel('Description').fill('Bleeding and pad changes');
+    await dialog.getByTestId('form-save').click();
+    await page.getByTestId('toasts').getByText('Hydraulic brakes has been created.').waitFor();
+    await page.getByText('Hydraulic brakes', { exact: true }).waitFor();
+
+    await page.getByRole('button', { name: 'Edit Hydraulic brakes' }).click();
+    await page.getByRole('dialog').getByLabel('Name').fill('Hydraulic disc brakes');
+    await page.getByRole('dialog').getByTestId('form-save').click();
+    await page.getByText('Hydraulic disc brakes', { exact: true }).waitFor();
+
+    await page.getByRole('button', { name: 'Delete Hydraulic disc brakes' }).click();
+    await page.getByTestId('confirm-message').waitFor();
+    await page.getByRole('button', { name: 'No', exact: true }).click();
+    expect(await rowNames()).toContain('Hydraulic disc brakes');
+    await page.getByRole('button', { name: 'Delete Hydraulic disc brakes' }).click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByTestId('toasts').getByText('Hydraulic disc brakes has been deleted.').waitFor();
+    expect(await rowNames()).not.toContain('Hydraulic disc brakes');
+  });
+
+  it('list state (search, sort, page size) lives in the URL and survives a reload', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/languages');
+    // Sorted by name ascending by default: the first click reverses it.
+    await page.getByTestId('sort-name').click();
+    await page.waitForURL(/ordering=-name/);
+    expect(await page.getByRole('columnheader', { name: 'Name', exact: true }).getAttribute('aria-sort')).toBe('descending');
+    await page.getByTestId('page-size').selectOption('10');
+    await page.getByTestId('list-search').fill('sw');
+    await page.waitForURL(/search=sw/);
+    await page.getByText('Page 1 of 1 · 1 results').waitFor();
+    await page.reload();
+    await page.getByTestId('list-table').waitFor();
+    const url = new URL(page.url());
+    expect(Object.fromEntries(url.searchParams)).toEqual({ ordering: '-name', page_size: '10', search: 'sw' });
+    expect(await page.getByTestId('list-search').inputValue()).toBe('sw');
+    expect(await rowNames()).toEqual(['sv']);
+    await page.goBack();
+    await page.waitForURL((u) => !u.searchParams.has('search'));
+  });
+
+  it('promo code: §5 messages, duplicate code, and a logo uploaded through the signed address', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/promo-codes/new');
+    const form = page.getByTestId('form-promo-codes');
+    await form.getByLabel('Code').fill('SUMMER');
+    await form.getByLabel('Max uses').fill('0');
+    await form.getByLabel('Duration (days)').fill('-2');
+    await form.getByLabel('Starts at').fill('2026-06-10');
+    await form.getByLabel('Expires at').fill('2026-06-01');
+    await form.getByTestId('form-save').click();
+    await form.getByText('Expires At date needs to be after Start At date.').waitFor();
+    await form.getByText('The value cannot be negative.').waitFor();
+    await form.getByText('The value must be at least 1.').waitFor();
+
+    await form.getByLabel('Max uses').fill('50');
+    await form.getByLabel('Duration (days)').fill('30');
+    await form.getByLabel('Expires at').fill('2026-08-31');
+    await form.getByLabel('Code').fill('SPRING26');
+    await form.getByTestId('form-save').click();
+    await form.getByText('This value is already in use.').waitFor();
+
+    await form.getByLabel('Code').fill('SUMMER26');
+    await page.getByTestId('upload-company_logo').setInputFiles({ name: 'logo.gif', mimeType: 'image/gif', buffer: Buffer.from('GIF89a') });
+    await page.getByText('Only JPEG and PNG images can be uploaded.').waitFor();
+    await page.getByTestId('upload-company_logo').setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: PNG });
+    const logo = form.locator('img[alt="Company logo"]');
+    await logo.waitFor();
+    expect(await logo.getAttribute('src')).toMatch(/\/files\/company_logo\/[0-9a-f-]+\.png$/);
+    expect(await logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+    await form.getByTestId('form-save').click();
+    await page.waitForURL(/\/promo-codes\/\d+$/);
+    await page.getByTestId('detail-title').getByText('SUMMER26').waitFor();
+    await screenshot(page, 'promo-code-created');
+  });
+
+  it('shows the catalogue screens in Swedish', async () => {
+    await page.getByTestId('language-switch').selectOption('sv');
+    await gotoHydrated(page, stack.baseUrl + '/products');
+    await page.getByRole('heading', { name: 'Produkter' }).waitFor();
+    await page.getByText('89,00 kr').waitFor();
+    await page.getByText('£7,50').waitFor();
+    await screenshot(page, 'products-sv');
+    await page.getByTestId('language-switch').selectOption('en');
+  });
+});
