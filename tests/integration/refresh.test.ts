@@ -12,10 +12,16 @@ async function rotatedCount(upstream: Upstream, email: string): Promise<number> 
   return rows[0]!.n;
 }
 
+async function cookieHeader(client: ReturnType<typeof agent>): Promise<string> {
+  return (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false }))
+    .map((c: { name: string; value: string }) => `${c.name}=${c.value}`)
+    .join('; ');
+}
+
 let upstream: Upstream;
 let stack: Stack;
 beforeAll(async () => {
-  upstream = await startUpstreamForTests(1);
+  upstream = await startUpstreamForTests(3);
   stack = await startStack({ upstream });
 });
 afterAll(async () => {
@@ -27,11 +33,12 @@ describe('token refresh', () => {
   it('refreshes an expired access token once for N parallel calls, without the user noticing', async () => {
     const client = agent(stack);
     await signIn(client, 'buddy@example.com', DEMO_PASSWORD);
-    await sleep(2100);
+    await sleep(3100);
     const before = await rotatedCount(upstream, 'buddy@example.com');
     const refreshesBefore = stack.app.refreshStats.refreshes;
     // Same cookies on every call, as a browser sends them when the calls start together.
-    const results = await Promise.all(Array.from({ length: 12 }, () => query(client, 'account.get')));
+    const cookie = await cookieHeader(client);
+    const results = await Promise.all(Array.from({ length: 12 }, () => agent(stack).get('/trpc/account.get').set('cookie', cookie)));
     for (const res of results) {
       expect(res.status).toBe(200);
       expect(res.body.result.data.email).toBe('buddy@example.com');
@@ -47,11 +54,9 @@ describe('token refresh', () => {
     try {
       const client = agent(stack);
       await signIn(client, 'admin@example.com', DEMO_PASSWORD);
-      await sleep(2100);
-      const cookieHeader = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false }))
-        .map((c: { name: string; value: string }) => `${c.name}=${c.value}`)
-        .join('; ');
-      const calls = [stack, second, stack, second].map((s) => agent(s).get('/trpc/account.get').set('cookie', cookieHeader));
+      await sleep(3100);
+      const cookie = await cookieHeader(client);
+      const calls = [stack, second, stack, second].map((s) => agent(s).get('/trpc/account.get').set('cookie', cookie));
       const results = await Promise.all(calls);
       for (const res of results) expect(res.status).toBe(200);
     } finally {
@@ -65,7 +70,7 @@ describe('token refresh', () => {
     await upstream.db.query(
       "update refresh_tokens set revoked_at = now() where user_id = (select id from users where email = 'shop@example.com')",
     );
-    await sleep(2100);
+    await sleep(3100);
     const res = await query(client, 'account.get');
     expect(res.status).toBe(401);
     expect(res.body.error.data.appCode).toBe('session_expired');

@@ -137,7 +137,7 @@ describe('signed uploads', () => {
     const token = (await login('admin@example.com')).token;
     return call(`upload/?kind=${kind}&content_type=${encodeURIComponent(contentType)}`, { token });
   }
-  const put = (url: string, body: Buffer, headers: Record<string, string>) => fetch(url, { method: 'PUT', body, headers });
+  const put = (url: string, body: Buffer, headers: Record<string, string>) => fetch(url, { method: 'PUT', body: new Uint8Array(body), headers });
 
   it('stores a PNG at the signed address and serves it at the access URL', async () => {
     const { body } = await sign('image/png');
