@@ -11,17 +11,22 @@ export function migrationsDir(): string {
 export async function migrate(db: Db, dir = migrationsDir()): Promise<string[]> {
   await db.exec('create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())');
   const { rows } = await db.query<{ name: string }>('select name from schema_migrations');
-  const applied = new Set(rows.map((r) => r.name));
+  const alreadyApplied = new Set(rows.map((r) => r.name));
   const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
   const ran: string[] = [];
   for (const file of files) {
-    if (applied.has(file)) continue;
+    if (alreadyApplied.has(file)) continue;
     const sql = readFileSync(join(dir, file), 'utf8');
-    await db.transaction(async (tx) => {
+    const applied = await db.transaction(async (tx) => {
+      // Two instances starting against one PostgreSQL: the second waits here, then sees the file as applied.
+      await tx.query("select pg_advisory_xact_lock(hashtext('schema_migrations'))");
+      const { rows: done } = await tx.query('select 1 from schema_migrations where name = $1', [file]);
+      if (done.length > 0) return false;
       await tx.exec(sql);
       await tx.query('insert into schema_migrations (name) values ($1)', [file]);
+      return true;
     });
-    ran.push(file);
+    if (applied) ran.push(file);
   }
   return ran;
 }

@@ -108,6 +108,19 @@ describe('catalogues in the browser', () => {
     await screenshot(page, 'promo-code-created');
   });
 
+  it('asks before leaving a form with unsaved changes', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/companies/1');
+    await page.getByTestId('form-companies').getByLabel('Contact person').fill('Someone Else');
+    await page.locator('#sidebar').getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('heading', { name: 'Unsaved changes' }).waitFor();
+    await page.getByRole('button', { name: 'No', exact: true }).click();
+    expect(new URL(page.url()).pathname).toBe('/companies/1');
+    expect(await page.getByTestId('form-companies').getByLabel('Contact person').inputValue()).toBe('Someone Else');
+    await page.locator('#sidebar').getByRole('link', { name: 'Products' }).click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.waitForURL(stack.baseUrl + '/products');
+  });
+
   it('shows the catalogue screens in Swedish', async () => {
     await page.getByTestId('language-switch').selectOption('sv');
     await gotoHydrated(page, stack.baseUrl + '/products');

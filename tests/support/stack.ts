@@ -22,12 +22,15 @@ export interface StackOptions {
   app?: Partial<BuildAppOptions>;
   /** Reuse a running upstream (several back-office instances on one API). */
   upstream?: Upstream;
+  /** Run the upstream on this PostgreSQL database instead of in-memory PGlite. */
+  databaseUrl?: string;
 }
 
 /** The real upstream on in-memory PGlite, plus the back office serving the production build. */
-export async function startUpstreamForTests(accessTokenTtlSeconds?: number): Promise<Upstream> {
+export async function startUpstreamForTests(accessTokenTtlSeconds?: number, databaseUrl?: string): Promise<Upstream> {
   return startUpstream({
     port: 0,
+    databaseUrl,
     host: '127.0.0.1',
     seedDemo: true,
     demoPassword: DEMO_PASSWORD,
@@ -42,7 +45,7 @@ export async function startUpstreamForTests(accessTokenTtlSeconds?: number): Pro
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const upstream = options.upstream ?? (await startUpstreamForTests(options.accessTokenTtlSeconds));
+  const upstream = options.upstream ?? (await startUpstreamForTests(options.accessTokenTtlSeconds, options.databaseUrl));
   const app = await buildApp({
     upstreamUrl: upstream.url,
     cookieSecrets: [COOKIE_SECRET],

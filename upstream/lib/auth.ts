@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { UpstreamConfig } from '../config.ts';
 import { ApiError } from './api-error.ts';
-import { verifyAccessToken } from './tokens.ts';
+import { verifyAccessToken } from './jwt.ts';
 
 export interface AuthUser {
   id: number;

@@ -1,5 +1,4 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
 
 export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
@@ -8,31 +7,6 @@ export function randomToken(bytes = 32): string {
 /** Tokens are stored only as hashes: a database leak does not hand out sessions or reset links. */
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('base64url');
-}
-
-export interface AccessClaims {
-  sub: string;
-  scope: string[];
-  exp: number;
-}
-
-export async function signAccessToken(secret: string, userId: number, scope: string[], ttlSeconds: number): Promise<string> {
-  return new SignJWT({ scope })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(String(userId))
-    .setIssuedAt()
-    .setJti(randomToken(9))
-    .setExpirationTime(Math.floor(Date.now() / 1000) + ttlSeconds)
-    .sign(new TextEncoder().encode(secret));
-}
-
-export async function verifyAccessToken(secret: string, token: string): Promise<{ claims: AccessClaims } | { error: 'expired' | 'invalid' }> {
-  try {
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), { algorithms: ['HS256'] });
-    return { claims: { sub: String(payload.sub), scope: Array.isArray(payload.scope) ? (payload.scope as string[]) : [], exp: payload.exp ?? 0 } };
-  } catch (error) {
-    return { error: (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'expired' : 'invalid' };
-  }
 }
 
 /** Seals the pair a rotated refresh token hands out again during the grace window. */

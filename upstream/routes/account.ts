@@ -7,7 +7,8 @@ import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { hashPassword, verifyPassword } from '../lib/password.ts';
-import { hashToken, openPayload, randomToken, sealPayload, signAccessToken } from '../lib/tokens.ts';
+import { signAccessToken } from '../lib/jwt.ts';
+import { hashToken, openPayload, randomToken, sealPayload } from '../lib/tokens.ts';
 import { sendMail } from '../mail.ts';
 import { findUser, setUserRoles } from '../users.ts';
 import { parseBody } from './validation.ts';
@@ -49,9 +50,9 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     return { token, refresh_token: refresh };
   }
 
-  async function createAccountToken(userId: number, kind: 'invite' | 'reset' | 'confirm', ttlMs: number): Promise<string> {
+  async function createAccountToken(userId: number, kind: 'invite' | 'reset' | 'confirm', ttlMs: number, conn: Db = db): Promise<string> {
     const token = randomToken();
-    await db.query('insert into account_tokens (user_id, kind, token_hash, expires_at) values ($1, $2, $3, $4)', [userId, kind, hashToken(token), new Date(Date.now() + ttlMs)]);
+    await conn.query('insert into account_tokens (user_id, kind, token_hash, expires_at) values ($1, $2, $3, $4)', [userId, kind, hashToken(token), new Date(Date.now() + ttlMs)]);
     return token;
   }
 
@@ -68,47 +69,66 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
   }
 
   async function invite(input: InviteInput, log: FastifyInstance['log']) {
-    const existing = await findUser(db, { email: input.email });
-    if (existing) throw new ApiError(400, 'user_exists');
-    const { rows } = await db.query<{ id: number }>(
-      `insert into users (email, first_name, last_name, user_type, language, account_status, invitation_status, invited_at)
-       values ($1, $2, $3, $4, $5, 'pending', 'pending', now()) returning id`,
-      [input.email, input.first_name ?? null, input.last_name ?? null, input.user_type ?? 1, input.language ?? 'en'],
-    );
-    const userId = Number(rows[0]!.id);
-    await setUserRoles(db, userId, input.roles ?? []);
-    await mailInvite(userId, input.email, log);
+    const roles = [...new Set(input.roles ?? [])];
+    if (roles.length > 0) {
+      const { rows: known } = await db.query<{ name: string }>('select name from roles where name = any($1::text[])', [roles]);
+      const unknown = roles.filter((role) => !known.some((k) => k.name === role));
+      if (unknown.length > 0) throw new ApiError(400, 'validation_error', `Unknown role: ${unknown.join(', ')}`, { roles: `Unknown role: ${unknown.join(', ')}` });
+    }
+    // One transaction: a user never exists without the link that lets them in.
+    const userId = await db
+      .transaction(async (tx) => {
+        const { rows } = await tx.query<{ id: number }>(
+          `insert into users (email, first_name, last_name, user_type, language, account_status, invitation_status, invited_at)
+           values ($1, $2, $3, $4, $5, 'pending', 'pending', now()) returning id`,
+          [input.email, input.first_name || null, input.last_name || null, input.user_type ?? 1, input.language ?? 'en'],
+        );
+        const id = Number(rows[0]!.id);
+        await setUserRoles(tx, id, roles);
+        await mailInvite(tx, id, input.email, log);
+        return id;
+      })
+      .catch((error: unknown) => {
+        // The unique index on lower(email) is the real duplicate check; it also settles two concurrent invites.
+        if ((error as { code?: string }).code === '23505') throw new ApiError(400, 'user_exists');
+        throw error;
+      });
     return (await findUser(db, { id: userId }))!;
   }
 
-  async function mailInvite(userId: number, email: string, log: FastifyInstance['log']) {
-    const token = await createAccountToken(userId, 'invite', 7 * DAY);
+  async function mailInvite(conn: Db, userId: number, email: string, log: FastifyInstance['log']) {
+    const token = await createAccountToken(userId, 'invite', 7 * DAY, conn);
     const link = `${config.appUrl}/accept-invitation/${token}`;
-    await sendMail(db, { to: email, kind: 'invite', subject: 'You are invited to Bike Buddy', body: `Choose a password to activate your account: ${link}`, link }, { log, logLinks: config.logMailLinks });
+    await sendMail(conn, { to: email, kind: 'invite', subject: 'You are invited to Bike Buddy', body: `Choose a password to activate your account: ${link}`, link }, { log, logLinks: config.logMailLinks });
   }
 
   app.post('/api/account/login', async (req, reply) => {
     const input = parseBody(loginInput, req.body);
-    const { rows } = await db.query<{ id: number; password_hash: string | null; is_active: boolean; failed_logins: number; locked_until: Date | null }>(
-      'select id, password_hash, is_active, failed_logins, locked_until from users where lower(email) = lower($1)',
+    const { rows } = await db.query<{ id: number; password_hash: string | null; is_active: boolean; locked_until: Date | null }>(
+      'select id, password_hash, is_active, locked_until from users where lower(email) = lower($1)',
       [input.email],
     );
     const user = rows[0];
+    // Spend the same hashing time whether or not the e-mail exists (or has a password yet), so response
+    // times do not tell which addresses have accounts.
+    dummyHash ??= hashPassword('not-a-real-password', config.scryptCost);
     if (!user) {
-      // Spend the same time as a real check, so response times do not reveal which e-mails exist.
-      dummyHash ??= hashPassword('not-a-real-password', config.scryptCost);
       await verifyPassword(input.password, await dummyHash);
       throw new ApiError(400, 'user_does_not_exist');
     }
     if (user.locked_until && new Date(user.locked_until).getTime() > Date.now()) throw new ApiError(429, 'too_many_attempts');
-    if (!(await verifyPassword(input.password, user.password_hash))) {
-      const failed = user.failed_logins + 1;
-      const lock = failed >= config.maxFailedLogins;
-      await db.query(
-        `update users set failed_logins = $2, locked_until = case when $3 then now() + make_interval(secs => $4) else locked_until end where id = $1`,
-        [user.id, lock ? 0 : failed, lock, config.lockoutSeconds],
+    const matches = user.password_hash ? await verifyPassword(input.password, user.password_hash) : await verifyPassword(input.password, await dummyHash).then(() => false);
+    if (!matches) {
+      // Counted in SQL so concurrent wrong guesses cannot overwrite each other's increments.
+      const { rows: counted } = await db.query<{ failed_logins: number; locked: boolean }>(
+        `update users
+            set failed_logins = case when failed_logins + 1 >= $2 then 0 else failed_logins + 1 end,
+                locked_until = case when failed_logins + 1 >= $2 then now() + make_interval(secs => $3) else locked_until end
+          where id = $1
+          returning failed_logins, locked_until is not null and locked_until > now() as locked`,
+        [user.id, config.maxFailedLogins, config.lockoutSeconds],
       );
-      req.log.warn({ userId: user.id, failed }, 'failed login');
+      req.log.warn({ userId: Number(user.id), locked: counted[0]?.locked ?? false }, 'failed login');
       throw new ApiError(400, 'wrong_password');
     }
     if (!user.is_active) throw new ApiError(403, 'forbidden', 'This account is deactivated.');
@@ -202,9 +222,12 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     const user = await findUser(db, { id: user_id });
     if (!user) throw new ApiError(404, 'user_does_not_exist');
     if (user.invitation_status !== 'pending') throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
-    await db.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'invite' and used_at is null", [user_id]);
-    await db.query('update users set invited_at = now() where id = $1', [user_id]);
-    await mailInvite(user_id, user.email, req.log);
+    // The new link replaces the old one: only the latest mail works.
+    await db.transaction(async (tx) => {
+      await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'invite' and used_at is null", [user_id]);
+      await tx.query('update users set invited_at = now() where id = $1', [user_id]);
+      await mailInvite(tx, user_id, user.email, req.log);
+    });
     return ok(reply, await findUser(db, { id: user_id }));
   });
 
@@ -243,11 +266,17 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
 
   app.post('/api/account/confirm-email', async (req, reply) => {
     const input = parseBody(confirmEmailInput, req.body);
-    const user = await findUser(db, { email: input.email });
-    if (!user) throw new ApiError(400, 'token_does_not_exist');
-    const userId = await consumeToken(input.token, 'confirm');
-    if (userId !== user.id) throw new ApiError(400, 'token_does_not_exist');
-    await db.query('update users set email_confirmed_at = now(), updated_at = now() where id = $1', [userId]);
+    // Token and address are matched in one statement, so a wrong address does not burn a valid token.
+    const { rows } = await db.query<{ user_id: number }>(
+      `update account_tokens t set used_at = now()
+         from users u
+        where t.token_hash = $1 and t.kind = 'confirm' and t.used_at is null and t.expires_at > now()
+          and u.id = t.user_id and lower(u.email) = lower($2)
+        returning t.user_id`,
+      [hashToken(input.token), input.email],
+    );
+    if (!rows[0]) throw new ApiError(400, 'token_does_not_exist');
+    await db.query('update users set email_confirmed_at = now(), updated_at = now() where id = $1', [rows[0].user_id]);
     return ok(reply, { confirmed: true });
   });
 

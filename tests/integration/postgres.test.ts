@@ -1,0 +1,60 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENTITIES } from '../../shared/entities/registry.ts';
+import { routerKey } from '../../client/entity/entity-api.ts';
+import { firstTextField, sampleInput } from '../support/entity-samples.ts';
+import { agent, mutate, query, signIn } from '../support/http.ts';
+import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+
+/**
+ * The same stack on a PostgreSQL server instead of PGlite. `.ci/run` starts one and sets
+ * TEST_DATABASE_URL (an admin connection); each run gets a database of its own.
+ */
+const adminUrl = process.env.TEST_DATABASE_URL;
+
+describe.skipIf(!adminUrl)('on a PostgreSQL server', () => {
+  const name = `bo_test_${process.pid}_${Date.now()}`;
+  let stack: Stack;
+  let admin: pg.Client;
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const url = new URL(adminUrl!);
+    url.pathname = `/${name}`;
+    stack = await startStack({ databaseUrl: url.toString() });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await admin?.query(`drop database if exists ${name}`);
+    await admin?.end();
+  });
+
+  it('migrates, seeds, signs in and serves every entity with conflict checks', async () => {
+    const client = agent(stack);
+    await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    for (const def of ENTITIES) {
+      const key = routerKey(def);
+      const input = sampleInput(def, `pg${Date.now().toString(36)}`);
+      const created = await mutate(client, `${key}.create`, input);
+      expect(created.status, `${def.name}: ${created.text}`).toBe(200);
+      const id = created.body.result.data.id;
+      const list = await query(client, `${key}.list`, { search: String(input[firstTextField(def)]) });
+      expect(list.body.result.data.results.map((r: { id: number }) => r.id)).toContain(id);
+      expect((await mutate(client, `${key}.update`, { id, version: 1, data: input })).status).toBe(200);
+      expect((await mutate(client, `${key}.update`, { id, version: 1, data: input })).status).toBe(409);
+      expect((await mutate(client, `${key}.delete`, { id })).status).toBe(200);
+    }
+  });
+
+  it('answers the same pair to two refreshes of one token (grace window) with real concurrency', async () => {
+    const login = await (
+      await fetch(stack.upstream.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'buddy@example.com', password: DEMO_PASSWORD }) })
+    ).json();
+    const refresh = () =>
+      fetch(stack.upstream.url + 'account/refresh-token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: login.data.refresh_token }) }).then((r) => r.json());
+    const answers = await Promise.all(Array.from({ length: 6 }, refresh));
+    for (const answer of answers) expect(answer.data).toEqual(answers[0].data);
+  });
+});
