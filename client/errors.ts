@@ -3,11 +3,14 @@ import { CREDENTIAL_ERROR_CODES } from '../shared/errors.ts';
 
 interface ErrorLike {
   message?: string;
+  /** Set directly on errors thrown by server-side procedures (SSR prefetch), and so on their dehydrated copies. */
+  appCode?: string;
   data?: { appCode?: string | null; fieldErrors?: Record<string, string> | null; code?: string; httpStatus?: number } | null;
 }
 
 export function appCodeOf(error: unknown): string | null {
-  return (error as ErrorLike | null)?.data?.appCode ?? null;
+  const e = error as ErrorLike | null;
+  return e?.data?.appCode ?? e?.appCode ?? null;
 }
 
 export function fieldErrorsOf(error: unknown): Record<string, string> {
@@ -17,7 +20,7 @@ export function fieldErrorsOf(error: unknown): Record<string, string> {
 /** §8 display rules on the client: translate known codes, keep credential errors vague. */
 export function errorText(t: TFunction, error: unknown): string {
   const e = error as ErrorLike | null;
-  const code = e?.data?.appCode;
+  const code = appCodeOf(error);
   if (code && CREDENTIAL_ERROR_CODES.includes(code)) return t('errors.invalidCredentials');
   if (code && code !== 'upstream_error') {
     const key = `errors.${code}`;

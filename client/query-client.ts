@@ -22,6 +22,9 @@ export function createQueryClient(onSessionExpired?: () => void): QueryClient {
         // Data rendered on the server is fresh on arrival: hydration must not refetch it.
         staleTime: 30_000,
         refetchOnWindowFocus: false,
+        // A query that failed (on the server or here) shows its error with a retry button instead of
+        // silently refetching on every mount; this also keeps hydration identical to the server's HTML.
+        retryOnMount: false,
         retry: (count, error) => !isClientError(error) && count < 2,
       },
       mutations: { retry: false },

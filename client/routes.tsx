@@ -3,6 +3,7 @@ import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
 import type { createServerSideHelpers } from '@trpc/react-query/server';
 import { APP_ROUTES, guardRoute, type AppPath, type AppRoute } from '../shared/route-table.ts';
 import { PageSpinner } from './components/page-spinner.tsx';
+import { ErrorState } from './components/error-state.tsx';
 import { PendingPage } from './pages/pending-page.tsx';
 import { useSession } from './session.ts';
 import { AppShell } from './shell/app-shell.tsx';
@@ -81,9 +82,11 @@ export function pageDef(path: string): PageDef | undefined {
 const NotFound = lazy(() => import('./pages/not-found-page.tsx'));
 
 function RequireRoute({ route, children }: { route: AppRoute; children: ReactNode }) {
-  const { authenticated, roles, isLoading } = useSession();
+  const { authenticated, roles, isLoading, error, retry } = useSession();
   const location = useLocation();
   if (isLoading) return <PageSpinner />;
+  // The API is down or slow: say so (and offer a retry) rather than treating the user as signed out.
+  if (error && !authenticated) return <ErrorState error={error} onRetry={retry} />;
   const guard = guardRoute(route, authenticated ? { roles } : null, location.pathname + location.search);
   if (guard.kind === 'login') return <Navigate to={guard.redirectTo} replace />;
   if (guard.kind === 'forbidden') return <Navigate to="/forbidden" replace />;

@@ -13,6 +13,8 @@ export function useSession() {
   const data = query.data;
   return {
     isLoading: query.isLoading,
+    error: query.error,
+    retry: () => void query.refetch(),
     authenticated: data?.authenticated ?? false,
     roles: (data?.roles ?? []) as Role[],
     user: data?.user ?? null,

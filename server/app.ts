@@ -18,8 +18,13 @@ import { SessionExpiredError, createRequestSession, type RequestSession } from '
 import { createSsrRenderer, type SsrMode } from './ssr/renderer.ts';
 import { languageOf, type Context } from './trpc/context.ts';
 import { appRouter } from './trpc/router.ts';
+import { AppError } from './trpc/init.ts';
 import { loginWithPassword } from './trpc/routers/auth.ts';
 import { UpstreamError, createUpstreamClient, type UpstreamClient } from './upstream/client.ts';
+import { createMetrics, instrument, pathTemplate, type Metrics } from './metrics.ts';
+import { createLoginLimiter } from './login-limiter.ts';
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifyUnderPressure from '@fastify/under-pressure';
 
 export interface BuildAppOptions {
   upstreamUrl: string;
@@ -35,11 +40,18 @@ export interface BuildAppOptions {
   upstreamTimeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
   trustProxy?: boolean;
   sessionMaxAgeSeconds?: number;
+  /** Required as a Bearer token on /metrics when set. */
+  metricsToken?: string;
+  /** Load shedding thresholds (@fastify/under-pressure). */
+  pressure?: { maxEventLoopDelayMs?: number; maxHeapUsedBytes?: number; maxRssBytes?: number };
+  /** Sign-in attempts allowed per IP per minute, and per account per 15 minutes. */
+  loginLimits?: { perIpPerMinute?: number; perAccountPer15Minutes?: number };
 }
 
 declare module 'fastify' {
   interface FastifyInstance {
     upstream: UpstreamClient;
+    metrics: Metrics;
     refreshStats: { refreshes: number; rejected: number; failures: number };
   }
   interface FastifyRequest {
@@ -85,17 +97,23 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     routerOptions: { ignoreTrailingSlash: false },
   });
 
+  const metrics = createMetrics();
   const upstream = createUpstreamClient({
     baseUrl: opts.upstreamUrl,
+    onCall: (method, path, status, seconds) => metrics.upstreamDuration.observe({ method, path: pathTemplate(path), status: String(status) }, seconds),
     connectTimeoutMs: opts.upstreamTimeouts?.connectMs,
     headersTimeoutMs: opts.upstreamTimeouts?.headersMs,
     bodyTimeoutMs: opts.upstreamTimeouts?.bodyMs,
   });
   const sealer = createCookieSealer(opts.cookieSecrets);
   const coordinator = createRefreshCoordinator(upstream, {
-    onRefresh: (outcome) => app.log.info({ outcome }, 'token refresh'),
+    onRefresh: (outcome) => {
+      metrics.refreshes.inc({ outcome });
+      app.log.info({ outcome }, 'token refresh');
+    },
   });
   app.decorate('upstream', upstream);
+  app.decorate('metrics', metrics);
   app.decorate('refreshStats', coordinator.stats);
   app.addHook('onClose', async () => upstream.close());
 
@@ -111,6 +129,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     lang: languageOf(req),
     log: req.log,
     googleClientId: opts.googleClientId,
+    checkLoginAllowed: (email: string) => loginLimiter(req, email),
   });
 
   await app.register(fastifyCookie, { parseOptions: {} });
@@ -123,6 +142,21 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     crossOriginResourcePolicy: { policy: 'same-origin' },
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
   });
+
+  // Shed load before it piles up: 503 + Retry-After while the event loop or memory is overloaded.
+  await app.register(fastifyUnderPressure, {
+    maxEventLoopDelay: opts.pressure?.maxEventLoopDelayMs ?? 1000,
+    maxHeapUsedBytes: opts.pressure?.maxHeapUsedBytes ?? 1024 * 1024 * 1024,
+    maxRssBytes: opts.pressure?.maxRssBytes ?? 1536 * 1024 * 1024,
+    retryAfter: 10,
+    pressureHandler: (_req, reply, type) => {
+      metrics.shed.inc();
+      void reply.code(503).header('retry-after', '10').send({ error: { message: 'Server busy, try again shortly.', data: { appCode: 'overloaded', reason: type } } });
+    },
+  });
+  await app.register(fastifyRateLimit, { global: false });
+  const loginLimiter = createLoginLimiter(app, opts.loginLimits);
+  instrument(app, metrics, opts.metricsToken);
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
@@ -170,6 +204,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       return reply.redirect(roles.length > 0 ? redirect : '/forbidden', 303);
     } catch (error) {
       if (error instanceof UpstreamError) return back(error.code);
+      if (error instanceof AppError) return back(error.appCode);
       req.log.error({ err: error }, 'form login failed');
       return back('generic');
     }

@@ -26,11 +26,14 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   const loggerOption =
     logger && typeof logger === 'object' && 'child' in logger
       ? { loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
-      : { logger: logger === undefined ? false : logger === true ? { redact: UPSTREAM_REDACT } : logger };
+      : { logger: logger === true ? { redact: UPSTREAM_REDACT } : logger && typeof logger === 'object' ? { redact: UPSTREAM_REDACT, ...logger } : false };
   const app = Fastify({
     ...loggerOption,
     routerOptions: { ignoreTrailingSlash: true },
     bodyLimit: 1024 * 1024,
+    // A client that stops sending mid-body must not hold a request (and shutdown) open forever.
+    requestTimeout: 30_000,
+    connectionTimeout: 35_000,
     logController: new PathOnlyLogController(),
   } as FastifyServerOptions);
 

@@ -1,28 +1,62 @@
 import { join } from 'node:path';
 import pino from 'pino';
+import { z } from 'zod';
 import { projectRoot } from '../shared/project-root.server.ts';
 import { UPSTREAM_REDACT } from './app.ts';
 import { startUpstream } from './start.ts';
 
 /** `npm run upstream`: the reference marketplace API on its own. */
-const env = process.env;
+const flag = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v))
+  .optional();
+const blankAsUnset = (value: unknown) => (value === '' ? undefined : value);
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4010),
+  HOST: z.string().default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.preprocess(blankAsUnset, z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres://').optional()),
+  UPSTREAM_DATA_DIR: z.preprocess(blankAsUnset, z.string().optional()),
+  UPSTREAM_UPLOAD_DIR: z.preprocess(blankAsUnset, z.string().optional()),
+  DEMO_PASSWORD: z.preprocess(blankAsUnset, z.string().min(3).optional()),
+  UPSTREAM_JWT_SECRET: z.preprocess(blankAsUnset, z.string().min(32, 'must be at least 32 characters').optional()),
+  SEED_DEMO: z.preprocess(blankAsUnset, flag),
+  LOG_MAIL_LINKS: z.preprocess(blankAsUnset, flag),
+  APP_URL: z.url().default('http://localhost:3000'),
+  PUBLIC_ORIGIN: z.preprocess(blankAsUnset, z.url().optional()),
+  CORS_ORIGINS: z.preprocess(blankAsUnset, z.string().optional()),
+  GOOGLE_CLIENT_ID: z.preprocess(blankAsUnset, z.string().optional()),
+  GOOGLE_JWKS_URL: z.preprocess(blankAsUnset, z.url().optional()),
+});
+
+const parsed = envSchema.safeParse(process.env);
+if (!parsed.success) {
+  const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+  process.stderr.write(`\nThe reference API cannot start, the environment is not valid:\n${lines.join('\n')}\n\n`);
+  process.exit(1);
+}
+const env = parsed.data;
 const root = projectRoot(import.meta.url);
-const logger = pino({ level: env.LOG_LEVEL ?? 'info', redact: UPSTREAM_REDACT });
+const logger = pino({ level: env.LOG_LEVEL, redact: UPSTREAM_REDACT });
+const seedDemo = env.SEED_DEMO ?? !env.DATABASE_URL;
 const upstream = await startUpstream({
-  port: Number(env.PORT ?? 4010),
-  host: env.HOST ?? '127.0.0.1',
-  databaseUrl: env.DATABASE_URL || undefined,
+  port: env.PORT,
+  host: env.HOST,
+  databaseUrl: env.DATABASE_URL,
   dataDir: env.DATABASE_URL ? undefined : env.UPSTREAM_DATA_DIR ?? join(root, 'data', 'pglite'),
-  seedDemo: env.SEED_DEMO === undefined ? undefined : env.SEED_DEMO === 'true',
-  demoPassword: env.DEMO_PASSWORD || undefined,
+  seedDemo,
+  demoPassword: env.DEMO_PASSWORD,
   logger,
   config: {
     ...(env.UPSTREAM_JWT_SECRET ? { jwtSecret: env.UPSTREAM_JWT_SECRET } : {}),
-    appUrl: env.APP_URL ?? 'http://localhost:3000',
-    corsOrigins: (env.CORS_ORIGINS ?? env.APP_URL ?? 'http://localhost:3000').split(','),
-    googleClientId: env.GOOGLE_CLIENT_ID || undefined,
+    ...(env.UPSTREAM_UPLOAD_DIR ? { uploadDir: env.UPSTREAM_UPLOAD_DIR } : {}),
+    ...(env.PUBLIC_ORIGIN ? { publicOrigin: env.PUBLIC_ORIGIN.replace(/\/$/, '') } : {}),
+    appUrl: env.APP_URL.replace(/\/$/, ''),
+    corsOrigins: (env.CORS_ORIGINS ?? env.APP_URL).split(',').map((o) => o.trim().replace(/\/$/, '')).filter(Boolean),
+    googleClientId: env.GOOGLE_CLIENT_ID,
     ...(env.GOOGLE_JWKS_URL ? { googleJwksUrl: env.GOOGLE_JWKS_URL } : {}),
-    logMailLinks: !env.DATABASE_URL || env.LOG_MAIL_LINKS === 'true',
+    // Mail links carry one-time tokens: they are logged only for a demo, where nobody else receives mail.
+    logMailLinks: env.LOG_MAIL_LINKS ?? seedDemo,
   },
 });
 process.stdout.write(`Reference API listening on ${upstream.url}\n`);

@@ -29,7 +29,11 @@ async function insertAll(db: Db, table: string, columns: string[], rows: unknown
 export async function seedDemo(db: Db, password: string, scryptCost: number): Promise<boolean> {
   const { rows } = await db.query<{ n: number }>('select count(*)::int as n from users');
   if (Number(rows[0]?.n) > 0) return false;
-  await db.transaction(async (tx) => {
+  return db.transaction(async (tx) => {
+    // Two instances starting on one empty PostgreSQL: the second waits, then finds the users and stops.
+    await tx.query("select pg_advisory_xact_lock(hashtext('seed_demo'))");
+    const { rows: again } = await tx.query<{ n: number }>('select count(*)::int as n from users');
+    if (Number(again[0]?.n) > 0) return false;
     await insertAll(tx, 'roles', ['name', 'description'], [
       ['Admin', 'Back-office administrators: every screen'],
       ['Buddy', 'Mechanics: their schedule and jobs'],
@@ -117,6 +121,6 @@ export async function seedDemo(db: Db, password: string, scryptCost: number): Pr
     ]);
     await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 1, id from users where email in ('user@example.com', 'buddy@example.com')`);
     await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 2, id from users where email = 'user@example.com'`);
+    return true;
   });
-  return true;
 }

@@ -1,11 +1,12 @@
 import type { FastifyServerOptions } from 'fastify';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { projectRoot } from '../shared/project-root.server.ts';
 import { buildUpstream } from './app.ts';
 import { DEFAULT_CONFIG, type UpstreamConfig } from './config.ts';
-import { openDatabase } from './db.ts';
+import { openDatabase, type Db } from './db.ts';
 import { migrate } from './migrate.ts';
 import { DEMO_ACCOUNTS, randomDemoPassword, seedDemo } from './seed.ts';
 
@@ -22,7 +23,7 @@ export interface StartUpstreamOptions {
   config?: Partial<UpstreamConfig>;
 }
 
-async function jwtSecretFrom(db: Awaited<ReturnType<typeof openDatabase>>, configured?: string): Promise<string> {
+async function jwtSecretFrom(db: Db, configured?: string): Promise<string> {
   if (configured) return configured;
   // Persisted so a restart keeps every issued token valid.
   await db.query("insert into settings (key, value) values ('jwt_secret', $1) on conflict (key) do nothing", [randomBytes(32).toString('base64url')]);
@@ -30,25 +31,53 @@ async function jwtSecretFrom(db: Awaited<ReturnType<typeof openDatabase>>, confi
   return rows[0]!.value;
 }
 
+const SWEEP_INTERVAL_MS = 3600 * 1000;
+
+/** Every refresh adds a row; expired rows no longer decide anything (an expired token is refused either way). */
+export async function sweepExpired(db: Db): Promise<void> {
+  await db.query("delete from refresh_tokens where expires_at < now() - interval '1 day'");
+  await db.query("delete from account_tokens where expires_at < now() - interval '1 day'");
+}
+
 /** Opens the database, migrates, seeds demo data when asked, and listens. */
 export async function startUpstream(opts: StartUpstreamOptions = {}) {
   const db = await openDatabase({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir });
+  try {
+    return await startOn(db, opts);
+  } catch (error) {
+    // A failed start (port taken, bad migration) must not leave a pool or a PGlite lock behind.
+    await db.close().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function startOn(db: Db, opts: StartUpstreamOptions) {
   await migrate(db);
   const host = opts.host ?? '127.0.0.1';
   const partial = opts.config ?? {};
+  // An in-memory database gets throw-away upload storage, removed again on close.
+  let tempUploadDir: string | undefined;
   const config: UpstreamConfig = {
     ...DEFAULT_CONFIG,
     ...partial,
     jwtSecret: await jwtSecretFrom(db, partial.jwtSecret),
-    uploadDir: partial.uploadDir ?? (opts.dataDir ? join(opts.dataDir, '..', 'uploads') : mkdtempSync(join(tmpdir(), 'bo-uploads-'))),
+    uploadDir: partial.uploadDir ?? (opts.dataDir ? join(opts.dataDir, '..', 'uploads') : opts.databaseUrl ? join(projectRoot(import.meta.url), 'data', 'uploads') : (tempUploadDir = mkdtempSync(join(tmpdir(), 'bo-uploads-')))),
     publicOrigin: partial.publicOrigin ?? '',
   };
   const shouldSeed = opts.seedDemo ?? !opts.databaseUrl;
   const demoPassword = shouldSeed ? opts.demoPassword ?? randomDemoPassword() : undefined;
   const seeded = shouldSeed ? await seedDemo(db, demoPassword!, config.scryptCost) : false;
 
+  await sweepExpired(db);
   const app = await buildUpstream({ db, config, logger: opts.logger });
-  await app.listen({ port: opts.port ?? 0, host });
+  const sweeper = setInterval(() => void sweepExpired(db).catch((error: unknown) => app.log.warn({ err: error }, 'token sweep failed')), SWEEP_INTERVAL_MS);
+  sweeper.unref();
+  await app.listen({ port: opts.port ?? 0, host }).catch(async (error: unknown) => {
+    clearInterval(sweeper);
+    await app.close();
+    if (tempUploadDir) rmSync(tempUploadDir, { recursive: true, force: true });
+    throw error;
+  });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port ?? 0;
   const origin = `http://${host}:${port}`;
@@ -64,8 +93,10 @@ export async function startUpstream(opts: StartUpstreamOptions = {}) {
     demoPassword: seeded ? demoPassword : opts.demoPassword,
     demoAccounts: shouldSeed ? DEMO_ACCOUNTS : null,
     async close() {
+      clearInterval(sweeper);
       await app.close();
       await db.close();
+      if (tempUploadDir) rmSync(tempUploadDir, { recursive: true, force: true });
     },
   };
 }

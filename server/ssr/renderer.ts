@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { QueryClient } from '@tanstack/react-query';
 import { createServerSideHelpers } from '@trpc/react-query/server';
 import { pathToFileURL } from 'node:url';
 import type { RenderInput, RenderOutput } from '../../client/entry-server.tsx';
@@ -53,7 +54,10 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
     enforceCsp: mode.kind === 'production',
     async render({ url, ctx, nonce, config }) {
       const entry = await loadEntry();
-      const helpers = createServerSideHelpers({ router: appRouter, ctx });
+      // One attempt per query on the server: a failing API shows its error state at once; the browser
+      // retries. Errors are dehydrated too, so the first paint says what went wrong.
+      const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: 30_000 }, dehydrate: { shouldDehydrateQuery: () => true } } });
+      const helpers = createServerSideHelpers({ router: appRouter, ctx, queryClient });
       const out = await entry.render({ url, lang: ctx.lang, nonce, helpers, queryClient: helpers.queryClient, config });
       const assets = await assetsFor(url);
       const inline = (assets as ClientAssets & { inline?: string[] }).inline ?? [];

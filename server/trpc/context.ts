@@ -12,6 +12,8 @@ export interface Context {
   lang: Language;
   log: FastifyBaseLogger;
   googleClientId: string | undefined;
+  /** Throws TOO_MANY_REQUESTS when this client or account has tried to sign in too often. */
+  checkLoginAllowed: (email: string) => Promise<void>;
 }
 
 export const LANG_COOKIE = 'lang';

@@ -15,6 +15,8 @@ export interface UpstreamClientOptions {
   /** Extra attempts for idempotent calls on connection errors and 502/503/504. */
   retries?: number;
   connections?: number;
+  /** Observes every attempt (metrics): method, request path, status (0 = no answer), seconds. */
+  onCall?: (method: string, path: string, status: number, seconds: number) => void;
 }
 
 export interface UpstreamCall {
@@ -81,6 +83,7 @@ export interface UpstreamClient {
 }
 
 export function createUpstreamClient(options: UpstreamClientOptions): UpstreamClient {
+  const options_ = options;
   const baseUrl = new URL(options.baseUrl.endsWith('/') ? options.baseUrl : options.baseUrl + '/');
   const pool = new Pool(baseUrl.origin, {
     connections: options.connections ?? 64,
@@ -111,12 +114,18 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   }
 
   async function once<T>(call: UpstreamCall): Promise<T> {
+    const options = requestOptions(call);
+    const started = performance.now();
+    const observe = (status: number) => options_.onCall?.(call.method, options.path, status, (performance.now() - started) / 1000);
     let response: Dispatcher.ResponseData;
     try {
-      response = await pool.request(requestOptions(call));
+      response = await pool.request(options);
     } catch (error) {
-      throw transportError(error);
+      const failure = transportError(error);
+      observe(failure.status);
+      throw failure;
     }
+    observe(response.statusCode);
     let parsed: unknown;
     try {
       const text = await response.body.text();

@@ -59,7 +59,7 @@ describe('catalogues in the browser', () => {
     // Sorted by name ascending by default: the first click reverses it.
     await page.getByTestId('sort-name').click();
     await page.waitForURL(/ordering=-name/);
-    expect(await page.getByRole('columnheader', { name: 'Name', exact: true }).getAttribute('aria-sort')).toBe('descending');
+    await page.locator('th[aria-sort="descending"]', { hasText: /^Name$/ }).waitFor();
     await page.getByTestId('page-size').selectOption('10');
     await page.getByTestId('list-search').fill('sw');
     await page.waitForURL(/search=sw/);

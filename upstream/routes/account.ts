@@ -117,7 +117,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
       throw new ApiError(400, 'user_does_not_exist');
     }
     if (user.locked_until && new Date(user.locked_until).getTime() > Date.now()) throw new ApiError(429, 'too_many_attempts');
-    const matches = user.password_hash ? await verifyPassword(input.password, user.password_hash) : await verifyPassword(input.password, await dummyHash).then(() => false);
+    const matches = (await verifyPassword(input.password, user.password_hash ?? (await dummyHash))) && user.password_hash !== null;
     if (!matches) {
       // Counted in SQL so concurrent wrong guesses cannot overwrite each other's increments.
       const { rows: counted } = await db.query<{ failed_logins: number; locked: boolean }>(

@@ -26,6 +26,7 @@ async function signIn(ctx: Context, call: Promise<unknown>) {
 }
 
 export async function loginWithPassword(ctx: Context, input: z.infer<typeof loginInput>) {
+  await ctx.checkLoginAllowed(input.email);
   return signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'account/login', body: input, lang: ctx.lang }));
 }
 

@@ -1,0 +1,75 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startUpstream } from '../../upstream/start.ts';
+
+/**
+ * What PGlite cannot show, because it runs one statement at a time: races on a real PostgreSQL.
+ * `.ci/run` starts a server and sets TEST_DATABASE_URL (an admin connection); each run gets its own database.
+ */
+const adminUrl = process.env.TEST_DATABASE_URL;
+type Upstream = Awaited<ReturnType<typeof startUpstream>>;
+
+describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () => {
+  const name = `up_race_${process.pid}_${Date.now()}`;
+  let admin: pg.Client;
+  let instances: Upstream[] = [];
+
+  beforeAll(async () => {
+    admin = new pg.Client({ connectionString: adminUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    const url = new URL(adminUrl!);
+    url.pathname = `/${name}`;
+    const options = { port: 0, databaseUrl: url.toString(), seedDemo: true, demoPassword: 'race-password', logger: false, config: { scryptCost: 1024, jwtSecret: 'race-secret-race-secret-race-secret!' } };
+    // Two instances migrating and seeding one empty database at the same moment.
+    const started = await Promise.allSettled([startUpstream(options), startUpstream(options)]);
+    instances = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    for (const r of started) if (r.status === 'rejected') throw r.reason;
+  });
+  afterAll(async () => {
+    await Promise.all(instances.map((up) => up.close()));
+    await admin?.query(`drop database if exists ${name}`);
+    await admin?.end();
+  });
+
+  const post = async (up: Upstream, path: string, body: unknown, token?: string) => {
+    const res = await fetch(up.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as { success: boolean; data: any; error: any } };
+  };
+
+  it('applies each migration once and seeds once', async () => {
+    expect(instances).toHaveLength(2);
+    const db = instances[0]!.db;
+    const migrations = (await db.query<{ name: string }>('select name from schema_migrations order by name')).rows.map((r) => r.name);
+    expect(migrations).toEqual([...new Set(migrations)]);
+    expect((await db.query<{ n: number }>("select count(*)::int as n from users where email = 'admin@example.com'")).rows[0]!.n).toBe(1);
+  });
+
+  it('gives every instance refreshing the same token at once the same new pair', async () => {
+    const [a, b] = instances as [Upstream, Upstream];
+    const first = (await post(a, 'account/login', { email: 'buddy@example.com', password: 'race-password' })).body.data;
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post(i % 2 ? a : b, 'account/refresh-token', { refresh_token: first.refresh_token })));
+    expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
+    expect(new Set(answers.map((r) => r.body.data.refresh_token)).size).toBe(1);
+    expect((await post(b, 'account/refresh-token', { refresh_token: answers[0]!.body.data.refresh_token })).status).toBe(200);
+  });
+
+  it('lets exactly one of several simultaneous invites of one address succeed', async () => {
+    const [a, b] = instances as [Upstream, Upstream];
+    const token = (await post(a, 'account/login', { email: 'admin@example.com', password: 'race-password' })).body.data.token;
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => post(i % 2 ? a : b, 'account/invite', { email: 'twice@example.com' }, token)));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(answers.filter((r) => r.body.error?.message === 'user_exists')).toHaveLength(5);
+  });
+
+  it('counts simultaneous wrong passwords without losing any', async () => {
+    const a = instances[0]!;
+    await Promise.all(Array.from({ length: 4 }, () => post(a, 'account/login', { email: 'shop@example.com', password: 'wrong' })));
+    const { rows } = await a.db.query<{ failed_logins: number }>("select failed_logins from users where email = 'shop@example.com'");
+    expect(rows[0]!.failed_logins).toBe(4);
+  });
+});
