@@ -94,7 +94,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     bodyLimit: 1024 * 1024,
     requestTimeout: 60_000,
     connectionTimeout: 65_000,
-    routerOptions: { ignoreTrailingSlash: false },
+    // tRPC batches put every procedure name in the path; the batch size itself is capped below.
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2000 },
   });
 
   const metrics = createMetrics();

@@ -1,0 +1,177 @@
+import fc from 'fast-check';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { safeRedirectPath } from '../../shared/route-table.ts';
+import { agent, mutate, query, setCookies, signIn } from '../support/http.ts';
+import { COOKIE_SECRET, DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+
+const logLines: string[] = [];
+const logStream = new Writable({
+  write(chunk, _encoding, done) {
+    logLines.push(String(chunk));
+    done();
+  },
+});
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack({ app: { logger: pino({ level: 'trace' }, logStream) } });
+});
+afterAll(async () => stack?.close());
+
+describe('CSRF and request shape', () => {
+  it('refuses every cross-site or malformed mutation', async () => {
+    const body = JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD });
+    const base = () => request(stack.baseUrl).post('/trpc/auth.login');
+    const cases = [
+      base().set('content-type', 'application/json').send(body), // no custom header
+      base().set('x-backoffice-csrf', '1').set('content-type', 'text/plain').send(body),
+      base().set('x-backoffice-csrf', '1').type('form').send({ email: 'a' }),
+      base().set('x-backoffice-csrf', '1').field('email', 'a'), // multipart
+      base().set('x-backoffice-csrf', '1').set('content-type', 'application/json').set('sec-fetch-site', 'cross-site').send(body),
+      base().set('x-backoffice-csrf', '1').set('content-type', 'application/json').set('origin', 'https://evil.example').send(body),
+      base().set('x-backoffice-csrf', '1').set('content-type', 'application/json').set('origin', 'null').send(body),
+    ];
+    for (const res of await Promise.all(cases)) expect(res.status).toBe(403);
+    const asGet = await request(stack.baseUrl).get(`/trpc/auth.logout`);
+    expect(asGet.status).toBe(405);
+  });
+
+  it('caps the size of a tRPC batch', async () => {
+    const paths = Array.from({ length: 11 }, () => 'session.me').join(',');
+    const res = await request(stack.baseUrl).get(`/trpc/${paths}?batch=1&input=${encodeURIComponent(JSON.stringify({}))}`);
+    expect(res.status).toBe(400);
+  });
+
+  it('redirects after login only to same-origin paths (1000 generated targets)', async () => {
+    const evil = fc.oneof(
+      fc.constantFrom('//x.example', '/\\x.example', '%2F%2Fx.example', 'javascript:alert(1)', 'http:x.example', '/\t/x.example', '\\\\x.example', 'https://x.example', '/%5C%5Cx.example'),
+      fc.string({ maxLength: 40 }),
+      fc.webUrl(),
+      fc.string({ maxLength: 20 }).map((s) => `/${s}`),
+    );
+    fc.assert(
+      fc.property(evil, (target) => {
+        const safe = safeRedirectPath(target);
+        const resolved = new URL(safe, 'https://backoffice.example');
+        expect(resolved.origin).toBe('https://backoffice.example');
+        expect(safe.startsWith('/') && !safe.startsWith('//') && !safe.startsWith('/\\')).toBe(true);
+      }),
+      { numRuns: 1000 },
+    );
+    // And end to end through the no-JavaScript form.
+    for (const target of ['//evil.example', '/\\evil.example', '%2F%2Fevil.example', 'javascript:alert(1)', 'http:evil.example']) {
+      const res = await request(stack.baseUrl).post('/login').type('form').send({ email: 'admin@example.com', password: DEMO_PASSWORD, redirect: target });
+      expect(res.status).toBe(303);
+      expect(new URL(res.headers.location as string, 'https://backoffice.example').origin).toBe('https://backoffice.example');
+    }
+  });
+});
+
+describe('cookies', () => {
+  it('sets __Host- cookies with fixed attributes in production mode', async () => {
+    const secure = await startStack({ upstream: stack.upstream, app: { secureCookies: true } });
+    try {
+      const res = await mutate(agent(secure), 'auth.login', { email: 'admin@example.com', password: DEMO_PASSWORD });
+      const cookies = setCookies(res).map((c) => c.replace(/=[^;]+;/, '=<sealed>;'));
+      expect(cookies).toEqual([
+        '__Host-bo_at=<sealed>; Max-Age=2592000; Path=/; HttpOnly; Secure; SameSite=Lax',
+        '__Host-bo_rt=<sealed>; Max-Age=2592000; Path=/; HttpOnly; Secure; SameSite=Lax',
+      ]);
+      for (const cookie of setCookies(res)) expect(cookie.length).toBeLessThan(4096);
+      const page = await agent(secure).get('/login');
+      expect(page.headers['strict-transport-security']).toMatch(/max-age=31536000/);
+    } finally {
+      await secure.close();
+    }
+  });
+
+  it('re-issues cookies sealed with a retired key', async () => {
+    const client = agent(stack);
+    await signIn(client, 'buddy@example.com', DEMO_PASSWORD);
+    const rotated = await startStack({ upstream: stack.upstream, app: { cookieSecrets: ['a-brand-new-cookie-secret-of-enough-length', COOKIE_SECRET] } });
+    try {
+      const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false })).map((c: { name: string; value: string }) => `${c.name}=${c.value}`).join('; ');
+      const res = await request(rotated.baseUrl).get('/trpc/account.get').set('cookie', cookie);
+      expect(res.status).toBe(200);
+      expect(setCookies(res).filter((c) => /^bo_(at|rt)=v1\./.test(c))).toHaveLength(2);
+    } finally {
+      await rotated.close();
+    }
+  });
+});
+
+describe('output', () => {
+  it('stored script payloads never become executable in the server-rendered page', async () => {
+    const client = agent(stack);
+    await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    const payload = `</script><script>alert(1)</script><!-- \u2028\u2029 <img src=x onerror=alert(2)>`;
+    const created = await mutate(client, 'companies.create', { name: `XSS ${payload}`.slice(0, 120), address: payload });
+    expect(created.status).toBe(200);
+    const page = await client.get('/companies?search=XSS');
+    expect(page.status).toBe(200);
+    const nonce = /'nonce-([^']+)'/.exec(page.headers['content-security-policy'] as string)![1]!;
+    const scripts = [...page.text.matchAll(/<script\b[^>]*>/gi)].map((m) => m[0]);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
+    expect(page.text).not.toContain('<img src=x');
+    const state = /<script id="__BO_STATE__"[^>]*>([\s\S]*?)<\/script>/.exec(page.text)![1]!;
+    expect(state).not.toMatch(/[<>\u2028\u2029]/);
+    expect(JSON.stringify(JSON.parse(state))).toContain('alert(1)');
+    expect(page.text).toContain('&lt;/script&gt;&lt;script&gt;alert(1)');
+    await mutate(client, 'companies.delete', { id: created.body.result.data.id });
+  });
+
+  it('never puts a token in rendered HTML or dehydrated state', async () => {
+    const client = agent(stack);
+    const login = await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    const pair = await (await fetch(stack.upstream.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }) })).json();
+    expect(JSON.stringify(login.body)).not.toMatch(/eyJ/);
+    for (const path of ['/', '/profile', '/companies']) {
+      const html = (await client.get(path)).text;
+      expect(html).not.toMatch(/eyJ[\w-]{10,}/);
+      expect(html).not.toContain(pair.data.refresh_token.slice(0, 20));
+    }
+  });
+
+  it('keeps tokens, cookies, passwords and signatures out of the logs', async () => {
+    const client = agent(stack);
+    await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    await query(client, 'account.get');
+    await mutate(client, 'upload.sign', { kind: 'bicycle', contentType: 'image/png' });
+    await request(stack.baseUrl).post('/login').type('form').send({ email: 'admin@example.com', password: DEMO_PASSWORD });
+    await mutate(client, 'auth.logout');
+    const logs = logLines.join('');
+    expect(logs.length).toBeGreaterThan(1000);
+    expect(logs).not.toMatch(/eyJ[\w-]{10,}/);
+    expect(logs).not.toContain(DEMO_PASSWORD);
+    expect(logs).not.toMatch(/bo_(at|rt)=v1\./);
+    expect(logs).not.toMatch(/sig=/);
+  });
+});
+
+describe('operations endpoints', () => {
+  it('serves health, readiness and Prometheus metrics', async () => {
+    expect((await request(stack.baseUrl).get('/healthz')).body).toEqual({ status: 'ok' });
+    expect((await request(stack.baseUrl).get('/readyz')).status).toBe(200);
+    const metrics = await request(stack.baseUrl).get('/metrics');
+    expect(metrics.text).toContain('backoffice_http_request_duration_seconds_bucket');
+    expect(metrics.text).toContain('backoffice_upstream_request_duration_seconds_bucket{');
+    expect(metrics.text).toMatch(/backoffice_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+  });
+
+  it('limits sign-in attempts per account', async () => {
+    const limited = await startStack({ upstream: stack.upstream, app: { loginLimits: { perAccountPer15Minutes: 3, perIpPerMinute: 100 } } });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 5; i++) statuses.push((await mutate(agent(limited), 'auth.login', { email: 'nobody@example.com', password: 'whatever' })).status);
+      expect(statuses).toEqual([400, 400, 400, 429, 429]);
+      // Another account from the same address is still allowed.
+      expect((await mutate(agent(limited), 'auth.login', { email: 'admin@example.com', password: DEMO_PASSWORD })).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+});
