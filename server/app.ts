@@ -159,6 +159,16 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const loginLimiter = createLoginLimiter(app, opts.loginLimits);
   instrument(app, metrics, opts.metricsToken);
 
+  // Draining: responses finished after close() began end their connection, so keep-alive clients
+  // cannot hold the server open past the requests that were in flight.
+  let draining = false;
+  app.addHook('preClose', async () => {
+    draining = true;
+  });
+  app.addHook('onSend', async (_req, reply) => {
+    if (draining) reply.header('connection', 'close');
+  });
+
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     try {
