@@ -12,8 +12,22 @@ export const resources = {
   sv: { common: { ...svCommon, resources: svResources } },
 } as const;
 
-/** One instance per render on the server, one for the page in the browser. Resources are bundled: no flash of keys. */
+const serverInstances = new Map<Language, i18n>();
+
+/**
+ * The browser gets one instance that switches language; the server keeps one instance per language
+ * (never switched, so safe to share between requests). Resources are bundled: no flash of keys.
+ */
 export function createI18n(lang: Language): i18n {
+  if (typeof window === 'undefined') {
+    let shared = serverInstances.get(lang);
+    if (!shared) serverInstances.set(lang, (shared = createInstance(lang)));
+    return shared;
+  }
+  return createInstance(lang);
+}
+
+function createInstance(lang: Language): i18n {
   const instance = i18next.createInstance();
   void instance.use(initReactI18next).init({
     resources,

@@ -15,6 +15,10 @@ const envSchema = z.object({
   /** Comma-separated; the first signs and encrypts, the others are still accepted (rotation). */
   COOKIE_SECRETS: csv.pipe(z.array(z.string().min(32, 'each cookie secret needs at least 32 characters')).min(1)).optional(),
   GOOGLE_CLIENT_ID: z.string().optional(),
+  /** Only for the in-process reference API: where it fetches Google's signing keys. */
+  GOOGLE_JWKS_URL: z.url().optional(),
+  /** When set, /metrics requires `Authorization: Bearer <token>`. */
+  METRICS_TOKEN: z.string().min(16).optional(),
   DEMO_PASSWORD: z.string().min(3).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   PUBLIC_URL: z.url().optional(),

@@ -50,7 +50,13 @@ if (!upstreamUrl) {
     dataDir: env.DATABASE_URL ? undefined : join(root, 'data', 'pglite'),
     demoPassword: env.DEMO_PASSWORD,
     logger: logger.child({ service: 'upstream' }),
-    config: { appUrl: publicUrl, corsOrigins: [publicUrl, `http://127.0.0.1:${port}`], logMailLinks: true },
+    config: {
+      appUrl: publicUrl,
+      corsOrigins: [publicUrl, `http://127.0.0.1:${port}`],
+      logMailLinks: true,
+      googleClientId: env.GOOGLE_CLIENT_ID,
+      ...(env.GOOGLE_JWKS_URL ? { googleJwksUrl: env.GOOGLE_JWKS_URL } : {}),
+    },
   });
   upstreamUrl = upstream.url;
 }
@@ -68,6 +74,7 @@ const app = await buildApp({
   uploadOrigin: new URL(upstream?.origin ?? upstreamUrl!).origin,
   upstreamTimeouts: { connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS, headersMs: env.UPSTREAM_HEADERS_TIMEOUT_MS, bodyMs: env.UPSTREAM_BODY_TIMEOUT_MS },
   trustProxy: env.TRUST_PROXY,
+  metricsToken: env.METRICS_TOKEN,
 });
 
 await app.listen({ port, host: env.HOST });

@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.close());
 
-const procedures = Object.entries(appRouter._def.procedures as Record<string, { _def: { type: 'query' | 'mutation' } }>)
+const procedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { type: 'query' | 'mutation' } }>)
   .filter(([path]) => !SKIP.has(path))
   .map(([path, proc]) => ({ path, type: proc._def.type }));
 

@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+// React's production build, as `npm start` runs it. Set before React loads (the imports below are
+// dynamic for that reason): a development `react` with a production `react-dom/server` cannot render.
+process.env.NODE_ENV ??= 'production';
+const { buildApp } = await import('../server/app.ts');
+const { startUpstream } = await import('../upstream/start.ts');
+
+/**
+ * Load and soak of the real stack (issue: reliability). The server and the reference API run here;
+ * the load comes from bench/load-client.ts in a second process. Set BENCH_DATABASE_URL to run the
+ * API on PostgreSQL (PGlite serialises every query and becomes the bottleneck).
+ */
+export interface LoadResult {
+  label: string;
+  requests: number;
+  rps: number;
+  latency: { p50: number; p90: number; p99: number; max: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  statusCodes: Record<string, { count: number }>;
+  rssMb: { start: number; end: number; max: number; samples: number[] };
+}
+
+export async function runLoad(opts: { connections: number; duration: number; label: string; sampleEverySeconds?: number }): Promise<LoadResult> {
+  const databaseUrl = process.env.BENCH_DATABASE_URL;
+  const upstream = await startUpstream({ port: 0, databaseUrl, seedDemo: !databaseUrl || process.env.BENCH_SEED === 'true', demoPassword: 'bench-password', logger: false, config: { scryptCost: 1024 } });
+  const app = await buildApp({
+    upstreamUrl: upstream.url,
+    cookieSecrets: ['bench-cookie-secret-bench-cookie-secret-0001'],
+    secureCookies: false,
+    ssr: { kind: 'production', clientDir: join(import.meta.dirname, '..', 'dist', 'client'), entryServerPath: join(import.meta.dirname, '..', 'dist', 'server', 'entry-server.js') },
+    version: 'bench',
+    logger: false,
+    loginLimits: { perIpPerMinute: 1000 },
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const target = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+  const login = await fetch(`${target}/trpc/auth.login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-backoffice-csrf': '1' },
+    body: JSON.stringify({ email: 'admin@example.com', password: 'bench-password' }),
+  });
+  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+
+  const samples: number[] = [];
+  const rss = () => Math.round(process.memoryUsage().rss / 1024 / 1024);
+  const start = rss();
+  const sampler = setInterval(() => samples.push(rss()), (opts.sampleEverySeconds ?? 5) * 1000);
+  const output = await new Promise<string>((resolve, reject) => {
+    const child = spawn(process.execPath, [join(import.meta.dirname, 'load-client.ts')], {
+      env: { ...process.env, TARGET: target, COOKIE: cookie, CONNECTIONS: String(opts.connections), DURATION: String(opts.duration) },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`load client exited ${code}`))));
+  });
+  clearInterval(sampler);
+  const end = rss();
+  await app.close();
+  await upstream.close();
+  return { label: opts.label, ...(JSON.parse(output) as Omit<LoadResult, 'label' | 'rssMb'>), rssMb: { start, end, max: Math.max(start, end, ...samples), samples } };
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const connections = Number(process.env.CONNECTIONS ?? 200);
+  const duration = Number(process.env.DURATION ?? 60);
+  const result = await runLoad({ connections, duration, label: process.env.LABEL ?? `${connections} connections, ${duration} s` });
+  process.stdout.write(JSON.stringify(result, null, 2) + '\n');
+}

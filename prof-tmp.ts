@@ -1,0 +1,15 @@
+import { join } from 'node:path';
+import { buildApp } from './server/app.ts';
+import { startUpstream } from './upstream/start.ts';
+const upstream = await startUpstream({ port: 0, databaseUrl: 'postgres://postgres@127.0.0.1:55432/bench', seedDemo: false, logger: false, config: { scryptCost: 1024 } });
+const app = await buildApp({ upstreamUrl: upstream.url, cookieSecrets: ['bench-cookie-secret-bench-cookie-secret-0001'], secureCookies: false, ssr: { kind: 'production', clientDir: join(process.cwd(), 'dist', 'client'), entryServerPath: join(process.cwd(), 'dist', 'server', 'entry-server.js') }, version: 'b', logger: false });
+const login = await app.inject({ method: 'POST', url: '/trpc/auth.login', headers: { 'content-type': 'application/json', 'x-backoffice-csrf': '1' }, payload: JSON.stringify({ email: 'admin@example.com', password: 'bench-password' }) });
+const cookie = (login.headers['set-cookie'] as string[]).map((c) => c.split(';')[0]).join('; ');
+for (let i = 0; i < 30; i++) await app.inject({ url: '/companies', headers: { cookie } });
+let t = performance.now();
+for (let i = 0; i < 100; i++) await app.inject({ url: '/companies', headers: { cookie } });
+console.log('companies ms/page', (performance.now() - t) / 100);
+t = performance.now();
+for (let i = 0; i < 100; i++) await app.inject({ url: '/login' });
+console.log('login ms/page', (performance.now() - t) / 100);
+await app.close(); await upstream.close();
