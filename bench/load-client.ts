@@ -22,7 +22,9 @@ const requests = [
   { method: 'POST' as const, path: '/trpc/account.update', headers: json, body: JSON.stringify({ first_name: 'Ada', last_name: 'Admin' }) },
 ];
 
-const result = await autocannon({ url, connections, duration, requests, timeout: 20, ...(rate ? { connectionRate: rate } : {}) });
+// ONLY=<index> runs one kind of request alone (to see which one costs what).
+const only = process.env.ONLY === undefined ? requests : [requests[Number(process.env.ONLY)]!];
+const result = await autocannon({ url, connections, duration, requests: only, timeout: 20, ...(rate ? { connectionRate: rate } : {}) });
 process.stdout.write(
   JSON.stringify({
     requests: result.requests.total,

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 // dynamic for that reason): a development `react` with a production `react-dom/server` cannot render.
 process.env.NODE_ENV ??= 'production';
 const { buildApp } = await import('../server/app.ts');
-const { startUpstream } = await import('../upstream/start.ts');
 
 /**
  * Load and soak of the real stack (issue: reliability). The server and the reference API run here;
@@ -24,9 +23,34 @@ export interface LoadResult {
   rssMb: { start: number; end: number; max: number; samples: number[] };
 }
 
-export async function runLoad(opts: { connections: number; duration: number; label: string; sampleEverySeconds?: number }): Promise<LoadResult> {
+/** The reference API in a process of its own, as in production (it must not share our event loop). */
+async function startUpstreamProcess() {
+  const port = 4400 + Math.floor(Math.random() * 500);
   const databaseUrl = process.env.BENCH_DATABASE_URL;
-  const upstream = await startUpstream({ port: 0, databaseUrl, seedDemo: !databaseUrl || process.env.BENCH_SEED === 'true', demoPassword: 'bench-password', logger: false, config: { scryptCost: 1024 } });
+  const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'upstream', 'main.ts')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      DEMO_PASSWORD: 'bench-password',
+      SEED_DEMO: databaseUrl ? (process.env.BENCH_SEED ?? 'false') : 'true',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { UPSTREAM_DATA_DIR: join(import.meta.dirname, '.data', `pglite-${port}`) }),
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('listening')) resolve();
+    });
+    child.on('exit', (code) => reject(new Error(`upstream exited ${code}: ${out}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/api/`, child };
+}
+
+export async function runLoad(opts: { connections: number; duration: number; label: string; sampleEverySeconds?: number }): Promise<LoadResult> {
+  const upstream = await startUpstreamProcess();
   const app = await buildApp({
     upstreamUrl: upstream.url,
     cookieSecrets: ['bench-cookie-secret-bench-cookie-secret-0001'],
@@ -61,7 +85,7 @@ export async function runLoad(opts: { connections: number; duration: number; lab
   clearInterval(sampler);
   const end = rss();
   await app.close();
-  await upstream.close();
+  upstream.child.kill('SIGTERM');
   return { label: opts.label, ...(JSON.parse(output) as Omit<LoadResult, 'label' | 'rssMb'>), rssMb: { start, end, max: Math.max(start, end, ...samples), samples } };
 }
 

@@ -54,26 +54,32 @@ export async function render(input: RenderInput): Promise<RenderOutput> {
 
   const html = await new Promise<string>((resolve, reject) => {
     let failed: unknown = null;
+    // Bounded: a render that cannot finish is aborted (and the timer released as soon as it does finish,
+    // so finished renders are not kept alive by it).
+    const timer = setTimeout(() => {
+      stream.abort();
+      reject(failed ?? new Error('render timed out'));
+    }, RENDER_TIMEOUT_MS);
     const stream = renderToPipeableStream(sheet.collectStyles(app), {
       nonce: input.nonce,
       onAllReady() {
         const sink = new PassThrough();
         const chunks: Buffer[] = [];
         sink.on('data', (chunk: Buffer) => chunks.push(chunk));
-        sink.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        sink.on('end', () => {
+          clearTimeout(timer);
+          resolve(Buffer.concat(chunks).toString('utf8'));
+        });
         stream.pipe(sink);
       },
       onShellError(error) {
+        clearTimeout(timer);
         reject(error);
       },
       onError(error) {
         failed = error;
       },
     });
-    setTimeout(() => {
-      stream.abort();
-      if (failed) reject(failed);
-    }, RENDER_TIMEOUT_MS).unref();
   });
 
   const head = sheet.getStyleTags();
