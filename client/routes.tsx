@@ -64,6 +64,7 @@ for (const def of ENTITIES as readonly EntityDef[]) {
   if (def.detailRoute) PAGES[def.detailRoute] ??= entityDetailPage(def);
 }
 PAGES['/promo-codes/:id'] = entityDetailPage(ENTITIES.find((e) => e.name === 'promo-codes')!, () => import('./pages/promo-code-page.tsx'));
+PAGES['/bicycles/:id'] = entityDetailPage(ENTITIES.find((e) => e.name === 'bicycles')!, () => import('./pages/bicycle-page.tsx'));
 
 const lazyCache = new Map<string, LazyExoticComponent<ComponentType>>();
 function lazyPage(path: string, def: PageDef) {

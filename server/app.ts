@@ -23,6 +23,7 @@ import { loginWithPassword } from './trpc/routers/auth.ts';
 import { UpstreamError, createUpstreamClient, type UpstreamClient } from './upstream/client.ts';
 import { createMetrics, instrument, pathTemplate, type Metrics } from './metrics.ts';
 import { createLoginLimiter } from './login-limiter.ts';
+import { registerExports } from './export.ts';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyUnderPressure from '@fastify/under-pressure';
 
@@ -220,6 +221,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       return back('generic');
     }
   });
+
+  registerExports(app, createContext);
 
   const renderer = await createSsrRenderer(app, opts.ssr);
   const clientDir = opts.ssr.kind === 'production' ? opts.ssr.clientDir : null;

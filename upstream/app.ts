@@ -12,6 +12,8 @@ import { registerAccountRoutes } from './routes/account.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerEntityResource } from './resources/entity-resource.ts';
+import { registerBicycles } from './resources/bicycles.ts';
+import { registerUsers } from './resources/users.ts';
 
 export interface BuildUpstreamOptions {
   db: Db;
@@ -56,7 +58,11 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   const { issuePair } = registerAccountRoutes(app, db, config);
   registerGoogleRoutes(app, db, config, issuePair);
   registerUploadRoutes(app, db, config);
-  for (const def of ENTITIES as readonly EntityDef[]) registerEntityResource(app, db, config, def);
+  for (const def of ENTITIES as readonly EntityDef[]) {
+    if (def.name === 'bicycles') registerBicycles(app, db, config);
+    else registerEntityResource(app, db, config, def);
+  }
+  registerUsers(app, db, config);
 
   app.get('/api/promo-codes/:id/users/', { preHandler: requireAuth(config, ['Admin']) }, async (req, reply) => {
     const id = Number((req.params as { id: string }).id);

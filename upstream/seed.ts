@@ -121,6 +121,31 @@ export async function seedDemo(db: Db, password: string, scryptCost: number): Pr
     ]);
     await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 1, id from users where email in ('user@example.com', 'buddy@example.com')`);
     await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 2, id from users where email = 'user@example.com'`);
+    // Bicycles for the first owners: enough for paging, filters and the export.
+    const brands = ['Crescent Elsa', 'Monark Karin', 'Trek FX 3', 'Specialized Sirrus', 'Bianchi Via Nirone', 'Riese & Müller Load 75', 'Kona Dew', 'Cannondale Quick 4'];
+    for (let i = 0; i < 36; i++) {
+      await tx.query(
+        `insert into bicycles (brand_and_model, serial_number, bicycle_type_id, owner_id, groupset, drivetrain, front_brake, lock_model, insurance_company,
+                               tyre_size, tyre_diameter, valve_type, age_and_condition, purchase_date, purchase_value, year, is_active)
+         values ($1, $2, $3, (select id from users order by id offset $4 limit 1), $5, 'chain', $6, 'Abus Bordo', $7, $8, '622', $9, $10, $11, $12, $13, $14)`,
+        [
+          brands[i % brands.length],
+          `WTU${String(100000 + i * 7919).slice(0, 6)}`,
+          (i % 5) + 1,
+          4 + Math.floor(i / 3),
+          i % 2 ? 'Shimano Deore' : 'Shimano Nexus 7',
+          i % 3 ? 'disc' : 'rim',
+          i % 4 ? 'Folksam' : null,
+          i % 2 ? '35' : '40',
+          ['presta', 'schrader', 'dunlop'][i % 3],
+          i % 3 ? 'Good, serviced last year' : 'Worn chain, needs brake pads',
+          `20${String(18 + (i % 7)).padStart(2, '0')}-0${(i % 9) + 1}-15`,
+          String(4000 + i * 250),
+          String(2018 + (i % 7)),
+          i % 9 !== 0,
+        ],
+      );
+    }
     return true;
   });
 }

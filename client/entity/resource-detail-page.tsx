@@ -3,7 +3,7 @@ import { TrashIcon } from '@primer/octicons-react';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams } from 'react-router-dom';
-import type { EntityDef } from '../../shared/entity/define.ts';
+import type { EntityDef, EntityRecord } from '../../shared/entity/define.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { errorText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
@@ -12,7 +12,17 @@ import { entityApi, useEntityUtils } from './entity-api.ts';
 import { ResourceForm } from './resource-form.tsx';
 
 /** `/<entity>/:id` (and `/<entity>/new`): the record's form, delete, and any extra sections. */
-export function ResourceDetailPage({ def, children }: { def: EntityDef; children?: (id: number) => ReactNode }) {
+interface Props {
+  def: EntityDef;
+  /** Extra sections below the form (images, related lists). */
+  children?: (id: number) => ReactNode;
+  /** Extra buttons beside Delete (activate, deactivate). */
+  actions?: (record: EntityRecord) => ReactNode;
+  /** Asked before saving changes (the bicycle form's confirm-changes dialog). */
+  confirmSave?: () => Promise<boolean>;
+}
+
+export function ResourceDetailPage({ def, children, actions, confirmSave }: Props) {
   const { t } = useTranslation();
   const { id: rawId = '' } = useParams();
   const navigate = useNavigate();
@@ -67,15 +77,19 @@ export function ResourceDetailPage({ def, children }: { def: EntityDef; children
           {current ? def.label(current) : t('list.new', { name: t(`resources.${def.name}.one`) })}
         </Heading>
         {current && (
-          <Button variant="danger" leadingVisual={TrashIcon} onClick={() => void onDelete()} data-testid="detail-delete">
-            {t('form.delete')}
-          </Button>
+          <div style={{ display: 'flex', gap: 8 }}>
+            {actions?.(current)}
+            <Button variant="danger" leadingVisual={TrashIcon} onClick={() => void onDelete()} data-testid="detail-delete">
+              {t('form.delete')}
+            </Button>
+          </div>
         )}
       </div>
       <ResourceForm
         key={current ? `${current.id}-${current.version}` : 'new'}
         def={def}
         record={current}
+        confirmSave={current ? confirmSave : undefined}
         onSaved={(saved) => {
           if (isNew) navigate(def.detailRoute!.replace(':id', String(saved.id)), { replace: true });
         }}

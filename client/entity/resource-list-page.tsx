@@ -13,6 +13,7 @@ import { entityApi, useEntityUtils } from './entity-api.ts';
 import { FieldValue } from './field-value.tsx';
 import { useListState } from './list-state.ts';
 import { ResourceForm } from './resource-form.tsx';
+import { CsvExportButton } from './csv-export.tsx';
 
 const Bar = styled.div`
   display: flex;
@@ -141,9 +142,12 @@ export function ResourceListPage({ def }: { def: EntityDef }) {
     <section>
       <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 8 }}>
         <Heading as="h1">{title}</Heading>
-        <Button variant="primary" leadingVisual={PlusIcon} onClick={() => open('new')} data-testid="list-new">
-          {t('list.new', { name: one })}
-        </Button>
+        <div style={{ display: 'flex', gap: 8 }}>
+          {def.exportable && <CsvExportButton def={def} params={params} />}
+          <Button variant="primary" leadingVisual={PlusIcon} onClick={() => open('new')} data-testid="list-new">
+            {t('list.new', { name: one })}
+          </Button>
+        </div>
       </div>
       <Bar role="search">
         <TextInput

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CookieSerializeOptions } from '@fastify/cookie';
+import type { Dispatcher } from 'undici';
 import { UpstreamError, type UpstreamCall, type UpstreamClient } from '../upstream/client.ts';
 import type { CookieSealer } from './cookie-crypto.ts';
 import type { RefreshCoordinator } from './refresh-coordinator.ts';
@@ -40,6 +41,8 @@ export interface RequestSession {
   ensureFresh(): Promise<void>;
   /** Calls the upstream as the signed-in user: one refresh and one retry on 401. */
   call<T>(call: Omit<UpstreamCall, 'token'>): Promise<T>;
+  /** The same for a streamed answer (exports); the caller owns the body. */
+  stream(call: Omit<UpstreamCall, 'token'>): Promise<Dispatcher.ResponseData>;
 }
 
 interface Deps {
@@ -120,6 +123,17 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
       if (tokens === used) await refreshNow();
       if (!tokens) throw new SessionExpiredError();
       return deps.upstream.call<T>({ ...call, token: tokens.token });
+    },
+    async stream(call) {
+      if (!tokens) throw new SessionExpiredError();
+      if (accessExpired()) await refreshNow();
+      const used = tokens!;
+      const first = await deps.upstream.stream({ ...call, token: used.token });
+      if (first.statusCode !== 401) return first;
+      await first.body.dump();
+      if (tokens === used) await refreshNow();
+      if (!tokens) throw new SessionExpiredError();
+      return deps.upstream.stream({ ...call, token: tokens.token });
     },
   };
 }

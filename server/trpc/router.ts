@@ -3,6 +3,7 @@ import { accountRouter, uploadRouter } from './routers/account.ts';
 import { authRouter } from './routers/auth.ts';
 import { entityRouters } from './routers/entities.ts';
 import { sessionRouter } from './routers/session.ts';
+import { usersRouter } from './routers/users.ts';
 
 export const appRouter = router({
   auth: authRouter,
@@ -10,6 +11,7 @@ export const appRouter = router({
   account: accountRouter,
   upload: uploadRouter,
   ...entityRouters,
+  users: usersRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,6 @@
 import type { EntityDef } from '../entity/define.ts';
 import { bicycleTypesEntity } from './bicycle-types.ts';
+import { bicyclesEntity } from './bicycles.ts';
 import { companiesEntity } from './companies.ts';
 import { competenciesEntity } from './competencies.ts';
 import { languagesEntity } from './languages.ts';
@@ -22,6 +23,7 @@ export const ENTITIES = [
   productsEntity,
   companiesEntity,
   promoCodesEntity,
+  bicyclesEntity,
 ] as const satisfies readonly EntityDef[];
 
 export function entityByName(name: string): EntityDef | undefined {

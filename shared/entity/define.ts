@@ -71,6 +71,8 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
   checks?: readonly CrossFieldCheck[];
   /** Text of a record in choice lists and titles. */
   label: (record: Record<string, unknown>) => string;
+  /** Offers a streamed CSV export of the list (same search and filters). */
+  exportable?: boolean;
 }
 
 export function defineEntity<const F extends Record<string, FieldDef>>(def: EntityDef<F>): EntityDef<F> {

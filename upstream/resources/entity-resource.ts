@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { Readable } from 'node:stream';
 import { z } from 'zod';
+import { csvRow, safeFileName } from '../../shared/csv.ts';
 import { createSchema, filterKeys, listParamsSchema, sortableKeys, writableFields, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import type { UpstreamConfig } from '../config.ts';
@@ -56,7 +58,12 @@ function mapDbError(def: EntityDef, error: unknown, op: 'write' | 'delete' = 'wr
  * The generic REST resource of an entity (ADR 006): list with paging/search/sort/filters, read,
  * create, full and partial update guarded by `version`, delete. Reads need a staff role, writes Admin.
  */
-export function registerEntityResource(app: FastifyInstance, db: Db, config: UpstreamConfig, def: EntityDef) {
+export interface ResourceHooks {
+  /** Business rules beyond the schema, checked before an insert (e.g. an owner's bicycle limit). */
+  beforeCreate?: (input: Record<string, unknown>) => Promise<void>;
+}
+
+export function registerEntityResource(app: FastifyInstance, db: Db, config: UpstreamConfig, def: EntityDef, hooks: ResourceHooks = {}) {
   const t = def.table;
   const base = `/api/${def.name}/`;
   const read = requireAuth(config, STAFF_ROLES);
@@ -69,8 +76,8 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
   const labels = Object.entries(def.fields)
     .filter(([, f]) => f.kind === 'reference')
     .map(([key, f]) => {
-      const target = entityByName(f.reference!.entity)!;
-      return `(select r.${f.reference!.label} from ${target.table} r where r.id = t.${key}) as ${key}_label`;
+      const table = entityByName(f.reference!.entity)?.table ?? f.reference!.entity.replace(/-/g, '_');
+      return `(select r.${f.reference!.label} from ${table} r where r.id = t.${key}) as ${key}_label`;
     });
   const select = `select t.*${labels.map((l) => ', ' + l).join('')} from ${t} t`;
   const listParams = listParamsSchema(def);
@@ -81,15 +88,8 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
     return rows[0] ? normalizeRow(def, rows[0]) : null;
   }
 
-  app.get(base, { preHandler: read }, async (req, reply) => {
-    const query = req.query as Record<string, string>;
-    const { page, page_size, search, ordering } = parseBody(listParams, {
-      page: query.page,
-      page_size: query.page_size,
-      search: query.search,
-      ordering: query.ordering,
-      filters: Object.fromEntries(filters.filter((k) => query[k] !== undefined && query[k] !== '').map((k) => [k, query[k]])),
-    });
+  /** WHERE clause of a list or export from its query string (search and filters), parameterised. */
+  function whereOf(query: Record<string, string>, search: string | undefined) {
     const where: string[] = [];
     const params: unknown[] = [];
     if (search && searchable.length) {
@@ -101,11 +101,26 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
       params.push(filterValue(def.fields[key]!, query[key]));
       where.push(`t.${key} = $${params.length}`);
     }
+    return { sql: where.length ? ` where ${where.join(' and ')}` : '', params };
+  }
+
+  const parseList = (query: Record<string, string>) =>
+    parseBody(listParams, {
+      page: query.page,
+      page_size: query.page_size,
+      search: query.search,
+      ordering: query.ordering,
+      filters: Object.fromEntries(filters.filter((k) => query[k] !== undefined && query[k] !== '').map((k) => [k, query[k]])),
+    });
+
+  app.get(base, { preHandler: read }, async (req, reply) => {
+    const query = req.query as Record<string, string>;
+    const { page, page_size, search, ordering } = parseList(query);
+    const { sql: whereSql, params } = whereOf(query, search);
     const order = ordering ?? def.defaultSort;
     const desc = order.startsWith('-');
     const column = order.replace(/^-/, '');
     if (!sortable.has(column)) throw new ApiError(400, 'validation_error', undefined, { ordering: 'validation.option' });
-    const whereSql = where.length ? ` where ${where.join(' and ')}` : '';
     const direction = desc ? 'desc' : 'asc';
     const [{ rows: countRows }, { rows }] = await Promise.all([
       db.query<{ n: number }>(`select count(*)::int as n from ${t} t${whereSql}`, params),
@@ -118,6 +133,39 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
     });
   });
 
+  if (def.exportable) {
+    const columnsOut = ['id', ...Object.keys(def.fields).flatMap((k) => (def.fields[k]!.kind === 'reference' ? [k, `${k}_label`] : [k])), 'created_at', 'updated_at'];
+    app.get(`${base}export/`, { preHandler: read }, async (req, reply) => {
+      const query = req.query as Record<string, string>;
+      const { search } = parseList({ ...query, page: undefined as unknown as string, page_size: undefined as unknown as string, ordering: undefined as unknown as string });
+      const { sql: whereSql, params } = whereOf(query, search);
+      const batch = 1000;
+      // Keyset pages by id: constant memory and no OFFSET cost however many rows there are.
+      async function* rows() {
+        yield csvRow(columnsOut);
+        let after = 0;
+        for (;;) {
+          const keyset = `${whereSql ? whereSql + ' and' : ' where'} t.id > $${params.length + 1}`;
+          const { rows: page } = await db.query(`${select}${keyset} order by t.id limit ${batch}`, [...params, after]);
+          if (page.length === 0) return;
+          let chunk = '';
+          for (const row of page) {
+            const record = normalizeRow(def, row);
+            chunk += csvRow(columnsOut.map((c) => record[c]));
+          }
+          after = Number(page[page.length - 1]!.id);
+          yield chunk;
+          if (page.length < batch) return;
+        }
+      }
+      reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="${safeFileName(def.name, 'csv')}"`)
+        .header('cache-control', 'no-store');
+      return reply.send(Readable.from(rows()));
+    });
+  }
+
   app.get(`${base}:id/`, { preHandler: read }, async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const record = await fetchOne(id);
@@ -127,6 +175,7 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
 
   app.post(base, { preHandler: write }, async (req, reply) => {
     const input = parseBody(create, req.body) as Record<string, unknown>;
+    await hooks.beforeCreate?.(input);
     try {
       const { rows } = await db.query<{ id: number }>(
         `insert into ${t} (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')}) returning id`,
@@ -182,4 +231,6 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
     }
     return ok(reply, { id });
   });
+
+  return { fetchOne, read, write };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { bicycleTypesEntity } from '../../../shared/entities/bicycle-types.ts';
+import { bicyclesEntity } from '../../../shared/entities/bicycles.ts';
 import { companiesEntity } from '../../../shared/entities/companies.ts';
 import { competenciesEntity } from '../../../shared/entities/competencies.ts';
 import { languagesEntity } from '../../../shared/entities/languages.ts';
@@ -12,6 +13,16 @@ import { serviceSlotsEntity } from '../../../shared/entities/service-slots.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
 import { createCrudProcedures, createCrudRouter } from '../crud-router.ts';
 import { roleProcedure, router } from '../init.ts';
+import type { EntityRecord } from '../../../shared/entity/define.ts';
+
+export interface BicycleImage {
+  id: number;
+  kind: 'image' | 'defect';
+  url: string;
+}
+
+const bicycleProcedure = roleProcedure(...rolesOf('/bicycles/:id'));
+const bicycleId = z.object({ id: z.number().int().positive() });
 
 export interface PromoCodeUse {
   user_id: number;
@@ -36,6 +47,18 @@ export const entityRouters = {
   }),
   products: createCrudRouter(productsEntity),
   companies: createCrudRouter(companiesEntity),
+  bicycles: router({
+    ...createCrudProcedures(bicyclesEntity),
+    activate: bicycleProcedure.input(bicycleId).mutation(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'POST', path: `bicycles/${input.id}/activate/`, lang: ctx.lang })),
+    deactivate: bicycleProcedure.input(bicycleId).mutation(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'POST', path: `bicycles/${input.id}/deactivate/`, lang: ctx.lang })),
+    images: bicycleProcedure.input(bicycleId).query(({ ctx, input }) => ctx.session.call<BicycleImage[]>({ method: 'GET', path: `bicycles/${input.id}/images/`, lang: ctx.lang })),
+    addImage: bicycleProcedure
+      .input(bicycleId.extend({ url: z.url({ protocol: /^https?$/ }).max(2048), kind: z.enum(['image', 'defect']) }))
+      .mutation(({ ctx, input }) => ctx.session.call<BicycleImage>({ method: 'POST', path: `bicycles/${input.id}/images/`, body: { url: input.url, kind: input.kind }, lang: ctx.lang })),
+    removeImage: bicycleProcedure
+      .input(bicycleId.extend({ imageId: z.number().int().positive() }))
+      .mutation(({ ctx, input }) => ctx.session.call<{ id: number }>({ method: 'DELETE', path: `bicycles/${input.id}/images/${input.imageId}/`, lang: ctx.lang })),
+  }),
   promoCodes: router({
     ...createCrudProcedures(promoCodesEntity),
     users: roleProcedure(...rolesOf('/promo-codes/:id'))

@@ -1,0 +1,61 @@
+import { Button } from '@primer/react';
+import { DownloadIcon } from '@primer/octicons-react';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { EntityDef, ListParams } from '../../shared/entity/define.ts';
+import { useToast } from '../shell/toasts.tsx';
+import { CSRF_HEADER } from '../trpc.ts';
+
+function fileNameOf(disposition: string | null, fallback: string): string {
+  return /filename="([^"]+)"/.exec(disposition ?? '')?.[1] ?? fallback;
+}
+
+/**
+ * Downloads the server's streamed CSV of the current search and filters, counting rows as they
+ * arrive so a long export shows progress. The custom header makes it a same-site request only.
+ */
+export function CsvExportButton({ def, params }: { def: EntityDef; params: ListParams }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const [rows, setRows] = useState<number | null>(null);
+
+  const run = async () => {
+    const query = new URLSearchParams();
+    if (params.search) query.set('search', params.search);
+    for (const [key, value] of Object.entries(params.filters)) if (value !== undefined && value !== '') query.set(key, String(value));
+    setRows(0);
+    try {
+      const res = await fetch(`/export/${def.name}.csv?${query}`, { headers: { [CSRF_HEADER]: '1' } });
+      if (!res.ok || !res.body) throw new Error(String(res.status));
+      const reader = res.body.getReader();
+      const parts: Uint8Array[] = [];
+      let lines = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        parts.push(value);
+        for (let i = 0; i < value.length; i++) if (value[i] === 10) lines++;
+        setRows(Math.max(0, lines - 1));
+      }
+      const url = URL.createObjectURL(new Blob(parts as BlobPart[], { type: 'text/csv' }));
+      const link = document.createElement('a');
+      link.href = url;
+      link.download = fileNameOf(res.headers.get('content-disposition'), `${def.name}.csv`);
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      toast.success(t('export.done', { count: Math.max(0, lines - 1) }));
+    } catch {
+      toast.error(t('export.failed'));
+    } finally {
+      setRows(null);
+    }
+  };
+
+  return (
+    <Button leadingVisual={DownloadIcon} onClick={() => void run()} disabled={rows !== null} data-testid="csv-export" aria-live="polite">
+      {rows === null ? t('export.csv') : t('export.progress', { count: rows })}
+    </Button>
+  );
+}

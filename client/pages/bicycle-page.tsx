@@ -1,0 +1,148 @@
+import { Avatar, Button, Heading, IconButton, Label } from '@primer/react';
+import { TrashIcon } from '@primer/octicons-react';
+import { useTranslation } from 'react-i18next';
+import styled from 'styled-components';
+import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
+import { useImageUpload } from '../components/image-upload.tsx';
+import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
+import { useEntityUtils } from '../entity/entity-api.ts';
+import { errorText } from '../errors.ts';
+import { useConfirm } from '../shell/confirm.tsx';
+import { useToast } from '../shell/toasts.tsx';
+import { trpc } from '../trpc.ts';
+import type { EntityRecord } from '../../shared/entity/define.ts';
+
+const Gallery = styled.ul`
+  list-style: none;
+  padding: 0;
+  margin: 8px 0 16px;
+  display: flex;
+  flex-wrap: wrap;
+  gap: 12px;
+  li {
+    display: flex;
+    flex-direction: column;
+    align-items: center;
+    gap: 4px;
+  }
+`;
+
+function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 'defect' }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const confirm = useConfirm();
+  const utils = trpc.useUtils();
+  const images = trpc.bicycles.images.useQuery({ id: bicycleId });
+  const add = trpc.bicycles.addImage.useMutation();
+  const remove = trpc.bicycles.removeImage.useMutation();
+  const { upload, uploading, progress } = useImageUpload('bicycle');
+  const list = (images.data ?? []).filter((i) => i.kind === kind);
+  const title = t(kind === 'defect' ? 'bicycles.defectImages' : 'bicycles.images');
+
+  const onFile = async (file: File | undefined) => {
+    if (!file) return;
+    if (!['image/jpeg', 'image/jpg', 'image/png'].includes(file.type)) {
+      toast.error(t('upload.onlyImages'));
+      return;
+    }
+    const url = await upload(file);
+    if (!url) return;
+    try {
+      await add.mutateAsync({ id: bicycleId, url, kind });
+      await utils.bicycles.images.invalidate({ id: bicycleId });
+      toast.success(t('bicycles.imageAdded'));
+    } catch (error) {
+      toast.error(errorText(t, error));
+    }
+  };
+
+  return (
+    <section data-testid={`images-${kind}`} style={{ marginTop: 24 }}>
+      <Heading as="h2" style={{ fontSize: 16 }}>
+        {title}
+      </Heading>
+      {list.length === 0 ? (
+        <p style={{ color: 'var(--fgColor-muted)' }}>{t('bicycles.noImages')}</p>
+      ) : (
+        <Gallery>
+          {list.map((image) => (
+            <li key={image.id}>
+              <a href={image.url} target="_blank" rel="noopener noreferrer">
+                <Avatar src={image.url} size={96} square alt={title} data-testid="image-preview" />
+              </a>
+              <IconButton
+                icon={TrashIcon}
+                size="small"
+                variant="invisible"
+                aria-label={t('upload.remove')}
+                onClick={async () => {
+                  if (!(await confirm({ message: t('bicycles.removeImageConfirm'), danger: true }))) return;
+                  await remove.mutateAsync({ id: bicycleId, imageId: image.id });
+                  await utils.bicycles.images.invalidate({ id: bicycleId });
+                }}
+              />
+            </li>
+          ))}
+        </Gallery>
+      )}
+      <label>
+        <span className="visually-hidden">{title}</span>
+        <input type="file" accept="image/jpeg,image/png" data-testid={`upload-${kind}`} onChange={(e) => void onFile(e.target.files?.[0])} disabled={uploading} />
+      </label>
+      {progress !== null && <span role="status"> {t('upload.uploading')} {Math.round(progress * 100)}%</span>}
+    </section>
+  );
+}
+
+function ActivationButton({ record }: { record: EntityRecord }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const confirm = useConfirm();
+  const utils = useEntityUtils(bicyclesEntity);
+  const activate = trpc.bicycles.activate.useMutation();
+  const deactivate = trpc.bicycles.deactivate.useMutation();
+  const active = Boolean(record.is_active);
+  return (
+    <>
+      <Label variant={active ? 'success' : 'secondary'} style={{ alignSelf: 'center' }}>
+        {t(active ? 'bicycles.active' : 'bicycles.inactive')}
+      </Label>
+      <Button
+        data-testid="toggle-active"
+        onClick={async () => {
+          if (!(await confirm({ message: t(active ? 'bicycles.deactivateConfirm' : 'bicycles.activateConfirm'), danger: active }))) return;
+          try {
+            const saved = await (active ? deactivate : activate).mutateAsync({ id: record.id });
+            utils.get.setData({ id: record.id }, saved);
+            await utils.list.invalidate();
+            toast.success(t(active ? 'bicycles.deactivated' : 'bicycles.activated'));
+          } catch (error) {
+            toast.error(errorText(t, error));
+          }
+        }}
+      >
+        {t(active ? 'bicycles.deactivate' : 'bicycles.activate')}
+      </Button>
+    </>
+  );
+}
+
+/** Bicycle = the generic detail page + confirm-changes dialog, activation and (defect) images (§2). */
+export default function BicyclePage() {
+  const { t } = useTranslation();
+  const confirm = useConfirm();
+  return (
+    <ResourceDetailPage
+      def={bicyclesEntity}
+      confirmSave={() => confirm({ title: t('bicycles.confirmTitle'), message: t('bicycles.confirmMessage') })}
+      actions={(record) => <ActivationButton record={record} />}
+    >
+      {(id) => (
+        <>
+          <ImageSection bicycleId={id} kind="image" />
+          <ImageSection bicycleId={id} kind="defect" />
+        </>
+      )}
+    </ResourceDetailPage>
+  );
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import type { Paged } from '../../../shared/entity/define.ts';
+import { rolesOf } from '../../../shared/route-table.ts';
+import type { Profile } from '../../../shared/schemas/auth.ts';
+import { bulkInviteInput, inviteInput, splitAddresses, userListInput, userUpdateInput, type BulkInviteResult } from '../../../shared/schemas/users.ts';
+import { UpstreamError } from '../../upstream/client.ts';
+import { roleProcedure, router } from '../init.ts';
+
+export type UserRecord = Profile & {
+  id: number;
+  is_active: boolean;
+  user_type: number;
+  social_security_number: string | null;
+  account_status: string;
+  invitation_status: string;
+  invited_at: string | null;
+  member_since: string | null;
+  operational_range_id: number | null;
+  roles: string[];
+  version: number;
+};
+export type UserDetail = UserRecord & { languages: { id: number; name: string }[]; competencies: { id: number; name: string }[] };
+
+const listProcedure = roleProcedure(...rolesOf('/users'));
+const adminProcedure = roleProcedure(...rolesOf('/users/:id'));
+const buddiesProcedure = roleProcedure(...rolesOf('/services'));
+const idInput = z.object({ id: z.number().int().positive() });
+
+function query(input: Record<string, unknown>) {
+  return Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined && v !== '')) as Record<string, string | number>;
+}
+
+/** A role, language or competence link on a user: add or remove, answered with the user. */
+function linkProcedures(path: 'roles' | 'languages' | 'competencies', key: string, value: z.ZodType<string | number>) {
+  const input = z.object({ id: z.number().int().positive(), value });
+  return {
+    add: adminProcedure.input(input).mutation(({ ctx, input }) =>
+      ctx.session.call<UserDetail>({ method: 'POST', path: `users/${input.id}/${path}/`, body: { [key]: input.value }, lang: ctx.lang }),
+    ),
+    remove: adminProcedure.input(input).mutation(({ ctx, input }) =>
+      ctx.session.call<UserDetail>({ method: 'DELETE', path: `users/${input.id}/${path}/${encodeURIComponent(String(input.value))}/`, lang: ctx.lang }),
+    ),
+  };
+}
+
+export const usersRouter = router({
+  list: listProcedure.input(userListInput).query(({ ctx, input }) => ctx.session.call<Paged<UserRecord>>({ method: 'GET', path: 'users/', query: query(input), lang: ctx.lang })),
+  get: adminProcedure.input(idInput).query(({ ctx, input }) => ctx.session.call<UserDetail>({ method: 'GET', path: `users/${input.id}/`, lang: ctx.lang })),
+  update: adminProcedure.input(z.object({ id: z.number().int().positive(), data: userUpdateInput })).mutation(({ ctx, input }) =>
+    ctx.session.call<UserDetail>({ method: 'PUT', path: `users/${input.id}/`, body: input.data, lang: ctx.lang }),
+  ),
+  /** Choice list (bicycle owner and similar): id and a readable label. */
+  options: adminProcedure.input(z.object({ search: z.string().trim().max(200).optional() })).query(async ({ ctx, input }) => {
+    const page = await ctx.session.call<Paged<UserRecord>>({ method: 'GET', path: 'users/', query: query({ page_size: 100, search: input.search, ordering: 'email' }), lang: ctx.lang });
+    return page.results.map((u) => ({ id: u.id, label: [u.first_name, u.last_name].filter(Boolean).join(' ') ? `${[u.first_name, u.last_name].filter(Boolean).join(' ')} <${u.email}>` : u.email }));
+  }),
+  /** §3: active users holding the Buddy role, for every buddy choice. */
+  buddies: buddiesProcedure.input(userListInput.pick({ search: true, page: true, page_size: true })).query(({ ctx, input }) =>
+    ctx.session.call<Paged<UserRecord>>({ method: 'GET', path: 'buddies/', query: query(input), lang: ctx.lang }),
+  ),
+  roles: router(linkProcedures('roles', 'role', z.string().min(1).max(50))),
+  languages: router(linkProcedures('languages', 'language_id', z.number().int().positive())),
+  competencies: router(linkProcedures('competencies', 'competence_id', z.number().int().positive())),
+  invite: adminProcedure.input(inviteInput).mutation(({ ctx, input }) => ctx.session.call<UserRecord>({ method: 'POST', path: 'account/invite', body: input, lang: ctx.lang })),
+  bulkInvite: adminProcedure.input(bulkInviteInput).mutation(async ({ ctx, input }) => {
+    const invites = splitAddresses(input.emails).map((email) => ({ email, ...(input.roles ? { roles: input.roles } : {}) }));
+    const data = await ctx.session.call<{ results?: BulkInviteResult[] }>({ method: 'POST', path: 'account/bulk-invite', body: { invites }, lang: ctx.lang });
+    if (!Array.isArray(data.results)) throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
+    return data.results;
+  }),
+  resendInvite: adminProcedure.input(idInput).mutation(({ ctx, input }) => ctx.session.call<UserRecord>({ method: 'POST', path: 'account/resend-invite', body: { user_id: input.id }, lang: ctx.lang })),
+});

@@ -1,0 +1,35 @@
+import { defineEntity } from '../entity/define.ts';
+
+/** §3 Bicycle with the §5 required fields and maximum lengths. Owner and type are references. */
+export const bicyclesEntity = defineEntity({
+  name: 'bicycles',
+  route: '/bicycles',
+  detailRoute: '/bicycles/:id',
+  table: 'bicycles',
+  defaultSort: '-id',
+  exportable: true,
+  label: (r) => `${String(r.brand_and_model ?? '')} (${String(r.serial_number ?? '')})`,
+  fields: {
+    brand_and_model: { kind: 'text', required: true, max: 45, searchable: true, sortable: true, list: true },
+    serial_number: { kind: 'text', required: true, max: 45, searchable: true, sortable: true, list: true },
+    bicycle_type_id: { kind: 'reference', reference: { entity: 'bicycle-types', label: 'name' }, filter: true, list: true },
+    owner_id: { kind: 'reference', reference: { entity: 'users', label: 'email' }, filter: true, list: true },
+    groupset: { kind: 'text', required: true, max: 20 },
+    drivetrain: { kind: 'text', required: true, max: 45 },
+    front_brake: { kind: 'text', required: true, max: 45 },
+    lock_model: { kind: 'text', required: true, max: 20 },
+    smart_lock_id: { kind: 'text', max: 45 },
+    insurance_company: { kind: 'text', max: 45, searchable: true },
+    tyre_size: { kind: 'text', required: true, max: 20 },
+    tyre_diameter: { kind: 'text', required: true, max: 20 },
+    valve_type: { kind: 'enum', required: true, options: ['presta', 'schrader', 'dunlop'] },
+    age_and_condition: { kind: 'text', required: true, max: 120, multiline: true },
+    purchase_date: { kind: 'date', required: true, sortable: true, list: true },
+    purchase_value: { kind: 'text', max: 20 },
+    year: { kind: 'text', max: 4 },
+    is_active: { kind: 'boolean', default: true, filter: true, list: true, sortable: true },
+  },
+  checks: [
+    { test: (v) => typeof v.year !== 'string' || /^\d{4}$/.test(v.year), message: 'validation.year', path: 'year' },
+  ],
+});

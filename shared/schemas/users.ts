@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { COUNTRIES, LANGUAGES, MSG, emailField } from './common.ts';
+
+export const USER_TYPES = [1, 2, 4, 5] as const;
+export const ACCOUNT_STATUSES = ['active', 'inactive', 'pending'] as const;
+export const INVITATION_STATUSES = ['none', 'pending', 'accepted'] as const;
+export const USER_PAGE_SIZES = [10, 25, 50, 100] as const;
+export const USER_ORDERINGS = ['id', 'first_name', 'last_name', 'email', 'member_since', 'invited_at'] as const;
+
+export const userListInput = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  page_size: z.coerce
+    .number()
+    .int()
+    .refine((n) => (USER_PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' })
+    .default(25),
+  search: z.string().trim().max(200).optional(),
+  ordering: z.enum([...USER_ORDERINGS, ...USER_ORDERINGS.map((o) => `-${o}` as const)]).optional(),
+  role: z.string().max(50).optional(),
+  user_type: z.coerce.number().int().optional(),
+  account_status: z.enum(ACCOUNT_STATUSES).optional(),
+  invitation_status: z.enum(INVITATION_STATUSES).optional(),
+});
+export type UserListInput = z.infer<typeof userListInput>;
+
+const optionalText = (max: number) => z.string().trim().max(max, { error: MSG.tooLong }).nullish().transform((v) => v || null);
+
+/** What an Admin may change on a user (§3); e-mail, roles and statuses have their own flows. */
+export const userUpdateFields = z.object({
+  first_name: optionalText(80),
+  last_name: optionalText(80),
+  phone_number: optionalText(40),
+  country: z.enum(COUNTRIES).nullish().transform((v) => v ?? null),
+  language: z.enum(LANGUAGES).nullish().transform((v) => v ?? null),
+  is_active: z.boolean(),
+  profile_image: z.url({ protocol: /^https?$/ }).max(2048).nullish().transform((v) => v ?? null),
+  user_type: z.union(USER_TYPES.map((t) => z.literal(t)) as unknown as [z.ZodLiteral<1>, z.ZodLiteral<2>, z.ZodLiteral<4>, z.ZodLiteral<5>]),
+  biography: optionalText(2000),
+  social_security_number: optionalText(20),
+  state: optionalText(80),
+  area: optionalText(80),
+  city: optionalText(80),
+  post_code: optionalText(20),
+  operational_range_id: z.coerce.number().int().positive().nullish().transform((v) => v ?? null),
+});
+export const userUpdateInput = userUpdateFields.extend({ version: z.coerce.number().int().positive() });
+
+export const inviteInput = z.object({
+  email: emailField,
+  first_name: z.string().trim().max(80).optional(),
+  last_name: z.string().trim().max(80).optional(),
+  roles: z.array(z.string().max(50)).max(10).optional(),
+  user_type: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(5)]).optional(),
+  language: z.enum(LANGUAGES).optional(),
+});
+
+/** §5: one address or a comma-separated list; each is checked on its own. */
+export function splitAddresses(text: string): string[] {
+  return [...new Set(text.split(/[,;\s]+/).map((a) => a.trim()).filter(Boolean))];
+}
+
+export const bulkInviteInput = z.object({
+  emails: z.string().max(20_000).refine((t) => splitAddresses(t).length > 0, { error: MSG.required }),
+  roles: z.array(z.string().max(50)).max(10).optional(),
+});
+
+export interface BulkInviteResult {
+  email: string;
+  success: boolean;
+  error?: { message: string; cause?: string };
+}

@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
+import type { UpstreamConfig } from '../config.ts';
+import type { Db } from '../db.ts';
+import { ApiError, ok } from '../lib/api-error.ts';
+import { parseBody } from '../routes/validation.ts';
+import { registerEntityResource } from './entity-resource.ts';
+
+const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
+const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048), kind: z.enum(['image', 'defect']) });
+
+/** Bicycles: the generic resource plus the owner's limit, activation and (defect) images. */
+export function registerBicycles(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  const { fetchOne, read, write } = registerEntityResource(app, db, config, bicyclesEntity, {
+    async beforeCreate(input) {
+      if (!input.owner_id) return;
+      const { rows } = await db.query<{ n: number; max: number }>(
+        'select (select count(*)::int from bicycles where owner_id = $1 and is_active) as n, max_bicycles as max from users where id = $1',
+        [input.owner_id],
+      );
+      const owner = rows[0];
+      if (!owner) throw new ApiError(400, 'validation_error', undefined, { owner_id: 'validation.option' });
+      if (owner.n >= owner.max) throw new ApiError(400, 'max_bicycles_added');
+    },
+  });
+
+  for (const [action, active] of [['activate', true], ['deactivate', false]] as const) {
+    app.post(`/api/bicycles/:id/${action}/`, { preHandler: write }, async (req, reply) => {
+      const { id } = parseBody(idParam, req.params);
+      const { rows } = await db.query('update bicycles set is_active = $2, version = version + 1, updated_at = now() where id = $1 returning id', [id, active]);
+      if (!rows[0]) throw new ApiError(404, 'not_found');
+      return ok(reply, await fetchOne(id));
+    });
+  }
+
+  app.get('/api/bicycles/:id/images/', { preHandler: read }, async (req, reply) => {
+    const { id } = parseBody(idParam, req.params);
+    const { rows } = await db.query<{ id: number; kind: string; url: string; created_at: Date }>('select id, kind, url, created_at from bicycle_images where bicycle_id = $1 order by id', [id]);
+    return ok(reply, rows.map((r) => ({ id: Number(r.id), kind: r.kind, url: r.url, created_at: new Date(r.created_at).toISOString() })));
+  });
+
+  app.post('/api/bicycles/:id/images/', { preHandler: write }, async (req, reply) => {
+    const { id } = parseBody(idParam, req.params);
+    const input = parseBody(imageInput, req.body);
+    // Only files stored through our own signed uploads can be attached.
+    if (!input.url.startsWith(`${config.publicOrigin}/files/`)) throw new ApiError(400, 'validation_error', undefined, { url: 'validation.url' });
+    if (!(await fetchOne(id))) throw new ApiError(404, 'not_found');
+    const { rows } = await db.query<{ id: number }>('insert into bicycle_images (bicycle_id, kind, url) values ($1, $2, $3) returning id', [id, input.kind, input.url]);
+    return ok(reply, { id: Number(rows[0]!.id), ...input }, 201);
+  });
+
+  app.delete('/api/bicycles/:id/images/:imageId/', { preHandler: write }, async (req, reply) => {
+    const { id, imageId } = parseBody(idParam.extend({ imageId: z.coerce.number().int().positive() }), req.params);
+    const { rows } = await db.query('delete from bicycle_images where id = $1 and bicycle_id = $2 returning id', [imageId, id]);
+    if (!rows[0]) throw new ApiError(404, 'not_found');
+    return ok(reply, { id: imageId });
+  });
+}

@@ -1,0 +1,117 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { userListInput, userUpdateInput } from '../../shared/schemas/users.ts';
+import type { UpstreamConfig } from '../config.ts';
+import type { Db } from '../db.ts';
+import { ApiError, ok } from '../lib/api-error.ts';
+import { requireAuth } from '../lib/auth.ts';
+import { parseBody } from '../routes/validation.ts';
+import { PUBLIC_USER_SQL, findUser, toPublicUser } from '../users.ts';
+
+const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
+const listQuery = userListInput;
+
+/** Users, buddies and a user's roles, languages and competencies. */
+export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  const admin = requireAuth(config, ['Admin']);
+  // The users list is open to Admin and to holders of Shop (the back office narrows it to BuddyShop).
+  const listers = requireAuth(config, ['Admin', 'Shop']);
+  const staff = requireAuth(config, ['Admin', 'Buddy', 'Shop']);
+
+  async function page(query: z.infer<typeof listQuery>, extraWhere: string[] = []) {
+    const where = [...extraWhere];
+    const params: unknown[] = [];
+    if (query.search) {
+      params.push(`%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+      where.push(`(lower(u.email) like $${params.length} or lower(coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, '')) like $${params.length} or u.phone_number like $${params.length})`);
+    }
+    if (query.role) {
+      params.push(query.role);
+      where.push(`exists (select 1 from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id and r.name = $${params.length})`);
+    }
+    for (const key of ['user_type', 'account_status', 'invitation_status'] as const) {
+      if (query[key] === undefined) continue;
+      params.push(query[key]);
+      where.push(`u.${key} = $${params.length}`);
+    }
+    const whereSql = where.length ? ` where ${where.join(' and ')}` : '';
+    const ordering = query.ordering ?? '-id';
+    const direction = ordering.startsWith('-') ? 'desc' : 'asc';
+    const column = ordering.replace(/^-/, '');
+    const [{ rows: count }, { rows }] = await Promise.all([
+      db.query<{ n: number }>(`select count(*)::int as n from users u${whereSql}`, params),
+      db.query(`${PUBLIC_USER_SQL}${whereSql} order by u.${column} ${direction} nulls last, u.id ${direction} limit ${query.page_size} offset ${(query.page - 1) * query.page_size}`, params),
+    ]);
+    const total = Number(count[0]?.n ?? 0);
+    return { results: rows.map(toPublicUser), paginator: { page: query.page, page_size: query.page_size, count: total, total_pages: Math.ceil(total / query.page_size) } };
+  }
+
+  app.get('/api/users/', { preHandler: listers }, async (req, reply) => ok(reply, await page(parseBody(listQuery, req.query))));
+
+  /** §3: the buddies list keeps only active users holding the Buddy role. */
+  app.get('/api/buddies/', { preHandler: staff }, async (req, reply) =>
+    ok(reply, await page({ ...parseBody(listQuery, req.query), role: 'Buddy' }, ['u.is_active'])),
+  );
+
+  async function detail(id: number) {
+    const user = await findUser(db, { id });
+    if (!user) throw new ApiError(404, 'not_found');
+    const [languages, competencies] = await Promise.all([
+      db.query<{ id: number; name: string }>('select l.id, l.name from user_languages ul join languages l on l.id = ul.language_id where ul.user_id = $1 order by l.name', [id]),
+      db.query<{ id: number; name: string }>('select c.id, c.name from user_competencies uc join competencies c on c.id = uc.competence_id where uc.user_id = $1 order by c.name', [id]),
+    ]);
+    return { ...user, languages: languages.rows.map((r) => ({ id: Number(r.id), name: r.name })), competencies: competencies.rows.map((r) => ({ id: Number(r.id), name: r.name })) };
+  }
+
+  app.get('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await detail(parseBody(idParam, req.params).id)));
+
+  app.put('/api/users/:id/', { preHandler: admin }, async (req, reply) => {
+    const { id } = parseBody(idParam, req.params);
+    const { version, ...input } = parseBody(userUpdateInput, req.body);
+    const keys = Object.keys(input) as (keyof typeof input)[];
+    try {
+      const { rows } = await db.query(
+        `update users set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning id`,
+        [id, version, ...keys.map((k) => input[k] ?? null)],
+      );
+      if (!rows[0]) {
+        if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
+        throw new ApiError(409, 'conflict');
+      }
+    } catch (error) {
+      if ((error as { code?: string }).code === '23503') throw new ApiError(400, 'validation_error', undefined, { operational_range_id: 'validation.option' });
+      throw error;
+    }
+    return ok(reply, await detail(id));
+  });
+
+  /** Role, language and competence links: add with POST, remove with DELETE; both answer the user. */
+  const links = [
+    { path: 'roles', table: 'user_roles', column: 'role_id', body: z.object({ role: z.string().min(1).max(50) }), resolve: async (b: { role: string }) => (await db.query<{ id: number }>('select id from roles where name = $1', [b.role])).rows[0]?.id },
+    { path: 'languages', table: 'user_languages', column: 'language_id', body: z.object({ language_id: z.coerce.number().int().positive() }), resolve: async (b: { language_id: number }) => b.language_id },
+    { path: 'competencies', table: 'user_competencies', column: 'competence_id', body: z.object({ competence_id: z.coerce.number().int().positive() }), resolve: async (b: { competence_id: number }) => b.competence_id },
+  ] as const;
+
+  for (const link of links) {
+    app.post(`/api/users/:id/${link.path}/`, { preHandler: admin }, async (req, reply) => {
+      const { id } = parseBody(idParam, req.params);
+      const target = await (link.resolve as (b: unknown) => Promise<number | undefined>)(parseBody(link.body as z.ZodType, req.body));
+      if (!target) throw new ApiError(400, 'validation_error', undefined, { [link.column]: 'validation.option' });
+      if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
+      try {
+        await db.query(`insert into ${link.table} (user_id, ${link.column}) values ($1, $2) on conflict do nothing`, [id, target]);
+      } catch (error) {
+        if ((error as { code?: string }).code === '23503') throw new ApiError(400, 'validation_error', undefined, { [link.column]: 'validation.option' });
+        throw error;
+      }
+      return ok(reply, await detail(id));
+    });
+    app.delete(`/api/users/:id/${link.path}/:target/`, { preHandler: admin }, async (req, reply) => {
+      const { id, target } = parseBody(idParam.extend({ target: z.string().min(1).max(50) }), req.params);
+      const targetId = link.path === 'roles' ? (await db.query<{ id: number }>('select id from roles where name = $1', [target])).rows[0]?.id : Number(target);
+      if (!targetId) throw new ApiError(404, 'not_found');
+      await db.query(`delete from ${link.table} where user_id = $1 and ${link.column} = $2`, [id, targetId]);
+      return ok(reply, await detail(id));
+    });
+  }
+}
