@@ -12,6 +12,7 @@ import type { EntityDef } from '../shared/entity/define.ts';
 import { ENTITIES } from '../shared/entities/registry.ts';
 import { routerKey } from './entity/entity-api.ts';
 import { parseListParams } from './entity/list-state.ts';
+import { parseUserListParams } from './pages/users-list-params.ts';
 
 export type PrefetchHelpers = ReturnType<typeof createServerSideHelpers<AppRouter>>;
 
@@ -37,6 +38,17 @@ const PAGES: Partial<Record<AppPath, PageDef>> = {
   '/subscriptions/:plan/:language?': { load: () => import('./pages/legal-pages.tsx').then((m) => ({ default: m.SubscriptionPlanPage })) },
   '/profile': { load: () => import('./pages/profile-page.tsx'), prefetch: (h) => h.account.get.prefetch() },
   '/': { load: () => import('./pages/home-page.tsx') },
+  '/users': {
+    load: () => import('./pages/users-page.tsx'),
+    prefetch: async (h, _p, search) => h.users.list.prefetch(parseUserListParams(search)),
+  },
+  '/users/:id': {
+    load: () => import('./pages/user-page.tsx'),
+    prefetch: async (h, params) => {
+      const id = Number(params.id);
+      if (Number.isInteger(id) && id > 0) await h.users.get.prefetch({ id });
+    },
+  },
 };
 
 type ListPrefetch = Record<string, { list: { prefetch(input: unknown): Promise<void> }; get: { prefetch(input: unknown): Promise<void> } }>;

@@ -1,0 +1,287 @@
+import { Button, Checkbox, FormControl, Heading, Label, Link as PrimerLink, Select } from '@primer/react';
+import { XIcon } from '@primer/octicons-react';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useParams } from 'react-router-dom';
+import styled from 'styled-components';
+import { ROLE } from '../../shared/roles.ts';
+import { COUNTRIES, LANGUAGES } from '../../shared/schemas/common.ts';
+import { USER_TYPES, userUpdateFields } from '../../shared/schemas/users.ts';
+import type { UserDetail } from '../../server/trpc/routers/users.ts';
+import { ErrorState } from '../components/error-state.tsx';
+import { ImageUpload } from '../components/image-upload.tsx';
+import { PageSpinner } from '../components/page-spinner.tsx';
+import { TextField } from '../components/text-field.tsx';
+import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
+import { useZodForm } from '../components/use-zod-form.ts';
+import { appCodeOf, errorText } from '../errors.ts';
+import { useToast } from '../shell/toasts.tsx';
+import { trpc } from '../trpc.ts';
+
+const Grid = styled.form`
+  display: grid;
+  grid-template-columns: repeat(auto-fit, minmax(240px, 1fr));
+  gap: 16px;
+`;
+
+function formValues(u: UserDetail) {
+  return {
+    first_name: u.first_name ?? '',
+    last_name: u.last_name ?? '',
+    phone_number: u.phone_number ?? '',
+    country: (u.country as 'gb' | 'se' | null) ?? null,
+    language: (u.language as 'en' | 'sv' | null) ?? null,
+    is_active: u.is_active,
+    profile_image: u.profile_image ?? null,
+    user_type: u.user_type as 1 | 2 | 4 | 5,
+    biography: u.biography ?? '',
+    social_security_number: u.social_security_number ?? '',
+    state: u.state ?? '',
+    area: u.area ?? '',
+    city: u.city ?? '',
+    post_code: u.post_code ?? '',
+    operational_range_id: u.operational_range_id,
+  };
+}
+
+function UserForm({ user }: { user: UserDetail }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const update = trpc.users.update.useMutation();
+  const ranges = trpc.operationalRanges.options.useQuery({});
+  const initial = formValues(user);
+  const form = useZodForm(userUpdateFields, initial);
+  const [conflict, setConflict] = useState(false);
+  useUnsavedChangesGuard(JSON.stringify(form.values) !== JSON.stringify(initial));
+  const text = (key: 'first_name' | 'last_name' | 'phone_number' | 'social_security_number' | 'state' | 'area' | 'city' | 'post_code') => (
+    <TextField name={key} label={t(`users.fields.${key}`)} value={form.values[key] as string} onChange={(v) => form.set(key, v)} error={form.errors[key]} />
+  );
+  return (
+    <Grid
+      noValidate
+      data-testid="user-form"
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const data = form.validate();
+        if (!data) return;
+        try {
+          const saved = await update.mutateAsync({ id: user.id, data: { ...data, version: user.version } });
+          utils.users.get.setData({ id: user.id }, saved);
+          await utils.users.list.invalidate();
+          toast.success(t('form.saved', { name: user.email }));
+        } catch (error) {
+          if (appCodeOf(error) === 'conflict') setConflict(true);
+          else {
+            form.applyServerError(error);
+            toast.error(errorText(t, error));
+          }
+        }
+      }}
+    >
+      {conflict && (
+        <div style={{ gridColumn: '1 / -1' }}>
+          <ErrorState error={{ data: { appCode: 'conflict' } }} onRetry={() => void utils.users.get.invalidate({ id: user.id })} />
+        </div>
+      )}
+      <div style={{ gridColumn: '1 / -1' }}>
+        <ImageUpload kind="user_profile_picture" round value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} label={t('profile.picture')} />
+      </div>
+      {text('first_name')}
+      {text('last_name')}
+      {text('phone_number')}
+      {text('social_security_number')}
+      <FormControl>
+        <FormControl.Label>{t('users.fields.user_type')}</FormControl.Label>
+        <Select value={String(form.values.user_type)} onChange={(e) => form.set('user_type', Number(e.target.value) as 1 | 2 | 4 | 5)} block>
+          {USER_TYPES.map((type) => (
+            <Select.Option key={type} value={String(type)}>
+              {t(`users.types.${type}`)}
+            </Select.Option>
+          ))}
+        </Select>
+      </FormControl>
+      <FormControl>
+        <FormControl.Label>{t('users.fields.country')}</FormControl.Label>
+        <Select value={form.values.country ?? ''} onChange={(e) => form.set('country', (e.target.value || null) as 'gb' | 'se' | null)} block>
+          <Select.Option value="">{t('profile.none')}</Select.Option>
+          {COUNTRIES.map((c) => (
+            <Select.Option key={c} value={c}>
+              {t(`profile.countries.${c}`)}
+            </Select.Option>
+          ))}
+        </Select>
+      </FormControl>
+      <FormControl>
+        <FormControl.Label>{t('users.fields.language')}</FormControl.Label>
+        <Select value={form.values.language ?? ''} onChange={(e) => form.set('language', (e.target.value || null) as 'en' | 'sv' | null)} block>
+          <Select.Option value="">{t('profile.none')}</Select.Option>
+          {LANGUAGES.map((l) => (
+            <Select.Option key={l} value={l}>
+              {t(`languages.${l}`)}
+            </Select.Option>
+          ))}
+        </Select>
+      </FormControl>
+      <FormControl>
+        <FormControl.Label>{t('users.fields.operational_range')}</FormControl.Label>
+        <Select value={form.values.operational_range_id ? String(form.values.operational_range_id) : ''} onChange={(e) => form.set('operational_range_id', e.target.value ? Number(e.target.value) : null)} block data-testid="operational-range">
+          <Select.Option value="">{t('profile.none')}</Select.Option>
+          {(ranges.data ?? []).map((r) => (
+            <Select.Option key={r.id} value={String(r.id)}>
+              {r.label}
+            </Select.Option>
+          ))}
+        </Select>
+      </FormControl>
+      {text('city')}
+      {text('area')}
+      {text('state')}
+      {text('post_code')}
+      <div style={{ gridColumn: '1 / -1' }}>
+        <TextField name="biography" label={t('users.fields.biography')} value={form.values.biography as string} onChange={(v) => form.set('biography', v)} multiline />
+      </div>
+      <FormControl>
+        <Checkbox checked={form.values.is_active} onChange={(e) => form.set('is_active', e.target.checked)} />
+        <FormControl.Label>{t('users.fields.is_active')}</FormControl.Label>
+      </FormControl>
+      <div style={{ gridColumn: '1 / -1' }}>
+        <Button type="submit" variant="primary" loading={update.isPending} data-testid="user-save">
+          {t('form.save')}
+        </Button>
+      </div>
+    </Grid>
+  );
+}
+
+/** Roles, languages and competencies: each change is saved at once and confirmed with a toast. */
+function Links({ user }: { user: UserDetail }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const addRole = trpc.users.roles.add.useMutation();
+  const removeRole = trpc.users.roles.remove.useMutation();
+  const addLanguage = trpc.users.languages.add.useMutation();
+  const removeLanguage = trpc.users.languages.remove.useMutation();
+  const addCompetence = trpc.users.competencies.add.useMutation();
+  const removeCompetence = trpc.users.competencies.remove.useMutation();
+  const languages = trpc.languages.options.useQuery({});
+  const competencies = trpc.competencies.options.useQuery({});
+  const run = async (call: Promise<UserDetail>, message: string) => {
+    try {
+      utils.users.get.setData({ id: user.id }, await call);
+      toast.success(message);
+    } catch (error) {
+      toast.error(errorText(t, error));
+    }
+  };
+  const chips = (items: { id: number; name: string }[], remove: (id: number, name: string) => void) =>
+    items.map((item) => (
+      <Label key={item.id} style={{ marginRight: 6 }}>
+        {item.name}{' '}
+        <button type="button" aria-label={t('users.removeLink', { name: item.name })} onClick={() => remove(item.id, item.name)} style={{ border: 0, background: 'none', cursor: 'pointer', padding: 0 }}>
+          <XIcon size={12} />
+        </button>
+      </Label>
+    ));
+  const picker = (label: string, options: { id: number; label: string }[] | undefined, taken: number[], onPick: (id: number, name: string) => void, testId: string) => (
+    <Select aria-label={label} value="" onChange={(e) => { const o = options?.find((x) => String(x.id) === e.target.value); if (o) onPick(o.id, o.label); }} data-testid={testId}>
+      <Select.Option value="">{label}</Select.Option>
+      {(options ?? []).filter((o) => !taken.includes(o.id)).map((o) => (
+        <Select.Option key={o.id} value={String(o.id)}>
+          {o.label}
+        </Select.Option>
+      ))}
+    </Select>
+  );
+  return (
+    <section style={{ marginTop: 32, display: 'grid', gap: 20 }}>
+      <div>
+        <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
+          {t('users.fields.roles')}
+        </Heading>
+        <div style={{ display: 'flex', gap: 16 }} data-testid="user-roles">
+          {[ROLE.Admin, ROLE.Buddy, ROLE.Shop, 'Customer'].map((role) => (
+            <FormControl key={role}>
+              <Checkbox
+                checked={user.roles.includes(role)}
+                onChange={(e) =>
+                  void run(
+                    (e.target.checked ? addRole : removeRole).mutateAsync({ id: user.id, value: role }),
+                    t(e.target.checked ? 'users.roleAdded' : 'users.roleRemoved', { role }),
+                  )
+                }
+              />
+              <FormControl.Label>{role}</FormControl.Label>
+            </FormControl>
+          ))}
+        </div>
+      </div>
+      <div>
+        <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
+          {t('routes.languages')}
+        </Heading>
+        {chips(user.languages, (id, name) => void run(removeLanguage.mutateAsync({ id: user.id, value: id }), t('users.linkRemoved', { name })))}
+        {picker(t('users.addLanguage'), languages.data, user.languages.map((l) => l.id), (id, name) => void run(addLanguage.mutateAsync({ id: user.id, value: id }), t('users.linkAdded', { name })), 'add-language')}
+      </div>
+      <div>
+        <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
+          {t('routes.competencies')}
+        </Heading>
+        {chips(user.competencies, (id, name) => void run(removeCompetence.mutateAsync({ id: user.id, value: id }), t('users.linkRemoved', { name })))}
+        {picker(t('users.addCompetence'), competencies.data, user.competencies.map((c) => c.id), (id, name) => void run(addCompetence.mutateAsync({ id: user.id, value: id }), t('users.linkAdded', { name })), 'add-competence')}
+      </div>
+    </section>
+  );
+}
+
+function UserBicycles({ userId }: { userId: number }) {
+  const { t } = useTranslation();
+  const bicycles = trpc.bicycles.list.useQuery({ page: 1, page_size: 100, filters: { owner_id: String(userId) } });
+  return (
+    <section style={{ marginTop: 32 }} data-testid="user-bicycles">
+      <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
+        {t('routes.bicycles')}
+      </Heading>
+      {!bicycles.data ? null : bicycles.data.results.length === 0 ? (
+        <p style={{ color: 'var(--fgColor-muted)' }}>{t('users.noBicycles')}</p>
+      ) : (
+        <ul>
+          {bicycles.data.results.map((b) => (
+            <li key={b.id}>
+              <Link to={`/bicycles/${b.id}`}>
+                {String(b.brand_and_model)} ({String(b.serial_number)})
+              </Link>
+              {!b.is_active && <Label style={{ marginLeft: 6 }}>{t('bicycles.inactive')}</Label>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** /users/:id (Admin): all §3 user fields, role/language/competence links, the user's bicycles. */
+export default function UserPage() {
+  const { t } = useTranslation();
+  const id = Number(useParams().id);
+  const user = trpc.users.get.useQuery({ id }, { enabled: Number.isInteger(id) && id > 0 });
+  if (!user.data) return user.error ? <ErrorState error={user.error} onRetry={() => void user.refetch()} /> : <PageSpinner />;
+  const u = user.data;
+  return (
+    <section>
+      <PrimerLink as={Link} to="/users">
+        ← {t('routes.users')}
+      </PrimerLink>
+      <Heading as="h1" style={{ margin: '12px 0 4px' }} data-testid="detail-title">
+        {[u.first_name, u.last_name].filter(Boolean).join(' ') || u.email}
+      </Heading>
+      <p style={{ color: 'var(--fgColor-muted)', marginTop: 0 }}>
+        {u.email} · {t(`users.accountStatus.${u.account_status}`)} · {t(`users.invitationStatus.${u.invitation_status}`)}
+      </p>
+      <UserForm key={u.version} user={u} />
+      <Links user={u} />
+      <UserBicycles userId={u.id} />
+    </section>
+  );
+}

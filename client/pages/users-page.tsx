@@ -1,0 +1,301 @@
+import { Button, Checkbox, Dialog, Flash, FormControl, Heading, Label, Select, TextInput, Textarea } from '@primer/react';
+import { MailIcon, PersonAddIcon, SearchIcon } from '@primer/octicons-react';
+import { useEffect, useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router-dom';
+import styled from 'styled-components';
+import { ROLE } from '../../shared/roles.ts';
+import { ACCOUNT_STATUSES, INVITATION_STATUSES, USER_PAGE_SIZES, USER_TYPES, bulkInviteInput, inviteInput, type BulkInviteResult } from '../../shared/schemas/users.ts';
+import { parseUserListParams } from './users-list-params.ts';
+import { ErrorState } from '../components/error-state.tsx';
+import { TextField } from '../components/text-field.tsx';
+import { useZodForm } from '../components/use-zod-form.ts';
+import { errorText } from '../errors.ts';
+import { useSession } from '../session.ts';
+import { useConfirm } from '../shell/confirm.tsx';
+import { useToast } from '../shell/toasts.tsx';
+import { trpc } from '../trpc.ts';
+
+const Table = styled.table`
+  width: 100%;
+  border-collapse: collapse;
+  font-size: 14px;
+  th,
+  td {
+    text-align: left;
+    padding: 8px;
+    border-bottom: 1px solid var(--borderColor-muted, #d8dee4);
+    white-space: nowrap;
+  }
+  th {
+    background: var(--bgColor-muted, #f6f8fa);
+  }
+`;
+
+const INVITABLE_ROLES = [ROLE.Admin, ROLE.Buddy, ROLE.Shop, 'Customer'] as const;
+
+
+const date = (value: string | null | undefined, lang: string) => (value ? new Date(value).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB') : '—');
+
+function InviteDialog({ onClose }: { onClose: () => void }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const invite = trpc.users.invite.useMutation();
+  const form = useZodForm(inviteInput, { email: '', first_name: '', last_name: '', roles: [ROLE.Buddy] });
+  const [error, setError] = useState<string | null>(null);
+  const roles = form.values.roles ?? [];
+  return (
+    <Dialog title={t('users.invite')} onClose={onClose} width="medium">
+      <form
+        noValidate
+        data-testid="invite-form"
+        style={{ display: 'flex', flexDirection: 'column', gap: 12 }}
+        onSubmit={async (e) => {
+          e.preventDefault();
+          const input = form.validate(e.currentTarget);
+          if (!input) return;
+          try {
+            await invite.mutateAsync(input);
+            await utils.users.list.invalidate();
+            toast.success(t('users.invited', { email: input.email }));
+            onClose();
+          } catch (err) {
+            form.applyServerError(err);
+            setError(errorText(t, err));
+          }
+        }}
+      >
+        {error && <Flash variant="danger">{error}</Flash>}
+        <TextField name="email" type="email" label={t('users.fields.email')} value={form.values.email} onChange={(v) => form.set('email', v)} error={form.errors.email} required />
+        <TextField name="first_name" label={t('users.fields.first_name')} value={form.values.first_name} onChange={(v) => form.set('first_name', v)} />
+        <TextField name="last_name" label={t('users.fields.last_name')} value={form.values.last_name} onChange={(v) => form.set('last_name', v)} />
+        <fieldset style={{ border: 0, padding: 0, display: 'flex', gap: 16 }}>
+          <legend style={{ fontWeight: 600, marginBottom: 4 }}>{t('users.fields.roles')}</legend>
+          {INVITABLE_ROLES.map((role) => (
+            <FormControl key={role}>
+              <Checkbox checked={roles.includes(role)} onChange={(e) => form.set('roles', e.target.checked ? [...roles, role] : roles.filter((r) => r !== role))} />
+              <FormControl.Label>{role}</FormControl.Label>
+            </FormControl>
+          ))}
+        </fieldset>
+        <Button type="submit" variant="primary" loading={invite.isPending}>
+          {t('users.sendInvite')}
+        </Button>
+      </form>
+    </Dialog>
+  );
+}
+
+function BulkInviteDialog({ onClose }: { onClose: () => void }) {
+  const { t } = useTranslation();
+  const utils = trpc.useUtils();
+  const bulk = trpc.users.bulkInvite.useMutation();
+  const form = useZodForm(bulkInviteInput, { emails: '', roles: [ROLE.Buddy] });
+  const [results, setResults] = useState<BulkInviteResult[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  return (
+    <Dialog title={t('users.bulkInvite')} onClose={onClose} width="large">
+      {results ? (
+        <div data-testid="bulk-results">
+          <p>{t('users.bulkSummary', { ok: results.filter((r) => r.success).length, failed: results.filter((r) => !r.success).length })}</p>
+          <ul>
+            {results.map((r) => (
+              <li key={r.email} data-success={r.success}>
+                <strong>{r.email}</strong>: {r.success ? t('users.bulkInvited') : t(`errors.${r.error?.message ?? 'generic'}`, { defaultValue: r.error?.cause ?? t('errors.generic') })}
+              </li>
+            ))}
+          </ul>
+          <Button onClick={onClose}>{t('users.close')}</Button>
+        </div>
+      ) : (
+        <form
+          noValidate
+          style={{ display: 'flex', flexDirection: 'column', gap: 12 }}
+          onSubmit={async (e) => {
+            e.preventDefault();
+            const input = form.validate(e.currentTarget);
+            if (!input) return;
+            try {
+              setResults(await bulk.mutateAsync(input));
+              await utils.users.list.invalidate();
+            } catch (err) {
+              setError(errorText(t, err));
+            }
+          }}
+        >
+          {error && <Flash variant="danger">{error}</Flash>}
+          <FormControl required>
+            <FormControl.Label>{t('users.addresses')}</FormControl.Label>
+            <Textarea name="emails" value={form.values.emails} onChange={(e) => form.set('emails', e.target.value)} block rows={5} data-testid="bulk-emails" />
+            <FormControl.Caption>{t('users.addressesHelp')}</FormControl.Caption>
+            {form.errors.emails && <FormControl.Validation variant="error">{t(form.errors.emails)}</FormControl.Validation>}
+          </FormControl>
+          <Button type="submit" variant="primary" loading={bulk.isPending}>
+            {t('users.sendInvites')}
+          </Button>
+        </form>
+      )}
+    </Dialog>
+  );
+}
+
+/** /users (Admin and BuddyShop): search, filters, invite, bulk invite, resend. Details are Admin only. */
+export default function UsersPage() {
+  const { t, i18n } = useTranslation();
+  const toast = useToast();
+  const confirm = useConfirm();
+  const { roles } = useSession();
+  const isAdmin = roles.includes(ROLE.Admin);
+  const [search, setSearch] = useSearchParams();
+  const params = useMemo(() => parseUserListParams(search), [search]);
+  const list = trpc.users.list.useQuery(params);
+  const resend = trpc.users.resendInvite.useMutation();
+  const [dialog, setDialog] = useState<'invite' | 'bulk' | null>(null);
+  const [text, setText] = useState(params.search ?? '');
+
+  const update = (changes: Record<string, string | number | undefined>) =>
+    setSearch((current) => {
+      const next = new URLSearchParams(current);
+      for (const [k, v] of Object.entries(changes)) {
+        if (v === undefined || v === '') next.delete(k);
+        else next.set(k, String(v));
+      }
+      if (!('page' in changes)) next.delete('page');
+      return next;
+    });
+
+  useEffect(() => {
+    if ((text || undefined) === params.search) return;
+    const timer = setTimeout(() => update({ search: text.trim() || undefined }), 300);
+    return () => clearTimeout(timer);
+  }, [text]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const filter = (key: 'role' | 'user_type' | 'account_status' | 'invitation_status', options: readonly (string | number)[], label: (o: string | number) => string) => (
+    <Select aria-label={t(`users.fields.${key}`)} value={params[key] === undefined ? '' : String(params[key])} onChange={(e) => update({ [key]: e.target.value || undefined })} data-testid={`filter-${key}`}>
+      <Select.Option value="">{t('list.filterAll', { name: t(`users.fields.${key}`) })}</Select.Option>
+      {options.map((o) => (
+        <Select.Option key={String(o)} value={String(o)}>
+          {label(o)}
+        </Select.Option>
+      ))}
+    </Select>
+  );
+
+  return (
+    <section>
+      <div style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center', gap: 8 }}>
+        <Heading as="h1">{t('routes.users')}</Heading>
+        {isAdmin && (
+          <div style={{ display: 'flex', gap: 8 }}>
+            <Button leadingVisual={MailIcon} onClick={() => setDialog('bulk')} data-testid="bulk-invite">
+              {t('users.bulkInvite')}
+            </Button>
+            <Button variant="primary" leadingVisual={PersonAddIcon} onClick={() => setDialog('invite')} data-testid="invite">
+              {t('users.invite')}
+            </Button>
+          </div>
+        )}
+      </div>
+      <div role="search" style={{ display: 'flex', flexWrap: 'wrap', gap: 8, margin: '16px 0' }}>
+        <TextInput leadingVisual={SearchIcon} aria-label={t('list.search')} placeholder={t('list.search')} value={text} onChange={(e) => setText(e.target.value)} data-testid="list-search" />
+        {filter('role', [ROLE.Admin, ROLE.Buddy, ROLE.Shop, 'Customer'], (o) => String(o))}
+        {filter('user_type', USER_TYPES, (o) => t(`users.types.${o}`))}
+        {filter('account_status', ACCOUNT_STATUSES, (o) => t(`users.accountStatus.${o}`))}
+        {filter('invitation_status', INVITATION_STATUSES, (o) => t(`users.invitationStatus.${o}`))}
+      </div>
+      {list.error ? (
+        <ErrorState error={list.error} onRetry={() => void list.refetch()} />
+      ) : !list.data ? (
+        <p role="status">{t('app.loading')}</p>
+      ) : list.data.results.length === 0 ? (
+        <p data-testid="list-empty">{t('list.noMatches')}</p>
+      ) : (
+        <div style={{ overflowX: 'auto' }}>
+          <Table data-testid="list-table">
+            <thead>
+              <tr>
+                {['name', 'email', 'phone_number', 'country', 'language', 'roles', 'account_status', 'invited_at', 'member_since'].map((c) => (
+                  <th key={c} scope="col">
+                    {t(`users.fields.${c}`)}
+                  </th>
+                ))}
+                <th scope="col">
+                  <span className="visually-hidden">{t('list.actions')}</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.results.map((u) => {
+                const name = [u.first_name, u.last_name].filter(Boolean).join(' ') || '—';
+                return (
+                  <tr key={u.id}>
+                    <td>{isAdmin ? <Link to={`/users/${u.id}`}>{name}</Link> : name}</td>
+                    <td>{u.email}</td>
+                    <td>{u.phone_number ?? '—'}</td>
+                    <td>{u.country ? t(`profile.countries.${u.country}`) : '—'}</td>
+                    <td>{u.language ? t(`languages.${u.language}`) : '—'}</td>
+                    <td>
+                      {u.roles.map((r) => (
+                        <Label key={r} style={{ marginRight: 4 }}>
+                          {r}
+                        </Label>
+                      ))}
+                    </td>
+                    <td>
+                      {t(`users.accountStatus.${u.account_status}`)}
+                      {u.invitation_status === 'pending' ? ` · ${t('users.invitationStatus.pending')}` : ''}
+                    </td>
+                    <td>{date(u.invited_at, i18n.language)}</td>
+                    <td>{date(u.member_since, i18n.language)}</td>
+                    <td>
+                      {isAdmin && u.invitation_status === 'pending' && (
+                        <Button
+                          size="small"
+                          data-testid={`resend-${u.id}`}
+                          onClick={async () => {
+                            if (!(await confirm({ message: t('users.resendConfirm', { email: u.email }) }))) return;
+                            try {
+                              await resend.mutateAsync({ id: u.id });
+                              toast.success(t('users.resent', { email: u.email }));
+                            } catch (error) {
+                              toast.error(errorText(t, error));
+                            }
+                          }}
+                        >
+                          {t('users.resend')}
+                        </Button>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </Table>
+        </div>
+      )}
+      {list.data && (
+        <nav aria-label={t('list.pagination')} style={{ display: 'flex', justifyContent: 'space-between', marginTop: 12, alignItems: 'center' }}>
+          <span data-testid="list-count">{t('list.summary', { page: list.data.paginator.page, pages: Math.max(1, list.data.paginator.total_pages), count: list.data.paginator.count })}</span>
+          <div style={{ display: 'flex', gap: 8, alignItems: 'center' }}>
+            <Select aria-label={t('list.pageSize')} value={String(params.page_size)} onChange={(e) => update({ page_size: e.target.value })}>
+              {USER_PAGE_SIZES.map((s) => (
+                <Select.Option key={s} value={String(s)}>
+                  {s}
+                </Select.Option>
+              ))}
+            </Select>
+            <Button size="small" disabled={params.page <= 1} onClick={() => update({ page: params.page - 1 })}>
+              {t('list.previous')}
+            </Button>
+            <Button size="small" disabled={params.page >= list.data.paginator.total_pages} onClick={() => update({ page: params.page + 1 })}>
+              {t('list.next')}
+            </Button>
+          </div>
+        </nav>
+      )}
+      {dialog === 'invite' && <InviteDialog onClose={() => setDialog(null)} />}
+      {dialog === 'bulk' && <BulkInviteDialog onClose={() => setDialog(null)} />}
+    </section>
+  );
+}
