@@ -1,6 +1,6 @@
 import { Button, Checkbox, FormControl, Heading, Label, Link as PrimerLink, Select } from '@primer/react';
 import { XIcon } from '@primer/octicons-react';
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router-dom';
 import styled from 'styled-components';
@@ -167,11 +167,15 @@ function Links({ user }: { user: UserDetail }) {
   const removeCompetence = trpc.users.competencies.remove.useMutation();
   const languages = trpc.languages.options.useQuery({});
   const competencies = trpc.competencies.options.useQuery({});
+  // Checkboxes answer at once; a failed save puts them back.
+  const [roles, setRoles] = useState(user.roles);
+  useEffect(() => setRoles(user.roles), [user.roles]);
   const run = async (call: Promise<UserDetail>, message: string) => {
     try {
       utils.users.get.setData({ id: user.id }, await call);
       toast.success(message);
     } catch (error) {
+      setRoles(user.roles);
       toast.error(errorText(t, error));
     }
   };
@@ -204,13 +208,14 @@ function Links({ user }: { user: UserDetail }) {
           {[ROLE.Admin, ROLE.Buddy, ROLE.Shop, 'Customer'].map((role) => (
             <FormControl key={role}>
               <Checkbox
-                checked={user.roles.includes(role)}
-                onChange={(e) =>
+                checked={roles.includes(role)}
+                onChange={(e) => {
+                  setRoles(e.target.checked ? [...roles, role] : roles.filter((r) => r !== role));
                   void run(
                     (e.target.checked ? addRole : removeRole).mutateAsync({ id: user.id, value: role }),
                     t(e.target.checked ? 'users.roleAdded' : 'users.roleRemoved', { role }),
-                  )
-                }
+                  );
+                }}
               />
               <FormControl.Label>{role}</FormControl.Label>
             </FormControl>

@@ -106,7 +106,9 @@ function BulkInviteDialog({ onClose }: { onClose: () => void }) {
               </li>
             ))}
           </ul>
-          <Button onClick={onClose}>{t('users.close')}</Button>
+          <Button onClick={onClose} data-testid="bulk-close">
+            {t('users.close')}
+          </Button>
         </div>
       ) : (
         <form

@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gotoHydrated, launchBrowser, screenshot } from '../support/browser.ts';
+import { DEMO_PASSWORD, latestMail, linkPath, startStack, type Stack } from '../support/stack.ts';
+
+let stack: Stack;
+let browser: Browser;
+let page: Page;
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  const context = await browser.newContext({ acceptDownloads: true });
+  page = await context.newPage();
+  await gotoHydrated(page, stack.baseUrl + '/login');
+  await page.getByLabel('E-mail').fill('admin@example.com');
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByTestId('login-submit').click();
+  await page.waitForURL(stack.baseUrl + '/');
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+describe('users and bicycles in the browser', () => {
+  it('an admin bulk-invites two users and one accepts through the mailed link', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/users');
+    await page.getByTestId('bulk-invite').click();
+    await page.getByTestId('bulk-emails').fill('first.new@example.com, second.new@example.com, admin@example.com');
+    await page.getByRole('button', { name: 'Send invitations' }).click();
+    const results = page.getByTestId('bulk-results');
+    await results.getByText('2 invited, 1 failed.').waitFor();
+    await results.getByText('User already exists').waitFor();
+    await screenshot(page, 'bulk-invite-results');
+    await page.getByTestId('bulk-close').click();
+    await page.getByTestId('list-search').fill('first.new');
+    await page.getByText('first.new@example.com').waitFor();
+
+    const mail = await latestMail(stack.upstream, 'second.new@example.com');
+    const guest = await browser.newPage();
+    await gotoHydrated(guest, stack.baseUrl + linkPath(mail.link));
+    await guest.getByLabel('New password').fill('welcome1');
+    await guest.getByLabel('Confirm password').fill('welcome1');
+    await guest.getByRole('button', { name: 'Activate account' }).click();
+    await guest.getByTestId('password-done').waitFor();
+    await guest.close();
+    await page.getByTestId('list-search').fill('second.new');
+    const row = page.getByTestId('list-table').locator('tbody tr', { hasText: 'second.new@example.com' });
+    await row.getByText('Active', { exact: true }).waitFor();
+    expect(await row.innerText()).not.toContain('Invitation pending');
+  });
+
+  it('an admin assigns a role on the user page, confirmed by a toast', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/users/2');
+    await page.getByTestId('user-roles').getByLabel('Shop').check();
+    await page.getByTestId('toasts').getByText('Role Shop assigned.').waitFor();
+    await page.getByTestId('user-roles').getByLabel('Shop').uncheck();
+    await page.getByTestId('toasts').getByText('Role Shop removed.').waitFor();
+  });
+
+  it('an admin edits a bicycle through the confirm dialog and uploads a defect image that shows in the preview', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/bicycles/1');
+    const form = page.getByTestId('form-bicycles');
+    await form.getByLabel('Groupset').fill('Shimano Alfine 8');
+    await form.getByTestId('form-save').click();
+    await page.getByRole('heading', { name: 'Confirm changes' }).waitFor();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByTestId('toasts').getByText(/has been saved/).waitFor();
+
+    await page.getByTestId('upload-defect').setInputFiles({ name: 'crack.png', mimeType: 'image/png', buffer: PNG });
+    const preview = page.getByTestId('images-defect').getByTestId('image-preview');
+    await preview.waitFor();
+    expect(await preview.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
+    await screenshot(page, 'bicycle-defect-image');
+    await page.reload();
+    expect(await page.getByTestId('form-bicycles').getByLabel('Groupset').inputValue()).toBe('Shimano Alfine 8');
+  });
+
+  it('exporting bicycles downloads a CSV whose row count matches the list total', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/bicycles?f_is_active=true');
+    const total = Number(/· (\d+) results/.exec(await page.getByTestId('list-count').innerText())![1]);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('csv-export').click()]);
+    expect(download.suggestedFilename()).toMatch(/^bicycles-\d{4}-\d{2}-\d{2}\.csv$/);
+    const text = readFileSync((await download.path())!, 'utf8');
+    const rows = text.split('\r\n').filter(Boolean);
+    expect(rows.length - 1).toBe(total);
+    await page.getByTestId('toasts').getByText(`Exported ${total} rows.`).waitFor();
+  });
+});
