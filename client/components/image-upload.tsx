@@ -10,8 +10,8 @@ function isAcceptedType(type: string): type is UploadSignInput['contentType'] {
   return (UPLOAD_CONTENT_TYPES as readonly string[]).includes(type);
 }
 
-/** PUT the file to the signed address with progress; resolves false on any failure. */
-function putFile(url: string, file: File, onProgress: (fraction: number) => void): Promise<boolean> {
+/** PUT the file to the signed address with progress; resolves the HTTP status (0 = no answer). */
+function putFile(url: string, file: File, onProgress: (fraction: number) => void): Promise<number> {
   return new Promise((resolve) => {
     const xhr = new XMLHttpRequest();
     xhr.open('PUT', url);
@@ -20,9 +20,9 @@ function putFile(url: string, file: File, onProgress: (fraction: number) => void
     xhr.upload.onprogress = (event) => {
       if (event.lengthComputable) onProgress(event.loaded / event.total);
     };
-    xhr.onload = () => resolve(xhr.status >= 200 && xhr.status < 300);
-    xhr.onerror = () => resolve(false);
-    xhr.onabort = () => resolve(false);
+    xhr.onload = () => resolve(xhr.status);
+    xhr.onerror = () => resolve(0);
+    xhr.onabort = () => resolve(0);
     xhr.send(file);
   });
 }
@@ -34,6 +34,7 @@ function putFile(url: string, file: File, onProgress: (fraction: number) => void
  */
 export function useImageUpload(kind: UploadKind) {
   const sign = trpc.upload.sign.useMutation();
+  const report = trpc.upload.reportFailure.useMutation();
   const [progress, setProgress] = useState<number | null>(null);
 
   async function upload(file: File): Promise<string | null> {
@@ -41,9 +42,12 @@ export function useImageUpload(kind: UploadKind) {
     setProgress(0);
     try {
       const signed = await sign.mutateAsync({ kind, contentType: file.type });
-      const ok = await putFile(signed.url, file, setProgress);
-      return ok ? signed.accessUrl : null;
-    } catch {
+      const status = await putFile(signed.url, file, setProgress);
+      if (status >= 200 && status < 300) return signed.accessUrl;
+      report.mutate({ kind, status, reason: 'upload PUT refused' });
+      return null;
+    } catch (error) {
+      report.mutate({ kind, status: 0, reason: String((error as Error)?.message ?? 'sign failed').slice(0, 200) });
       return null;
     } finally {
       setProgress(null);

@@ -13,7 +13,7 @@ export const bicyclesEntity = defineEntity({
     brand_and_model: { kind: 'text', required: true, max: 45, searchable: true, sortable: true, list: true },
     serial_number: { kind: 'text', required: true, max: 45, searchable: true, sortable: true, list: true },
     bicycle_type_id: { kind: 'reference', reference: { entity: 'bicycle-types', label: 'name' }, filter: true, list: true },
-    owner_id: { kind: 'reference', reference: { entity: 'users', label: 'email' }, filter: true, list: true },
+    owner_id: { kind: 'reference', reference: { entity: 'users', label: 'email' }, filter: true, list: true, searchable: true },
     groupset: { kind: 'text', required: true, max: 20 },
     drivetrain: { kind: 'text', required: true, max: 45 },
     front_brake: { kind: 'text', required: true, max: 45 },

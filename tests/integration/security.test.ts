@@ -142,8 +142,10 @@ describe('output', () => {
     await query(client, 'account.get');
     await mutate(client, 'upload.sign', { kind: 'bicycle', contentType: 'image/png' });
     await request(stack.baseUrl).post('/login').type('form').send({ email: 'admin@example.com', password: DEMO_PASSWORD });
+    expect((await mutate(client, 'upload.reportFailure', { kind: 'bicycle', status: 415, reason: 'upload PUT refused' })).status).toBe(200);
     await mutate(client, 'auth.logout');
     const logs = logLines.join('');
+    expect(logs).toContain('upload failed in the browser');
     expect(logs.length).toBeGreaterThan(1000);
     expect(logs).not.toMatch(/eyJ[\w-]{10,}/);
     expect(logs).not.toContain(DEMO_PASSWORD);

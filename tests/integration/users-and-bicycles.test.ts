@@ -120,6 +120,19 @@ describe('bicycles', () => {
     expect(statuses[3]!.body.error.message).toBe('User reached maximum number of bicycles');
   });
 
+  it("searches by brand and model, Bicycle ID and the owner's e-mail; filters by type and active", async () => {
+    const ids = async (input: unknown) => (await query(admin, 'bicycles.list', input)).body.result.data.results.map((b: { id: number }) => b.id);
+    const byOwner = await query(admin, 'bicycles.list', { search: 'alva.andersson0@' });
+    expect(byOwner.body.result.data.results.length).toBeGreaterThan(0);
+    expect(byOwner.body.result.data.results.every((b: { owner_id_label: string }) => b.owner_id_label === 'alva.andersson0@example.com')).toBe(true);
+    expect((await ids({ search: 'WTU100000' })).length).toBe(1);
+    expect((await ids({ search: 'monark' })).length).toBeGreaterThan(0);
+    const inactive = await query(admin, 'bicycles.list', { filters: { is_active: 'false' }, page_size: 100 });
+    expect(inactive.body.result.data.results.every((b: { is_active: boolean }) => !b.is_active)).toBe(true);
+    const typed = await query(admin, 'bicycles.list', { filters: { bicycle_type_id: '2' }, page_size: 100 });
+    expect(typed.body.result.data.results.every((b: { bicycle_type_id: number }) => b.bicycle_type_id === 2)).toBe(true);
+  });
+
   it('activates and deactivates', async () => {
     const created = (await mutate(admin, 'bicycles.create', bicycle({ serial_number: 'ACT-1' }))).body.result.data;
     const off = await mutate(admin, 'bicycles.deactivate', { id: created.id });

@@ -79,6 +79,13 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
       const table = entityByName(f.reference!.entity)?.table ?? f.reference!.entity.replace(/-/g, '_');
       return `(select r.${f.reference!.label} from ${table} r where r.id = t.${key}) as ${key}_label`;
     });
+  // A searchable reference is searched by its label (a bicycle by its owner's e-mail).
+  const searchExpression = (key: string) => {
+    const field = def.fields[key]!;
+    if (field.kind !== 'reference') return `t.${key}`;
+    const table = entityByName(field.reference!.entity)?.table ?? field.reference!.entity.replace(/-/g, '_');
+    return `(select r.${field.reference!.label} from ${table} r where r.id = t.${key})`;
+  };
   const select = `select t.*${labels.map((l) => ', ' + l).join('')} from ${t} t`;
   const listParams = listParamsSchema(def);
   const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
@@ -94,7 +101,7 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
     const params: unknown[] = [];
     if (search && searchable.length) {
       params.push(`%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-      where.push(`(${searchable.map((k) => `lower(t.${k}) like $${params.length}`).join(' or ')})`);
+      where.push(`(${searchable.map((k) => `lower(${searchExpression(k)}) like $${params.length}`).join(' or ')})`);
     }
     for (const key of filters) {
       if (query[key] === undefined || query[key] === '') continue;

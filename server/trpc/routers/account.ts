@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { profileSchema, profileUpdateInput, uploadSignInput } from '../../../shared/schemas/auth.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
 import { UpstreamError } from '../../upstream/client.ts';
@@ -26,6 +27,13 @@ export interface SignedUpload {
 }
 
 export const uploadRouter = router({
+  /** The browser reports a failed PUT: the user sees nothing (§8), operations see it in the log. */
+  reportFailure: authedProcedure
+    .input(uploadSignInput.pick({ kind: true }).extend({ status: z.number().int().min(0).max(999), reason: z.string().max(200) }))
+    .mutation(({ ctx, input }) => {
+      ctx.log.warn({ upload: input }, 'upload failed in the browser');
+      return { logged: true as const };
+    }),
   /** A short-lived signed PUT address for one image (spec §7 upload/). */
   sign: authedProcedure.input(uploadSignInput).mutation(async ({ ctx, input }): Promise<SignedUpload> => {
     const data = await ctx.session.call<{ url?: unknown; access_url?: unknown }>({
