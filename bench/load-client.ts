@@ -10,7 +10,7 @@ const cookie = process.env.COOKIE!;
 const connections = Number(process.env.CONNECTIONS ?? 200);
 const duration = Number(process.env.DURATION ?? 60);
 /** Requests per second per virtual user (think time); unset = closed loop, as fast as answers come. */
-const rate = process.env.RATE ? Number(process.env.RATE) : undefined;
+const rate = process.env.RATE && process.env.RATE !== '0' ? Number(process.env.RATE) : undefined;
 
 const json = { cookie, 'content-type': 'application/json', 'x-backoffice-csrf': '1' };
 const input = (value: unknown) => encodeURIComponent(JSON.stringify(value));

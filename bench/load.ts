@@ -24,7 +24,7 @@ export interface LoadResult {
 }
 
 /** The reference API in a process of its own, as in production (it must not share our event loop). */
-async function startUpstreamProcess() {
+export async function startUpstreamProcess() {
   const port = 4400 + Math.floor(Math.random() * 500);
   const databaseUrl = process.env.BENCH_DATABASE_URL;
   const child = spawn(process.execPath, [join(import.meta.dirname, '..', 'upstream', 'main.ts')], {
@@ -75,7 +75,7 @@ export async function runLoad(opts: { connections: number; duration: number; lab
   const sampler = setInterval(() => samples.push(rss()), (opts.sampleEverySeconds ?? 5) * 1000);
   const output = await new Promise<string>((resolve, reject) => {
     const child = spawn(process.execPath, [join(import.meta.dirname, 'load-client.ts')], {
-      env: { ...process.env, TARGET: target, COOKIE: cookie, CONNECTIONS: String(opts.connections), DURATION: String(opts.duration) },
+      env: { RATE: '1', ...process.env, TARGET: target, COOKIE: cookie, CONNECTIONS: String(opts.connections), DURATION: String(opts.duration) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

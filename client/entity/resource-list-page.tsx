@@ -4,7 +4,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router-dom';
 import styled from 'styled-components';
-import { PAGE_SIZES, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
+import { type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import { errorText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
@@ -14,6 +14,7 @@ import { FieldValue } from './field-value.tsx';
 import { useListState } from './list-state.ts';
 import { ResourceForm } from './resource-form.tsx';
 import { CsvExportButton } from './csv-export.tsx';
+import { Pager } from '../components/pager.tsx';
 
 const Bar = styled.div`
   display: flex;
@@ -55,15 +56,6 @@ const SortButton = styled.button`
   }
 `;
 
-const Pager = styled.nav`
-  display: flex;
-  align-items: center;
-  justify-content: space-between;
-  flex-wrap: wrap;
-  gap: 8px;
-  margin-top: 12px;
-  font-size: 14px;
-`;
 
 function columns(def: EntityDef): [string, FieldDef][] {
   return Object.entries(def.fields).filter(([, f]) => f.list && !f.hidden);
@@ -229,29 +221,7 @@ export function ResourceListPage({ def }: { def: EntityDef }) {
         </div>
       )}
 
-      {data && (
-        <Pager aria-label={t('list.pagination')}>
-          <span data-testid="list-count">{t('list.summary', { page: data.paginator.page, pages: Math.max(1, data.paginator.total_pages), count: data.paginator.count })}</span>
-          <div style={{ display: 'flex', gap: 8, alignItems: 'center' }}>
-            <label style={{ display: 'inline-flex', gap: 6, alignItems: 'center' }}>
-              {t('list.pageSize')}
-              <Select value={String(params.page_size)} onChange={(e) => update({ page_size: e.target.value })} data-testid="page-size">
-                {PAGE_SIZES.map((size) => (
-                  <Select.Option key={size} value={String(size)}>
-                    {size}
-                  </Select.Option>
-                ))}
-              </Select>
-            </label>
-            <Button size="small" disabled={params.page <= 1} onClick={() => update({ page: params.page - 1 }, false)}>
-              {t('list.previous')}
-            </Button>
-            <Button size="small" disabled={params.page >= data.paginator.total_pages} onClick={() => update({ page: params.page + 1 }, false)} data-testid="page-next">
-              {t('list.next')}
-            </Button>
-          </div>
-        </Pager>
-      )}
+      {data && <Pager paginator={data.paginator} onPage={(page) => update({ page }, false)} onPageSize={(size) => update({ page_size: size })} />}
 
       {editing && (
         <Dialog title={editing === 'new' ? t('list.new', { name: one }) : t('list.editTitle', { name: def.label(editing) })} onClose={() => setEditing(null)} width="large">

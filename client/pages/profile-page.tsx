@@ -1,9 +1,9 @@
-import { Button, FormControl, Heading, Select } from '@primer/react';
+import { Button, FormControl, Heading } from '@primer/react';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import { profileUpdateInput, type Profile } from '../../shared/schemas/auth.ts';
-import { COUNTRIES, LANGUAGES } from '../../shared/schemas/common.ts';
+import { CountryField, LanguageField } from '../components/choice-field.tsx';
 import { ImageUpload } from '../components/image-upload.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
@@ -96,28 +96,8 @@ function ProfileForm({ profile }: { profile: Profile }) {
         {text('first_name', t('profile.firstName'), { required: true })}
         {text('last_name', t('profile.lastName'), { required: true })}
         {text('phone_number', t('profile.phone'), { type: 'tel' })}
-        <FormControl>
-          <FormControl.Label>{t('profile.country')}</FormControl.Label>
-          <Select value={form.values.country ?? ''} onChange={(e) => form.set('country', (e.target.value || null) as 'gb' | 'se' | null)} block>
-            <Select.Option value="">{t('profile.none')}</Select.Option>
-            {COUNTRIES.map((c) => (
-              <Select.Option key={c} value={c}>
-                {t(`profile.countries.${c}`)}
-              </Select.Option>
-            ))}
-          </Select>
-        </FormControl>
-        <FormControl>
-          <FormControl.Label>{t('profile.language')}</FormControl.Label>
-          <Select value={form.values.language ?? ''} onChange={(e) => form.set('language', (e.target.value || null) as 'en' | 'sv' | null)} block>
-            <Select.Option value="">{t('profile.none')}</Select.Option>
-            {LANGUAGES.map((l) => (
-              <Select.Option key={l} value={l}>
-                {t(`languages.${l}`)}
-              </Select.Option>
-            ))}
-          </Select>
-        </FormControl>
+        <CountryField label={t('profile.country')} value={form.values.country} onChange={(v) => form.set('country', v)} />
+        <LanguageField label={t('profile.language')} value={form.values.language} onChange={(v) => form.set('language', v)} />
         {text('city', t('profile.city'))}
         {text('area', t('profile.area'))}
         {text('state', t('profile.state'))}

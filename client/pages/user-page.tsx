@@ -5,9 +5,9 @@ import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router-dom';
 import styled from 'styled-components';
 import { ROLE } from '../../shared/roles.ts';
-import { COUNTRIES, LANGUAGES } from '../../shared/schemas/common.ts';
 import { USER_TYPES, userUpdateFields } from '../../shared/schemas/users.ts';
 import type { UserDetail } from '../../server/trpc/routers/users.ts';
+import { ChoiceField, CountryField, LanguageField } from '../components/choice-field.tsx';
 import { ErrorState } from '../components/error-state.tsx';
 import { ImageUpload } from '../components/image-upload.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
@@ -91,38 +91,9 @@ function UserForm({ user }: { user: UserDetail }) {
       {text('last_name')}
       {text('phone_number')}
       {text('social_security_number')}
-      <FormControl>
-        <FormControl.Label>{t('users.fields.user_type')}</FormControl.Label>
-        <Select value={String(form.values.user_type)} onChange={(e) => form.set('user_type', Number(e.target.value) as 1 | 2 | 4 | 5)} block>
-          {USER_TYPES.map((type) => (
-            <Select.Option key={type} value={String(type)}>
-              {t(`users.types.${type}`)}
-            </Select.Option>
-          ))}
-        </Select>
-      </FormControl>
-      <FormControl>
-        <FormControl.Label>{t('users.fields.country')}</FormControl.Label>
-        <Select value={form.values.country ?? ''} onChange={(e) => form.set('country', (e.target.value || null) as 'gb' | 'se' | null)} block>
-          <Select.Option value="">{t('profile.none')}</Select.Option>
-          {COUNTRIES.map((c) => (
-            <Select.Option key={c} value={c}>
-              {t(`profile.countries.${c}`)}
-            </Select.Option>
-          ))}
-        </Select>
-      </FormControl>
-      <FormControl>
-        <FormControl.Label>{t('users.fields.language')}</FormControl.Label>
-        <Select value={form.values.language ?? ''} onChange={(e) => form.set('language', (e.target.value || null) as 'en' | 'sv' | null)} block>
-          <Select.Option value="">{t('profile.none')}</Select.Option>
-          {LANGUAGES.map((l) => (
-            <Select.Option key={l} value={l}>
-              {t(`languages.${l}`)}
-            </Select.Option>
-          ))}
-        </Select>
-      </FormControl>
+      <ChoiceField label={t('users.fields.user_type')} value={form.values.user_type} options={USER_TYPES} optionLabel={(type) => t(`users.types.${type}`)} nullable={false} onChange={(v) => v && form.set('user_type', v)} />
+      <CountryField label={t('users.fields.country')} value={form.values.country} onChange={(v) => form.set('country', v)} />
+      <LanguageField label={t('users.fields.language')} value={form.values.language} onChange={(v) => form.set('language', v)} />
       <FormControl>
         <FormControl.Label>{t('users.fields.operational_range')}</FormControl.Label>
         <Select value={form.values.operational_range_id ? String(form.values.operational_range_id) : ''} onChange={(e) => form.set('operational_range_id', e.target.value ? Number(e.target.value) : null)} block data-testid="operational-range">

@@ -5,9 +5,10 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
 import { ROLE } from '../../shared/roles.ts';
-import { ACCOUNT_STATUSES, INVITATION_STATUSES, USER_PAGE_SIZES, USER_TYPES, bulkInviteInput, inviteInput, type BulkInviteResult } from '../../shared/schemas/users.ts';
+import { ACCOUNT_STATUSES, INVITATION_STATUSES, USER_TYPES, bulkInviteInput, inviteInput, type BulkInviteResult } from '../../shared/schemas/users.ts';
 import { parseUserListParams } from './users-list-params.ts';
 import { ErrorState } from '../components/error-state.tsx';
+import { Pager } from '../components/pager.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { errorText } from '../errors.ts';
@@ -276,26 +277,7 @@ export default function UsersPage() {
           </Table>
         </div>
       )}
-      {list.data && (
-        <nav aria-label={t('list.pagination')} style={{ display: 'flex', justifyContent: 'space-between', marginTop: 12, alignItems: 'center' }}>
-          <span data-testid="list-count">{t('list.summary', { page: list.data.paginator.page, pages: Math.max(1, list.data.paginator.total_pages), count: list.data.paginator.count })}</span>
-          <div style={{ display: 'flex', gap: 8, alignItems: 'center' }}>
-            <Select aria-label={t('list.pageSize')} value={String(params.page_size)} onChange={(e) => update({ page_size: e.target.value })}>
-              {USER_PAGE_SIZES.map((s) => (
-                <Select.Option key={s} value={String(s)}>
-                  {s}
-                </Select.Option>
-              ))}
-            </Select>
-            <Button size="small" disabled={params.page <= 1} onClick={() => update({ page: params.page - 1 })}>
-              {t('list.previous')}
-            </Button>
-            <Button size="small" disabled={params.page >= list.data.paginator.total_pages} onClick={() => update({ page: params.page + 1 })}>
-              {t('list.next')}
-            </Button>
-          </div>
-        </nav>
-      )}
+      {list.data && <Pager paginator={list.data.paginator} onPage={(page) => update({ page })} onPageSize={(size) => update({ page_size: size })} />}
       {dialog === 'invite' && <InviteDialog onClose={() => setDialog(null)} />}
       {dialog === 'bulk' && <BulkInviteDialog onClose={() => setDialog(null)} />}
     </section>

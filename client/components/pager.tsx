@@ -1,0 +1,33 @@
+import { Button, Select } from '@primer/react';
+import { useTranslation } from 'react-i18next';
+import type { Paginator } from '../../shared/entity/define.ts';
+
+const SIZES = [10, 25, 50, 100] as const;
+
+/** Result count, page size choice (10/25/50/100) and previous/next, for every paged list. */
+export function Pager({ paginator, onPage, onPageSize }: { paginator: Paginator; onPage: (page: number) => void; onPageSize: (size: number) => void }) {
+  const { t } = useTranslation();
+  return (
+    <nav aria-label={t('list.pagination')} style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', gap: 8, marginTop: 12, fontSize: 14 }}>
+      <span data-testid="list-count">{t('list.summary', { page: paginator.page, pages: Math.max(1, paginator.total_pages), count: paginator.count })}</span>
+      <div style={{ display: 'flex', gap: 8, alignItems: 'center' }}>
+        <label style={{ display: 'inline-flex', gap: 6, alignItems: 'center' }}>
+          {t('list.pageSize')}
+          <Select value={String(paginator.page_size)} onChange={(e) => onPageSize(Number(e.target.value))} data-testid="page-size">
+            {SIZES.map((size) => (
+              <Select.Option key={size} value={String(size)}>
+                {size}
+              </Select.Option>
+            ))}
+          </Select>
+        </label>
+        <Button size="small" disabled={paginator.page <= 1} onClick={() => onPage(paginator.page - 1)}>
+          {t('list.previous')}
+        </Button>
+        <Button size="small" disabled={paginator.page >= paginator.total_pages} onClick={() => onPage(paginator.page + 1)} data-testid="page-next">
+          {t('list.next')}
+        </Button>
+      </div>
+    </nav>
+  );
+}
