@@ -177,3 +177,18 @@ describe('operations endpoints', () => {
     }
   });
 });
+
+describe('load shedding', () => {
+  it('answers 503 with Retry-After while the process is over its memory threshold', async () => {
+    const strained = await startStack({ upstream: stack.upstream, app: { pressure: { maxHeapUsedBytes: 1 } } });
+    try {
+      await new Promise((r) => setTimeout(r, 1500)); // under-pressure samples once a second
+      const res = await request(strained.baseUrl).get('/login');
+      expect(res.status).toBe(503);
+      expect(res.headers['retry-after']).toBe('10');
+      expect(res.body.error.data.appCode).toBe('overloaded');
+    } finally {
+      await strained.close();
+    }
+  });
+});
