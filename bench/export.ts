@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import pg from 'pg';
 
 /**
@@ -7,8 +6,7 @@ import pg from 'pg';
  * Needs BENCH_DATABASE_URL (rows are generated there with generate_series).
  */
 process.env.NODE_ENV ??= 'production';
-const { buildApp } = await import('../server/app.ts');
-const { startUpstreamProcess } = await import('./load.ts');
+const { startBackOffice, startUpstreamProcess } = await import('./load.ts');
 const { monitorEventLoopDelay } = await import('node:perf_hooks');
 
 export async function runExport(rows: number) {
@@ -28,18 +26,7 @@ export async function runExport(rows: number) {
   }
   await client.end();
 
-  const app = await buildApp({
-    upstreamUrl: upstream.url,
-    cookieSecrets: ['bench-cookie-secret-bench-cookie-secret-0001'],
-    secureCookies: false,
-    ssr: { kind: 'production', clientDir: join(import.meta.dirname, '..', 'dist', 'client'), entryServerPath: join(import.meta.dirname, '..', 'dist', 'server', 'entry-server.js') },
-    version: 'bench',
-    logger: false,
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const target = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
-  const login = await fetch(`${target}/trpc/auth.login`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-backoffice-csrf': '1' }, body: JSON.stringify({ email: 'admin@example.com', password: 'bench-password' }) });
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const { app, target, cookie } = await startBackOffice(upstream.url);
 
   global.gc?.();
   const rssStart = process.memoryUsage().rss;

@@ -49,10 +49,10 @@ export async function startUpstreamProcess() {
   return { url: `http://127.0.0.1:${port}/api/`, child };
 }
 
-export async function runLoad(opts: { connections: number; duration: number; label: string; sampleEverySeconds?: number }): Promise<LoadResult> {
-  const upstream = await startUpstreamProcess();
+/** The back office on the production build, listening on loopback, with an admin signed in. */
+export async function startBackOffice(upstreamUrl: string) {
   const app = await buildApp({
-    upstreamUrl: upstream.url,
+    upstreamUrl,
     cookieSecrets: ['bench-cookie-secret-bench-cookie-secret-0001'],
     secureCookies: false,
     ssr: { kind: 'production', clientDir: join(import.meta.dirname, '..', 'dist', 'client'), entryServerPath: join(import.meta.dirname, '..', 'dist', 'server', 'entry-server.js') },
@@ -67,7 +67,14 @@ export async function runLoad(opts: { connections: number; duration: number; lab
     headers: { 'content-type': 'application/json', 'x-backoffice-csrf': '1' },
     body: JSON.stringify({ email: 'admin@example.com', password: 'bench-password' }),
   });
+  if (!login.ok) throw new Error(`bench login failed: ${login.status}`);
   const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  return { app, target, cookie };
+}
+
+export async function runLoad(opts: { connections: number; duration: number; label: string; sampleEverySeconds?: number }): Promise<LoadResult> {
+  const upstream = await startUpstreamProcess();
+  const { app, target, cookie } = await startBackOffice(upstream.url);
 
   const samples: number[] = [];
   const rss = () => Math.round(process.memoryUsage().rss / 1024 / 1024);

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchBrowser, screenshot } from '../support/browser.ts';
+import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
@@ -13,11 +13,7 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
   page = await browser.newPage();
-  await gotoHydrated(page, stack.baseUrl + '/login');
-  await page.getByLabel('E-mail').fill('admin@example.com');
-  await page.getByLabel('Password').fill(DEMO_PASSWORD);
-  await page.getByTestId('login-submit').click();
-  await page.waitForURL(stack.baseUrl + '/');
+  await signInAs(page, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
 });
 afterAll(async () => {
   await browser?.close();

@@ -29,3 +29,12 @@ export async function gotoHydrated(page: Page, url: string): Promise<void> {
   await page.goto(url);
   await hydrated(page);
 }
+
+/** Signs in through the login form, as a person would, and waits for the landing page. */
+export async function signInAs(page: Page, baseUrl: string, email: string, password: string, landing = '/'): Promise<void> {
+  await gotoHydrated(page, `${baseUrl}/login${landing === '/' ? '' : `?redirect=${encodeURIComponent(landing)}`}`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByTestId('login-submit').click();
+  await page.waitForURL(baseUrl + landing);
+}
