@@ -81,7 +81,9 @@ export async function runLoad(opts: { connections: number; duration: number; lab
   const start = rss();
   const sampler = setInterval(() => samples.push(rss()), (opts.sampleEverySeconds ?? 5) * 1000);
   const output = await new Promise<string>((resolve, reject) => {
-    const child = spawn(process.execPath, [join(import.meta.dirname, 'load-client.ts')], {
+    // LOAD_CLIENT=autocannon keeps the old generator for comparison; the default times each request itself.
+    const client = process.env.LOAD_CLIENT === 'autocannon' ? 'load-client.ts' : 'vu-client.ts';
+    const child = spawn(process.execPath, [join(import.meta.dirname, client)], {
       env: { RATE: '1', ...process.env, TARGET: target, COOKIE: cookie, CONNECTIONS: String(opts.connections), DURATION: String(opts.duration) },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
