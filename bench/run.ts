@@ -1,21 +1,106 @@
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
- * `npm run bench`: the benchmarks that exist so far, printed as JSON. They need the production build
- * (`npm run build`) and a PostgreSQL database in BENCH_DATABASE_URL (PGlite serialises every query and
- * would measure itself). Results and how they were taken: bench/RESULTS.md.
+ * `npm run bench`: the seven benchmarks of issue 7 on the production build, results in bench/results.json
+ * and the generated section of bench/RESULTS.md. PostgreSQL: BENCH_DATABASE_URL, else a throw-away server
+ * from Debian's binaries on bench/.data/pg, else PGlite only (said in the results). Data sets are generated
+ * once and kept under bench/.data/ (git-ignored). BENCH_ONLY=ssr,export,… runs a subset; BENCH_QUICK=1
+ * shortens every run (to try the harness, not for figures).
  */
-process.env.NODE_ENV ??= 'production';
-if (!process.env.BENCH_DATABASE_URL) {
-  process.stderr.write('Set BENCH_DATABASE_URL=postgres://… (an empty database; it is seeded on first use).\n');
-  process.exit(2);
-}
-process.env.BENCH_SEED ??= 'true';
-const { runLoad } = await import('./load.ts');
+process.env.NODE_ENV = 'production';
+const root = join(import.meta.dirname, '..');
+const { ensureBuild } = await import('../scripts/ensure-build.ts');
+ensureBuild();
+const { startBenchPostgres } = await import('./support/postgres.ts');
+const { prepareDataSet } = await import('./support/databases.ts');
+const { describeDb } = await import('./support/stack.ts');
+const { BUNDLE_BUDGETS, readManifest, routeBundle } = await import('./bundles.ts');
+const { budgetRouteModules } = await import('./route-modules.ts');
+const { runSsr } = await import('./ssr.ts');
+const { runLighthouse } = await import('./lighthouse.ts');
+const { runOverhead } = await import('./overhead.ts');
 const { runExport } = await import('./export.ts');
+const { runRefreshStorm } = await import('./refresh-storm.ts');
+const { runDataScale } = await import('./data-scale.ts');
+const { renderResults, writeResultsSection } = await import('./report.ts');
 
-const machine = { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, date: new Date().toISOString() };
-const load = await runLoad({ connections: 200, duration: Number(process.env.DURATION ?? 60), label: '200 VUs × 1 req/s, mixed reads and writes' });
-process.env.BENCH_SEED = 'false';
-const exportResult = await runExport(Number(process.env.ROWS ?? 100_000));
-process.stdout.write(JSON.stringify({ machine, load: { ...load, rssMb: { ...load.rssMb, samples: undefined } }, export: exportResult }, null, 2) + '\n');
+const ALL = ['bundles', 'ssr', 'lighthouse', 'overhead', 'export', 'refresh', 'scale'] as const;
+const only = new Set((process.env.BENCH_ONLY ?? ALL.join(',')).split(',').map((s) => s.trim()));
+const quick = process.env.BENCH_QUICK === '1';
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+const started = Date.now();
+
+const gitCommit = (() => {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).trim();
+  } catch {
+    return 'unknown';
+  }
+})();
+const results: Record<string, unknown> = {
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: loadavg().map((v) => Number(v.toFixed(2))) },
+  date: new Date().toISOString(),
+  commit: gitCommit,
+  quick,
+};
+
+async function step<T>(name: string, fn: () => Promise<T>): Promise<void> {
+  if (!only.has(name)) return;
+  const t = Date.now();
+  log(`${name}…`);
+  try {
+    results[name] = await fn();
+  } catch (error) {
+    log(`${name} failed: ${error instanceof Error ? error.stack : String(error)}`);
+    results[name] = { error: error instanceof Error ? error.message : String(error) };
+  }
+  log(`${name} took ${Math.round((Date.now() - t) / 1000)} s`);
+}
+
+const postgres = await startBenchPostgres();
+results.postgres = postgres ? postgres.description : 'none: BENCH_DATABASE_URL unset and no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql); PGlite only';
+const where = postgres ? { postgres } : ('pglite' as const);
+try {
+  const needs = (...names: string[]) => names.some((n) => only.has(n));
+  const small = needs('ssr', 'lighthouse', 'overhead', 'refresh') ? await prepareDataSet('small', where, log) : null;
+  const k100 = needs('export') ? await prepareDataSet('k100', where, log) : null;
+  const scale = needs('export', 'scale') ? await prepareDataSet('scale', where, log) : null;
+  const pgliteScale = needs('scale') && postgres ? await prepareDataSet('scale', 'pglite', log) : null;
+  results.dataSets = {
+    small: small && describeDb(small.db),
+    k100: k100 && describeDb(k100.db),
+    scale: scale && describeDb(scale.db),
+    pgliteScale: pgliteScale && describeDb(pgliteScale.db),
+  };
+
+  await step('bundles', async () => {
+    const clientDir = join(root, 'dist', 'client');
+    const manifest = readManifest(clientDir);
+    return Object.entries(BUNDLE_BUDGETS).map(([route, budget]) => ({ ...routeBundle(clientDir, manifest, route, budgetRouteModules(route)), budget }));
+  });
+  await step('ssr', () => runSsr(small!.db, quick ? { rounds: 1, seconds: 2 } : {}).then((r) => ({ ...r, db: describeDb(small!.db) })));
+  await step('lighthouse', () => runLighthouse(small!.db, { runs: quick ? 1 : 3 }));
+  await step('overhead', () => runOverhead(small!.db, quick ? { rounds: 1, seconds: 2 } : {}).then((r) => ({ ...r, db: describeDb(small!.db) })));
+  await step('export', async () => ({
+    k100: { db: describeDb(k100!.db), ...(await runExport(k100!.db, { repeats: quick ? 1 : 3 })) },
+    m1: { db: describeDb(scale!.db), ...(await runExport(scale!.db, { repeats: 1 })) },
+  }));
+  await step('refresh', () => runRefreshStorm(small!.db, { storms: quick ? 1 : 3 }).then((r) => ({ ...r, db: describeDb(small!.db) })));
+  await step('scale', async () => {
+    const runs = [await runDataScale(scale!.db, scale!.report, { samples: quick ? 10 : 40 })];
+    if (pgliteScale) runs.push(await runDataScale(pgliteScale.db, pgliteScale.report, { samples: quick ? 5 : 20 }));
+    return runs;
+  });
+} finally {
+  await postgres?.stop();
+}
+
+results.machine = { ...(results.machine as object), loadAverageAtEnd: loadavg().map((v) => Number(v.toFixed(2))) };
+results.totalSeconds = Math.round((Date.now() - started) / 1000);
+writeFileSync(join(import.meta.dirname, 'results.json'), JSON.stringify(results, null, 2) + '\n');
+if (!quick) writeResultsSection(join(import.meta.dirname, 'RESULTS.md'), renderResults(results));
+process.stdout.write(renderResults(results) + '\n');
+log(`done in ${results.totalSeconds} s; bench/results.json${quick ? '' : ' and bench/RESULTS.md'} written`);

@@ -1,7 +1,10 @@
-import { BaseStyles, ThemeProvider } from '@primer/react';
+import { BaseStyles } from '@primer/react';
+// The JavaScript-theme-free provider: the colours come from the primitives CSS variables, so the legacy
+// theme object (and its deep merge on every render) is neither shipped nor computed.
+import { ThemeProvider } from '@primer/react/next';
 import { QueryClientProvider, type QueryClient } from '@tanstack/react-query';
 import type { i18n } from 'i18next';
-import { useEffect, type ReactNode } from 'react';
+import type { ReactNode } from 'react';
 import { I18nextProvider } from 'react-i18next';
 import { AppRoutes } from './routes.tsx';
 import { ConfirmProvider } from './shell/confirm.tsx';
@@ -19,10 +22,6 @@ interface Props {
 }
 
 export function App({ queryClient, trpcClient, i18n, config, router }: Props) {
-  // Marks the page interactive (tests and monitoring wait for it; effects never run on the server).
-  useEffect(() => {
-    document.documentElement.dataset.hydrated = 'true';
-  }, []);
   return (
     <PublicConfigProvider value={config}>
       <trpc.Provider client={trpcClient} queryClient={queryClient}>

@@ -4,12 +4,14 @@ import { BrowserRouter } from 'react-router-dom';
 import { matchRoute } from '../shared/route-table.ts';
 import { isLanguage } from '../shared/schemas/common.ts';
 import { App } from './app.tsx';
-import { createI18n, LANG_STORAGE_KEY } from './i18n.ts';
+import { contentLanguage, createI18n, LANG_STORAGE_KEY, loadLanguages } from './i18n.ts';
 import { createQueryClient } from './query-client.ts';
-import { pageDef } from './routes.tsx';
+import { preloadRoute } from './routes.tsx';
 import { STATE_ELEMENT_ID, type SsrState } from './ssr-state.ts';
 import { createTrpcClient } from './trpc.ts';
 import { persistLanguage } from './shell/language-switch.tsx';
+// Primer's light colour tokens (vite.config.ts trims them to light mode), then the app's own styles.
+import 'virtual:primer-light-theme.css';
 import './styles.css';
 
 async function start() {
@@ -34,10 +36,9 @@ async function start() {
 
   // Load the current page's code before hydrating so the server's HTML is adopted, not replaced.
   const match = matchRoute(window.location.pathname);
-  const def = match ? pageDef(match.route.path) : undefined;
-  if (def) await def.load();
+  const [resources] = await Promise.all([loadLanguages(lang, contentLanguage(match?.params)), preloadRoute(match?.route.path)]);
 
-  const i18n = createI18n(lang);
+  const i18n = createI18n(lang, resources);
   hydrateRoot(
     document.getElementById('root')!,
     <App

@@ -22,8 +22,12 @@ import { AppError } from './trpc/init.ts';
 import { loginWithPassword } from './trpc/routers/auth.ts';
 import { UpstreamError, createUpstreamClient, type UpstreamClient } from './upstream/client.ts';
 import { createMetrics, instrument, pathTemplate, type Metrics } from './metrics.ts';
-import { createLoginLimiter } from './login-limiter.ts';
+import { createLoginGuard, type LoginLimits } from './login-limiter.ts';
 import { registerExports } from './export.ts';
+import { createGeocoder } from './geocoder.ts';
+import { tileOrigin } from './map-config.ts';
+import { DEFAULT_OPERATION_RANGE, type MapConfig, type OperationRange } from '../shared/geo.ts';
+import { sendCompressed } from './compress.ts';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyUnderPressure from '@fastify/under-pressure';
 
@@ -46,7 +50,15 @@ export interface BuildAppOptions {
   /** Load shedding thresholds (@fastify/under-pressure). */
   pressure?: { maxEventLoopDelayMs?: number; maxHeapUsedBytes?: number; maxRssBytes?: number };
   /** Sign-in attempts allowed per IP per minute, and per account per 15 minutes. */
-  loginLimits?: { perIpPerMinute?: number; perAccountPer15Minutes?: number };
+  loginLimits?: LoginLimits;
+  /** Maps (ADR 011): the operation range drawn, the tile URL template (its origin joins CSP img-src). */
+  map?: { range?: OperationRange; tileUrl?: string | null; tileAttribution?: string };
+  /** Base URL of a Nominatim-compatible geocoder; unset: places are picked on the map. */
+  geocoderUrl?: string;
+  /** Sent to the geocoder as User-Agent (its usage policy asks for one). */
+  publicUrl?: string;
+  /** Called after each server render with its route and timings (benchmarks); also in /metrics. */
+  onSsrRender?: (route: string, timings: { prefetchMs: number; renderMs: number; renderCpuMs: number }) => void;
 }
 
 declare module 'fastify' {
@@ -114,6 +126,12 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       app.log.info({ outcome }, 'token refresh');
     },
   });
+  const range = opts.map?.range ?? DEFAULT_OPERATION_RANGE;
+  const tileUrl = opts.map?.tileUrl ?? null;
+  const geocoder = opts.geocoderUrl ? createGeocoder({ baseUrl: opts.geocoderUrl, range, userAgent: `bike-backoffice/${opts.version}${opts.publicUrl ? ` (+${opts.publicUrl})` : ''}` }) : undefined;
+  if (geocoder) app.addHook('onClose', async () => geocoder.close());
+  const mapConfig: MapConfig = { centre: range.centre, radiusMetres: range.radiusMetres, tileUrl, tileAttribution: opts.map?.tileAttribution ?? '', geocoding: Boolean(geocoder) };
+  const tiles = tileUrl ? tileOrigin(tileUrl) : null;
   app.decorate('upstream', upstream);
   app.decorate('metrics', metrics);
   app.decorate('refreshStats', coordinator.stats);
@@ -131,7 +149,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     lang: languageOf(req),
     log: req.log,
     googleClientId: opts.googleClientId,
-    checkLoginAllowed: (email: string) => loginLimiter(req, email),
+    geocoder,
+    loginGuard,
   });
 
   await app.register(fastifyCookie, { parseOptions: {} });
@@ -157,8 +176,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     },
   });
   await app.register(fastifyRateLimit, { global: false });
-  const loginLimiter = createLoginLimiter(app, opts.loginLimits);
-  instrument(app, metrics, opts.metricsToken);
+  const loginGuard = createLoginGuard(app, opts.loginLimits);
+  instrument(app, metrics, opts.metricsToken, new Set(Object.keys(appRouter._def.procedures)));
 
   // Draining: responses finished after close() began end their connection, so keep-alive clients
   // cannot hold the server open past the requests that were in flight.
@@ -175,7 +194,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     try {
       const res = await upstream.stream({ method: 'GET', path: '../healthz' });
       await res.body.dump();
-      if (res.statusCode !== 200) throw new Error(`upstream answered ${res.statusCode}`);
+      // Any answer short of a server error means the API is up (a production API may have no /healthz).
+      if (res.statusCode >= 500) throw new Error(`upstream answered ${res.statusCode}`);
       return { status: 'ready', upstream: 'ok' };
     } catch (error) {
       return reply.code(503).send({ status: 'not ready', upstream: error instanceof Error ? error.message : 'unreachable' });
@@ -207,7 +227,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     const fields = form.success ? form.data : { email: '', password: '', redirect: undefined };
     const redirect = safeRedirectPath(fields.redirect);
     const back = (code: string) =>
-      reply.redirect(`/login?${new URLSearchParams({ error: code, email: fields.email.slice(0, 254), redirect }).toString()}`, 303);
+      // The e-mail address stays out of the URL (history, proxies and logs keep URLs).
+      reply.redirect(`/login?${new URLSearchParams({ error: code, redirect }).toString()}`, 303);
     if (isCrossSite(req)) return reply.code(403).send('Forbidden');
     const input = loginInput.safeParse(fields);
     if (!input.success) return back('validation_error');
@@ -231,6 +252,8 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       root: clientDir,
       wildcard: false,
       index: false,
+      // The build writes .br and .gz beside each asset (vite.config.ts); they are sent when accepted.
+      preCompressed: true,
       setHeaders(res, path) {
         if (path.includes(`${join('/', 'assets', '/')}`)) res.header('cache-control', 'public, max-age=31536000, immutable');
       },
@@ -243,7 +266,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       `script-src 'self' 'nonce-${nonce}'${opts.googleClientId ? ' https://accounts.google.com/gsi/client' : ''}`,
       // Primer and styled-components set inline style attributes; scripts stay nonce-only.
       `style-src 'self' 'unsafe-inline'${opts.googleClientId ? ' https://accounts.google.com/gsi/style' : ''}`,
-      `img-src 'self' data: blob:${opts.uploadOrigin ? ' ' + opts.uploadOrigin : ''}${opts.googleClientId ? ' https://*.googleusercontent.com' : ''}`,
+      `img-src 'self' data: blob:${opts.uploadOrigin ? ' ' + opts.uploadOrigin : ''}${tiles ? ' ' + tiles : ''}${opts.googleClientId ? ' https://*.googleusercontent.com' : ''}`,
       `connect-src 'self'${opts.uploadOrigin ? ' ' + opts.uploadOrigin : ''}${opts.googleClientId ? ' https://accounts.google.com/gsi/' : ''}`,
       `frame-src ${opts.googleClientId ? 'https://accounts.google.com/gsi/' : "'none'"}`,
       "font-src 'self'",
@@ -275,13 +298,16 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     }
 
     const nonce = randomBytes(16).toString('base64');
-    const page = await renderer.render({ url, ctx, nonce, config: { googleClientId: opts.googleClientId ?? null, version: opts.version } });
+    const page = await renderer.render({ url, ctx, nonce, config: { googleClientId: opts.googleClientId ?? null, version: opts.version, map: mapConfig } });
+    const routeLabel = match?.route.path ?? 'not-found';
+    metrics.ssrRender.observe({ route: routeLabel }, page.timings.renderMs / 1000);
+    opts.onSsrRender?.(routeLabel, page.timings);
     reply
       .code(page.status)
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store');
     if (renderer.enforceCsp) reply.header('content-security-policy', cspFor(nonce));
-    return reply.send(page.body);
+    return sendCompressed(req, reply, page.body);
   });
 
   return app;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_OPERATION_RANGE } from '../shared/geo.ts';
 
 const csv = z
   .string()
@@ -26,6 +27,32 @@ const envSchema = z.object({
   UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
   UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
   TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  /** The operation range (§9, ADR 011): centre and radius, enforced by the in-process API and drawn on maps. */
+  OPERATION_CENTRE_LAT: z.coerce.number().min(-90).max(90).default(DEFAULT_OPERATION_RANGE.centre.lat),
+  OPERATION_CENTRE_LNG: z.coerce.number().min(-180).max(180).default(DEFAULT_OPERATION_RANGE.centre.lng),
+  OPERATION_RADIUS_METRES: z.coerce.number().positive().max(100_000).default(DEFAULT_OPERATION_RANGE.radiusMetres),
+  /** Leaflet tile URL template ({s} {z} {x} {y}); `none` draws maps without tiles. Its origin is allowed in the CSP. */
+  MAP_TILE_URL: z
+    .union([z.literal('none'), z.string().max(500).regex(/^https?:\/\/[^/\s]+\/\S*\{z\}\S*\{x\}\S*\{y\}/, 'must be an http(s) URL template with {z}, {x} and {y}')])
+    .default('https://tile.openstreetmap.org/{z}/{x}/{y}.png'),
+  MAP_TILE_ATTRIBUTION: z.string().max(300).default('© OpenStreetMap contributors'),
+  /** Base URL of a Nominatim-compatible geocoder; unset: staff pick places on the map. */
+  GEOCODER_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Only for the in-process reference API: the address browsers reach its uploaded files at (default: its own). */
+  UPLOAD_PUBLIC_ORIGIN: z.url().optional(),
+  /** Only for the in-process reference API: seed demo data into an empty database (default: on for PGlite). */
+  SEED_DEMO: z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true')),
+  /** Escape hatch for a production deployment behind plain HTTP (not recommended): cookies lose `Secure`. */
+  ALLOW_INSECURE_COOKIES: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+}).superRefine((env, ctx) => {
+  // Against a production API the session cookies must be Secure (and __Host- prefixed), which needs an
+  // https PUBLIC_URL. Refuse to start rather than quietly hand out cookies that travel over plain HTTP.
+  // A loopback address is a local run on this machine, never a deployment others reach.
+  const url = env.PUBLIC_URL ? new URL(env.PUBLIC_URL) : null;
+  const safe = url !== null && (url.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
+  if (env.NODE_ENV === 'production' && env.UPSTREAM_URL && !safe && !env.ALLOW_INSECURE_COOKIES) {
+    ctx.addIssue({ code: 'custom', path: ['PUBLIC_URL'], message: 'must be an https:// address in production (session cookies are Secure); set ALLOW_INSECURE_COOKIES=true to override' });
+  }
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -35,7 +62,7 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
   const result = envSchema.safeParse(cleaned);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+    const lines = result.error.issues.map((issue) => `  ${String(issue.path[0] ?? '(env)')}: ${issue.message}`);
     throw new Error(`Invalid environment configuration:\n${lines.join('\n')}`);
   }
   return result.data;

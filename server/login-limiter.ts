@@ -1,31 +1,64 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { CREDENTIAL_ERROR_CODES } from '../shared/errors.ts';
 import { AppError } from './trpc/init.ts';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    loginAccount?: string;
-  }
+const ACCOUNT_WINDOW_MS = 15 * 60_000;
+/** Bounds the memory an attacker can make us spend by trying many addresses. */
+const MAX_TRACKED_ACCOUNTS = 50_000;
+
+export interface LoginLimits {
+  perIpPerMinute?: number;
+  /** Failed attempts per account in 15 minutes; successful sign-ins do not count and reset it. */
+  perAccountPer15Minutes?: number;
+}
+
+export interface LoginGuard {
+  /** Throws TOO_MANY_REQUESTS when this client or this account has tried too often. */
+  check(req: FastifyRequest, email: string): Promise<void>;
+  /** Records the outcome of an attempt: only wrong credentials count against the account. */
+  settle(email: string, error: unknown): void;
+}
+
+function tooMany(seconds: number): AppError {
+  return new AppError('TOO_MANY_REQUESTS', 'too_many_attempts', `Too many sign-in attempts. Try again in ${seconds} seconds.`, undefined, true);
 }
 
 /**
- * Sign-in attempts are limited per client IP and per account (e-mail), so neither one address trying
- * many accounts nor many addresses trying one account get far. The upstream locks accounts as well.
+ * Sign-in attempts are limited per client IP (every attempt) and per account (failed attempts only), so
+ * neither one address trying many accounts nor many addresses guessing one account get far, while nobody
+ * can lock a colleague out by signing in correctly. The upstream locks accounts as well.
  */
-export function createLoginLimiter(app: FastifyInstance, limits: { perIpPerMinute?: number; perAccountPer15Minutes?: number } = {}) {
+export function createLoginGuard(app: FastifyInstance, limits: LoginLimits = {}): LoginGuard {
   const perIp = app.createRateLimit({ max: limits.perIpPerMinute ?? 30, timeWindow: 60_000, keyGenerator: (req) => `login-ip:${req.ip}` });
-  const perAccount = app.createRateLimit({
-    max: limits.perAccountPer15Minutes ?? 10,
-    timeWindow: 15 * 60_000,
-    keyGenerator: (req) => `login-account:${req.loginAccount ?? ''}`,
-  });
-  return async (req: FastifyRequest, email: string): Promise<void> => {
-    req.loginAccount = email.trim().toLowerCase();
-    for (const limiter of [perIp, perAccount]) {
-      const result = await limiter(req);
+  const maxFailures = limits.perAccountPer15Minutes ?? 10;
+  const failures = new Map<string, { count: number; resetAt: number }>();
+  const key = (email: string) => email.trim().toLowerCase();
+
+  return {
+    async check(req, email) {
+      const result = await perIp(req);
       // `isAllowed` is only true for allow-listed keys; the verdict is `isExceeded`.
-      if (!result.isAllowed && result.isExceeded) {
-        throw new AppError('TOO_MANY_REQUESTS', 'too_many_attempts', `Too many sign-in attempts. Try again in ${result.ttlInSeconds} seconds.`, undefined, true);
+      if (!result.isAllowed && result.isExceeded) throw tooMany(result.ttlInSeconds);
+      const entry = failures.get(key(email));
+      if (entry && entry.resetAt <= Date.now()) failures.delete(key(email));
+      else if (entry && entry.count >= maxFailures) throw tooMany(Math.ceil((entry.resetAt - Date.now()) / 1000));
+    },
+    settle(email, error) {
+      const account = key(email);
+      if (!error) {
+        failures.delete(account);
+        return;
       }
-    }
+      const code = (error as { code?: unknown }).code;
+      if (typeof code !== 'string' || !CREDENTIAL_ERROR_CODES.includes(code)) return;
+      const now = Date.now();
+      const entry = failures.get(account);
+      if (entry && entry.resetAt > now) entry.count += 1;
+      else {
+        // Oldest entries go first when the table is full (a Map iterates in insertion order).
+        if (failures.size >= MAX_TRACKED_ACCOUNTS) failures.delete(failures.keys().next().value!);
+        failures.set(account, { count: 1, resetAt: now + ACCOUNT_WINDOW_MS });
+      }
+    },
   };
 }

@@ -40,15 +40,20 @@ function cookieSecrets(): string[] {
 const port = env.PORT;
 const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
 
+// One operation range for both: the in-process API enforces it, the back office draws it.
+const range = { centre: { lat: env.OPERATION_CENTRE_LAT, lng: env.OPERATION_CENTRE_LNG }, radiusMetres: env.OPERATION_RADIUS_METRES };
+
 let upstream: Awaited<ReturnType<typeof startUpstream>> | null = null;
 let upstreamUrl = env.UPSTREAM_URL;
 if (!upstreamUrl) {
   upstream = await startUpstream({
     port: env.UPSTREAM_PORT,
-    host: '127.0.0.1',
+    // In a container (HOST=0.0.0.0) the API's uploaded files must be reachable from the browser too.
+    host: env.HOST === '0.0.0.0' || env.HOST === '::' ? env.HOST : '127.0.0.1',
     databaseUrl: env.DATABASE_URL,
     dataDir: env.DATABASE_URL ? undefined : join(root, 'data', 'pglite'),
     demoPassword: env.DEMO_PASSWORD,
+    ...(env.SEED_DEMO === undefined ? {} : { seedDemo: env.SEED_DEMO }),
     logger: logger.child({ service: 'upstream' }),
     config: {
       appUrl: publicUrl,
@@ -56,6 +61,8 @@ if (!upstreamUrl) {
       logMailLinks: true,
       googleClientId: env.GOOGLE_CLIENT_ID,
       ...(env.GOOGLE_JWKS_URL ? { googleJwksUrl: env.GOOGLE_JWKS_URL } : {}),
+      operationRange: range,
+      ...(env.UPLOAD_PUBLIC_ORIGIN ? { publicOrigin: env.UPLOAD_PUBLIC_ORIGIN } : {}),
     },
   });
   upstreamUrl = upstream.url;
@@ -71,10 +78,13 @@ const app = await buildApp({
   version,
   logger: logger.child({ service: 'backoffice' }),
   googleClientId: env.GOOGLE_CLIENT_ID,
-  uploadOrigin: new URL(upstream?.origin ?? upstreamUrl!).origin,
+  uploadOrigin: new URL(upstream?.config.publicOrigin ?? upstreamUrl!).origin,
   upstreamTimeouts: { connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS, headersMs: env.UPSTREAM_HEADERS_TIMEOUT_MS, bodyMs: env.UPSTREAM_BODY_TIMEOUT_MS },
   trustProxy: env.TRUST_PROXY,
   metricsToken: env.METRICS_TOKEN,
+  map: { range, tileUrl: env.MAP_TILE_URL === 'none' ? null : env.MAP_TILE_URL, tileAttribution: env.MAP_TILE_ATTRIBUTION },
+  geocoderUrl: env.GEOCODER_URL,
+  publicUrl,
 });
 
 await app.listen({ port, host: env.HOST });

@@ -11,6 +11,7 @@ export function createMetrics() {
     requests: new Counter({ name: 'backoffice_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
     requestDuration: new Histogram({ name: 'backoffice_http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['method', 'route'], buckets, registers: [registry] }),
     upstreamDuration: new Histogram({ name: 'backoffice_upstream_request_duration_seconds', help: 'Latency of calls to the marketplace API', labelNames: ['method', 'path', 'status'], buckets, registers: [registry] }),
+    ssrRender: new Histogram({ name: 'backoffice_ssr_render_seconds', help: 'Server render time of a page once its data is fetched', labelNames: ['route'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25], registers: [registry] }),
     refreshes: new Counter({ name: 'backoffice_token_refresh_total', help: 'Token refreshes by outcome', labelNames: ['outcome'], registers: [registry] }),
     errors: new Counter({ name: 'backoffice_errors_total', help: 'Server errors by kind', labelNames: ['kind'], registers: [registry] }),
     shed: new Counter({ name: 'backoffice_load_shed_total', help: 'Requests refused with 503 under pressure', registers: [registry] }),
@@ -23,11 +24,22 @@ export function pathTemplate(path: string): string {
   return path.split('?')[0]!.replace(/\/\d+(?=\/|$)/g, '/:id').replace(/\/files\/upload\/.*$/, '/files/upload/:key');
 }
 
-export function instrument(app: FastifyInstance, metrics: Metrics, token: string | undefined) {
+/**
+ * The route label of a request: the route pattern, or for tRPC the procedure name, but only a known one
+ * (anyone can ask for `/trpc/<anything>`; every new label would be a new time series kept forever).
+ * Batches are one label: their combinations are unbounded too.
+ */
+export function routeLabel(route: string | undefined, trpcPath: string | undefined, procedures: ReadonlySet<string>): string {
+  if (!route) return 'unmatched';
+  if (!route.startsWith('/trpc')) return route;
+  const names = (trpcPath ?? '').split(',');
+  if (names.length > 1) return '/trpc/(batch)';
+  return procedures.has(names[0]!) ? `/trpc/${names[0]}` : '/trpc/(unknown)';
+}
+
+export function instrument(app: FastifyInstance, metrics: Metrics, token: string | undefined, procedures: ReadonlySet<string>) {
   app.addHook('onResponse', async (req, reply) => {
-    const route = req.routeOptions.url ?? 'unmatched';
-    const trpcPath = route.startsWith('/trpc') ? `/trpc/${(req.params as { path?: string })?.path ?? ''}` : route;
-    const label = trpcPath.length > 120 ? trpcPath.slice(0, 120) : trpcPath;
+    const label = routeLabel(req.routeOptions.url, (req.params as { path?: string } | undefined)?.path, procedures);
     metrics.requests.inc({ method: req.method, route: label, status: String(reply.statusCode) });
     metrics.requestDuration.observe({ method: req.method, route: label }, reply.elapsedTime / 1000);
     if (reply.statusCode >= 500) metrics.errors.inc({ kind: `http_${reply.statusCode}` });

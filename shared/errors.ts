@@ -14,6 +14,7 @@ export const ERROR_TEXT = {
   token_expired: 'Access token has expired.',
   invalid_refresh_token: 'Refresh token is invalid or expired.',
   forbidden: 'You do not have permission to perform this action.',
+  account_inactive: 'This account is deactivated.',
   not_found: 'Not found.',
   conflict: 'The record was changed by someone else.',
   too_many_attempts: 'Too many failed sign-in attempts. Try again later.',
@@ -22,6 +23,14 @@ export const ERROR_TEXT = {
   invalid_signature: 'The upload address is invalid or has expired.',
   invalid_google_token: 'The Google sign-in could not be verified.',
   internal_error: 'Something went wrong, please contact our support.',
+  invalid_transition: 'This status change is not allowed.',
+  buddy_not_scheduled: 'The bike buddy does not work in this slot on this day.',
+  buddy_not_working: 'The bike buddy is not working in this slot on this day.',
+  slot_full: "This slot is fully booked for the bike buddy on this day.",
+  day_full: 'The bike buddy has reached their maximum number of services for this day.',
+  has_bookings: 'Services are booked in this slot. Move or cancel them first.',
+  service_not_booked: 'Details can only be recorded while the service is booked.',
+  invalid_address: 'Please enter a valid address.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_TEXT;

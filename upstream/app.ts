@@ -14,6 +14,12 @@ import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerEntityResource } from './resources/entity-resource.ts';
 import { registerBicycles } from './resources/bicycles.ts';
 import { registerUsers } from './resources/users.ts';
+import { registerServices } from './resources/services.ts';
+import { registerDashboard } from './resources/dashboard.ts';
+import { registerSchedule } from './resources/schedule.ts';
+import { registerSubscriptionPlans, registerSubscriptions } from './resources/subscriptions.ts';
+import { registerEventSlots } from './resources/event-slots.ts';
+import { registerTrialGroups } from './resources/trial-groups.ts';
 
 export interface BuildUpstreamOptions {
   db: Db;
@@ -53,16 +59,30 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   app.setNotFoundHandler((_req, reply) => fail(reply, 404, 'not_found', ERROR_TEXT.not_found));
 
   app.get('/healthz', async () => ({ ok: true }));
-  app.get('/openapi.json', async () => openApiDocument(ENTITIES));
+  // Every route registered from here on is listed in /openapi.json (generic ones with their schemas).
+  const routes: { method: string; url: string }[] = [];
+  app.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+  app.get('/openapi.json', async () => openApiDocument(ENTITIES, routes));
 
-  const { issuePair } = registerAccountRoutes(app, db, config);
+  const { issuePair, invite, resendInvite } = registerAccountRoutes(app, db, config);
   registerGoogleRoutes(app, db, config, issuePair);
   registerUploadRoutes(app, db, config);
-  for (const def of ENTITIES as readonly EntityDef[]) {
-    if (def.name === 'bicycles') registerBicycles(app, db, config);
-    else registerEntityResource(app, db, config, def);
-  }
+  // Entities with rules beyond the definition register themselves (with the generic resource inside).
+  const custom: Record<string, () => void> = {
+    bicycles: () => registerBicycles(app, db, config),
+    services: () => registerServices(app, db, config),
+    'buddy-work-slots': () => registerSchedule(app, db, config),
+    'not-working-slots': () => undefined,
+    'subscription-plans': () => registerSubscriptionPlans(app, db, config),
+    subscriptions: () => registerSubscriptions(app, db, config),
+    'event-slots': () => registerEventSlots(app, db, config),
+    'trial-groups': () => registerTrialGroups(app, db, config, { invite, resendInvite }),
+  };
+  for (const def of ENTITIES as readonly EntityDef[]) (custom[def.name] ?? (() => registerEntityResource(app, db, config, def)))();
   registerUsers(app, db, config);
+  registerDashboard(app, db, config);
 
   app.get('/api/promo-codes/:id/users/', { preHandler: requireAuth(config, ['Admin']) }, async (req, reply) => {
     const id = Number((req.params as { id: string }).id);

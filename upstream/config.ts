@@ -1,3 +1,5 @@
+import { DEFAULT_OPERATION_RANGE, type OperationRange } from '../shared/geo.ts';
+
 /** Settings of the reference API; `start.ts` fills them from options, `main.ts` from the environment. */
 export interface UpstreamConfig {
   jwtSecret: string;
@@ -19,6 +21,8 @@ export interface UpstreamConfig {
   lockoutSeconds: number;
   /** scrypt N; lower in tests for speed. */
   scryptCost: number;
+  /** Services must lie within this circle (§5, §9; ADR 011). */
+  operationRange: OperationRange;
 }
 
 export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' | 'uploadDir'> = {
@@ -33,4 +37,5 @@ export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' |
   maxFailedLogins: 5,
   lockoutSeconds: 15 * 60,
   scryptCost: 16384,
+  operationRange: DEFAULT_OPERATION_RANGE,
 };

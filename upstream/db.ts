@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { mkdirSync } from 'node:fs';
 import pg from 'pg';
 
@@ -22,7 +23,8 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
   if (opts.databaseUrl) return openPostgres(opts.databaseUrl);
   const dir = opts.dataDir && opts.dataDir !== 'memory://' ? opts.dataDir : undefined;
   if (dir) mkdirSync(dir, { recursive: true });
-  const lite = new PGlite(dir);
+  // pg_trgm backs the trigram indexes of list searches (migration 040), as on a PostgreSQL server.
+  const lite = new PGlite({ dataDir: dir, extensions: { pg_trgm } });
   await lite.waitReady;
   // PGlite runs one statement at a time; a queue keeps transactions from interleaving with other calls.
   let chain: Promise<unknown> = Promise.resolve();

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import pino from 'pino';
 import { z } from 'zod';
+import { DEFAULT_OPERATION_RANGE } from '../shared/geo.ts';
 import { projectRoot } from '../shared/project-root.server.ts';
 import { UPSTREAM_REDACT } from './app.ts';
 import { startUpstream } from './start.ts';
@@ -27,6 +28,9 @@ const envSchema = z.object({
   CORS_ORIGINS: z.preprocess(blankAsUnset, z.string().optional()),
   GOOGLE_CLIENT_ID: z.preprocess(blankAsUnset, z.string().optional()),
   GOOGLE_JWKS_URL: z.preprocess(blankAsUnset, z.url().optional()),
+  OPERATION_CENTRE_LAT: z.preprocess(blankAsUnset, z.coerce.number().min(-90).max(90).default(DEFAULT_OPERATION_RANGE.centre.lat)),
+  OPERATION_CENTRE_LNG: z.preprocess(blankAsUnset, z.coerce.number().min(-180).max(180).default(DEFAULT_OPERATION_RANGE.centre.lng)),
+  OPERATION_RADIUS_METRES: z.preprocess(blankAsUnset, z.coerce.number().positive().max(100_000).default(DEFAULT_OPERATION_RANGE.radiusMetres)),
 });
 
 const parsed = envSchema.safeParse(process.env);
@@ -57,6 +61,7 @@ const upstream = await startUpstream({
     ...(env.GOOGLE_JWKS_URL ? { googleJwksUrl: env.GOOGLE_JWKS_URL } : {}),
     // Mail links carry one-time tokens: they are logged only for a demo, where nobody else receives mail.
     logMailLinks: env.LOG_MAIL_LINKS ?? seedDemo,
+    operationRange: { centre: { lat: env.OPERATION_CENTRE_LAT, lng: env.OPERATION_CENTRE_LNG }, radiusMetres: env.OPERATION_RADIUS_METRES },
   },
 });
 process.stdout.write(`Reference API listening on ${upstream.url}\n`);

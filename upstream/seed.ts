@@ -2,6 +2,8 @@ import { randomInt } from 'node:crypto';
 import type { Db } from './db.ts';
 import { hashPassword } from './lib/password.ts';
 import { setUserRoles } from './users.ts';
+import { ORIGIN_TYPES, SERVICE_TYPES } from '../shared/entities/services.ts';
+import { seedEvents, seedSubscriptions, seedTrialGroups } from './seed-events.ts';
 
 export const DEMO_ACCOUNTS = [
   { email: 'admin@example.com', first_name: 'Ada', last_name: 'Admin', roles: ['Admin'], user_type: 1, description: 'Admin: the whole app' },
@@ -146,6 +148,116 @@ export async function seedDemo(db: Db, password: string, scryptCost: number): Pr
         ],
       );
     }
+    await seedScheduling(tx);
+    await seedSubscriptions(tx);
+    await seedEvents(tx);
+    await seedTrialGroups(tx);
     return true;
   });
+}
+
+/** A date `offset` days from today (UTC), as YYYY-MM-DD. */
+export function demoDate(offset: number, from = new Date()): string {
+  const d = new Date(Date.UTC(from.getUTCFullYear(), from.getUTCMonth(), from.getUTCDate() + offset));
+  return d.toISOString().slice(0, 10);
+}
+
+/** Addresses in central Stockholm, all well inside the default operation range. */
+const ADDRESSES = [
+  ['Drottninggatan 50, Stockholm', 59.3346, 18.062],
+  ['Götgatan 30, Stockholm', 59.3167, 18.0717],
+  ['Odengatan 60, Stockholm', 59.344, 18.05],
+  ['Strandvägen 7, Stockholm', 59.3326, 18.081],
+  ['Kungsholmsgatan 20, Stockholm', 59.332, 18.04],
+  ['Hornsgatan 40, Stockholm', 59.318, 18.056],
+  ['Karlavägen 50, Stockholm', 59.34, 18.085],
+  ['Sankt Eriksgatan 30, Stockholm', 59.333, 18.033],
+] as const;
+
+/**
+ * Work slots for the coming weeks (and the last month), a few not-working slots, services in every
+ * status for the demo buddy and others (within capacity), service details of finished ones, and
+ * expert requests. The demo buddy works mornings and afternoons every day from 30 days ago to 60 ahead.
+ */
+async function seedScheduling(tx: Db) {
+  const { rows: buddyRows } = await tx.query<{ id: number }>(
+    "select u.id from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id where r.name = 'Buddy' order by u.id limit 4",
+  );
+  const buddies = buddyRows.map((r) => Number(r.id));
+  // [buddy, slots, ISO weekdays, max services per day]
+  const schedules: [number, number[], number[], number][] = [
+    [buddies[0]!, [1, 2], [1, 2, 3, 4, 5, 6, 7], 6],
+    [buddies[1]!, [1], [1, 2, 3, 4, 5], 4],
+    [buddies[2]!, [2, 3], [1, 2, 3, 4, 5, 6], 5],
+    [buddies[3]!, [1, 2], [2, 3, 4, 5, 6], 4],
+  ];
+  for (const [buddy, slots, weekdays, max] of schedules) {
+    await tx.query(
+      `insert into buddy_work_slots (buddy_id, service_date, service_slot_id, max_services_per_day, is_working_day)
+       select $1, d::date, s, $5, true from generate_series($2::date, $3::date, interval '1 day') d, unnest($4::int[]) s
+        where extract(isodow from d)::int = any($6::int[])`,
+      [buddy, demoDate(-30), demoDate(60), slots, max, weekdays],
+    );
+  }
+  await tx.query("update buddy_work_slots set is_working_day = false, notes = 'Day off' where buddy_id = $1 and service_date = $2", [buddies[3], demoDate(3)]);
+  const away: [number, number, number, string][] = [
+    [buddies[0]!, 5, 2, 'Bike fair at Kungsträdgården'],
+    [buddies[0]!, 12, 1, 'Dentist'],
+    [buddies[1]!, 2, 1, 'Shop inventory'],
+    [buddies[2]!, 1, 3, 'Training'],
+  ];
+  for (const [buddy, offset, slot, notes] of away) {
+    await tx.query('insert into not_working_slots (user_id, service_date, service_slot_id, notes) values ($1, $2, $3, $4)', [buddy, demoDate(offset), slot, notes]);
+  }
+  const isAway = (buddy: number, offset: number, slot: number) => away.some(([b, o, s]) => b === buddy && o === offset && s === slot) || (buddy === buddies[3] && offset === 3);
+
+  const { rows: bikes } = await tx.query<{ id: number; owner_id: number | null }>('select id, owner_id from bicycles order by id');
+  let n = 0;
+  for (let offset = -21; offset <= 14; offset++) {
+    for (let bi = 0; bi < schedules.length; bi++) {
+      const [buddy, slots, weekdays] = schedules[bi]!;
+      const isoDay = ((new Date(demoDate(offset) + 'T00:00:00Z').getUTCDay() + 6) % 7) + 1;
+      if (!weekdays.includes(isoDay) || (offset + bi) % 3 !== 0) continue;
+      const count = 1 + (Math.abs(offset * 7 + bi) % 2);
+      for (let k = 0; k < count; k++) {
+        const slot = slots[k % slots.length]!;
+        if (isAway(buddy, offset, slot)) continue;
+        const pick = Math.abs(offset + k + bi);
+        const status = offset < 0 ? [4, 4, 4, 3, 5][pick % 5]! : offset === 0 ? 2 : [2, 2, 1, 2, 5][pick % 5]!;
+        const bike = bikes[n % bikes.length]!;
+        const [address, lat, lng] = ADDRESSES[n % ADDRESSES.length]!;
+        await tx.query(
+          `insert into services (service_date, service_slot_id, status, buddy_id, bicycle_id, owner_id, origin_type, service_type, operational_range_id, address, latitude, longitude, notes, finished_at)
+           values ($1::date, $2::bigint, $3::smallint, $4, $5, $6, $7, $8, 1, $9, $10, $11, $12,
+                   case when $3::smallint = 4 then ($1::date + (select end_time from service_slots where id = $2::bigint))::timestamptz end)`,
+          [demoDate(offset), slot, status, buddy, bike.id, bike.owner_id, ORIGIN_TYPES[n % ORIGIN_TYPES.length], SERVICE_TYPES[n % SERVICE_TYPES.length], address, lat, lng, n % 4 === 0 ? 'Door code 1234, bicycle in the courtyard' : null],
+        );
+        n++;
+      }
+    }
+  }
+  // Checklists of the first finished services.
+  await tx.query(
+    `insert into service_details (service_id, service_item_id, check_status, needs_repair, notes)
+     select s.id, i.id, 1 + ((s.id + i.id) % 3), ((s.id + i.id) % 3) = 0, case when ((s.id + i.id) % 3) = 0 then 'Worn, replace at next visit' end
+       from (select id from services where status = 4 order by id limit 8) s cross join service_items i`,
+  );
+  const { rows: customers } = await tx.query<{ id: number }>(
+    "select u.id from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id where r.name = 'Customer' order by u.id limit 6",
+  );
+  const requests: [number, number, string][] = [
+    [3, 1, 'Creaking bottom bracket, wants an expert opinion'],
+    [5, 2, 'E-bike motor cuts out on hills'],
+    [8, 1, 'Advice on a cargo bike for two children'],
+    [-4, 3, 'Wheel building consultation'],
+    [-10, 4, 'Frame crack inspection'],
+    [1, 1, 'Hydraulic brake feels spongy'],
+  ];
+  for (const [i, [offset, status, description]] of requests.entries()) {
+    await tx.query(
+      `insert into expert_requests (requested_date, status, user_id, bicycle_id, expert_id, description, canceled_at)
+       values ($1, $2::smallint, $3::bigint, (select id from bicycles where owner_id = $3::bigint order by id limit 1), $4, $5, case when $2::smallint = 4 then now() end)`,
+      [demoDate(offset), status, customers[i % customers.length]!.id, status === 1 ? null : buddies[0], description],
+    );
+  }
 }

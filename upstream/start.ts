@@ -80,8 +80,11 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
   });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : opts.port ?? 0;
-  const origin = `http://${host}:${port}`;
-  if (!config.publicOrigin) config.publicOrigin = origin;
+  // Listening on every interface (a container): callers on this machine still use loopback, and
+  // browsers reach the published port as localhost unless PUBLIC_ORIGIN says otherwise.
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const origin = `http://${wildcard ? '127.0.0.1' : host}:${port}`;
+  if (!config.publicOrigin) config.publicOrigin = wildcard ? `http://localhost:${port}` : origin;
 
   return {
     url: `${origin}/api/`,

@@ -24,6 +24,8 @@ export interface PublicUser {
   city: string | null;
   post_code: string | null;
   operational_range_id: number | null;
+  /** An address the user asked to change to, until they confirm it. */
+  pending_email: string | null;
   version: number;
   updated_at: string;
 }
@@ -32,9 +34,30 @@ export const PUBLIC_USER_SQL = `
   select u.id, u.email, u.first_name, u.last_name, u.phone_number, u.country, u.language, u.is_active,
          u.profile_image, u.user_type, u.biography, u.social_security_number, u.account_status,
          u.invitation_status, u.invited_at, u.member_since, u.state, u.area, u.city, u.post_code,
-         u.operational_range_id, u.version, u.updated_at,
+         u.operational_range_id, u.pending_email, u.version, u.updated_at,
          coalesce((select array_agg(r.name order by r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}') as roles
     from users u`;
+
+/** The users list and the buddies choice list: no private details (social security number, address, biography). */
+export const LIST_USER_SQL = `
+  select u.id, u.email, u.first_name, u.last_name, u.phone_number, u.country, u.language, u.is_active,
+         u.profile_image, u.user_type, u.account_status, u.invitation_status, u.invited_at, u.member_since,
+         u.version, u.updated_at,
+         coalesce((select array_agg(r.name order by r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}') as roles
+    from users u`;
+
+export type ListedUser = Omit<PublicUser, 'biography' | 'social_security_number' | 'state' | 'area' | 'city' | 'post_code' | 'operational_range_id' | 'pending_email'>;
+
+export function toListedUser(row: Record<string, unknown>): ListedUser {
+  return {
+    ...(row as unknown as ListedUser),
+    id: Number(row.id),
+    roles: (row.roles as string[] | null) ?? [],
+    invited_at: iso(row.invited_at),
+    member_since: iso(row.member_since),
+    updated_at: iso(row.updated_at)!,
+  };
+}
 
 const iso = (v: unknown) => (v instanceof Date ? v.toISOString() : typeof v === 'string' ? new Date(v).toISOString() : null);
 

@@ -57,6 +57,56 @@ export function useImageUpload(kind: UploadKind) {
   return { upload, progress, uploading: progress !== null };
 }
 
+interface PickerProps {
+  kind: UploadKind;
+  /** Names the file input for assistive technology. */
+  label: string;
+  /** Gets the access URL of a stored file. */
+  onUploaded: (url: string) => void | Promise<void>;
+  disabled?: boolean;
+  testId?: string;
+}
+
+/**
+ * A translated "Choose image" button over a hidden file input (the browser's own input would speak the
+ * browser's language), with upload progress and the JPEG/PNG check (§5, §9).
+ */
+export function ImagePicker({ kind, label, onUploaded, disabled, testId }: PickerProps) {
+  const { t } = useTranslation();
+  const input = useRef<HTMLInputElement>(null);
+  const { upload, progress, uploading } = useImageUpload(kind);
+  const [typeError, setTypeError] = useState(false);
+  return (
+    <div style={{ display: 'flex', flexDirection: 'column', gap: 6 }}>
+      <input
+        ref={input}
+        type="file"
+        accept={UPLOAD_CONTENT_TYPES.join(',')}
+        hidden
+        aria-label={label}
+        data-testid={testId ?? `upload-${kind}`}
+        onChange={async (event) => {
+          const file = event.target.files?.[0];
+          event.target.value = '';
+          if (!file) return;
+          setTypeError(!isAcceptedType(file.type));
+          const url = await upload(file);
+          if (url) await onUploaded(url);
+        }}
+      />
+      <Button type="button" onClick={() => input.current?.click()} loading={uploading} disabled={disabled} aria-label={`${t('upload.choose')}: ${label}`}>
+        {uploading ? t('upload.uploading') : t('upload.choose')}
+      </Button>
+      {progress !== null && <ProgressBar progress={Math.round(progress * 100)} aria-label={t('upload.uploading')} style={{ width: 160 }} />}
+      {typeError && (
+        <span role="alert" style={{ color: 'var(--fgColor-danger)', fontSize: 12 }}>
+          {t('upload.onlyImages')}
+        </span>
+      )}
+    </div>
+  );
+}
+
 interface Props {
   kind: UploadKind;
   value: string | null | undefined;
@@ -65,47 +115,18 @@ interface Props {
   round?: boolean;
 }
 
+/** One image field: preview, choose (uploads at once), remove. */
 export function ImageUpload({ kind, value, onChange, label, round }: Props) {
   const { t } = useTranslation();
-  const input = useRef<HTMLInputElement>(null);
-  const { upload, progress, uploading } = useImageUpload(kind);
-  const [typeError, setTypeError] = useState(false);
-
   return (
     <div style={{ display: 'flex', alignItems: 'center', gap: 16 }}>
       {value ? <Avatar src={value} size={64} square={!round} alt={label} /> : null}
-      <div style={{ display: 'flex', flexDirection: 'column', gap: 6 }}>
-        <input
-          ref={input}
-          type="file"
-          accept={UPLOAD_CONTENT_TYPES.join(',')}
-          hidden
-          aria-label={label}
-          data-testid={`upload-${kind}`}
-          onChange={async (event) => {
-            const file = event.target.files?.[0];
-            event.target.value = '';
-            if (!file) return;
-            setTypeError(!isAcceptedType(file.type));
-            const url = await upload(file);
-            if (url) onChange(url);
-          }}
-        />
-        <div style={{ display: 'flex', gap: 8 }}>
-          <Button type="button" onClick={() => input.current?.click()} loading={uploading}>
-            {uploading ? t('upload.uploading') : t('upload.choose')}
+      <div style={{ display: 'flex', gap: 8, alignItems: 'flex-start' }}>
+        <ImagePicker kind={kind} label={label} onUploaded={(url) => onChange(url)} />
+        {value && (
+          <Button type="button" variant="invisible" onClick={() => onChange(null)}>
+            {t('upload.remove')}
           </Button>
-          {value && (
-            <Button type="button" variant="invisible" onClick={() => onChange(null)}>
-              {t('upload.remove')}
-            </Button>
-          )}
-        </div>
-        {progress !== null && <ProgressBar progress={Math.round(progress * 100)} aria-label={t('upload.uploading')} style={{ width: 160 }} />}
-        {typeError && (
-          <span role="alert" style={{ color: 'var(--fgColor-danger)', fontSize: 12 }}>
-            {t('upload.onlyImages')}
-          </span>
         )}
       </div>
     </div>

@@ -3,6 +3,7 @@ import { DownloadIcon } from '@primer/octicons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { EntityDef, ListParams } from '../../shared/entity/define.ts';
+import { csvRecordCounter } from '../../shared/csv.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { CSRF_HEADER } from '../trpc.ts';
 
@@ -29,12 +30,13 @@ export function CsvExportButton({ def, params }: { def: EntityDef; params: ListP
       if (!res.ok || !res.body) throw new Error(String(res.status));
       const reader = res.body.getReader();
       const parts: Uint8Array[] = [];
+      const count = csvRecordCounter();
       let lines = 0;
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
         parts.push(value);
-        for (let i = 0; i < value.length; i++) if (value[i] === 10) lines++;
+        lines = count(value);
         setRows(Math.max(0, lines - 1));
       }
       const url = URL.createObjectURL(new Blob(parts as BlobPart[], { type: 'text/csv' }));

@@ -31,7 +31,7 @@ export function entityApi(def: Pick<EntityDef, 'name'>): CrudApi {
 
 interface CrudUtils {
   list: { invalidate(): Promise<void> };
-  get: { invalidate(input?: { id: number }): Promise<void>; setData(input: { id: number }, data: EntityRecord): void };
+  get: { invalidate(input?: { id: number }): Promise<void>; setData(input: { id: number }, data: EntityRecord): void; fetch(input: { id: number }): Promise<EntityRecord> };
   options: { invalidate(): Promise<void> };
 }
 

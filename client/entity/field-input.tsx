@@ -1,6 +1,7 @@
 import { Checkbox, FormControl, Select, TextInput, Textarea } from '@primer/react';
 import { useTranslation } from 'react-i18next';
-import type { EntityDef, FieldDef } from '../../shared/entity/define.ts';
+import { nextStatuses, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
+import { useSession } from '../session.ts';
 import { ImageUpload } from '../components/image-upload.tsx';
 import { fieldText } from '../errors.ts';
 import { entityApi } from './entity-api.ts';
@@ -13,6 +14,10 @@ interface Props {
   value: unknown;
   error?: string;
   onChange: (value: unknown) => void;
+  /** The record being edited (null when creating): a status offers only the steps allowed from it. */
+  record?: EntityRecord | null;
+  /** Shown instead of a control when the value is fixed for this user (their own owner field). */
+  fixedText?: string;
 }
 
 const INPUT_TYPE: Partial<Record<FieldDef['kind'], string>> = {
@@ -30,7 +35,7 @@ const INPUT_TYPE: Partial<Record<FieldDef['kind'], string>> = {
 function ReferenceSelect({ field, value, onChange, invalid, label }: { field: FieldDef; value: unknown; onChange: (v: unknown) => void; invalid: boolean; label: string }) {
   const { t } = useTranslation();
   const target = entityByName(field.reference!.entity);
-  const options = entityApi(target ?? { name: field.reference!.entity }).options.useQuery({});
+  const options = entityApi(target ?? { name: field.reference!.entity }).options.useQuery(field.reference!.role ? ({ role: field.reference!.role } as { search?: string }) : {});
   return (
     <Select value={value === null || value === undefined ? '' : String(value)} onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)} block validationStatus={invalid ? 'error' : undefined} aria-label={label}>
       <Select.Option value="">{t('form.none')}</Select.Option>
@@ -44,8 +49,9 @@ function ReferenceSelect({ field, value, onChange, invalid, label }: { field: Fi
 }
 
 /** One form control for one field, chosen by the field's kind. */
-export function FieldInput({ def, name, field, value, error, onChange }: Props) {
+export function FieldInput({ def, name, field, value, error, onChange, record, fixedText }: Props) {
   const { t } = useTranslation();
+  const { roles } = useSession();
   const label = t(`resources.${def.name}.fields.${name}`);
   const message = fieldText(t, error);
   const invalid = Boolean(message);
@@ -60,14 +66,23 @@ export function FieldInput({ def, name, field, value, error, onChange }: Props) 
     );
   }
 
+  // A status offers where the record may go next (ADR 009); a new record, the statuses it may start in.
+  const choices = field.status
+    ? record
+      ? [Number(record[name]), ...nextStatuses(field.status, Number(record[name]), roles)]
+      : [...field.status.initial]
+    : (field.options ?? []);
+
   let control;
-  if (field.kind === 'image') {
+  if (fixedText !== undefined) {
+    control = <TextInput name={name} value={fixedText} readOnly disabled block aria-label={label} data-field={name} />;
+  } else if (field.kind === 'image') {
     control = <ImageUpload kind={field.uploadKind ?? 'company_logo'} value={(value as string | null) ?? null} onChange={(url) => onChange(url)} label={label} />;
   } else if (field.kind === 'enum') {
     control = (
-      <Select value={value === null || value === undefined ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' ? null : (field.options ?? []).find((o) => String(o) === e.target.value))} block validationStatus={invalid ? 'error' : undefined}>
-        <Select.Option value="">{t('form.none')}</Select.Option>
-        {(field.options ?? []).map((option) => (
+      <Select value={value === null || value === undefined ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' ? null : (field.options ?? []).find((o) => String(o) === e.target.value))} block validationStatus={invalid ? 'error' : undefined} data-field={name}>
+        {!(field.status && record) && <Select.Option value="">{t('form.none')}</Select.Option>}
+        {choices.map((option) => (
           <Select.Option key={String(option)} value={String(option)}>
             {t(`resources.${def.name}.options.${name}.${String(option)}`, { defaultValue: String(option) })}
           </Select.Option>

@@ -33,7 +33,9 @@ export function useListState(def: EntityDef) {
   const update = useCallback(
     (changes: Record<string, string | number | undefined | null>, resetPage = true) => {
       setSearch((current) => {
-        const next = new URLSearchParams(current);
+        // React Router hands the params of the last render; two quick changes (a date range's from and
+        // to) would lose the first. The address bar already holds every navigation made so far.
+        const next = new URLSearchParams(typeof window === 'undefined' ? current : window.location.search);
         for (const [key, value] of Object.entries(changes)) {
           if (value === undefined || value === null || value === '') next.delete(key);
           else next.set(key, String(value));

@@ -1,15 +1,38 @@
 import { Button, Flash, Heading, Link as PrimerLink } from '@primer/react';
 import { TrashIcon } from '@primer/octicons-react';
-import type { ReactNode } from 'react';
+import { lazy, Suspense, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate, useParams } from 'react-router-dom';
-import type { EntityDef, EntityRecord } from '../../shared/entity/define.ts';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
+import { ENTITIES } from '../../shared/entities/registry.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { errorText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { entityApi, useEntityUtils } from './entity-api.ts';
 import { ResourceForm } from './resource-form.tsx';
+import { ResourceView } from './resource-view.tsx';
+import { useAccess } from './access.ts';
+
+// A record's sub-collections (an event's slots) use the list screen; loaded with them, so the list
+// screen stays its own chunk for the list routes.
+const ResourceListPage = lazy(() => import('./resource-list-page.tsx').then((m) => ({ default: m.ResourceListPage })));
+
+/** Sub-collections of an entity (`parent.entity === def.name`), listed on each record's page. */
+function childrenOf(def: EntityDef): EntityDef[] {
+  return (ENTITIES as readonly EntityDef[]).filter((e) => e.parent?.entity === def.name);
+}
+
+/** Values for a new record from the URL (`/services/new?service_date=…&service_slot_id=2`), by field kind. */
+function presetFromUrl(def: EntityDef, search: URLSearchParams): Record<string, unknown> {
+  const preset: Record<string, unknown> = {};
+  for (const [key, field] of writableFields(def)) {
+    const raw = search.get(key);
+    if (raw === null || raw === '' || raw.length > 200) continue;
+    preset[key] = field.kind === 'reference' || field.kind === 'integer' || (field.kind === 'enum' && typeof field.options?.[0] === 'number') ? Number(raw) : raw;
+  }
+  return preset;
+}
 
 /** `/<entity>/:id` (and `/<entity>/new`): the record's form, delete, and any extra sections. */
 interface Props {
@@ -23,8 +46,10 @@ interface Props {
 }
 
 export function ResourceDetailPage({ def, children, actions, confirmSave }: Props) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { id: rawId = '' } = useParams();
+  const [search] = useSearchParams();
+  const access = useAccess(def);
   const navigate = useNavigate();
   const toast = useToast();
   const confirm = useConfirm();
@@ -41,7 +66,7 @@ export function ResourceDetailPage({ def, children, actions, confirmSave }: Prop
     </PrimerLink>
   );
 
-  if (!isNew && !(Number.isInteger(id) && id > 0)) return <Flash variant="danger">{t('errors.not_found')}</Flash>;
+  if ((!isNew && !(Number.isInteger(id) && id > 0)) || (isNew && !access.canCreate)) return <Flash variant="danger">{t(isNew ? 'errors.forbidden' : 'errors.not_found')}</Flash>;
   if (!isNew && !record.data) {
     return record.error ? (
       <div>
@@ -58,11 +83,11 @@ export function ResourceDetailPage({ def, children, actions, confirmSave }: Prop
   const current = isNew ? null : record.data!;
   const onDelete = async () => {
     if (!current) return;
-    if (!(await confirm({ message: t('form.deleteConfirm', { name: def.label(current) }), danger: true }))) return;
+    if (!(await confirm({ message: t('form.deleteConfirm', { name: def.label(current, i18n.language) }), danger: true }))) return;
     try {
       await remove.mutateAsync({ id: current.id });
       await utils.list.invalidate();
-      toast.success(t('form.deleted', { name: def.label(current) }));
+      toast.success(t(def.messages?.deleted ?? 'form.deleted', { name: def.label(current, i18n.language) }));
       navigate(listPath);
     } catch (error) {
       toast.error(errorText(t, error));
@@ -72,28 +97,43 @@ export function ResourceDetailPage({ def, children, actions, confirmSave }: Prop
   return (
     <section>
       {back}
-      <div style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center', margin: '12px 0 20px' }}>
+      <div style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center', flexWrap: 'wrap', gap: 12, margin: '12px 0 20px' }}>
         <Heading as="h1" data-testid="detail-title">
-          {current ? def.label(current) : t('list.new', { name: t(`resources.${def.name}.one`) })}
+          {current ? def.label(current, i18n.language) : t(`resources.${def.name}.new`, { defaultValue: t('list.new', { name: t(`resources.${def.name}.one`) }) })}
         </Heading>
         {current && (
-          <div style={{ display: 'flex', gap: 8 }}>
+          <div style={{ display: 'flex', gap: 8, flexWrap: 'wrap', alignItems: 'center' }}>
             {actions?.(current)}
-            <Button variant="danger" leadingVisual={TrashIcon} onClick={() => void onDelete()} data-testid="detail-delete">
-              {t('form.delete')}
-            </Button>
+            {access.canDelete && (
+              <Button variant="danger" leadingVisual={TrashIcon} onClick={() => void onDelete()} data-testid="detail-delete">
+                {t('form.delete')}
+              </Button>
+            )}
           </div>
         )}
       </div>
-      <ResourceForm
-        key={current ? `${current.id}-${current.version}` : 'new'}
-        def={def}
-        record={current}
-        confirmSave={current ? confirmSave : undefined}
-        onSaved={(saved) => {
-          if (isNew) navigate(def.detailRoute!.replace(':id', String(saved.id)), { replace: true });
-        }}
-      />
+      {current && !access.canUpdate ? (
+        <ResourceView def={def} record={current} />
+      ) : (
+        <ResourceForm
+          key={current ? String(current.id) : 'new'}
+          def={def}
+          record={current}
+          preset={isNew ? presetFromUrl(def, search) : undefined}
+          confirmSave={current ? confirmSave : undefined}
+          onSaved={(saved) => {
+            if (isNew) navigate(def.detailRoute!.replace(':id', String(saved.id)), { replace: true });
+          }}
+        />
+      )}
+      {current &&
+        childrenOf(def).map((child) => (
+          <div key={child.name} style={{ marginTop: 32 }}>
+            <Suspense fallback={<PageSpinner />}>
+              <ResourceListPage def={child} fixedFilters={{ [child.parent!.field]: current.id }} headingLevel="h2" />
+            </Suspense>
+          </div>
+        ))}
       {current && children?.(current.id)}
     </section>
   );

@@ -1,8 +1,12 @@
 import { Button, Flash } from '@primer/react';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import { createSchema, writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
+import { isWithinRange } from '../../shared/geo.ts';
+import { LocationInput, pointOf } from '../components/location-input.tsx';
+import { usePublicConfig } from '../public-config.tsx';
+import { useAccess } from './access.ts';
 import { fieldErrorsOf as zodFieldErrors } from '../../shared/schemas/common.ts';
 import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
 import { appCodeOf, errorText, fieldErrorsOf } from '../errors.ts';
@@ -23,14 +27,17 @@ const Actions = styled.div`
   gap: 8px;
 `;
 
-function initialValues(def: EntityDef, record: EntityRecord | null): Record<string, unknown> {
+/** A field's starting value: fixed by the page, else the record's, else a preset (new records), else its default. */
+function initialValues(def: EntityDef, record: EntityRecord | null, preset: Record<string, unknown>, fixed: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     writableFields(def).map(([key, field]) => {
-      const value = record ? record[key] : field.default;
+      const value = key in fixed ? fixed[key] : record ? record[key] : key in preset ? preset[key] : field.default;
       return [key, value === undefined ? (field.kind === 'boolean' ? false : null) : value];
     }),
   );
 }
+
+const NO_FIXED: Record<string, unknown> = {};
 
 interface Props {
   def: EntityDef;
@@ -39,26 +46,49 @@ interface Props {
   onCancel?: () => void;
   /** Asked before saving (e.g. the bicycle form's confirm-changes dialog). */
   confirmSave?: () => Promise<boolean>;
+  /** Values a new record starts with (e.g. the day and slot picked in a calendar). */
+  preset?: Record<string, unknown>;
+  /** Values the surrounding page decides (a slot's event): saved, not shown. */
+  fixedValues?: Record<string, unknown>;
+  /** Told whenever the form gains or loses unsaved changes (a dialog asks before closing). */
+  onDirtyChange?: (dirty: boolean) => void;
 }
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * The generic create/edit form. The entity's zod schema validates here and again on the server;
  * server field errors land on the same fields; a stale version (409) is reported, not overwritten.
  */
-export function ResourceForm({ def, record, onSaved, onCancel, confirmSave }: Props) {
-  const { t } = useTranslation();
+export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, preset, fixedValues = NO_FIXED, onDirtyChange }: Props) {
+  const { t, i18n } = useTranslation();
   const toast = useToast();
   const api = entityApi(def);
   const utils = useEntityUtils(def);
   const create = api.create.useMutation();
   const update = api.update.useMutation();
-  const initial = useMemo(() => initialValues(def, record), [def, record]);
+  const access = useAccess(def);
+  const { map } = usePublicConfig();
+  // Someone who only writes their own records writes them as themselves (ADR 009).
+  const owned = access.ownerScoped && access.ownerField && access.userId !== null ? { [access.ownerField]: access.userId } : {};
+  // The version the edits are based on. It follows the record when the record changes underneath the
+  // form (activated elsewhere on the page): the user's edits are kept, untouched fields take the new values.
+  const [base, setBase] = useState(record);
+  const valuesOf = (from: EntityRecord | null) => initialValues(def, from, { ...preset, ...owned }, fixedValues);
+  const initial = useMemo(() => valuesOf(base), [def, base, fixedValues]); // eslint-disable-line react-hooks/exhaustive-deps
   const [values, setValues] = useState(initial);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState<string | null>(null);
   const [conflict, setConflict] = useState(false);
-  const dirty = useMemo(() => JSON.stringify(values) !== JSON.stringify(initial), [values, initial]);
+  const dirty = useMemo(() => !same(values, initial), [values, initial]);
   useUnsavedChangesGuard(dirty);
+  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
+  useEffect(() => {
+    if (!record || !base || record.id !== base.id || record.version === base.version) return;
+    const next = valuesOf(record);
+    setValues((current) => Object.fromEntries(Object.entries(next).map(([key, value]) => [key, same(current[key], initial[key]) ? value : current[key]])));
+    setBase(record);
+  }, [record]); // eslint-disable-line react-hooks/exhaustive-deps
   const schema = useMemo(() => createSchema(def), [def]);
   const pending = create.isPending || update.isPending;
 
@@ -67,29 +97,42 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave }: Pr
     setErrors(({ [key]: _gone, ...rest }) => rest);
   };
 
+  // After a conflict: the record as it is now, and the user's edits given up (they were based on the old one).
   const reload = async () => {
-    if (!record) return;
-    await utils.get.invalidate({ id: record.id });
+    if (!base) return;
+    await utils.get.invalidate({ id: base.id });
+    const fresh = await utils.get.fetch({ id: base.id });
+    setBase(fresh);
+    setValues(valuesOf(fresh));
+    setErrors({});
     setConflict(false);
+    await utils.list.invalidate();
   };
 
   const onSubmit = async (event: React.FormEvent) => {
     event.preventDefault();
     setFormError(null);
     const parsed = schema.safeParse(values);
-    if (!parsed.success) {
-      setErrors(zodFieldErrors(parsed.error));
+    const location = def.location;
+    const point = location ? pointOf(location, values) : null;
+    const outside = location?.withinOperationRange && point && !isWithinRange(map, point) ? { [location.address]: 'validation.invalidAddress' } : {};
+    if (!parsed.success || Object.keys(outside).length > 0) {
+      setErrors({ ...(parsed.success ? {} : zodFieldErrors(parsed.error)), ...outside });
       return;
     }
     if (confirmSave && !(await confirmSave())) return;
     try {
-      const saved = record
-        ? await update.mutateAsync({ id: record.id, version: record.version, data: parsed.data as Record<string, unknown> })
+      const saved = base
+        ? await update.mutateAsync({ id: base.id, version: base.version, data: parsed.data as Record<string, unknown> })
         : await create.mutateAsync(parsed.data as Record<string, unknown>);
       await Promise.all([utils.list.invalidate(), utils.options.invalidate()]);
       utils.get.setData({ id: saved.id }, saved);
-      toast.success(t(record ? 'form.saved' : 'form.created', { name: def.label(saved) }));
+      toast.success(t(base ? (def.messages?.saved ?? 'form.saved') : (def.messages?.created ?? 'form.created'), { name: def.label(saved, i18n.language) }));
       setErrors({});
+      if (base) {
+        setBase(saved);
+        setValues(valuesOf(saved));
+      }
       onSaved(saved);
     } catch (error) {
       if (appCodeOf(error) === 'conflict') {
@@ -117,12 +160,34 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave }: Pr
         </Flash>
       )}
       {writableFields(def)
-        .filter(([, field]) => !field.hidden)
-        .map(([key, field]) => (
-          <div key={key} style={field.multiline || field.kind === 'image' ? { gridColumn: '1 / -1' } : undefined}>
-            <FieldInput def={def} name={key} field={field} value={values[key]} error={errors[key]} onChange={(v) => set(key, v)} />
-          </div>
-        ))}
+        .filter(([key, field]) => !field.hidden && !(key in fixedValues) && !(def.location && (key === def.location.latitude || key === def.location.longitude)))
+        .map(([key, field]) =>
+          def.location && key === def.location.address ? (
+            <div key={key} style={{ gridColumn: '1 / -1' }}>
+              <LocationInput
+                def={def}
+                location={def.location}
+                values={values}
+                errors={errors}
+                required={Boolean(def.fields[def.location.latitude]?.required)}
+                onChange={(patch) => Object.entries(patch).forEach(([k, v]) => set(k, v))}
+              />
+            </div>
+          ) : (
+            <div key={key} style={field.multiline || field.kind === 'image' ? { gridColumn: '1 / -1' } : undefined}>
+              <FieldInput
+                def={def}
+                name={key}
+                field={field}
+                value={values[key]}
+                error={errors[key]}
+                onChange={(v) => set(key, v)}
+                record={base}
+                fixedText={access.ownerScoped && key === access.ownerField ? (base ? String(base[`${key}_label`] ?? access.userLabel) : access.userLabel) : undefined}
+              />
+            </div>
+          ),
+        )}
       <Actions>
         <Button type="submit" variant="primary" loading={pending} data-testid="form-save">
           {t(record ? 'form.save' : 'form.create')}

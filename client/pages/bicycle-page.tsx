@@ -3,7 +3,7 @@ import { TrashIcon } from '@primer/octicons-react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
-import { useImageUpload } from '../components/image-upload.tsx';
+import { ImagePicker } from '../components/image-upload.tsx';
 import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
 import { useEntityUtils } from '../entity/entity-api.ts';
 import { errorText } from '../errors.ts';
@@ -11,6 +11,7 @@ import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
+import { RelatedServices } from '../components/related-services.tsx';
 
 const Gallery = styled.ul`
   list-style: none;
@@ -35,22 +36,25 @@ function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 
   const images = trpc.bicycles.images.useQuery({ id: bicycleId });
   const add = trpc.bicycles.addImage.useMutation();
   const remove = trpc.bicycles.removeImage.useMutation();
-  const { upload, uploading, progress } = useImageUpload('bicycle');
   const list = (images.data ?? []).filter((i) => i.kind === kind);
   const title = t(kind === 'defect' ? 'bicycles.defectImages' : 'bicycles.images');
 
-  const onFile = async (file: File | undefined) => {
-    if (!file) return;
-    if (!['image/jpeg', 'image/jpg', 'image/png'].includes(file.type)) {
-      toast.error(t('upload.onlyImages'));
-      return;
-    }
-    const url = await upload(file);
-    if (!url) return;
+  const attach = async (url: string) => {
     try {
       await add.mutateAsync({ id: bicycleId, url, kind });
       await utils.bicycles.images.invalidate({ id: bicycleId });
       toast.success(t('bicycles.imageAdded'));
+    } catch (error) {
+      toast.error(errorText(t, error));
+    }
+  };
+
+  const detach = async (imageId: number) => {
+    if (!(await confirm({ message: t('bicycles.removeImageConfirm'), danger: true }))) return;
+    try {
+      await remove.mutateAsync({ id: bicycleId, imageId });
+      await utils.bicycles.images.invalidate({ id: bicycleId });
+      toast.success(t('bicycles.imageRemoved'));
     } catch (error) {
       toast.error(errorText(t, error));
     }
@@ -75,21 +79,13 @@ function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 
                 size="small"
                 variant="invisible"
                 aria-label={t('upload.remove')}
-                onClick={async () => {
-                  if (!(await confirm({ message: t('bicycles.removeImageConfirm'), danger: true }))) return;
-                  await remove.mutateAsync({ id: bicycleId, imageId: image.id });
-                  await utils.bicycles.images.invalidate({ id: bicycleId });
-                }}
+                onClick={() => void detach(image.id)}
               />
             </li>
           ))}
         </Gallery>
       )}
-      <label>
-        <span className="visually-hidden">{title}</span>
-        <input type="file" accept="image/jpeg,image/png" data-testid={`upload-${kind}`} onChange={(e) => void onFile(e.target.files?.[0])} disabled={uploading} />
-      </label>
-      {progress !== null && <span role="status"> {t('upload.uploading')} {Math.round(progress * 100)}%</span>}
+      <ImagePicker kind="bicycle" label={title} onUploaded={attach} testId={`upload-${kind}`} />
     </section>
   );
 }
@@ -141,6 +137,7 @@ export default function BicyclePage() {
         <>
           <ImageSection bicycleId={id} kind="image" />
           <ImageSection bicycleId={id} kind="defect" />
+          <RelatedServices filters={{ bicycle_id: String(id) }} title={t('services.ofBicycle')} other="buddy_id" testId="bicycle-services" />
         </>
       )}
     </ResourceDetailPage>

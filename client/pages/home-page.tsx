@@ -1,20 +1,202 @@
 import { Heading, Text } from '@primer/react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import styled from 'styled-components';
+import { SERVICE_STATUS_FLOW } from '../../shared/entities/services.ts';
+import { ROLE } from '../../shared/roles.ts';
+import type { Dashboard, Series, Statistics } from '../../shared/schemas/dashboard.ts';
+import { BarChart } from '../components/bar-chart.tsx';
+import { ColumnChart } from '../components/column-chart.tsx';
+import { ErrorState } from '../components/error-state.tsx';
+import { PageSpinner } from '../components/page-spinner.tsx';
 import { fullName, useSession } from '../session.ts';
+import { trpc } from '../trpc.ts';
 
-/** Dashboard placeholder: the counters of §1 arrive with the dashboard work. */
+const Cards = styled.dl`
+  display: grid;
+  grid-template-columns: repeat(auto-fill, minmax(170px, 1fr));
+  gap: 12px;
+  margin: 8px 0 24px;
+  div {
+    border: 1px solid var(--borderColor-default, #d1d9e0);
+    border-radius: 8px;
+    padding: 12px 14px;
+    background: var(--bgColor-default, #fff);
+  }
+  dt {
+    font-size: 13px;
+    color: var(--fgColor-muted, #59636e);
+  }
+  dd {
+    margin: 4px 0 0;
+    font-size: 26px;
+    font-weight: 600;
+    font-variant-numeric: tabular-nums;
+  }
+`;
+
+const Panels = styled.div`
+  display: grid;
+  grid-template-columns: repeat(auto-fit, minmax(300px, 1fr));
+  gap: 20px;
+  margin-bottom: 24px;
+  section {
+    border: 1px solid var(--borderColor-default, #d1d9e0);
+    border-radius: 8px;
+    padding: 12px 14px;
+  }
+  h3 {
+    font-size: 14px;
+    margin: 0 0 8px;
+    display: flex;
+    justify-content: space-between;
+    gap: 8px;
+  }
+`;
+
+/** Counters grouped as staff read them; each key is one §1 figure (definitions: ADR 016). */
+const ADMIN_GROUPS = [
+  { title: 'home.groups.users', keys: ['total_users', 'active_users', 'new_users', 'invited_users', 'direct_active', 'total_buddies'] },
+  { title: 'home.groups.services', keys: ['services_performed', 'scheduled_services', 'one_off_total'] },
+  { title: 'home.groups.subscriptions', keys: ['subscribers', 'active_single_bike', 'active_multiple_bike', 'active_b2b2c', 'b2b_groups', 'promo_codes_used'] },
+] as const;
+
+const STATUS_COLOUR: Record<string, string> = {
+  attention: 'var(--fgColor-attention, #9a6700)',
+  accent: 'var(--fgColor-accent, #0969da)',
+  severe: 'var(--fgColor-severe, #bc4c00)',
+  success: 'var(--fgColor-success, #1a7f37)',
+  danger: 'var(--fgColor-danger, #d1242f)',
+};
+
+function number(value: number, lang: string): string {
+  return value.toLocaleString(lang === 'sv' ? 'sv-SE' : 'en-GB');
+}
+
+/** "22 Nov" / "22 nov.": short enough for an axis. */
+function shortDay(day: string, lang: string): string {
+  return new Date(`${day}T12:00:00Z`).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+}
+
+function CounterCards({ t, lang, keys, counters }: { t: TFunction; lang: string; keys: readonly string[]; counters: Record<string, number> }) {
+  return (
+    <Cards>
+      {keys.map((key) => (
+        <div key={key} data-testid={`counter-${key}`}>
+          <dt>{t(`home.counters.${key}`)}</dt>
+          <dd>{number(counters[key] ?? 0, lang)}</dd>
+        </div>
+      ))}
+    </Cards>
+  );
+}
+
+function Trends({ t, lang, series }: { t: TFunction; lang: string; series: Series }) {
+  return (
+    <Panels>
+      {Object.entries(series.values).map(([name, values]) => {
+        const title = t(`home.series.${name}`);
+        const total = values.reduce((a, b) => a + b, 0);
+        return (
+          <section key={name} data-testid={`series-${name}`}>
+            <h3>
+              <span>{title}</span>
+              <span data-testid={`series-${name}-total`}>{number(total, lang)}</span>
+            </h3>
+            <ColumnChart title={`${title}, ${t('home.last30')}`} columns={series.days.map((day, i) => ({ label: shortDay(day, lang), value: values[i] ?? 0 }))} tickEvery={7} />
+          </section>
+        );
+      })}
+    </Panels>
+  );
+}
+
+function StatisticsSection() {
+  const { t, i18n } = useTranslation();
+  const stats = trpc.dashboard.statistics.useQuery();
+  if (stats.error) return <ErrorState error={stats.error} onRetry={() => void stats.refetch()} />;
+  if (!stats.data) return <PageSpinner />;
+  const data: Statistics = stats.data;
+  const lang = i18n.language;
+  return (
+    <Panels data-testid="statistics">
+      <section>
+        <h3>{t('home.stats.byStatus')}</h3>
+        <BarChart
+          title={t('home.stats.byStatus')}
+          testId="stats-by-status"
+          bars={data.servicesByStatus.map((s) => ({ label: t(`resources.services.options.status.${s.status}`), value: s.count, color: STATUS_COLOUR[SERVICE_STATUS_FLOW.colors[s.status] ?? 'accent'] ?? STATUS_COLOUR.accent! }))}
+        />
+      </section>
+      <section>
+        <h3>{t('home.stats.byWeek')}</h3>
+        <ColumnChart title={t('home.stats.byWeek')} testId="stats-by-week" columns={data.servicesByWeek.map((w) => ({ label: shortDay(w.week, lang), value: w.count }))} tickEvery={3} />
+      </section>
+      <section>
+        <h3>{t('home.stats.members')}</h3>
+        <ColumnChart
+          title={t('home.stats.members')}
+          testId="stats-members"
+          color="var(--fgColor-success, #1a7f37)"
+          columns={data.usersByMonth.map((m) => ({ label: new Date(`${m.month}-15T12:00:00Z`).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB', { month: 'short', timeZone: 'UTC' }), value: m.total }))}
+          tickEvery={2}
+        />
+      </section>
+    </Panels>
+  );
+}
+
+/** / (Admin, Buddy): the §1 counters and last-30-day trends; an Admin also sees the statistics. */
 export default function HomePage() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const { user, roles } = useSession();
+  const dashboard = trpc.dashboard.get.useQuery();
+  const lang = i18n.language;
+  const data: Dashboard | undefined = dashboard.data;
   return (
     <section>
-      <Heading as="h1" style={{ marginBottom: 8 }} data-testid="home-welcome">
+      <Heading as="h1" style={{ marginBottom: 4 }} data-testid="home-welcome">
         {t('home.welcome', { name: fullName(user) })}
       </Heading>
-      <Text as="p">{t('home.intro')}</Text>
-      <Text as="p" style={{ color: 'var(--fgColor-muted)' }}>
-        {t('home.roles', { roles: roles.join(', ') })}
+      <Text as="p" style={{ color: 'var(--fgColor-muted)', marginTop: 0 }}>
+        {t(data?.scope === 'own' ? 'home.introOwn' : 'home.introAll')}
       </Text>
+      {dashboard.error ? (
+        <ErrorState error={dashboard.error} onRetry={() => void dashboard.refetch()} />
+      ) : !data ? (
+        <PageSpinner />
+      ) : data.scope === 'all' ? (
+        <>
+          {ADMIN_GROUPS.map((group) => (
+            <div key={group.title}>
+              <Heading as="h2" style={{ fontSize: 16 }}>
+                {t(group.title)}
+              </Heading>
+              <CounterCards t={t} lang={lang} keys={group.keys} counters={data.counters} />
+            </div>
+          ))}
+          <Heading as="h2" style={{ fontSize: 16 }}>
+            {t('home.last30')}
+          </Heading>
+          <Trends t={t} lang={lang} series={data.series} />
+        </>
+      ) : (
+        <>
+          <CounterCards t={t} lang={lang} keys={['services_today', 'scheduled_services', 'services_performed']} counters={data.counters} />
+          <Heading as="h2" style={{ fontSize: 16 }}>
+            {t('home.last30')}
+          </Heading>
+          <Trends t={t} lang={lang} series={data.series} />
+        </>
+      )}
+      {roles.includes(ROLE.Admin) && (
+        <>
+          <Heading as="h2" style={{ fontSize: 16 }}>
+            {t('home.stats.title')}
+          </Heading>
+          <StatisticsSection />
+        </>
+      )}
     </section>
   );
 }

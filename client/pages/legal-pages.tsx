@@ -25,17 +25,4 @@ export function TermsPage() {
   );
 }
 
-/** Public plan page; with no language in the link it follows the UI language. */
-export function SubscriptionPlanPage() {
-  const { plan = '', language } = useParams();
-  const { i18n } = useTranslation();
-  const textLang = isLanguage(language) ? language : isLanguage(i18n.language) ? i18n.language : 'en';
-  const t = i18n.getFixedT(textLang);
-  return (
-    <StaticPage title={t('legal.subscriptionTitle', { plan })} lang={textLang}>
-      <p data-testid="plan-body">{t('legal.subscriptionBody', { plan })}</p>
-    </StaticPage>
-  );
-}
-
 export default PrivacyPolicyPage;

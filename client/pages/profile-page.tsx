@@ -1,13 +1,14 @@
-import { Button, FormControl, Heading } from '@primer/react';
+import { Button, Flash, Heading } from '@primer/react';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
-import { profileUpdateInput, type Profile } from '../../shared/schemas/auth.ts';
+import { changeEmailInput, profileUpdateInput, type Profile } from '../../shared/schemas/auth.ts';
 import { CountryField, LanguageField } from '../components/choice-field.tsx';
 import { ImageUpload } from '../components/image-upload.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
-import { errorText } from '../errors.ts';
+import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
+import { errorText, fieldErrorsOf } from '../errors.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { useReloadSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
@@ -55,6 +56,7 @@ function ProfileForm({ profile }: { profile: Profile }) {
   const [saving, setSaving] = useState(false);
 
   useEffect(() => form.setValues(toForm(profile)), [profile]); // eslint-disable-line react-hooks/exhaustive-deps
+  useUnsavedChangesGuard(JSON.stringify(form.values) !== JSON.stringify(toForm(profile)));
 
   const onSubmit = async (event: React.FormEvent) => {
     event.preventDefault();
@@ -83,14 +85,12 @@ function ProfileForm({ profile }: { profile: Profile }) {
       <Heading as="h1" style={{ marginBottom: 16 }}>
         {t('profile.title')}
       </Heading>
-      <p style={{ color: 'var(--fgColor-muted)' }} data-testid="profile-email">
-        {profile.email}
-      </p>
+      <EmailChange profile={profile} />
       <Grid onSubmit={onSubmit} noValidate data-testid="profile-form">
         <div style={FULL}>
-          <FormControl>
-            <FormControl.Label>{t('profile.picture')}</FormControl.Label>
-          </FormControl>
+          <div style={{ fontWeight: 600, fontSize: 14, marginBottom: 8 }} aria-hidden="true">
+            {t('profile.picture')}
+          </div>
           <ImageUpload kind="user_profile_picture" round value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} label={t('profile.picture')} />
         </div>
         {text('first_name', t('profile.firstName'), { required: true })}
@@ -112,5 +112,58 @@ function ProfileForm({ profile }: { profile: Profile }) {
         </div>
       </Grid>
     </section>
+  );
+}
+
+/** The address signs the user in, so a new one only takes effect once its mailed link is opened. */
+function EmailChange({ profile }: { profile: Profile }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const change = trpc.account.changeEmail.useMutation();
+  const form = useZodForm(changeEmailInput, { email: '' });
+  const [open, setOpen] = useState(false);
+  const onSubmit = async (event: React.FormEvent) => {
+    event.preventDefault();
+    const input = form.validate();
+    if (!input) return;
+    try {
+      const saved = await change.mutateAsync(input);
+      utils.account.get.setData(undefined, saved);
+      toast.success(t('profile.emailLinkSent', { email: input.email }));
+      form.setValues({ email: '' });
+      setOpen(false);
+    } catch (error) {
+      form.applyServerError(error);
+      if (!fieldErrorsOf(error).email) toast.error(errorText(t, error));
+    }
+  };
+  return (
+    <div style={{ marginBottom: 20, maxWidth: 760 }}>
+      <p style={{ color: 'var(--fgColor-muted)', display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
+        <span data-testid="profile-email">{profile.email}</span>
+        {!open && (
+          <Button size="small" onClick={() => setOpen(true)} data-testid="change-email">
+            {t('profile.changeEmail')}
+          </Button>
+        )}
+      </p>
+      {profile.pending_email && (
+        <Flash variant="default" data-testid="pending-email">
+          {t('profile.emailPending', { email: profile.pending_email })}
+        </Flash>
+      )}
+      {open && (
+        <form onSubmit={onSubmit} noValidate style={{ display: 'flex', gap: 8, alignItems: 'flex-end', flexWrap: 'wrap', marginTop: 8 }} data-testid="change-email-form">
+          <TextField name="email" type="email" label={t('profile.newEmail')} value={form.values.email} onChange={(v) => form.set('email', v)} error={form.errors.email} required />
+          <Button type="submit" variant="primary" loading={change.isPending}>
+            {t('profile.sendEmailLink')}
+          </Button>
+          <Button type="button" onClick={() => setOpen(false)}>
+            {t('form.cancel')}
+          </Button>
+        </form>
+      )}
+    </div>
   );
 }

@@ -14,9 +14,12 @@ import { PageSpinner } from '../components/page-spinner.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
 import { useZodForm } from '../components/use-zod-form.ts';
+import { RelatedServices } from '../components/related-services.tsx';
 import { appCodeOf, errorText } from '../errors.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
+import { SubscriptionsList } from './subscriptions-list.tsx';
+import { useRoleNames } from './use-role-names.ts';
 
 const Grid = styled.form`
   display: grid;
@@ -40,7 +43,6 @@ function formValues(u: UserDetail) {
     area: u.area ?? '',
     city: u.city ?? '',
     post_code: u.post_code ?? '',
-    operational_range_id: u.operational_range_id,
   };
 }
 
@@ -49,7 +51,6 @@ function UserForm({ user }: { user: UserDetail }) {
   const toast = useToast();
   const utils = trpc.useUtils();
   const update = trpc.users.update.useMutation();
-  const ranges = trpc.operationalRanges.options.useQuery({});
   const initial = formValues(user);
   const form = useZodForm(userUpdateFields, initial);
   const [conflict, setConflict] = useState(false);
@@ -94,17 +95,6 @@ function UserForm({ user }: { user: UserDetail }) {
       <ChoiceField label={t('users.fields.user_type')} value={form.values.user_type} options={USER_TYPES} optionLabel={(type) => t(`users.types.${type}`)} nullable={false} onChange={(v) => v && form.set('user_type', v)} />
       <CountryField label={t('users.fields.country')} value={form.values.country} onChange={(v) => form.set('country', v)} />
       <LanguageField label={t('users.fields.language')} value={form.values.language} onChange={(v) => form.set('language', v)} />
-      <FormControl>
-        <FormControl.Label>{t('users.fields.operational_range')}</FormControl.Label>
-        <Select value={form.values.operational_range_id ? String(form.values.operational_range_id) : ''} onChange={(e) => form.set('operational_range_id', e.target.value ? Number(e.target.value) : null)} block data-testid="operational-range">
-          <Select.Option value="">{t('profile.none')}</Select.Option>
-          {(ranges.data ?? []).map((r) => (
-            <Select.Option key={r.id} value={String(r.id)}>
-              {r.label}
-            </Select.Option>
-          ))}
-        </Select>
-      </FormControl>
       {text('city')}
       {text('area')}
       {text('state')}
@@ -125,7 +115,7 @@ function UserForm({ user }: { user: UserDetail }) {
   );
 }
 
-/** Roles, languages and competencies: each change is saved at once and confirmed with a toast. */
+/** Roles, operational range, languages and competencies: each change is saved at once and confirmed with a toast. */
 function Links({ user }: { user: UserDetail }) {
   const { t } = useTranslation();
   const toast = useToast();
@@ -138,8 +128,11 @@ function Links({ user }: { user: UserDetail }) {
   const removeCompetence = trpc.users.competencies.remove.useMutation();
   const languages = trpc.languages.options.useQuery({});
   const competencies = trpc.competencies.options.useQuery({});
+  const ranges = trpc.operationalRanges.options.useQuery({});
+  const setRange = trpc.users.setOperationalRange.useMutation();
   // Checkboxes answer at once; a failed save puts them back.
   const [roles, setRoles] = useState(user.roles);
+  const roleNames = useRoleNames();
   useEffect(() => setRoles(user.roles), [user.roles]);
   const run = async (call: Promise<UserDetail>, message: string) => {
     try {
@@ -176,7 +169,7 @@ function Links({ user }: { user: UserDetail }) {
           {t('users.fields.roles')}
         </Heading>
         <div style={{ display: 'flex', gap: 16 }} data-testid="user-roles">
-          {[ROLE.Admin, ROLE.Buddy, ROLE.Shop, 'Customer'].map((role) => (
+          {roleNames.map((role) => (
             <FormControl key={role}>
               <Checkbox
                 checked={roles.includes(role)}
@@ -192,6 +185,28 @@ function Links({ user }: { user: UserDetail }) {
             </FormControl>
           ))}
         </div>
+      </div>
+      <div>
+        <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
+          {t('users.fields.operational_range')}
+        </Heading>
+        <Select
+          aria-label={t('users.fields.operational_range')}
+          value={user.operational_range_id ? String(user.operational_range_id) : ''}
+          onChange={(e) => {
+            const id = e.target.value ? Number(e.target.value) : null;
+            const name = ranges.data?.find((r) => r.id === id)?.label ?? '';
+            void run(setRange.mutateAsync({ id: user.id, operational_range_id: id }), id ? t('users.rangeSet', { name }) : t('users.rangeCleared'));
+          }}
+          data-testid="operational-range"
+        >
+          <Select.Option value="">{t('profile.none')}</Select.Option>
+          {(ranges.data ?? []).map((r) => (
+            <Select.Option key={r.id} value={String(r.id)}>
+              {r.label}
+            </Select.Option>
+          ))}
+        </Select>
       </div>
       <div>
         <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
@@ -241,7 +256,9 @@ function UserBicycles({ userId }: { userId: number }) {
 export default function UserPage() {
   const { t } = useTranslation();
   const id = Number(useParams().id);
-  const user = trpc.users.get.useQuery({ id }, { enabled: Number.isInteger(id) && id > 0 });
+  const valid = Number.isInteger(id) && id > 0;
+  const user = trpc.users.get.useQuery({ id }, { enabled: valid });
+  if (!valid) return <ErrorState error={{ data: { appCode: 'not_found' } }} />;
   if (!user.data) return user.error ? <ErrorState error={user.error} onRetry={() => void user.refetch()} /> : <PageSpinner />;
   const u = user.data;
   return (
@@ -257,7 +274,14 @@ export default function UserPage() {
       </p>
       <UserForm key={u.version} user={u} />
       <Links user={u} />
-      <UserBicycles userId={u.id} />
+      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', columnGap: 32 }}>
+        <UserBicycles userId={u.id} />
+        <RelatedServices filters={{ owner_id: String(u.id) }} title={t('services.ofOwner')} other="buddy_id" testId="user-services" />
+        {u.roles.includes(ROLE.Buddy) && <RelatedServices filters={{ buddy_id: String(u.id) }} title={t('services.ofBuddy')} other="bicycle_id" testId="buddy-services" />}
+      </div>
+      <div style={{ marginTop: 32 }}>
+        <SubscriptionsList userId={u.id} />
+      </div>
     </section>
   );
 }

@@ -1,17 +1,23 @@
-import { Button, Checkbox, Dialog, Flash, FormControl, Heading, Label, Select, TextInput, Textarea } from '@primer/react';
+import { Button, Checkbox, Dialog, Flash, FormControl, Heading, Label, Select, TextInput, Textarea, UnderlineNav } from '@primer/react';
 import { MailIcon, PersonAddIcon, SearchIcon } from '@primer/octicons-react';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
 import { ROLE } from '../../shared/roles.ts';
 import { ACCOUNT_STATUSES, INVITATION_STATUSES, USER_TYPES, bulkInviteInput, inviteInput, type BulkInviteResult } from '../../shared/schemas/users.ts';
 import { parseUserListParams } from './users-list-params.ts';
+import { usersTabOf, type UsersTab } from './users-tabs.ts';
+import { SubscriptionsList } from './subscriptions-list.tsx';
+import { subscriptionPlansEntity } from '../../shared/entities/subscription-plans.ts';
+import { ResourceListPage } from '../entity/resource-list-page.tsx';
 import { ErrorState } from '../components/error-state.tsx';
 import { Pager } from '../components/pager.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
-import { errorText } from '../errors.ts';
+import { errorText, fieldText } from '../errors.ts';
+import { useRoleNames } from './use-role-names.ts';
 import { useSession } from '../session.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
@@ -26,14 +32,36 @@ const Table = styled.table`
     text-align: left;
     padding: 8px;
     border-bottom: 1px solid var(--borderColor-muted, #d8dee4);
-    white-space: nowrap;
   }
   th {
     background: var(--bgColor-muted, #f6f8fa);
+    white-space: nowrap;
+  }
+  /* Ten columns fit a laptop screen when long values wrap; dates and the action stay on one line. */
+  td {
+    overflow-wrap: anywhere;
+  }
+  td:nth-last-child(-n + 3) {
+    white-space: nowrap;
   }
 `;
 
-const INVITABLE_ROLES = [ROLE.Admin, ROLE.Buddy, ROLE.Shop, 'Customer'] as const;
+/** Roles an invitation gives: chosen explicitly, none by default (a role can open the back office). */
+function RoleChoice({ value, onChange }: { value: string[]; onChange: (roles: string[]) => void }) {
+  const { t } = useTranslation();
+  const names = useRoleNames();
+  return (
+    <fieldset style={{ border: 0, padding: 0, display: 'flex', flexWrap: 'wrap', gap: 16 }} data-testid="invite-roles">
+      <legend style={{ fontWeight: 600, marginBottom: 4 }}>{t('users.fields.roles')}</legend>
+      {names.map((role) => (
+        <FormControl key={role}>
+          <Checkbox checked={value.includes(role)} onChange={(e) => onChange(e.target.checked ? [...value, role] : value.filter((r) => r !== role))} />
+          <FormControl.Label>{role}</FormControl.Label>
+        </FormControl>
+      ))}
+    </fieldset>
+  );
+}
 
 
 const date = (value: string | null | undefined, lang: string) => (value ? new Date(value).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB') : '—');
@@ -43,7 +71,7 @@ function InviteDialog({ onClose }: { onClose: () => void }) {
   const toast = useToast();
   const utils = trpc.useUtils();
   const invite = trpc.users.invite.useMutation();
-  const form = useZodForm(inviteInput, { email: '', first_name: '', last_name: '', roles: [ROLE.Buddy] });
+  const form = useZodForm(inviteInput, { email: '', first_name: '', last_name: '', roles: [] as string[] });
   const [error, setError] = useState<string | null>(null);
   const roles = form.values.roles ?? [];
   return (
@@ -71,15 +99,7 @@ function InviteDialog({ onClose }: { onClose: () => void }) {
         <TextField name="email" type="email" label={t('users.fields.email')} value={form.values.email} onChange={(v) => form.set('email', v)} error={form.errors.email} required />
         <TextField name="first_name" label={t('users.fields.first_name')} value={form.values.first_name} onChange={(v) => form.set('first_name', v)} />
         <TextField name="last_name" label={t('users.fields.last_name')} value={form.values.last_name} onChange={(v) => form.set('last_name', v)} />
-        <fieldset style={{ border: 0, padding: 0, display: 'flex', gap: 16 }}>
-          <legend style={{ fontWeight: 600, marginBottom: 4 }}>{t('users.fields.roles')}</legend>
-          {INVITABLE_ROLES.map((role) => (
-            <FormControl key={role}>
-              <Checkbox checked={roles.includes(role)} onChange={(e) => form.set('roles', e.target.checked ? [...roles, role] : roles.filter((r) => r !== role))} />
-              <FormControl.Label>{role}</FormControl.Label>
-            </FormControl>
-          ))}
-        </fieldset>
+        <RoleChoice value={roles} onChange={(next) => form.set('roles', next)} />
         <Button type="submit" variant="primary" loading={invite.isPending}>
           {t('users.sendInvite')}
         </Button>
@@ -88,11 +108,18 @@ function InviteDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
+/** Why one address of a bulk invite failed: its field message (§5 'Provided value is not Email.') or its code. */
+function bulkFailure(t: TFunction, result: BulkInviteResult): string {
+  const field = Object.values(result.error?.fields ?? {})[0];
+  if (field) return fieldText(t, field) ?? field;
+  return t(`errors.${result.error?.message ?? 'generic'}`, { defaultValue: result.error?.cause ?? t('errors.generic') });
+}
+
 function BulkInviteDialog({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation();
   const utils = trpc.useUtils();
   const bulk = trpc.users.bulkInvite.useMutation();
-  const form = useZodForm(bulkInviteInput, { emails: '', roles: [ROLE.Buddy] });
+  const form = useZodForm(bulkInviteInput, { emails: '', roles: [] as string[] });
   const [results, setResults] = useState<BulkInviteResult[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   return (
@@ -103,7 +130,7 @@ function BulkInviteDialog({ onClose }: { onClose: () => void }) {
           <ul>
             {results.map((r) => (
               <li key={r.email} data-success={r.success}>
-                <strong>{r.email}</strong>: {r.success ? t('users.bulkInvited') : t(`errors.${r.error?.message ?? 'generic'}`, { defaultValue: r.error?.cause ?? t('errors.generic') })}
+                <strong>{r.email}</strong>: {r.success ? t('users.bulkInvited') : bulkFailure(t, r)}
               </li>
             ))}
           </ul>
@@ -128,6 +155,7 @@ function BulkInviteDialog({ onClose }: { onClose: () => void }) {
           }}
         >
           {error && <Flash variant="danger">{error}</Flash>}
+          <RoleChoice value={form.values.roles ?? []} onChange={(next) => form.set('roles', next)} />
           <FormControl required>
             <FormControl.Label>{t('users.addresses')}</FormControl.Label>
             <Textarea name="emails" value={form.values.emails} onChange={(e) => form.set('emails', e.target.value)} block rows={5} data-testid="bulk-emails" />
@@ -143,19 +171,54 @@ function BulkInviteDialog({ onClose }: { onClose: () => void }) {
   );
 }
 
-/** /users (Admin and BuddyShop): search, filters, invite, bulk invite, resend. Details are Admin only. */
+const TABS: { tab: UsersTab; label: string }[] = [
+  { tab: 'users', label: 'routes.users' },
+  { tab: 'subscriptions', label: 'resources.subscriptions.name' },
+  { tab: 'plans', label: 'resources.subscription-plans.name' },
+];
+
+/** Admin-only tabs: the users, all subscriptions, and the subscription plans (ADR 012). */
+function UsersTabs({ current }: { current: UsersTab }) {
+  const { t } = useTranslation();
+  return (
+    <UnderlineNav aria-label={t('users.tabs')}>
+      {TABS.map(({ tab, label }) => (
+        <UnderlineNav.Item key={tab} as={Link} to={tab === 'users' ? '/users' : `/users?tab=${tab}`} aria-current={current === tab ? 'page' : undefined} data-testid={`tab-${tab}`}>
+          {t(label)}
+        </UnderlineNav.Item>
+      ))}
+    </UnderlineNav>
+  );
+}
+
+/** /users (Admin and BuddyShop): search, filters, invite, bulk invite, resend. Details and the other tabs are Admin only. */
 export default function UsersPage() {
+  const { t } = useTranslation();
+  const { roles } = useSession();
+  const isAdmin = roles.includes(ROLE.Admin);
+  const [search] = useSearchParams();
+  const tab = isAdmin ? usersTabOf(search) : 'users';
+  if (tab === 'users') return <UsersList isAdmin={isAdmin} />;
+  return (
+    <section>
+      <Heading as="h1">{t('routes.users')}</Heading>
+      <UsersTabs current={tab} />
+      <div style={{ marginTop: 16 }}>{tab === 'subscriptions' ? <SubscriptionsList /> : <ResourceListPage def={subscriptionPlansEntity} headingLevel="h2" />}</div>
+    </section>
+  );
+}
+
+function UsersList({ isAdmin }: { isAdmin: boolean }) {
   const { t, i18n } = useTranslation();
   const toast = useToast();
   const confirm = useConfirm();
-  const { roles } = useSession();
-  const isAdmin = roles.includes(ROLE.Admin);
   const [search, setSearch] = useSearchParams();
   const params = useMemo(() => parseUserListParams(search), [search]);
   const list = trpc.users.list.useQuery(params);
   const resend = trpc.users.resendInvite.useMutation();
   const [dialog, setDialog] = useState<'invite' | 'bulk' | null>(null);
   const [text, setText] = useState(params.search ?? '');
+  const roleNames = useRoleNames();
 
   const update = (changes: Record<string, string | number | undefined>) =>
     setSearch((current) => {
@@ -168,6 +231,8 @@ export default function UsersPage() {
       return next;
     });
 
+  // Back and forward change the URL: the search box follows it.
+  useEffect(() => setText(params.search ?? ''), [params.search]);
   useEffect(() => {
     if ((text || undefined) === params.search) return;
     const timer = setTimeout(() => update({ search: text.trim() || undefined }), 300);
@@ -200,9 +265,10 @@ export default function UsersPage() {
           </div>
         )}
       </div>
+      {isAdmin && <UsersTabs current="users" />}
       <div role="search" style={{ display: 'flex', flexWrap: 'wrap', gap: 8, margin: '16px 0' }}>
         <TextInput leadingVisual={SearchIcon} aria-label={t('list.search')} placeholder={t('list.search')} value={text} onChange={(e) => setText(e.target.value)} data-testid="list-search" />
-        {filter('role', [ROLE.Admin, ROLE.Buddy, ROLE.Shop, 'Customer'], (o) => String(o))}
+        {filter('role', roleNames, (o) => String(o))}
         {filter('user_type', USER_TYPES, (o) => t(`users.types.${o}`))}
         {filter('account_status', ACCOUNT_STATUSES, (o) => t(`users.accountStatus.${o}`))}
         {filter('invitation_status', INVITATION_STATUSES, (o) => t(`users.invitationStatus.${o}`))}
@@ -214,7 +280,7 @@ export default function UsersPage() {
       ) : list.data.results.length === 0 ? (
         <p data-testid="list-empty">{t('list.noMatches')}</p>
       ) : (
-        <div style={{ overflowX: 'auto' }}>
+        <div style={{ overflowX: 'auto', position: 'relative' }}>
           <Table data-testid="list-table">
             <thead>
               <tr>

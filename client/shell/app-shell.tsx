@@ -1,9 +1,9 @@
-import { ActionList, ActionMenu, Avatar, NavList } from '@primer/react';
+import { Avatar } from '@primer/react';
 import { SidebarCollapseIcon, SidebarExpandIcon } from '@primer/octicons-react';
-import { Suspense, useEffect, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router-dom';
-import styled from 'styled-components';
+import styled, { css } from 'styled-components';
 import { SIDEBAR, isExternalLink, visibleSidebar, type SidebarEntry } from '../../shared/route-table.ts';
 import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
@@ -85,6 +85,57 @@ const Footer = styled.footer`
   border-top: 1px solid var(--borderColor-muted, #d8dee4);
 `;
 
+// The sidebar is plain links styled like Primer's NavList: NavList is built on ActionList and brings
+// it (and its overlay machinery) to every signed-in page for what is a list of links.
+const NavItems = styled.ul`
+  list-style: none;
+  margin: 0;
+  padding: 0;
+  ul {
+    padding-left: 24px;
+  }
+`;
+
+const navLinkStyle = css`
+  display: flex;
+  align-items: center;
+  gap: 8px;
+  min-height: 32px;
+  margin: 2px 0;
+  padding: 6px 8px;
+  border-radius: 6px;
+  font-size: 14px;
+  line-height: 20px;
+  color: var(--fgColor-default, #1f2328);
+  text-decoration: none;
+  white-space: nowrap;
+  & > svg {
+    flex-shrink: 0;
+    color: var(--fgColor-muted, #59636e);
+  }
+  &:hover {
+    background: var(--control-transparent-bgColor-hover, #d0d7de52);
+    text-decoration: none;
+  }
+  &[aria-current='page'] {
+    font-weight: 600;
+    background: var(--control-transparent-bgColor-selected, #d0d7de3d);
+  }
+  &:focus-visible {
+    outline: 2px solid var(--focus-outlineColor, #0969da);
+    outline-offset: -2px;
+  }
+`;
+const NavLink = styled(Link)`
+  ${navLinkStyle}
+`;
+const NavAnchor = styled.a`
+  ${navLinkStyle}
+`;
+
+// The account menu's overlay (Primer ActionMenu) loads on the first click; the button is server-rendered.
+const AccountMenuOverlay = lazy(() => import('./account-menu.tsx'));
+
 const AccountButton = styled.button`
   display: inline-flex;
   align-items: center;
@@ -105,37 +156,33 @@ const AccountButton = styled.button`
 function SidebarItems({ entries, pathname }: { entries: SidebarEntry[]; pathname: string }) {
   const { t } = useTranslation();
   return (
-    <>
+    <NavItems>
       {entries.map((entry) => {
         const Icon = ICONS[entry.icon];
         const label = t(entry.titleKey);
-        const visual = Icon ? (
-          <NavList.LeadingVisual>
-            <Icon />
-          </NavList.LeadingVisual>
-        ) : null;
+        const visual = Icon ? <Icon /> : null;
         if (isExternalLink(entry.path)) {
           return (
-            <NavList.Item key={entry.path} href={entry.path} target="_blank" rel="noopener noreferrer" aria-label={t('shell.externalLink', { name: label })}>
-              {visual}
-              <span data-label>{label}</span>
-            </NavList.Item>
+            <li key={entry.path}>
+              <NavAnchor href={entry.path} target="_blank" rel="noopener noreferrer" aria-label={t('shell.externalLink', { name: label })}>
+                {visual}
+                <span data-label>{label}</span>
+              </NavAnchor>
+            </li>
           );
         }
         const current = entry.path === '/' ? pathname === '/' : pathname === entry.path || pathname.startsWith(entry.path + '/');
         return (
-          <NavList.Item key={entry.path} as={Link} to={entry.path} aria-current={current ? 'page' : undefined} title={label}>
-            {visual}
-            <span data-label>{label}</span>
-            {entry.children && entry.children.length > 0 && (
-              <NavList.SubNav>
-                <SidebarItems entries={entry.children} pathname={pathname} />
-              </NavList.SubNav>
-            )}
-          </NavList.Item>
+          <li key={entry.path}>
+            <NavLink to={entry.path} aria-current={current ? 'page' : undefined} title={label}>
+              {visual}
+              <span data-label>{label}</span>
+            </NavLink>
+            {entry.children && entry.children.length > 0 && <SidebarItems entries={entry.children} pathname={pathname} />}
+          </li>
         );
       })}
-    </>
+    </NavItems>
   );
 }
 
@@ -145,6 +192,8 @@ export function AppShell() {
   const { user, roles } = useSession();
   const { version } = usePublicConfig();
   const [collapsed, setCollapsed] = useState(false);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const accountButton = useRef<HTMLButtonElement>(null);
   const logout = trpc.auth.logout.useMutation({
     onSettled: () => window.location.assign('/login'),
   });
@@ -165,38 +214,37 @@ export function AppShell() {
 
   return (
     <Frame>
+      <a className="skip-link" href="#main">
+        {t('shell.skipToContent')}
+      </a>
       <Header>
         <IconButton type="button" onClick={toggle} aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')} aria-expanded={!collapsed} aria-controls="sidebar">
           {collapsed ? <SidebarExpandIcon /> : <SidebarCollapseIcon />}
         </IconButton>
         <Brand to="/">{t('app.name')}</Brand>
         <LanguageSwitch />
-        <ActionMenu>
-          <ActionMenu.Anchor>
-            <AccountButton type="button" aria-label={t('shell.accountMenu', { name })} data-testid="account-menu">
-              <Avatar src={user?.profile_image || DEFAULT_AVATAR} size={28} alt={t('shell.avatarAlt', { name })} />
-              <span data-testid="user-full-name">{name}</span>
-            </AccountButton>
-          </ActionMenu.Anchor>
-          <ActionMenu.Overlay align="end">
-            <ActionList>
-              <ActionList.LinkItem as={Link} to="/profile">
-                {t('shell.profile')}
-              </ActionList.LinkItem>
-              <ActionList.Divider />
-              <ActionList.Item variant="danger" onSelect={() => logout.mutate()} disabled={logout.isPending}>
-                {t('shell.logout')}
-              </ActionList.Item>
-            </ActionList>
-          </ActionMenu.Overlay>
-        </ActionMenu>
+        <AccountButton
+          ref={accountButton}
+          type="button"
+          aria-label={t('shell.accountMenu', { name })}
+          aria-haspopup="true"
+          aria-expanded={menuOpen}
+          onClick={() => setMenuOpen((open) => !open)}
+          data-testid="account-menu"
+        >
+          <Avatar src={user?.profile_image || DEFAULT_AVATAR} size={28} alt={t('shell.avatarAlt', { name })} />
+          <span data-testid="user-full-name">{name}</span>
+        </AccountButton>
+        {menuOpen && (
+          <Suspense fallback={null}>
+            <AccountMenuOverlay anchorRef={accountButton} onClose={() => setMenuOpen(false)} onLogout={() => logout.mutate()} loggingOut={logout.isPending} />
+          </Suspense>
+        )}
       </Header>
       <Side id="sidebar" aria-label={t('shell.mainNavigation')} $collapsed={collapsed} data-collapsed={collapsed}>
-        <NavList aria-label={t('shell.mainNavigation')}>
-          <SidebarItems entries={entries} pathname={pathname} />
-        </NavList>
+        <SidebarItems entries={entries} pathname={pathname} />
       </Side>
-      <Main id="main">
+      <Main id="main" tabIndex={-1}>
         <Suspense fallback={<PageSpinner />}>
           <Outlet />
         </Suspense>

@@ -1,6 +1,4 @@
-import { Dialog } from '@primer/react';
-import { createContext, useCallback, useContext, useRef, useState, type ReactNode } from 'react';
-import { useTranslation } from 'react-i18next';
+import { createContext, lazy, Suspense, useCallback, useContext, useRef, useState, type ReactNode } from 'react';
 
 export interface ConfirmOptions {
   title?: string;
@@ -19,8 +17,10 @@ export function useConfirm(): Confirm {
   return confirm;
 }
 
+// The dialog's code (Primer Dialog and its overlay machinery) loads the first time a question is asked.
+const ConfirmDialog = lazy(() => import('./confirm-dialog.tsx'));
+
 export function ConfirmProvider({ children }: { children: ReactNode }) {
-  const { t } = useTranslation();
   const [open, setOpen] = useState<ConfirmOptions | null>(null);
   const resolver = useRef<((answer: boolean) => void) | null>(null);
 
@@ -42,19 +42,9 @@ export function ConfirmProvider({ children }: { children: ReactNode }) {
     <ConfirmContext.Provider value={confirm}>
       {children}
       {open && (
-        <Dialog
-          title={open.title ?? t('confirm.title')}
-          role="alertdialog"
-          onClose={() => answer(false)}
-          footerButtons={[
-            { buttonType: 'default', content: t('confirm.no'), onClick: () => answer(false) },
-            { buttonType: open.danger ? 'danger' : 'primary', content: t('confirm.yes'), onClick: () => answer(true), autoFocus: true },
-          ]}
-        >
-          <p style={{ margin: 0 }} data-testid="confirm-message">
-            {open.message}
-          </p>
-        </Dialog>
+        <Suspense fallback={null}>
+          <ConfirmDialog options={open} onAnswer={answer} />
+        </Suspense>
       )}
     </ConfirmContext.Provider>
   );

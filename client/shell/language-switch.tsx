@@ -1,3 +1,4 @@
+import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import { LANGUAGES, isLanguage, type Language } from '../../shared/schemas/common.ts';
@@ -26,6 +27,7 @@ export function persistLanguage(lang: Language) {
 
 export function LanguageSwitch() {
   const { t, i18n } = useTranslation();
+  const queryClient = useQueryClient();
   return (
     <label style={{ display: 'inline-flex', alignItems: 'center', gap: 6, fontSize: 13 }}>
       <span className="visually-hidden">{t('shell.language')}</span>
@@ -38,6 +40,8 @@ export function LanguageSwitch() {
           if (!isLanguage(lang)) return;
           persistLanguage(lang);
           void i18n.changeLanguage(lang);
+          // Some data is worded per language (plan names): fetch it again in the new one.
+          void queryClient.invalidateQueries();
         }}
       >
         {LANGUAGES.map((lang) => (

@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-interface ManifestChunk {
-  file: string;
-  css?: string[];
-  imports?: string[];
-  isEntry?: boolean;
-}
+import { manifestKeyOf, type Manifest } from './manifest.ts';
 
 export interface ClientAssets {
   styles: string[];
@@ -16,23 +11,44 @@ export interface ClientAssets {
 
 export const CLIENT_ENTRY = 'client/entry-client.tsx';
 
-/** Reads Vite's client manifest once and lists what every page needs in its <head>. */
-export function loadClientAssets(clientDir: string): ClientAssets {
-  const manifest = JSON.parse(readFileSync(join(clientDir, '.vite', 'manifest.json'), 'utf8')) as Record<string, ManifestChunk>;
+/**
+ * Reads Vite's client manifest once; answers, per route, what its <head> needs: the CSS of the entry and
+ * of the route's lazy modules (layout, page) with everything they import, and modulepreload links for
+ * those chunks, so the browser fetches the page's code in parallel with the entry instead of after it.
+ */
+export function loadClientAssets(clientDir: string): (modules: readonly string[]) => ClientAssets {
+  const manifest = JSON.parse(readFileSync(join(clientDir, '.vite', 'manifest.json'), 'utf8')) as Manifest;
   const entry = manifest[CLIENT_ENTRY];
   if (!entry) throw new Error(`${CLIENT_ENTRY} missing from the client manifest; run npm run build`);
-  const styles = new Set<string>();
-  const preloads = new Set<string>();
-  const visit = (key: string, seen = new Set<string>()) => {
-    if (seen.has(key)) return;
-    seen.add(key);
-    const chunk = manifest[key];
-    if (!chunk) return;
-    chunk.css?.forEach((css) => styles.add('/' + css));
-    if (key !== CLIENT_ENTRY) preloads.add('/' + chunk.file);
-    chunk.imports?.forEach((imported) => visit(imported, seen));
+  // CSS attached to no chunk (one global style sheet when CSS is not code-split) belongs to every page.
+  const attached = new Set(Object.values(manifest).flatMap((chunk) => chunk.css ?? []));
+  const global = Object.values(manifest).filter((chunk) => chunk.file.endsWith('.css') && !attached.has(chunk.file)).map((chunk) => '/' + chunk.file);
+  const cache = new Map<string, ClientAssets>();
+
+  return (modules) => {
+    const cacheKey = modules.join('|');
+    const cached = cache.get(cacheKey);
+    if (cached) return cached;
+    const styles = new Set<string>(global);
+    const preloads = new Set<string>();
+    const seen = new Set<string>();
+    // Imports first: a chunk's own CSS comes after the CSS of what it depends on (Vite's order).
+    const visit = (key: string) => {
+      if (seen.has(key)) return;
+      seen.add(key);
+      const chunk = manifest[key];
+      if (!chunk) return;
+      chunk.imports?.forEach(visit);
+      chunk.css?.forEach((css) => styles.add('/' + css));
+      if (key !== CLIENT_ENTRY) preloads.add('/' + chunk.file);
+    };
+    visit(CLIENT_ENTRY);
+    for (const module of modules) {
+      const key = manifestKeyOf(manifest, module);
+      if (key) visit(key);
+    }
+    const assets = { styles: [...styles], scripts: ['/' + entry.file], preloads: [...preloads] };
+    cache.set(cacheKey, assets);
+    return assets;
   };
-  visit(CLIENT_ENTRY);
-  for (const chunk of Object.values(manifest)) if (chunk.file.endsWith('.css')) styles.add('/' + chunk.file);
-  return { styles: [...styles], scripts: ['/' + entry.file], preloads: [...preloads] };
 }

@@ -17,7 +17,7 @@ interface EntryServer {
 }
 
 export interface SsrRenderer {
-  render(input: { url: string; ctx: Context; nonce: string; config: RenderInput['config'] }): Promise<{ status: number; body: string }>;
+  render(input: { url: string; ctx: Context; nonce: string; config: RenderInput['config'] }): Promise<{ status: number; body: string; timings: RenderOutput['timings'] }>;
   /** CSP is enforced on built pages; Vite's dev client injects inline scripts of its own. */
   enforceCsp: boolean;
 }
@@ -26,13 +26,13 @@ const DEV_TEMPLATE = '<!doctype html><html><head></head><body><script type="modu
 
 export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Promise<SsrRenderer> {
   let loadEntry: () => Promise<EntryServer>;
-  let assetsFor: (url: string) => Promise<ClientAssets>;
+  let assetsFor: (url: string, modules: readonly string[]) => Promise<ClientAssets>;
 
   if (mode.kind === 'production') {
     const assets = loadClientAssets(mode.clientDir);
     const entry = (await import(pathToFileURL(mode.entryServerPath).href)) as EntryServer;
     loadEntry = async () => entry;
-    assetsFor = async () => assets;
+    assetsFor = async (_url, modules) => assets(modules);
   } else {
     const { createServer } = await import('vite');
     const middie = (await import('@fastify/middie')).default;
@@ -59,12 +59,13 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
       const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: 30_000 }, dehydrate: { shouldDehydrateQuery: () => true } } });
       const helpers = createServerSideHelpers({ router: appRouter, ctx, queryClient });
       const out = await entry.render({ url, lang: ctx.lang, nonce, helpers, queryClient: helpers.queryClient, config });
-      const assets = await assetsFor(url);
+      const assets = await assetsFor(url, out.modules);
       const inline = (assets as ClientAssets & { inline?: string[] }).inline ?? [];
       const head = out.head + inline.map((code) => `<script type="module">${code}</script>`).join('');
       return {
         status: out.status,
         body: renderDocument({ lang: ctx.lang, title: out.title, nonce, head, html: out.html, state: out.state, ...assets }),
+        timings: out.timings,
       };
     },
   };

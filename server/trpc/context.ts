@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_LANGUAGE, isLanguage, type Language } from '../../shared/schemas/common.ts';
+import type { LoginGuard } from '../login-limiter.ts';
 import type { RequestSession } from '../session/request-session.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
+import type { Geocoder } from '../geocoder.ts';
 
 export interface Context {
   req: FastifyRequest;
@@ -12,8 +14,10 @@ export interface Context {
   lang: Language;
   log: FastifyBaseLogger;
   googleClientId: string | undefined;
-  /** Throws TOO_MANY_REQUESTS when this client or account has tried to sign in too often. */
-  checkLoginAllowed: (email: string) => Promise<void>;
+  /** The configured address search, if any (ADR 011). */
+  geocoder: Geocoder | undefined;
+  /** Sign-in limits per client and per account (server/login-limiter.ts). */
+  loginGuard: LoginGuard;
 }
 
 export const LANG_COOKIE = 'lang';

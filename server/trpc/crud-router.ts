@@ -1,10 +1,32 @@
 import { z } from 'zod';
-import { createSchema, listParamsSchema, updateSchema, type EntityDef, type EntityRecord, type ListParams, type Paged } from '../../shared/entity/define.ts';
+import {
+  calendarParamsSchema,
+  createSchema,
+  listParamsSchema,
+  statusFieldOf,
+  updateSchema,
+  writeRoles,
+  type CalendarParams,
+  type EntityDef,
+  type EntityRecord,
+  type ListParams,
+  type Paged,
+  type WriteAction,
+} from '../../shared/entity/define.ts';
+import { ENTITIES } from '../../shared/entities/registry.ts';
 import { rolesOf } from '../../shared/route-table.ts';
+import type { Role } from '../../shared/roles.ts';
 import { UpstreamError } from '../upstream/client.ts';
 import { roleProcedure, router } from './init.ts';
 
 const idInput = z.object({ id: z.number().int().positive() });
+
+/** A status change: the target status and, optionally, the version the caller saw (a different one is 409). */
+export const transitionInputSchema = z.object({
+  id: z.number().int().positive(),
+  to: z.number().int().min(0).max(1000),
+  version: z.number().int().positive().optional(),
+});
 
 /** Flattens list state into the upstream's query string (ADR 006). */
 export function listQuery(params: ListParams): Record<string, string | number | boolean | undefined> {
@@ -17,11 +39,64 @@ function expectPaged(data: unknown): Paged<EntityRecord> {
   return paged as Paged<EntityRecord>;
 }
 
+/** Roles of the entity's route that may also perform a write (ADR 009); never empty. */
+export function writeProcedureRoles(def: EntityDef, action: WriteAction): readonly Role[] {
+  const allowed = writeRoles(def, action) as readonly string[];
+  const roles = rolesOf(def.route).filter((role) => allowed.includes(role));
+  if (roles.length === 0) throw new Error(`${def.name}: no role of ${def.route} may ${action}`);
+  return roles;
+}
+
 /**
- * The five CRUD procedures of one entity, guarded by the roles of its §2 route. Extra procedures
- * of an entity are spread beside these: `router({ ...createCrudProcedures(def), extra })`.
+ * Who may read an entity's choice list: its own route's roles, plus whoever may fill in or filter by a
+ * field referencing it elsewhere (a buddy filling in a work slot chooses a service slot).
  */
-export function createCrudProcedures(def: EntityDef) {
+export function optionRoles(def: EntityDef): readonly Role[] {
+  const roles = new Set<Role>(rolesOf(def.route));
+  for (const other of ENTITIES as readonly EntityDef[]) {
+    for (const field of Object.values(other.fields)) {
+      if (field.reference?.entity !== def.name) continue;
+      const filling = field.readOnly || other.readOnly ? [] : [...writeProcedureRoles(other, 'create'), ...writeProcedureRoles(other, 'update')];
+      const filtering = field.filter && !field.filterHidden ? rolesOf(other.route) : [];
+      for (const role of [...filling, ...filtering]) roles.add(role);
+    }
+  }
+  return [...roles];
+}
+
+/** Moves a record's status along its flow (ADR 009); the upstream checks the step and the caller. */
+export function transitionProcedure(def: EntityDef) {
+  if (!statusFieldOf(def)) throw new Error(`${def.name} has no status`);
+  return roleProcedure(...writeProcedureRoles(def, 'transition'))
+    .input(transitionInputSchema)
+    .mutation(({ ctx, input }) =>
+      ctx.session.call<EntityRecord>({ method: 'POST', path: `${def.name}/${input.id}/transition/`, body: { to: input.to, ...(input.version ? { version: input.version } : {}) }, lang: ctx.lang }),
+    );
+}
+
+/** Every record of a date range (at most 62 days), filtered like the list, for calendars. */
+export function calendarProcedure(def: EntityDef) {
+  if (!def.calendarField) throw new Error(`${def.name} has no calendar field`);
+  return roleProcedure(...rolesOf(def.route))
+    .input(calendarParamsSchema(def))
+    .query(async ({ ctx, input }) => {
+      const params = input as CalendarParams;
+      const data = await ctx.session.call<{ results?: EntityRecord[]; truncated?: boolean }>({
+        method: 'GET',
+        path: `${def.name}/calendar/`,
+        query: { from: params.from, to: params.to, ...params.filters },
+        lang: ctx.lang,
+      });
+      if (!Array.isArray(data.results)) throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
+      return { results: data.results, truncated: Boolean(data.truncated) };
+    });
+}
+
+/**
+ * The reading procedures of one entity (`list`, `get`, `options`), guarded by the roles of its §2
+ * route: all a read-only entity (`readOnly: true`, e.g. bookings) offers besides its own actions.
+ */
+export function createReadProcedures(def: EntityDef) {
   const procedure = roleProcedure(...rolesOf(def.route));
   const base = `${def.name}/`;
   return {
@@ -29,25 +104,42 @@ export function createCrudProcedures(def: EntityDef) {
       expectPaged(await ctx.session.call({ method: 'GET', path: base, query: listQuery(input as ListParams), lang: ctx.lang })),
     ),
     get: procedure.input(idInput).query(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'GET', path: `${base}${input.id}/`, lang: ctx.lang })),
-    create: procedure
-      .input(createSchema(def))
-      .mutation(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'POST', path: base, body: input, lang: ctx.lang })),
-    update: procedure.input(updateSchema(def)).mutation(({ ctx, input }) =>
-      ctx.session.call<EntityRecord>({ method: 'PUT', path: `${base}${input.id}/`, body: { ...input.data, version: input.version }, lang: ctx.lang }),
-    ),
-    delete: procedure.input(idInput).mutation(async ({ ctx, input }) => {
-      await ctx.session.call({ method: 'DELETE', path: `${base}${input.id}/`, lang: ctx.lang });
-      return { id: input.id };
-    }),
     /** Choice lists for reference fields: the first page matching a search. */
-    options: procedure
+    options: roleProcedure(...optionRoles(def))
       .input(z.object({ search: z.string().trim().max(200).optional() }))
       .query(async ({ ctx, input }) => {
         const page = expectPaged(
           await ctx.session.call({ method: 'GET', path: base, query: { page: 1, page_size: 100, search: input.search || undefined, ordering: def.defaultSort }, lang: ctx.lang }),
         );
-        return page.results.map((record) => ({ id: record.id, label: def.label(record) }));
+        return page.results.map((record) => ({ id: record.id, label: def.label(record, ctx.lang) }));
       }),
+  };
+}
+
+/**
+ * The CRUD procedures of one entity: reads guarded by the roles of its §2 route, writes by those of
+ * them the definition's access allows, and — when the definition has them — the status transition and
+ * the calendar read. Extra procedures are spread beside these: `router({ ...createCrudProcedures(def), extra })`.
+ */
+export function createCrudProcedures(def: EntityDef) {
+  if (def.readOnly) throw new Error(`${def.name} is read-only: use createReadProcedures`);
+  const writer = (action: WriteAction) => roleProcedure(...writeProcedureRoles(def, action));
+  const base = `${def.name}/`;
+  const status = statusFieldOf(def);
+  return {
+    ...(status ? { transition: transitionProcedure(def) } : {}),
+    ...(def.calendarField ? { calendar: calendarProcedure(def) } : {}),
+    ...createReadProcedures(def),
+    create: writer('create')
+      .input(createSchema(def))
+      .mutation(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'POST', path: base, body: input, lang: ctx.lang })),
+    update: writer('update').input(updateSchema(def)).mutation(({ ctx, input }) =>
+      ctx.session.call<EntityRecord>({ method: 'PUT', path: `${base}${input.id}/`, body: { ...input.data, version: input.version }, lang: ctx.lang }),
+    ),
+    delete: writer('delete').input(idInput).mutation(async ({ ctx, input }) => {
+      await ctx.session.call({ method: 'DELETE', path: `${base}${input.id}/`, lang: ctx.lang });
+      return { id: input.id };
+    }),
   };
 }
 

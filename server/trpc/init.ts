@@ -107,11 +107,16 @@ export const authedProcedure = publicProcedure.use(({ ctx, next }) => {
  */
 export function roleProcedure(...roles: readonly Role[]) {
   return authedProcedure.use(async ({ ctx, next }) => {
-    await ctx.session.ensureFresh();
-    const info = ctx.session.info();
-    if (!info || !hasAnyRole(info.roles, roles)) throw new AppError('FORBIDDEN', 'forbidden', ERROR_TEXT.forbidden);
+    await requireRoles(ctx, (userRoles) => hasAnyRole(userRoles, roles));
     return next();
   });
+}
+
+/** For checks that depend on the input (an upload's kind): refuses unless `allowed` says yes. */
+export async function requireRoles(ctx: Context, allowed: (roles: readonly Role[]) => boolean): Promise<void> {
+  await ctx.session.ensureFresh();
+  const info = ctx.session.info();
+  if (!info || !allowed(info.roles)) throw new AppError('FORBIDDEN', 'forbidden', ERROR_TEXT.forbidden);
 }
 
 export { AppError };

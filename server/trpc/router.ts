@@ -4,6 +4,8 @@ import { authRouter } from './routers/auth.ts';
 import { entityRouters } from './routers/entities.ts';
 import { sessionRouter } from './routers/session.ts';
 import { usersRouter } from './routers/users.ts';
+import { dashboardRouter } from './routers/dashboard.ts';
+import { geoRouter } from './routers/geo.ts';
 
 export const appRouter = router({
   auth: authRouter,
@@ -12,6 +14,8 @@ export const appRouter = router({
   upload: uploadRouter,
   ...entityRouters,
   users: usersRouter,
+  dashboard: dashboardRouter,
+  geo: geoRouter,
 });
 
 export type AppRouter = typeof appRouter;

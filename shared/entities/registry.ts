@@ -10,6 +10,16 @@ import { promoCodesEntity } from './promo-codes.ts';
 import { rolesEntity } from './roles.ts';
 import { serviceItemsEntity } from './service-items.ts';
 import { serviceSlotsEntity } from './service-slots.ts';
+import { buddyWorkSlotsEntity } from './buddy-work-slots.ts';
+import { notWorkingSlotsEntity } from './not-working-slots.ts';
+import { servicesEntity } from './services.ts';
+import { expertRequestsEntity } from './expert-requests.ts';
+import { subscriptionPlansEntity } from './subscription-plans.ts';
+import { subscriptionsEntity } from './subscriptions.ts';
+import { eventsEntity } from './events.ts';
+import { eventSlotsEntity } from './event-slots.ts';
+import { eventBookingsEntity } from './event-bookings.ts';
+import { trialGroupsEntity } from './trial-groups.ts';
 
 /** Every entity served by the generic engine, in the order their tables are created. */
 export const ENTITIES = [
@@ -24,6 +34,16 @@ export const ENTITIES = [
   companiesEntity,
   promoCodesEntity,
   bicyclesEntity,
+  buddyWorkSlotsEntity,
+  notWorkingSlotsEntity,
+  servicesEntity,
+  expertRequestsEntity,
+  subscriptionPlansEntity,
+  subscriptionsEntity,
+  eventsEntity,
+  eventSlotsEntity,
+  eventBookingsEntity,
+  trialGroupsEntity,
 ] as const satisfies readonly EntityDef[];
 
 export function entityByName(name: string): EntityDef | undefined {

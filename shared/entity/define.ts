@@ -36,19 +36,100 @@ export interface FieldDef {
   unique?: boolean;
   searchable?: boolean;
   sortable?: boolean;
-  /** Offered as a list filter (`?<field>=value`). */
-  filter?: boolean;
+  /**
+   * Offered as a list filter: `true` matches one value (`?<field>=value`); `'range'` (dates, numbers)
+   * matches from/to bounds (`?<field>_from=&<field>_to=`), both inclusive.
+   */
+  filter?: boolean | 'range';
+  /** Accepted as a list filter by the API but not offered in the filter bar (related lists use it). */
+  filterHidden?: boolean;
   /** Shown as a list column. */
   list?: boolean;
   /** Kept by the upstream (counters, computed values): never accepted from input. */
   readOnly?: boolean;
   default?: string | number | boolean | null;
   options?: readonly (string | number)[];
-  reference?: { entity: string; label: string };
+  reference?: {
+    entity: string;
+    /** Column of the referenced table shown as the record's `<field>_label`; `{lang}` in it follows the request language (`name_{lang}`). */
+    label: string;
+    /** SQL over the referenced row `r` used instead of `label` (e.g. a full name). */
+    labelSql?: string;
+    /** Choices are users holding this role (references to users only). */
+    role?: string;
+  };
+  /** Decimal places kept for `decimal` fields (default 2); coordinates keep 7 (about 1 cm). */
+  scale?: number;
+  /** The message of a missing required value, when the generic 'This field is required' says too little. */
+  requiredMessage?: string;
+  /** The field is the record's status: display colours and the allowed transitions (ADR 009). */
+  status?: StatusFlow;
   currency?: 'sek' | 'gbp';
   uploadKind?: (typeof UPLOAD_KINDS)[number];
   /** Field that must not be shown in lists or forms (kept for the upstream). */
   hidden?: boolean;
+  /**
+   * Read through a reference instead of stored: the `column` of the record that the reference field
+   * `via` points to (a booking's event status). No table column; never accepted from input.
+   */
+  lookup?: { via: string; column: string };
+  /** Money whose currency is another field of the same record (`'sek' | 'gbp'`), not fixed. */
+  currencyField?: string;
+}
+
+/** Primer label variants a status value is shown in. */
+export type StatusColor = 'attention' | 'accent' | 'severe' | 'success' | 'danger' | 'done' | 'secondary';
+
+/** Upstream role names (the token scope), which write rules name. */
+export type ScopeRole = 'Admin' | 'Buddy' | 'Shop';
+
+export interface StatusTransition {
+  from: number;
+  to: number;
+  /** Who may take this step; default: everyone allowed to change the status. */
+  roles?: readonly ScopeRole[];
+}
+
+/**
+ * A status with colours and a transition table. Records are created in one of `initial`; a change of
+ * status must be a listed transition open to one of the caller's roles; a status that no transition
+ * leaves is final. `stamps` names read-only datetime fields set to now() on entering a status.
+ */
+export interface StatusFlow {
+  colors: Readonly<Record<number, StatusColor>>;
+  initial: readonly number[];
+  transitions: readonly StatusTransition[];
+  stamps?: Readonly<Record<number, string>>;
+}
+
+/**
+ * Who may do what (ADR 009). Reads follow the route's roles; writes default to Admin.
+ * With `ownerField`, a caller without Admin sees and writes only records whose `ownerField`
+ * holds their own user id; the upstream enforces it, the screens follow it.
+ */
+export interface EntityAccess {
+  create?: readonly ScopeRole[];
+  update?: readonly ScopeRole[];
+  delete?: readonly ScopeRole[];
+  /** Changing the status through the transition action; default: the update roles. */
+  transition?: readonly ScopeRole[];
+  ownerField?: string;
+}
+
+/** Several fields that are unique together; a duplicate is refused with `message` on the last field. */
+export interface UniqueGroup {
+  name: string;
+  fields: readonly string[];
+  message: string;
+}
+
+/** A place: an address and its point, edited together on a map (ADR 011). */
+export interface LocationFields {
+  address: string;
+  latitude: string;
+  longitude: string;
+  /** The point must lie within the operation range (§5, §9). */
+  withinOperationRange?: boolean;
 }
 
 export interface CrossFieldCheck {
@@ -69,15 +150,53 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
   fields: F;
   defaultSort: string;
   checks?: readonly CrossFieldCheck[];
-  /** Text of a record in choice lists and titles. */
-  label: (record: Record<string, unknown>) => string;
+  /** Text of a record in choice lists and titles; `lang` (en, sv) for entities named per language. */
+  label: (record: Record<string, unknown>, lang?: string) => string;
   /** Offers a streamed CSV export of the list (same search and filters). */
   exportable?: boolean;
+  access?: EntityAccess;
+  unique?: readonly UniqueGroup[];
+  /** A date field: the API serves every record in a date range (`calendar/?from=&to=`) for calendars. */
+  calendarField?: string;
+  location?: LocationFields;
+  /**
+   * Records are written by other parts of the marketplace (bookings, subscriptions): the REST
+   * resource, the tRPC router and the screens offer reading only (plus any extra actions).
+   */
+  readOnly?: boolean;
+  /**
+   * No screen of its own at `route` (which then only lends its roles): the list is embedded in
+   * another screen (the subscriptions tab of /users).
+   */
+  embedded?: boolean;
+  /**
+   * A sub-collection: every record belongs to one record of `entity` through the reference `field`,
+   * and is listed and edited on that record's detail page (an event's slots). Implies `embedded`.
+   */
+  parent?: { entity: string; field: string };
+  /** i18n keys of the success toasts, instead of the generic `form.created|saved|deleted` (`{{name}}` available). */
+  messages?: { created?: string; saved?: string; deleted?: string };
+  /** Record columns beside the fields that the list shows and sorts by (`id` first, `created_at` last). */
+  metaColumns?: readonly ('id' | 'created_at')[];
 }
 
 export function defineEntity<const F extends Record<string, FieldDef>>(def: EntityDef<F>): EntityDef<F> {
   for (const key of Object.keys(def.fields)) {
     if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`${def.name}.${key}: field names are snake_case identifiers`);
+  }
+  const known = (key: string | undefined, what: string) => {
+    if (key !== undefined && !(key in def.fields)) throw new Error(`${def.name}: ${what} names unknown field ${key}`);
+  };
+  known(def.access?.ownerField, 'access.ownerField');
+  known(def.calendarField, 'calendarField');
+  for (const key of Object.values(def.location ?? {})) if (typeof key === 'string') known(key, 'location');
+  for (const group of def.unique ?? []) for (const key of group.fields) known(key, `unique ${group.name}`);
+  for (const [key, field] of Object.entries(def.fields)) {
+    if (!field.status) continue;
+    for (const stamp of Object.values(field.status.stamps ?? {})) {
+      known(stamp, `${key}.status.stamps`);
+      if (!def.fields[stamp]!.readOnly) throw new Error(`${def.name}.${stamp}: status stamps are read-only`);
+    }
   }
   return def;
 }
@@ -99,7 +218,18 @@ export interface Paged<T> {
 }
 
 const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
-const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+/** YYYY-MM-DD, as date fields and date filters accept it. */
+export const DATE_PATTERN = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+const DATE = DATE_PATTERN;
+
+/** A real calendar date as YYYY-MM-DD (not 2026-02-31, which the pattern alone lets through). */
+export function isIsoDate(value: string): boolean {
+  if (!DATE.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+}
+
+const dateString = () => z.string({ error: MSG.required }).refine(isIsoDate, { error: 'validation.date' });
 
 /** The zod type of one field's input value (before required/optional is applied). */
 function inputType(field: FieldDef): z.ZodType {
@@ -117,20 +247,23 @@ function inputType(field: FieldDef): z.ZodType {
       let n = z.coerce.number({ error: 'validation.number' }).int({ error: 'validation.integer' });
       if (field.min !== undefined) n = n.min(field.min, { error: field.min === 0 ? 'validation.notNegative' : `validation.min:${field.min}` });
       if (field.max !== undefined) n = n.max(field.max, { error: `validation.max:${field.max}` });
-      if (field.kind === 'reference') n = n.positive({ error: MSG.required });
+      // Within the column's type (integer, or a bigint id), so no value reaches SQL only to overflow there.
+      else if (field.kind === 'integer') n = n.max(2_147_483_647, { error: 'validation.max:2147483647' });
+      if (field.kind === 'integer' && field.min === undefined) n = n.min(-2_147_483_648, { error: 'validation.min:-2147483648' });
+      if (field.kind === 'reference') n = n.positive({ error: MSG.required }).max(Number.MAX_SAFE_INTEGER, { error: 'validation.option' });
       return n;
     }
     case 'decimal':
     case 'money': {
       let n = z.coerce.number({ error: 'validation.number' }).finite({ error: 'validation.number' });
-      n = n.min(field.min ?? (field.kind === 'money' ? 0 : -1e12), { error: field.min ? `validation.min:${field.min}` : 'validation.notNegative' });
+      n = n.min(field.min ?? (field.kind === 'money' ? 0 : -1e12), { error: field.min !== undefined && field.min !== 0 ? `validation.min:${field.min}` : 'validation.notNegative' });
       n = n.max(field.max ?? 1e10, { error: `validation.max:${field.max ?? 1e10}` });
       return n;
     }
     case 'boolean':
       return z.boolean();
     case 'date':
-      return z.string({ error: MSG.required }).regex(DATE, { error: 'validation.date' });
+      return dateString();
     case 'time':
       return z.string({ error: MSG.required }).regex(TIME, { error: 'validation.time' });
     case 'datetime':
@@ -152,12 +285,24 @@ export function fieldInputSchema(field: FieldDef): z.ZodType {
   if (field.kind === 'boolean') return field.required ? base : base.nullable().optional().transform((v) => v ?? (field.default as boolean | undefined) ?? false);
   return z.preprocess(
     (value) => (isBlank(value) ? null : value),
-    field.required ? z.any().refine((v) => v !== null, { error: MSG.required }).pipe(base) : base.nullable().optional().transform((v) => (v === undefined ? null : v)),
+    field.required
+      ? z.any().refine((v) => v !== null, { error: field.requiredMessage ?? MSG.required }).pipe(base)
+      : base.nullable().optional().transform((v) => (v === undefined ? null : v)),
   );
 }
 
 export function writableFields(def: EntityDef): [string, FieldDef][] {
-  return Object.entries(def.fields).filter(([, field]) => !field.readOnly);
+  return Object.entries(def.fields).filter(([, field]) => !field.readOnly && !field.lookup);
+}
+
+/** Fields that are columns of the entity's table (lookups are read through their reference). */
+export function storedFields(def: EntityDef): [string, FieldDef][] {
+  return Object.entries(def.fields).filter(([, field]) => !field.lookup);
+}
+
+/** True when the entity has no screen at its own route (embedded lists, sub-collections). */
+export function isEmbedded(def: EntityDef): boolean {
+  return Boolean(def.embedded || def.parent);
 }
 
 function withChecks<T extends z.ZodType>(schema: T, def: EntityDef): T {
@@ -192,11 +337,33 @@ export function recordSchema(def: EntityDef) {
 }
 
 export function sortableKeys(def: EntityDef): string[] {
-  return ['id', ...Object.entries(def.fields).filter(([, f]) => f.sortable).map(([k]) => k)];
+  const meta = (def.metaColumns ?? []).filter((k) => k !== 'id');
+  return ['id', ...meta, ...Object.entries(def.fields).filter(([, f]) => f.sortable && !f.lookup).map(([k]) => k)];
 }
 
+export interface FilterSpec {
+  /** The query parameter: the field name, or `<field>_from` / `<field>_to` for ranges. */
+  key: string;
+  field: string;
+  op: 'eq' | 'gte' | 'lte';
+}
+
+export function filterSpecs(def: EntityDef): FilterSpec[] {
+  return Object.entries(def.fields).flatMap(([name, f]): FilterSpec[] =>
+    f.filter === 'range'
+      ? [
+          { key: `${name}_from`, field: name, op: 'gte' },
+          { key: `${name}_to`, field: name, op: 'lte' },
+        ]
+      : f.filter
+        ? [{ key: name, field: name, op: 'eq' }]
+        : [],
+  );
+}
+
+/** Every query parameter a list accepts as a filter. */
 export function filterKeys(def: EntityDef): string[] {
-  return Object.entries(def.fields).filter(([, f]) => f.filter).map(([k]) => k);
+  return filterSpecs(def).map((s) => s.key);
 }
 
 /** List state: everything the URL carries. */
@@ -225,3 +392,58 @@ export type ListParams = {
 };
 
 export type EntityRecord = { id: number; version: number; created_at: string; updated_at: string } & Record<string, unknown>;
+
+/** Calendar queries: every record of a date range (at most `MAX_CALENDAR_DAYS` days), filtered like lists. */
+export const MAX_CALENDAR_DAYS = 62;
+export const MAX_CALENDAR_ROWS = 2000;
+
+export function calendarParamsSchema(def: EntityDef) {
+  const filters = Object.fromEntries(filterKeys(def).map((key) => [key, z.union([z.string().max(100), z.number(), z.boolean()]).optional()]));
+  return z
+    .object({
+      from: dateString(),
+      to: dateString(),
+      filters: z.object(filters).strict().default({}),
+    })
+    .refine((v) => v.from <= v.to && (Date.parse(v.to) - Date.parse(v.from)) / 86_400_000 <= MAX_CALENDAR_DAYS, { error: 'validation.dateRange', path: ['to'] });
+}
+
+export type CalendarParams = { from: string; to: string; filters: Record<string, string | number | boolean | undefined> };
+
+// ---- Access (ADR 009): the same answers for the upstream, the tRPC routers and the screens ----
+
+export type WriteAction = 'create' | 'update' | 'delete' | 'transition';
+
+/** Scope roles allowed to perform a write; Admin when the definition says nothing. */
+export function writeRoles(def: EntityDef, action: WriteAction): readonly ScopeRole[] {
+  const access = def.access ?? {};
+  if (action === 'transition') return access.transition ?? access.update ?? ['Admin'];
+  return access[action] ?? ['Admin'];
+}
+
+export function mayWrite(def: EntityDef, action: WriteAction, roles: readonly string[]): boolean {
+  return writeRoles(def, action).some((role) => roles.includes(role));
+}
+
+/** True when the caller only sees and writes their own records. */
+export function isOwnerScoped(def: EntityDef, roles: readonly string[]): boolean {
+  return Boolean(def.access?.ownerField) && !roles.includes('Admin');
+}
+
+export function statusFieldOf(def: EntityDef): [string, FieldDef & { status: StatusFlow }] | undefined {
+  const entry = Object.entries(def.fields).find(([, f]) => f.status);
+  return entry as [string, FieldDef & { status: StatusFlow }] | undefined;
+}
+
+/** Statuses reachable from `from` by a caller holding `roles` (never includes `from` itself). */
+export function nextStatuses(flow: StatusFlow, from: number, roles: readonly string[]): number[] {
+  return flow.transitions.filter((t) => t.from === from && (!t.roles || t.roles.some((r) => roles.includes(r)))).map((t) => t.to);
+}
+
+export function isFinalStatus(flow: StatusFlow, status: number): boolean {
+  return !flow.transitions.some((t) => t.from === status);
+}
+
+export function mayTransition(flow: StatusFlow, from: number, to: number, roles: readonly string[]): boolean {
+  return from === to || nextStatuses(flow, from, roles).includes(to);
+}

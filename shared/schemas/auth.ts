@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { rolesOf, type AppPath } from '../route-table.ts';
+import { hasAnyRole, type Role } from '../roles.ts';
 import { COUNTRIES, MSG, emailField, languageField, passwordField } from './common.ts';
 
 export const loginInput = z.object({
@@ -43,8 +45,12 @@ export const profileSchema = z.object({
   area: z.string().nullable().optional(),
   city: z.string().nullable().optional(),
   post_code: z.string().nullable().optional(),
+  /** An address the user asked to change to and has not confirmed yet. */
+  pending_email: z.string().nullable().optional(),
 });
 export type Profile = z.infer<typeof profileSchema>;
+
+export const changeEmailInput = z.object({ email: emailField });
 
 const optionalText = (max: number) => z.string().trim().max(max, { error: MSG.tooLong }).nullable().optional();
 
@@ -72,6 +78,24 @@ export const UPLOAD_KINDS = [
   'event_logo',
 ] as const;
 export const UPLOAD_CONTENT_TYPES = ['image/jpg', 'image/jpeg', 'image/png'] as const;
+export type UploadKind = (typeof UPLOAD_KINDS)[number];
+
+/**
+ * The screen each upload kind serves. Only users who may open that screen get a signed address for it;
+ * the back office and the reference API both check (security guide: uploads).
+ */
+export const UPLOAD_KIND_ROUTE = {
+  company_logo: '/promo-codes/:id',
+  user_profile_picture: '/profile',
+  bicycle: '/bicycles/:id',
+  service_image: '/services/:id',
+  service_detail_image: '/services/:id',
+  event_logo: '/events/:id',
+} as const satisfies Record<UploadKind, AppPath>;
+
+export function mayUpload(roles: readonly Role[], kind: UploadKind): boolean {
+  return hasAnyRole(roles, rolesOf(UPLOAD_KIND_ROUTE[kind]));
+}
 
 export const uploadSignInput = z.object({
   kind: z.enum(UPLOAD_KINDS),

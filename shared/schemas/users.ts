@@ -41,8 +41,9 @@ export const userUpdateFields = z.object({
   area: optionalText(80),
   city: optionalText(80),
   post_code: optionalText(20),
-  operational_range_id: z.coerce.number().int().positive().nullish().transform((v) => v ?? null),
 });
+/** The operational range is assigned and removed on its own, like roles (§2 user details). */
+export const operationalRangeInput = z.object({ operational_range_id: z.number().int().positive().nullable() });
 export const userUpdateInput = userUpdateFields.extend({ version: z.coerce.number().int().positive() });
 
 export const inviteInput = z.object({
@@ -67,5 +68,5 @@ export const bulkInviteInput = z.object({
 export interface BulkInviteResult {
   email: string;
   success: boolean;
-  error?: { message: string; cause?: string };
+  error?: { message: string; cause?: string; fields?: Record<string, string> };
 }

@@ -48,6 +48,49 @@ describe('sessions and account flows in the browser', () => {
     await sleep(3000);
     await page.reload();
     expect(new URL(page.url()).pathname).toBe('/profile');
+
+    // N parallel calls from the page after the next expiry cause exactly one refresh.
+    await sleep(3000);
+    const refreshesBefore = stack.app.refreshStats.refreshes;
+    const statuses = await page.evaluate(async () => {
+      const calls = Array.from({ length: 12 }, () => fetch('/trpc/session.me').then((r) => r.status));
+      return Promise.all(calls);
+    });
+    expect(statuses).toEqual(Array(12).fill(200));
+    expect(stack.app.refreshStats.refreshes - refreshesBefore).toBe(1);
+    await context.close();
+  });
+
+  it('changing the e-mail address takes effect when the mailed link is confirmed', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await gotoHydrated(page, stack.baseUrl + '/login?redirect=%2Fprofile');
+    await page.getByLabel('E-mail').fill('buddy@example.com');
+    await page.getByLabel('Password').fill(DEMO_PASSWORD);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL(stack.baseUrl + '/profile');
+    await page.getByTestId('change-email').click();
+    const form = page.getByTestId('change-email-form');
+    await form.getByLabel('New e-mail address').fill('admin@example.com');
+    await form.getByRole('button', { name: 'Send confirmation link' }).click();
+    await form.getByText('User already exists').waitFor();
+    await form.getByLabel('New e-mail address').fill('bo.renamed@example.com');
+    await form.getByRole('button', { name: 'Send confirmation link' }).click();
+    await page.getByTestId('pending-email').getByText('Waiting for confirmation of bo.renamed@example.com').waitFor();
+
+    const mail = await latestMail(upstream, 'bo.renamed@example.com');
+    expect(mail.kind).toBe('confirm');
+    const guest = await browser.newPage();
+    await gotoHydrated(guest, stack.baseUrl + linkPath(mail.link));
+    await guest.getByText('Confirm that bo.renamed@example.com is your e-mail address.').waitFor();
+    await guest.getByRole('button', { name: 'Confirm e-mail' }).click();
+    await guest.getByTestId('confirm-done').waitFor();
+    await guest.close();
+
+    await page.reload();
+    expect(await page.getByTestId('profile-email').innerText()).toBe('bo.renamed@example.com');
+    expect(await page.getByTestId('pending-email').count()).toBe(0);
+    await upstream.db.query("update users set email = 'buddy@example.com' where email = 'bo.renamed@example.com'");
     await context.close();
   });
 

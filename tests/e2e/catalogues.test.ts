@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { agent, mutate, query, signIn } from '../support/http.ts';
 
 let stack: Stack;
 let browser: Browser;
@@ -48,6 +49,38 @@ describe('catalogues in the browser', () => {
     await page.getByRole('button', { name: 'Yes', exact: true }).click();
     await page.getByTestId('toasts').getByText('Hydraulic disc brakes has been deleted.').waitFor();
     expect(await rowNames()).not.toContain('Hydraulic disc brakes');
+  });
+
+  it('a dialog form: a stale save is refused and Reload brings the current record; closing with edits asks first', async () => {
+    const api = agent(stack);
+    await signIn(api, 'admin@example.com', DEMO_PASSWORD);
+    const created = (await mutate(api, 'competencies.create', { name: 'Suspension', description: 'Forks' })).body.result.data;
+    await gotoHydrated(page, stack.baseUrl + '/competencies?search=Suspension');
+    await page.getByRole('button', { name: 'Edit Suspension' }).click();
+    const dialog = page.getByRole('dialog');
+    // Someone else saves first.
+    await mutate(api, 'competencies.update', { id: created.id, version: created.version, data: { name: 'Suspension', description: 'Forks and shocks' } });
+    await dialog.getByLabel('Description').fill('Mine');
+    await dialog.getByTestId('form-save').click();
+    await dialog.getByTestId('conflict').waitFor();
+    await dialog.getByRole('button', { name: 'Reload' }).click();
+    await dialog.getByTestId('conflict').waitFor({ state: 'detached' });
+    expect(await dialog.getByLabel('Description').inputValue()).toBe('Forks and shocks');
+    await dialog.getByLabel('Description').fill('Forks, shocks and seatposts');
+    await dialog.getByTestId('form-save').click();
+    await page.getByTestId('toasts').getByText('Suspension has been saved.').waitFor();
+    expect((await query(api, 'competencies.get', { id: created.id })).body.result.data.description).toBe('Forks, shocks and seatposts');
+
+    await page.getByRole('button', { name: 'Edit Suspension' }).click();
+    await dialog.getByLabel('Description').fill('Half-typed');
+    await page.keyboard.press('Escape');
+    await page.getByRole('heading', { name: 'Unsaved changes' }).waitFor();
+    await page.getByRole('button', { name: 'No', exact: true }).click();
+    expect(await dialog.getByLabel('Description').inputValue()).toBe('Half-typed');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await query(api, 'competencies.get', { id: created.id })).body.result.data.description).toBe('Forks, shocks and seatposts');
   });
 
   it('list state (search, sort, page size) lives in the URL and survives a reload', async () => {
@@ -115,6 +148,28 @@ describe('catalogues in the browser', () => {
     await page.locator('#sidebar').getByRole('link', { name: 'Products' }).click();
     await page.getByRole('button', { name: 'Yes', exact: true }).click();
     await page.waitForURL(stack.baseUrl + '/products');
+  });
+
+  it("asks before the browser's Back leaves a form with unsaved changes", async () => {
+    await gotoHydrated(page, stack.baseUrl + '/companies');
+    await page.getByTestId('list-table').getByRole('link').first().click();
+    await page.waitForURL(/\/companies\/\d+$/);
+    const detail = page.url();
+    const field = page.getByTestId('form-companies').getByLabel('Contact person');
+    await field.fill('Changed Person');
+    await page.goBack();
+    await page.getByRole('heading', { name: 'Unsaved changes' }).waitFor();
+    await page.getByRole('button', { name: 'No', exact: true }).click();
+    expect(page.url()).toBe(detail);
+    expect(await field.inputValue()).toBe('Changed Person');
+    await page.goBack();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.waitForURL(stack.baseUrl + '/companies');
+    await page.getByTestId('list-table').waitFor();
+    // Forward returns to the record (once), now without the unsaved change.
+    await page.goForward();
+    await page.waitForURL(detail);
+    expect(await page.getByTestId('form-companies').getByLabel('Contact person').inputValue()).not.toBe('Changed Person');
   });
 
   it('shows the catalogue screens in Swedish', async () => {

@@ -93,6 +93,12 @@ describe('the user story of the foundation', () => {
     await page.waitForURL(stack.baseUrl + '/');
     await page.getByTestId('home-welcome').waitFor();
     expect(await sidebarLabels(page)).toEqual(['Home', 'Bike Buddy Scheduler', 'Services']);
+    // Keyboard: the first Tab offers to skip the header and sidebar, and Enter lands in the content.
+    await page.keyboard.press('Tab');
+    const skip = page.getByRole('link', { name: 'Skip to content' });
+    expect(await skip.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
     await context.close();
   });
 

@@ -24,11 +24,17 @@ describe('users and bicycles in the browser', () => {
   it('an admin bulk-invites two users and one accepts through the mailed link', async () => {
     await gotoHydrated(page, stack.baseUrl + '/users');
     await page.getByTestId('bulk-invite').click();
-    await page.getByTestId('bulk-emails').fill('first.new@example.com, second.new@example.com, admin@example.com');
+    // Roles come from the roles catalogue and none is given unless chosen.
+    const roleChoice = page.getByRole('dialog').getByTestId('invite-roles');
+    await roleChoice.getByLabel('Customer').waitFor();
+    expect(await roleChoice.locator('input:checked').count()).toBe(0);
+    await roleChoice.getByLabel('Buddy').check();
+    await page.getByTestId('bulk-emails').fill('first.new@example.com, second.new@example.com, admin@example.com, not-an-address');
     await page.getByRole('button', { name: 'Send invitations' }).click();
     const results = page.getByTestId('bulk-results');
-    await results.getByText('2 invited, 1 failed.').waitFor();
+    await results.getByText('2 invited, 2 failed.').waitFor();
     await results.getByText('User already exists').waitFor();
+    await results.getByText('Provided value is not Email.').waitFor();
     await screenshot(page, 'bulk-invite-results');
     await page.getByTestId('bulk-close').click();
     await page.getByTestId('list-search').fill('first.new');
@@ -45,15 +51,20 @@ describe('users and bicycles in the browser', () => {
     await page.getByTestId('list-search').fill('second.new');
     const row = page.getByTestId('list-table').locator('tbody tr', { hasText: 'second.new@example.com' });
     await row.getByText('Active', { exact: true }).waitFor();
+    await row.getByText('Buddy', { exact: true }).waitFor();
     expect(await row.innerText()).not.toContain('Invitation pending');
   });
 
-  it('an admin assigns a role on the user page, confirmed by a toast', async () => {
+  it('an admin assigns a role and an operational range on the user page, each confirmed by a toast', async () => {
     await gotoHydrated(page, stack.baseUrl + '/users/2');
     await page.getByTestId('user-roles').getByLabel('Shop').check();
     await page.getByTestId('toasts').getByText('Role Shop assigned.').waitFor();
     await page.getByTestId('user-roles').getByLabel('Shop').uncheck();
     await page.getByTestId('toasts').getByText('Role Shop removed.').waitFor();
+    await page.getByTestId('operational-range').selectOption({ label: 'Solna' });
+    await page.getByTestId('toasts').getByText('Operational range set to Solna.').waitFor();
+    await page.reload();
+    expect(await page.getByTestId('operational-range').locator('option:checked').innerText()).toBe('Solna');
   });
 
   it('an admin edits a bicycle through the confirm dialog and uploads a defect image that shows in the preview', async () => {
@@ -72,6 +83,23 @@ describe('users and bicycles in the browser', () => {
     await screenshot(page, 'bicycle-defect-image');
     await page.reload();
     expect(await page.getByTestId('form-bicycles').getByLabel('Groupset').inputValue()).toBe('Shimano Alfine 8');
+  });
+
+  it('activating a bicycle keeps unsaved edits in its form, and they still save', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/bicycles/2');
+    const form = page.getByTestId('form-bicycles');
+    await form.getByLabel('Drivetrain').fill('belt');
+    const before = await page.getByTestId('toggle-active').innerText();
+    await page.getByTestId('toggle-active').click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.waitForFunction((text) => document.querySelector('[data-testid="toggle-active"]')?.textContent !== text, before);
+    expect(await form.getByLabel('Drivetrain').inputValue()).toBe('belt');
+    await form.getByTestId('form-save').click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByTestId('toasts').getByText(/has been saved/).waitFor();
+    expect(await page.getByTestId('conflict').count()).toBe(0);
+    await page.reload();
+    expect(await page.getByTestId('form-bicycles').getByLabel('Drivetrain').inputValue()).toBe('belt');
   });
 
   it('exporting bicycles downloads a CSV whose row count matches the list total', async () => {

@@ -164,14 +164,31 @@ describe('operations endpoints', () => {
     expect(metrics.text).toMatch(/backoffice_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
   });
 
-  it('limits sign-in attempts per account', async () => {
+  it('labels metrics with known routes only, so made-up paths cannot grow them', async () => {
+    for (let i = 0; i < 3; i++) await request(stack.baseUrl).get(`/trpc/made-up-${i}`);
+    await request(stack.baseUrl).get('/trpc/session.me,made-up-batch?batch=1&input={}');
+    await request(stack.baseUrl).get('/trpc/session.me');
+    const metrics = (await request(stack.baseUrl).get('/metrics')).text;
+    expect(metrics).not.toContain('made-up');
+    expect(metrics).toContain('route="/trpc/(unknown)"');
+    expect(metrics).toContain('route="/trpc/(batch)"');
+    expect(metrics).toContain('route="/trpc/session.me"');
+  });
+
+  it('limits failed sign-in attempts per account, never correct ones', async () => {
     const limited = await startStack({ upstream: stack.upstream, app: { loginLimits: { perAccountPer15Minutes: 3, perIpPerMinute: 100 } } });
     try {
       const statuses = [];
       for (let i = 0; i < 5; i++) statuses.push((await mutate(agent(limited), 'auth.login', { email: 'nobody@example.com', password: 'whatever' })).status);
       expect(statuses).toEqual([400, 400, 400, 429, 429]);
-      // Another account from the same address is still allowed.
+      // Another account from the same address is still allowed, and correct sign-ins never count:
+      // nobody can lock a colleague out by signing in as them.
+      for (let i = 0; i < 5; i++) expect((await mutate(agent(limited), 'auth.login', { email: 'admin@example.com', password: DEMO_PASSWORD })).status).toBe(200);
+      // A success clears the account's failures.
+      expect((await mutate(agent(limited), 'auth.login', { email: 'admin@example.com', password: 'wrong-password' })).status).toBe(400);
+      expect((await mutate(agent(limited), 'auth.login', { email: 'admin@example.com', password: 'wrong-password' })).status).toBe(400);
       expect((await mutate(agent(limited), 'auth.login', { email: 'admin@example.com', password: DEMO_PASSWORD })).status).toBe(200);
+      expect((await mutate(agent(limited), 'auth.login', { email: 'admin@example.com', password: 'wrong-password' })).status).toBe(400);
     } finally {
       await limited.close();
     }

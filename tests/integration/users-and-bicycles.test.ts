@@ -36,7 +36,12 @@ describe('users', () => {
 
     const shop = agent(stack);
     await signIn(shop, 'shop@example.com', DEMO_PASSWORD);
-    expect((await query(shop, 'users.list', {})).status).toBe(200);
+    const listed = await query(shop, 'users.list', { page_size: 100 });
+    expect(listed.status).toBe(200);
+    // The list carries its columns only: nothing private reaches a BuddyShop browser (or the SSR state).
+    for (const user of listed.body.result.data.results) {
+      for (const secret of ['social_security_number', 'biography', 'post_code', 'city', 'state', 'area']) expect(user).not.toHaveProperty(secret);
+    }
     expect((await query(shop, 'users.get', { id: 1 })).status).toBe(403);
     expect((await mutate(shop, 'users.invite', { email: 'x@example.com' })).status).toBe(403);
   });
@@ -49,7 +54,7 @@ describe('users', () => {
     const bulk = await mutate(admin, 'users.bulkInvite', { emails: 'b1@example.com, not-an-address, solo@example.com,b2@example.com' });
     expect(bulk.body.result.data).toEqual([
       { email: 'b1@example.com', success: true, user_id: expect.any(Number) },
-      { email: 'not-an-address', success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.' } },
+      { email: 'not-an-address', success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.', fields: { email: 'validation.email' } } },
       { email: 'solo@example.com', success: false, error: { message: 'user_exists', cause: 'User already exists' } },
       { email: 'b2@example.com', success: true, user_id: expect.any(Number) },
     ]);
@@ -76,12 +81,18 @@ describe('users', () => {
     const comp = await mutate(admin, 'users.competencies.add', { id: user.id, value: 1 });
     expect(comp.body.result.data.competencies).toEqual([{ id: 1, name: 'Brakes' }]);
 
+    const range = await mutate(admin, 'users.setOperationalRange', { id: user.id, operational_range_id: 2 });
+    expect(range.body.result.data.operational_range_id).toBe(2);
+    expect((await mutate(admin, 'users.setOperationalRange', { id: user.id, operational_range_id: 9999 })).body.error.data.fieldErrors).toEqual({ operational_range_id: 'validation.option' });
+
     const current = (await query(admin, 'users.get', { id: user.id })).body.result.data;
-    const data = { first_name: 'Bo', last_name: 'Buddy', is_active: true, user_type: 2, operational_range_id: 1, city: 'Solna', version: current.version };
+    const data = { first_name: 'Bo', last_name: 'Buddy', is_active: true, user_type: 2, city: 'Solna', version: current.version };
     const saved = await mutate(admin, 'users.update', { id: user.id, data });
-    expect(saved.body.result.data).toMatchObject({ city: 'Solna', operational_range_id: 1, version: current.version + 1 });
+    // The form's save leaves the range (set on its own) as it was.
+    expect(saved.body.result.data).toMatchObject({ city: 'Solna', operational_range_id: 2, version: current.version + 1 });
     const stale = await mutate(admin, 'users.update', { id: user.id, data });
     expect(stale.status).toBe(409);
+    expect((await mutate(admin, 'users.setOperationalRange', { id: user.id, operational_range_id: null })).body.result.data.operational_range_id).toBeNull();
   });
 
   it('lists buddies: active users holding the Buddy role', async () => {
@@ -118,6 +129,24 @@ describe('bicycles', () => {
     for (let i = 0; i < 4; i++) statuses.push(await mutate(admin, 'bicycles.create', bicycle({ serial_number: `LIM-${i}`, owner_id: user.id })));
     expect(statuses.map((r) => r.status)).toEqual([200, 200, 200, 400]);
     expect(statuses[3]!.body.error.message).toBe('User reached maximum number of bicycles');
+
+    // The limit holds however a bicycle would take a place: created inactive then activated, or moved
+    // to the owner by an update. Racing writes for one owner cannot both take the last place.
+    const spare = (await mutate(admin, 'bicycles.create', bicycle({ serial_number: 'LIM-spare', owner_id: user.id, is_active: false }))).body.result.data;
+    const activate = await mutate(admin, 'bicycles.activate', { id: spare.id });
+    expect(activate.status).toBe(400);
+    expect(activate.body.error.data.appCode).toBe('max_bicycles_added');
+    const unowned = (await mutate(admin, 'bicycles.create', bicycle({ serial_number: 'LIM-move' }))).body.result.data;
+    const { id, version, created_at: _c, updated_at: _u, owner_id_label: _l, bicycle_type_id_label: _t, ...data } = unowned;
+    const moved = await mutate(admin, 'bicycles.update', { id, version, data: { ...data, owner_id: user.id } });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.data.appCode).toBe('max_bicycles_added');
+    // Editing a bicycle that already counts is not refused.
+    const counted = statuses[0]!.body.result.data;
+    const { id: cid, version: cv, created_at: _c2, updated_at: _u2, owner_id_label: _l2, bicycle_type_id_label: _t2, ...cdata } = counted;
+    expect((await mutate(admin, 'bicycles.update', { id: cid, version: cv, data: { ...cdata, groupset: 'Shimano Alfine' } })).status).toBe(200);
+    const active = await query(admin, 'bicycles.list', { filters: { owner_id: String(user.id), is_active: 'true' }, page_size: 100 });
+    expect(active.body.result.data.paginator.count).toBe(3);
   });
 
   it("searches by brand and model, Bicycle ID and the owner's e-mail; filters by type and active", async () => {

@@ -54,6 +54,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     version: 'test',
     logger: false,
     uploadOrigin: upstream.origin,
+    // Test files run in parallel on a small machine: a GC pause or a busy neighbour must not make the
+    // server shed load mid-test. Load shedding has its own test (tests/integration/security.test.ts).
+    pressure: { maxEventLoopDelayMs: 15_000 },
     ...options.app,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });

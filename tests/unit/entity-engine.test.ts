@@ -11,6 +11,8 @@ import { routerKey } from '../../client/entity/entity-api.ts';
 import { appRouter } from '../../server/trpc/router.ts';
 import en from '../../locales/en/resources.json';
 import sv from '../../locales/sv/resources.json';
+import enCommon from '../../locales/en/common.json';
+import svCommon from '../../locales/sv/common.json';
 
 const errorsOf = (def: EntityDef, input: unknown) => {
   const result = createSchema(def).safeParse(input);
@@ -18,10 +20,34 @@ const errorsOf = (def: EntityDef, input: unknown) => {
 };
 
 describe('entity definitions', () => {
-  it('every entity has a tRPC router with the CRUD procedures', () => {
+  it('every entity has a tRPC router with the CRUD procedures (read-only entities: reading only)', () => {
     const procedures = appRouter._def.procedures as Record<string, unknown>;
-    for (const def of ENTITIES) {
-      for (const proc of ['list', 'get', 'create', 'update', 'delete', 'options']) expect(procedures[`${routerKey(def)}.${proc}`], `${def.name}.${proc}`).toBeDefined();
+    for (const def of ENTITIES as readonly EntityDef[]) {
+      for (const proc of ['list', 'get', 'options']) expect(procedures[`${routerKey(def)}.${proc}`], `${def.name}.${proc}`).toBeDefined();
+      for (const proc of ['create', 'update', 'delete']) {
+        if (def.readOnly) expect(procedures[`${routerKey(def)}.${proc}`], `${def.name}.${proc}`).toBeUndefined();
+        else expect(procedures[`${routerKey(def)}.${proc}`], `${def.name}.${proc}`).toBeDefined();
+      }
+    }
+  });
+
+  it('English and Swedish texts have the same keys', () => {
+    const keys = (value: unknown, prefix = ''): string[] =>
+      value && typeof value === 'object' ? Object.entries(value).flatMap(([k, v]) => keys(v, `${prefix}${k}.`)) : [prefix.slice(0, -1)];
+    expect(keys(sv).sort()).toEqual(keys(en).sort());
+    expect(keys(svCommon).sort()).toEqual(keys(enCommon).sort());
+  });
+
+  it('sub-collections and lookups point at what exists', () => {
+    for (const def of ENTITIES as readonly EntityDef[]) {
+      if (def.parent) {
+        expect(ENTITIES.some((e) => e.name === def.parent!.entity), def.name).toBe(true);
+        expect(def.fields[def.parent.field]).toMatchObject({ kind: 'reference', reference: { entity: def.parent.entity }, filter: true });
+      }
+      for (const [key, field] of Object.entries(def.fields)) {
+        if (field.lookup) expect(def.fields[field.lookup.via]?.kind, `${def.name}.${key}`).toBe('reference');
+        if (field.currencyField) expect(def.fields[field.currencyField]?.options, `${def.name}.${key}`).toEqual(['sek', 'gbp']);
+      }
     }
   });
 

@@ -42,7 +42,7 @@ async function login(email: string, password = PASSWORD): Promise<{ token: strin
   return res.body.data;
 }
 
-async function lastLink(email: string, kind: 'invite' | 'reset'): Promise<string> {
+async function lastLink(email: string, kind: 'invite' | 'reset' | 'confirm'): Promise<string> {
   const { rows } = await up.db.query<{ link: string }>('select link from outbox where lower(to_email) = lower($1) and kind = $2 order by id desc limit 1', [email, kind]);
   expect(rows[0]).toBeDefined();
   return rows[0]!.link;
@@ -86,7 +86,7 @@ describe('login', () => {
     const email = rows[0]!.email;
     await up.db.query('update users set is_active = false where email = $1', [email]);
     expect((await call('account/login', { body: { email, password: 'wrong' } })).body.error.message).toBe('wrong_password');
-    expect(await call('account/login', { body: { email, password: PASSWORD } })).toMatchObject({ status: 403, body: { success: false, error: { message: 'forbidden' } } });
+    expect(await call('account/login', { body: { email, password: PASSWORD } })).toMatchObject({ status: 403, body: { success: false, error: { message: 'account_inactive' } } });
   });
 
   it('answers token_expired for an expired access token', async () => {
@@ -208,6 +208,31 @@ describe('confirm-email', () => {
   });
 });
 
+describe('e-mail change', () => {
+  it('changes the address only when the mailed link to the new address is confirmed', async () => {
+    const { token } = await login('buddy@example.com');
+    expect((await call('account/change-email', { token, body: { email: 'admin@example.com' } })).body.error).toMatchObject({ message: 'user_exists', fields: { email: 'errors.user_exists' } });
+    expect((await call('account/change-email', { token, body: { email: 'not-an-address' } })).body.error.message).toBe('validation_error');
+    const first = await call('account/change-email', { token, body: { email: 'bo.first@example.com' } });
+    expect(first.body.data).toMatchObject({ email: 'buddy@example.com', pending_email: 'bo.first@example.com' });
+    const firstLink = await lastLink('bo.first@example.com', 'confirm');
+    // A second request replaces the first: only the latest link works.
+    await call('account/change-email', { token, body: { email: 'Bo.Buddy@example.com' } });
+    const link = await lastLink('bo.buddy@example.com', 'confirm');
+    expect(link).toMatch(new RegExp(`^${APP_URL}/confirm-email/[\\w-]+/Bo\\.Buddy%40example\\.com$`));
+    expect((await call('account/confirm-email', { body: { email: 'bo.first@example.com', token: firstLink.split('/').at(-2) } })).body.error.message).toBe('token_does_not_exist');
+    // Until confirmed, the old address signs in.
+    await login('buddy@example.com');
+    const confirmToken = link.split('/').at(-2)!;
+    expect((await call('account/confirm-email', { body: { email: 'someone@example.com', token: confirmToken } })).body.error.message).toBe('token_does_not_exist');
+    expect((await call('account/confirm-email', { body: { email: 'Bo.Buddy@example.com', token: confirmToken } })).status).toBe(200);
+    expect((await call('account/login', { body: { email: 'buddy@example.com', password: PASSWORD } })).body.error.message).toBe('user_does_not_exist');
+    const renamed = await login('bo.buddy@example.com');
+    expect((await call('account/', { token: renamed.token })).body.data).toMatchObject({ email: 'Bo.Buddy@example.com', pending_email: null });
+    await up.db.query("update users set email = 'buddy@example.com' where lower(email) = 'bo.buddy@example.com'");
+  });
+});
+
 describe('profile', () => {
   it('returns exactly the public user shape and updates own fields only', async () => {
     const { token } = await login('shop@example.com');
@@ -216,7 +241,7 @@ describe('profile', () => {
       [
         'id', 'email', 'first_name', 'last_name', 'phone_number', 'country', 'language', 'is_active', 'profile_image', 'user_type', 'biography',
         'social_security_number', 'roles', 'account_status', 'invitation_status', 'invited_at', 'member_since', 'state', 'area', 'city', 'post_code',
-        'operational_range_id', 'version', 'updated_at',
+        'operational_range_id', 'pending_email', 'version', 'updated_at',
       ].sort(),
     );
     expect(before).toMatchObject({ email: 'shop@example.com', first_name: 'Sam', last_name: 'Shop', roles: ['Buddy', 'Shop'] });

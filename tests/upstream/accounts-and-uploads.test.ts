@@ -76,6 +76,23 @@ describe('login and refresh tokens', () => {
     expect((await call('account/refresh-token', { body: { refresh_token: pair.refresh_token } })).status).toBe(401);
   });
 
+  it('ends every session of a deactivated user and says why at sign-in', async () => {
+    const shop = await login('shop@example.com');
+    const admin = await login('admin@example.com');
+    const { rows } = await up.db.query<{ id: number; version: number }>("select id, version from users where email = 'shop@example.com'");
+    const me = (await call(`users/${rows[0]!.id}/`, { token: admin.token })).body.data;
+    const off = await call(`users/${me.id}/`, { method: 'PUT', token: admin.token, body: { ...me, is_active: false } });
+    expect(off.status).toBe(200);
+    expect((await call('account/refresh-token', { body: { refresh_token: shop.refresh_token } })).body.error.message).toBe('invalid_refresh_token');
+    expect((await call('account/login', { body: { email: 'shop@example.com', password: DEMO_PASSWORD } })).body.error).toEqual({ message: 'account_inactive', cause: 'This account is deactivated.' });
+    // Even a refresh token issued while inactive-but-not-yet-revoked is refused: activity is checked on refresh.
+    await up.db.query("update users set is_active = true where email = 'shop@example.com'");
+    const again = await login('shop@example.com');
+    await up.db.query("update users set is_active = false where email = 'shop@example.com'");
+    expect((await call('account/refresh-token', { body: { refresh_token: again.refresh_token } })).status).toBe(401);
+    await up.db.query("update users set is_active = true where email = 'shop@example.com'");
+  });
+
   it('locks an account after repeated wrong passwords', async () => {
     for (let i = 0; i < 3; i++) expect((await call('account/login', { body: { email: 'user@example.com', password: 'bad-pass' } })).body.error.message).toBe('wrong_password');
     const locked = await call('account/login', { body: { email: 'user@example.com', password: DEMO_PASSWORD } });
@@ -99,7 +116,7 @@ describe('invitations', () => {
     const bulk = await call('account/bulk-invite', { token: admin, body: { invites: [{ email: 'a.bulk@example.com' }, { email: 'not-an-email' }, { email: 'admin@example.com' }] } });
     expect(bulk.body.data.results).toEqual([
       { email: 'a.bulk@example.com', success: true, user_id: expect.any(Number) },
-      { email: 'not-an-email', success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.' } },
+      { email: 'not-an-email', success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.', fields: { email: 'validation.email' } } },
       { email: 'admin@example.com', success: false, error: { message: 'user_exists', cause: 'User already exists' } },
     ]);
     const buddy = (await login('buddy@example.com')).token;
@@ -138,6 +155,16 @@ describe('signed uploads', () => {
     return call(`upload/?kind=${kind}&content_type=${encodeURIComponent(contentType)}`, { token });
   }
   const put = (url: string, body: Buffer, headers: Record<string, string>) => fetch(url, { method: 'PUT', body: new Uint8Array(body), headers });
+
+  it('hands out signed addresses only to users who may open the screen of the upload kind', async () => {
+    const asUser = async (email: string, kind: string) => call(`upload/?kind=${kind}&content_type=image%2Fpng`, { token: (await login(email)).token });
+    expect((await asUser('user@example.com', 'user_profile_picture')).status).toBe(403);
+    expect((await asUser('buddy@example.com', 'company_logo')).status).toBe(403);
+    expect((await asUser('buddy@example.com', 'event_logo')).status).toBe(403);
+    expect((await asUser('buddy@example.com', 'service_detail_image')).status).toBe(200);
+    expect((await asUser('buddy@example.com', 'user_profile_picture')).status).toBe(200);
+    expect((await asUser('admin@example.com', 'company_logo')).status).toBe(200);
+  });
 
   it('stores a PNG at the signed address and serves it at the access URL', async () => {
     const { body } = await sign('image/png');

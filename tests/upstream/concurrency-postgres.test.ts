@@ -72,4 +72,21 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     const { rows } = await a.db.query<{ failed_logins: number }>("select failed_logins from users where email = 'shop@example.com'");
     expect(rows[0]!.failed_logins).toBe(4);
   });
+
+  it('lets exactly one of many simultaneous bookings across instances take the last place in a slot (ADR 010)', async () => {
+    const [a, b] = instances as [Upstream, Upstream];
+    const token = (await post(a, 'account/login', { email: 'admin@example.com', password: 'race-password' })).body.data.token;
+    const buddy = (await a.db.query<{ id: number }>("select id from users where email = 'buddy@example.com'")).rows[0]!.id;
+    // One place left for the day: the second service of a day whose limit is 2, in two slots.
+    for (const slot of [1, 2]) {
+      expect((await post(a, 'buddy-work-slots/', { buddy_id: buddy, service_date: '2098-03-03', service_slot_id: slot, max_services_per_day: 2 }, token)).status).toBe(201);
+    }
+    const booking = (slot: number) => ({ buddy_id: buddy, bicycle_id: 1, service_slot_id: slot, service_date: '2098-03-03', status: 2, origin_type: 'one_off', latitude: 59.33258, longitude: 18.0649 });
+    expect((await post(a, 'services/', booking(1), token)).status).toBe(201);
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post(i % 2 ? a : b, 'services/', booking(1 + (i % 2)), token)));
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(answers.filter((r) => r.body.error?.message === 'day_full')).toHaveLength(7);
+    const { rows } = await a.db.query<{ n: number }>("select count(*)::int as n from services where buddy_id = $1 and service_date = '2098-03-03'", [buddy]);
+    expect(rows[0]!.n).toBe(2);
+  });
 });

@@ -10,26 +10,47 @@ import { registerEntityResource } from './entity-resource.ts';
 const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
 const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048), kind: z.enum(['image', 'defect']) });
 
+/**
+ * An owner's active bicycles may not exceed their limit (§8 max_bicycles_added). The owner row is locked
+ * so two writes for one owner (create, activate, owner change) cannot both take the last place.
+ */
+async function checkOwnerLimit(tx: Db, ownerId: number, bicycleId = 0) {
+  const { rows } = await tx.query<{ max: number }>('select max_bicycles as max from users where id = $1 for update', [ownerId]);
+  if (!rows[0]) throw new ApiError(400, 'validation_error', undefined, { owner_id: 'validation.option' });
+  const { rows: counted } = await tx.query<{ n: number }>('select count(*)::int as n from bicycles where owner_id = $1 and is_active and id <> $2', [ownerId, bicycleId]);
+  if (Number(counted[0]!.n) >= Number(rows[0].max)) throw new ApiError(400, 'max_bicycles_added');
+}
+
+/** Whether a write makes a bicycle count towards an owner it did not count for before. */
+async function takesAPlace(tx: Db, id: number, ownerId: unknown, active: unknown): Promise<boolean> {
+  if (!ownerId || active === false) return false;
+  const { rows } = await tx.query<{ owner_id: number | null; is_active: boolean }>('select owner_id, is_active from bicycles where id = $1', [id]);
+  const current = rows[0];
+  return !current || !current.is_active || Number(current.owner_id) !== Number(ownerId);
+}
+
 /** Bicycles: the generic resource plus the owner's limit, activation and (defect) images. */
 export function registerBicycles(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   const { fetchOne, read, write } = registerEntityResource(app, db, config, bicyclesEntity, {
-    async beforeCreate(input) {
-      if (!input.owner_id) return;
-      const { rows } = await db.query<{ n: number; max: number }>(
-        'select (select count(*)::int from bicycles where owner_id = $1 and is_active) as n, max_bicycles as max from users where id = $1',
-        [input.owner_id],
-      );
-      const owner = rows[0];
-      if (!owner) throw new ApiError(400, 'validation_error', undefined, { owner_id: 'validation.option' });
-      if (owner.n >= owner.max) throw new ApiError(400, 'max_bicycles_added');
+    async beforeCreate(input, tx) {
+      if (input.owner_id && input.is_active !== false) await checkOwnerLimit(tx, Number(input.owner_id));
+    },
+    async beforeUpdate(id, input, tx) {
+      if (await takesAPlace(tx, id, input.owner_id, input.is_active)) await checkOwnerLimit(tx, Number(input.owner_id), id);
     },
   });
 
   for (const [action, active] of [['activate', true], ['deactivate', false]] as const) {
     app.post(`/api/bicycles/:id/${action}/`, { preHandler: write }, async (req, reply) => {
       const { id } = parseBody(idParam, req.params);
-      const { rows } = await db.query('update bicycles set is_active = $2, version = version + 1, updated_at = now() where id = $1 returning id', [id, active]);
-      if (!rows[0]) throw new ApiError(404, 'not_found');
+      const found = await db.transaction(async (tx) => {
+        const { rows: current } = await tx.query<{ owner_id: number | null }>('select owner_id from bicycles where id = $1', [id]);
+        if (!current[0]) return false;
+        if (active && (await takesAPlace(tx, id, current[0].owner_id, true))) await checkOwnerLimit(tx, Number(current[0].owner_id), id);
+        await tx.query('update bicycles set is_active = $2, version = version + 1, updated_at = now() where id = $1', [id, active]);
+        return true;
+      });
+      if (!found) throw new ApiError(404, 'not_found');
       return ok(reply, await fetchOne(id));
     });
   }

@@ -1,14 +1,31 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
-import { createSchema, filterKeys, listParamsSchema, sortableKeys, writableFields, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
+import {
+  MAX_CALENDAR_ROWS,
+  calendarParamsSchema,
+  createSchema,
+  filterSpecs,
+  isIsoDate,
+  isOwnerScoped,
+  listParamsSchema,
+  mayTransition,
+  sortableKeys,
+  statusFieldOf,
+  writableFields,
+  writeRoles,
+  type EntityDef,
+  type EntityRecord,
+  type FieldDef,
+} from '../../shared/entity/define.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import { STAFF_ROLES, requireAuth } from '../lib/auth.ts';
+import { STAFF_ROLES, requireAuth, type AuthUser } from '../lib/auth.ts';
 import { parseBody } from '../routes/validation.ts';
+import { csvRowWriter } from './csv-rows.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -23,15 +40,33 @@ export function normalizeRow(def: EntityDef, row: Record<string, unknown>): Enti
     else if (field.kind === 'time') out[key] = String(value).slice(0, 5);
     else if (field.kind === 'datetime') out[key] = value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
     else if (field.kind === 'money' || field.kind === 'decimal' || field.kind === 'reference' || field.kind === 'integer') out[key] = Number(value);
+    else if (field.kind === 'enum' && typeof value === 'number') out[key] = value;
+    else if (field.kind === 'enum' && field.options?.every((o) => typeof o === 'number')) out[key] = Number(value);
   }
   return out as EntityRecord;
 }
 
-function filterValue(field: FieldDef, raw: unknown): unknown {
+/** A filter value from the query string, checked against its field so no bad value reaches SQL. */
+function filterValue(key: string, field: FieldDef, raw: unknown): unknown {
+  const invalid = (message: string) => new ApiError(400, 'validation_error', undefined, { [key]: message });
   if (field.kind === 'boolean') return raw === true || raw === 'true' || raw === '1';
   if (field.kind === 'reference' || field.kind === 'integer') {
     const n = Number(raw);
-    if (!Number.isInteger(n)) throw new ApiError(400, 'validation_error', undefined, { [String(raw)]: 'validation.integer' });
+    if (!Number.isSafeInteger(n)) throw invalid('validation.integer');
+    return n;
+  }
+  if (field.kind === 'date') {
+    if (!isIsoDate(String(raw))) throw invalid('validation.date');
+    return String(raw);
+  }
+  if (field.kind === 'enum') {
+    const option = field.options?.find((o) => String(o) === String(raw));
+    if (option === undefined) throw invalid('validation.option');
+    return option;
+  }
+  if (field.kind === 'decimal' || field.kind === 'money') {
+    const n = Number(raw);
+    if (!Number.isFinite(n)) throw invalid('validation.number');
     return n;
   }
   return String(raw);
@@ -39,9 +74,13 @@ function filterValue(field: FieldDef, raw: unknown): unknown {
 
 /** PostgreSQL error → API error: unique and foreign-key violations become field errors or 409 in_use. */
 function mapDbError(def: EntityDef, error: unknown, op: 'write' | 'delete' = 'write'): never {
+  if (error instanceof ApiError) throw error;
   const e = error as { code?: string; constraint?: string; message?: string };
+  const names = (name: string) => e.constraint === name || Boolean(e.message?.includes(name));
   if (e.code === '23505') {
-    const field = Object.keys(def.fields).find((key) => e.constraint === `${def.table}_${key}_key` || e.message?.includes(`${def.table}_${key}_key`)) ?? '_form';
+    const group = def.unique?.find((g) => names(`${def.table}_${g.name}_key`));
+    if (group) throw new ApiError(400, 'validation_error', undefined, { [group.fields[group.fields.length - 1]!]: group.message });
+    const field = Object.keys(def.fields).find((key) => names(`${def.table}_${key}_key`)) ?? '_form';
     throw new ApiError(400, 'validation_error', 'This value is already in use.', { [field]: 'validation.unique' });
   }
   // 23503 foreign_key_violation, 23001 restrict_violation (references are `on delete restrict`).
@@ -54,76 +93,147 @@ function mapDbError(def: EntityDef, error: unknown, op: 'write' | 'delete' = 'wr
   throw error;
 }
 
-/**
- * The generic REST resource of an entity (ADR 006): list with paging/search/sort/filters, read,
- * create, full and partial update guarded by `version`, delete. Reads need a staff role, writes Admin.
- */
-export interface ResourceHooks {
-  /** Business rules beyond the schema, checked before an insert (e.g. an owner's bicycle limit). */
-  beforeCreate?: (input: Record<string, unknown>) => Promise<void>;
+type Lang = 'en' | 'sv';
+
+/** The language the back office asks in (`Accept-Language`, §7): reference labels follow it. */
+export function langOf(req: FastifyRequest): Lang {
+  return /^sv\b/i.test(String(req.headers['accept-language'] ?? '').trim()) ? 'sv' : 'en';
 }
 
+export interface WriteContext {
+  tx: Db;
+  user: AuthUser;
+  /** The record as it is before this write (locked until the transaction ends); null on create. */
+  current: EntityRecord | null;
+}
+
+/**
+ * Business rules beyond the schema, each run inside the transaction of the write it guards (with the row
+ * being updated locked), so a rule that counts rows can lock what it counts.
+ */
+export interface ResourceHooks {
+  /** Before an insert (e.g. an owner's bicycle limit). */
+  beforeCreate?: (input: Record<string, unknown>, tx: Db) => Promise<void>;
+  /** Before an update, after its version check. */
+  beforeUpdate?: (id: number, input: Record<string, unknown>, tx: Db) => Promise<void>;
+  /**
+   * On create and update, after the schema, access and status checks and the hooks above. May return values
+   * for read-only columns (a service's bicycle owner).
+   */
+  beforeWrite?: (input: Record<string, unknown>, ctx: WriteContext) => Promise<Record<string, unknown> | void>;
+  beforeDelete?: (current: EntityRecord, ctx: WriteContext) => Promise<void>;
+}
+
+/**
+ * The generic REST resource of an entity (ADR 006, 009): list with paging/search/sort/filters, read,
+ * create, full and partial update guarded by `version`, delete; a status transition action and a
+ * calendar read when the definition has them. Reads need a staff role; writes the roles of
+ * `def.access` (Admin by default); owner-scoped entities show non-admins only their own records.
+ */
 export function registerEntityResource(app: FastifyInstance, db: Db, config: UpstreamConfig, def: EntityDef, hooks: ResourceHooks = {}) {
   const t = def.table;
   const base = `/api/${def.name}/`;
   const read = requireAuth(config, STAFF_ROLES);
-  const write = requireAuth(config, ['Admin']);
+  const write = requireAuth(config, writeRoles(def, 'update'));
+  const creator = requireAuth(config, writeRoles(def, 'create'));
+  const deleter = requireAuth(config, writeRoles(def, 'delete'));
+  const transitioner = requireAuth(config, writeRoles(def, 'transition'));
   const create = createSchema(def);
-  const columns = writableFields(def).map(([key]) => key);
+  const writable = writableFields(def);
+  const columns = writable.map(([key]) => key);
   const searchable = Object.entries(def.fields).filter(([, f]) => f.searchable).map(([k]) => k);
   const sortable = new Set(sortableKeys(def));
-  const filters = filterKeys(def);
-  const labels = Object.entries(def.fields)
-    .filter(([, f]) => f.kind === 'reference')
-    .map(([key, f]) => {
-      const table = entityByName(f.reference!.entity)?.table ?? f.reference!.entity.replace(/-/g, '_');
-      return `(select r.${f.reference!.label} from ${table} r where r.id = t.${key}) as ${key}_label`;
-    });
-  // A searchable reference is searched by its label (a bicycle by its owner's e-mail).
-  const searchExpression = (key: string) => {
+  const filters = filterSpecs(def);
+  const ownerField = def.access?.ownerField;
+  const status = statusFieldOf(def);
+  const stampColumns = status ? [...new Set(Object.values(status[1].status.stamps ?? {}))] : [];
+
+  const referenceTable = (field: FieldDef) => entityByName(field.reference!.entity)?.table ?? field.reference!.entity.replace(/-/g, '_');
+  // A reference's label: its label column (`{lang}` in it picks the request's language, a plan's
+  // `name_{lang}`), or an SQL expression over the referenced row `r`.
+  const labelExpression = (field: FieldDef, lang: Lang) => field.reference!.labelSql ?? `r.${field.reference!.label.replace('{lang}', lang)}`;
+  const labelOf = (key: string, lang: Lang) => {
     const field = def.fields[key]!;
-    if (field.kind !== 'reference') return `t.${key}`;
-    const table = entityByName(field.reference!.entity)?.table ?? field.reference!.entity.replace(/-/g, '_');
-    return `(select r.${field.reference!.label} from ${table} r where r.id = t.${key})`;
+    return `(select ${labelExpression(field, lang)} from ${referenceTable(field)} r where r.id = t.${key})`;
   };
-  const select = `select t.*${labels.map((l) => ', ' + l).join('')} from ${t} t`;
+  const labels = (lang: Lang) =>
+    Object.entries(def.fields)
+      .filter(([, f]) => f.kind === 'reference' && !f.lookup)
+      .map(([key]) => `${labelOf(key, lang)} as ${key}_label`);
+  // Lookups are read through the reference they name: `(select r.status from events r where r.id = t.event_id)`.
+  const lookups = Object.entries(def.fields)
+    .filter(([, f]) => f.lookup)
+    .map(([key, f]) => {
+      const via = def.fields[f.lookup!.via];
+      if (via?.kind !== 'reference') throw new Error(`${def.name}.${key}: lookup via a field that is not a reference`);
+      return `(select r.${f.lookup!.column} from ${referenceTable(via)} r where r.id = t.${f.lookup!.via}) as ${key}`;
+    });
+  // A searchable reference is searched by its label (a bicycle by its owner's e-mail): the matching ids
+  // are found first (through the label's index) and the rows then by their indexed reference column, so
+  // PostgreSQL can OR it with the other columns' trigram indexes instead of scanning every row.
+  const searchCondition = (key: string, param: string, lang: Lang) => {
+    const field = def.fields[key]!;
+    if (field.kind !== 'reference') return `lower(t.${key}) like ${param}`;
+    return `t.${key} = any(array(select r.id from ${referenceTable(field)} r where lower(${labelExpression(field, lang)}) like ${param}))`;
+  };
+  const selects: Record<Lang, string> = {
+    en: `select t.*${[...labels('en'), ...lookups].map((l) => ', ' + l).join('')} from ${t} t`,
+    sv: `select t.*${[...labels('sv'), ...lookups].map((l) => ', ' + l).join('')} from ${t} t`,
+  };
   const listParams = listParamsSchema(def);
+  const calendarParams = calendarParamsSchema(def);
   const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
 
-  async function fetchOne(id: number, tx: Db = db): Promise<EntityRecord | null> {
-    const { rows } = await tx.query(`${select} where t.id = $1`, [id]);
+  /** The owner condition for a caller who sees only their own records, else nothing. */
+  function scopeOf(user: AuthUser | undefined, firstParam: number): { sql: string; params: unknown[] } {
+    if (!ownerField || !user || !isOwnerScoped(def, user.roles)) return { sql: '', params: [] };
+    return { sql: `t.${ownerField} = $${firstParam}`, params: [user.id] };
+  }
+
+  async function fetchOne(id: number, tx: Db = db, user?: AuthUser, lock = false, lang: Lang = 'en'): Promise<EntityRecord | null> {
+    const scope = scopeOf(user, 2);
+    // FOR UPDATE cannot lock through the label subqueries' tables; lock the row itself first.
+    if (lock) await tx.query(`select 1 from ${t} t where t.id = $1${scope.sql ? ` and ${scope.sql}` : ''} for update`, [id, ...scope.params]);
+    const { rows } = await tx.query(`${selects[lang]} where t.id = $1${scope.sql ? ` and ${scope.sql}` : ''}`, [id, ...scope.params]);
     return rows[0] ? normalizeRow(def, rows[0]) : null;
   }
 
-  /** WHERE clause of a list or export from its query string (search and filters), parameterised. */
-  function whereOf(query: Record<string, string>, search: string | undefined) {
+  /** WHERE clause of a list, export or calendar from its query string (search, filters, owner), parameterised. */
+  function whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra: { sql: string; params: unknown[] }[] = []) {
     const where: string[] = [];
     const params: unknown[] = [];
     if (search && searchable.length) {
       params.push(`%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-      where.push(`(${searchable.map((k) => `lower(${searchExpression(k)}) like $${params.length}`).join(' or ')})`);
+      where.push(`(${searchable.map((k) => searchCondition(k, `$${params.length}`, lang)).join(' or ')})`);
     }
-    for (const key of filters) {
-      if (query[key] === undefined || query[key] === '') continue;
-      params.push(filterValue(def.fields[key]!, query[key]));
-      where.push(`t.${key} = $${params.length}`);
+    for (const spec of filters) {
+      if (query[spec.key] === undefined || query[spec.key] === '') continue;
+      params.push(filterValue(spec.key, def.fields[spec.field]!, query[spec.key]));
+      where.push(`t.${spec.field} ${spec.op === 'gte' ? '>=' : spec.op === 'lte' ? '<=' : '='} $${params.length}`);
+    }
+    const scope = scopeOf(user, params.length + 1);
+    if (scope.sql) {
+      where.push(scope.sql);
+      params.push(...scope.params);
+    }
+    for (const clause of extra) {
+      where.push(clause.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + params.length}`));
+      params.push(...clause.params);
     }
     return { sql: where.length ? ` where ${where.join(' and ')}` : '', params };
   }
 
+  const filtersOf = (query: Record<string, string>) =>
+    Object.fromEntries(filters.filter((s) => query[s.key] !== undefined && query[s.key] !== '').map((s) => [s.key, query[s.key]]));
+
   const parseList = (query: Record<string, string>) =>
-    parseBody(listParams, {
-      page: query.page,
-      page_size: query.page_size,
-      search: query.search,
-      ordering: query.ordering,
-      filters: Object.fromEntries(filters.filter((k) => query[k] !== undefined && query[k] !== '').map((k) => [k, query[k]])),
-    });
+    parseBody(listParams, { page: query.page, page_size: query.page_size, search: query.search, ordering: query.ordering, filters: filtersOf(query) });
 
   app.get(base, { preHandler: read }, async (req, reply) => {
     const query = req.query as Record<string, string>;
     const { page, page_size, search, ordering } = parseList(query);
-    const { sql: whereSql, params } = whereOf(query, search);
+    const lang = langOf(req);
+    const { sql: whereSql, params } = whereOf(query, search, req.user, lang);
     const order = ordering ?? def.defaultSort;
     const desc = order.startsWith('-');
     const column = order.replace(/^-/, '');
@@ -131,7 +241,7 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
     const direction = desc ? 'desc' : 'asc';
     const [{ rows: countRows }, { rows }] = await Promise.all([
       db.query<{ n: number }>(`select count(*)::int as n from ${t} t${whereSql}`, params),
-      db.query(`${select}${whereSql} order by t.${column} ${direction} nulls last, t.id ${direction} limit ${page_size} offset ${(page - 1) * page_size}`, params),
+      db.query(`${selects[lang]}${whereSql} order by t.${column} ${direction} nulls last, t.id ${direction} limit ${page_size} offset ${(page - 1) * page_size}`, params),
     ]);
     const count = Number(countRows[0]?.n ?? 0);
     return ok(reply, {
@@ -140,27 +250,56 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
     });
   });
 
+  if (def.calendarField) {
+    const dateColumn = def.calendarField;
+    // Every record of a date range, for calendars; bounded in days and rows.
+    app.get(`${base}calendar/`, { preHandler: read }, async (req, reply) => {
+      const query = req.query as Record<string, string>;
+      const { from, to } = parseBody(calendarParams, { from: query.from, to: query.to, filters: filtersOf(query) });
+      const lang = langOf(req);
+      const { sql: whereSql, params } = whereOf(query, undefined, req.user, lang, [{ sql: `t.${dateColumn} between $1 and $2`, params: [from, to] }]);
+      const { rows } = await db.query(`${selects[lang]}${whereSql} order by t.${dateColumn}, t.id limit ${MAX_CALENDAR_ROWS + 1}`, params);
+      return ok(reply, { results: rows.slice(0, MAX_CALENDAR_ROWS).map((row) => normalizeRow(def, row)), truncated: rows.length > MAX_CALENDAR_ROWS });
+    });
+  }
+
   if (def.exportable) {
     const columnsOut = ['id', ...Object.keys(def.fields).flatMap((k) => (def.fields[k]!.kind === 'reference' ? [k, `${k}_label`] : [k])), 'created_at', 'updated_at'];
+    const writeRow = csvRowWriter(def, columnsOut);
+    // Only the exported columns, and the two timestamps already as ISO text (to_char truncates to
+    // milliseconds as Date does): parsing them into Date objects was a tenth of the export's CPU.
+    const isoText = (column: string) => `to_char(t.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${column}`;
+    const exportFields = Object.keys(def.fields).filter((k) => !def.fields[k]!.lookup);
+    const exportSelects: Record<Lang, string> = {
+      en: `select t.id${exportFields.map((k) => `, t.${k}`).join('')}${[...labels('en'), ...lookups].map((l) => ', ' + l).join('')}, ${isoText('created_at')}, ${isoText('updated_at')} from ${t} t`,
+      sv: `select t.id${exportFields.map((k) => `, t.${k}`).join('')}${[...labels('sv'), ...lookups].map((l) => ', ' + l).join('')}, ${isoText('created_at')}, ${isoText('updated_at')} from ${t} t`,
+    };
     app.get(`${base}export/`, { preHandler: read }, async (req, reply) => {
       const query = req.query as Record<string, string>;
       const { search } = parseList({ ...query, page: undefined as unknown as string, page_size: undefined as unknown as string, ordering: undefined as unknown as string });
-      const { sql: whereSql, params } = whereOf(query, search);
-      const batch = 1000;
-      // Keyset pages by id: constant memory and no OFFSET cost however many rows there are.
+      const lang = langOf(req);
+      const exportSelect = exportSelects[lang];
+      const { sql: whereSql, params } = whereOf(query, search, req.user, lang);
+      const batch = 2000;
+      // Keyset pages by id: constant memory and no OFFSET cost however many rows there are. While one
+      // page is written out, the next is already being read (one query ahead, never more).
       async function* rows() {
         yield csvRow(columnsOut);
         let after = 0;
+        const keyset = `${whereSql ? whereSql + ' and' : ' where'} t.id > $${params.length + 1}`;
+        const fetchPage = (from: number) => {
+          const query = db.query(`${exportSelect}${keyset} order by t.id limit ${batch}`, [...params, from]);
+          query.catch(() => undefined); // read ahead: if the client has gone, nobody awaits it
+          return query;
+        };
+        let next = fetchPage(after);
         for (;;) {
-          const keyset = `${whereSql ? whereSql + ' and' : ' where'} t.id > $${params.length + 1}`;
-          const { rows: page } = await db.query(`${select}${keyset} order by t.id limit ${batch}`, [...params, after]);
+          const { rows: page } = await next;
           if (page.length === 0) return;
-          let chunk = '';
-          for (const row of page) {
-            const record = normalizeRow(def, row);
-            chunk += csvRow(columnsOut.map((c) => record[c]));
-          }
           after = Number(page[page.length - 1]!.id);
+          if (page.length === batch) next = fetchPage(after);
+          let chunk = '';
+          for (const row of page) chunk += writeRow(row);
           yield chunk;
           if (page.length < batch) return;
         }
@@ -175,69 +314,152 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
 
   app.get(`${base}:id/`, { preHandler: read }, async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
-    const record = await fetchOne(id);
+    const record = await fetchOne(id, db, req.user, false, langOf(req));
     if (!record) throw new ApiError(404, 'not_found');
     return ok(reply, record);
   });
 
-  app.post(base, { preHandler: write }, async (req, reply) => {
+  // Records written elsewhere in the marketplace (ADR 013): reads only.
+  if (def.readOnly) return { fetchOne, read, write, scopeOf };
+
+  /** A caller who only writes their own records cannot write one for someone else. */
+  function checkOwner(user: AuthUser, input: Record<string, unknown>) {
+    if (ownerField && isOwnerScoped(def, user.roles) && Number(input[ownerField]) !== user.id) throw new ApiError(403, 'forbidden');
+  }
+
+  /** Values of the status stamps (finished_at…) for a record entering `next` from `previous`. */
+  function stampsFor(previous: number | null, next: number): Record<string, 'now' | null | 'keep'> {
+    if (!status) return {};
+    const stamps = status[1].status.stamps ?? {};
+    return Object.fromEntries(stampColumns.map((column) => {
+      const entering = Object.entries(stamps).some(([s, c]) => c === column && Number(s) === next);
+      const already = previous !== null && Object.entries(stamps).some(([s, c]) => c === column && Number(s) === previous);
+      return [column, entering ? (already ? 'keep' : 'now') : null];
+    }));
+  }
+
+  function checkStatus(user: AuthUser, previous: number | null, next: unknown) {
+    if (!status) return;
+    const [key, field] = status;
+    if (previous === null) {
+      if (!field.status.initial.includes(Number(next))) throw new ApiError(400, 'validation_error', undefined, { [key]: 'validation.initialStatus' });
+      return;
+    }
+    if (!mayTransition(field.status, previous, Number(next), user.roles)) throw new ApiError(409, 'invalid_transition', undefined, { [key]: 'validation.transition' });
+  }
+
+  /** Column assignments of an insert or update: writable input, hook values, status stamps. */
+  function assignments(input: Record<string, unknown>, extra: Record<string, unknown>, stamps: Record<string, 'now' | null | 'keep'>) {
+    const values: [string, unknown][] = [...columns.filter((key) => !(key in extra)).map((key): [string, unknown] => [key, input[key] ?? null]), ...Object.entries(extra)];
+    const stamped = Object.entries(stamps).filter(([column, v]) => v !== 'keep' && !(column in extra));
+    return { values: values.filter(([key]) => !stamped.some(([c]) => c === key)), stamped: stamped as [string, 'now' | null][] };
+  }
+
+  app.post(base, { preHandler: creator }, async (req, reply) => {
+    const user = req.user!;
     const input = parseBody(create, req.body) as Record<string, unknown>;
-    await hooks.beforeCreate?.(input);
+    checkOwner(user, input);
+    checkStatus(user, null, status ? input[status[0]] : undefined);
     try {
-      const { rows } = await db.query<{ id: number }>(
-        `insert into ${t} (${columns.join(', ')}) values (${columns.map((_, i) => `$${i + 1}`).join(', ')}) returning id`,
-        columns.map((key) => input[key] ?? null),
-      );
-      return ok(reply, await fetchOne(Number(rows[0]!.id)), 201);
+      const record = await db.transaction(async (tx) => {
+        await hooks.beforeCreate?.(input, tx);
+        const extra = (await hooks.beforeWrite?.(input, { tx, user, current: null })) ?? {};
+        const { values, stamped } = assignments(input, extra, status ? stampsFor(null, Number(input[status[0]])) : {});
+        const names = [...values.map(([k]) => k), ...stamped.map(([c]) => c)];
+        const placeholders = [...values.map((_, i) => `$${i + 1}`), ...stamped.map(([, v]) => (v === 'now' ? 'now()' : 'null'))];
+        const { rows } = await tx.query<{ id: number }>(`insert into ${t} (${names.join(', ')}) values (${placeholders.join(', ')}) returning id`, values.map(([, v]) => v));
+        return fetchOne(Number(rows[0]!.id), tx, undefined, false, langOf(req));
+      });
+      return ok(reply, record, 201);
     } catch (error) {
       mapDbError(def, error);
     }
   });
 
-  async function update(id: number, version: number, input: Record<string, unknown>) {
+  async function update(req: FastifyRequest, id: number, version: number, body: (current: EntityRecord) => unknown) {
+    const user = req.user!;
     try {
-      const { rows } = await db.query<{ id: number }>(
-        `update ${t} set ${columns.map((key, i) => `${key} = $${i + 3}`).join(', ')}, version = version + 1, updated_at = now()
-          where id = $1 and version = $2 returning id`,
-        [id, version, ...columns.map((key) => input[key] ?? null)],
-      );
-      if (rows[0]) return fetchOne(id);
+      return await db.transaction(async (tx) => {
+        const current = await fetchOne(id, tx, user, true);
+        if (!current) throw new ApiError(404, 'not_found');
+        if (current.version !== version) throw new ApiError(409, 'conflict', 'The record was changed by someone else.', { version: String(current.version) });
+        const input = parseBody(create, body(current)) as Record<string, unknown>;
+        checkOwner(user, input);
+        const previous = status ? Number(current[status[0]]) : null;
+        if (status) checkStatus(user, previous, input[status[0]]);
+        await hooks.beforeUpdate?.(id, input, tx);
+        const extra = (await hooks.beforeWrite?.(input, { tx, user, current })) ?? {};
+        const { values, stamped } = assignments(input, extra, status ? stampsFor(previous, Number(input[status[0]])) : {});
+        const sets = [...values.map(([key], i) => `${key} = $${i + 2}`), ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
+        await tx.query(`update ${t} set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1`, [id, ...values.map(([, v]) => v)]);
+        return fetchOne(id, tx, undefined, false, langOf(req));
+      });
     } catch (error) {
       mapDbError(def, error);
     }
-    const current = await fetchOne(id);
-    if (!current) throw new ApiError(404, 'not_found');
-    throw new ApiError(409, 'conflict', 'The record was changed by someone else.', { version: String(current.version) });
   }
 
-  const versionOf = (body: unknown) => parseBody(z.object({ version: z.coerce.number().int().positive() }), body).version;
+  const versionOf = (body: unknown) => parseBody(z.object({ version: z.coerce.number().int().positive().max(2 ** 31) }), body).version;
 
   app.put(`${base}:id/`, { preHandler: write }, async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const version = versionOf(req.body);
-    return ok(reply, await update(id, version, parseBody(create, req.body) as Record<string, unknown>));
+    parseBody(create, req.body);
+    return ok(reply, await update(req, id, version, () => req.body));
   });
 
   app.patch(`${base}:id/`, { preHandler: write }, async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const version = versionOf(req.body);
-    const current = await fetchOne(id);
-    if (!current) throw new ApiError(404, 'not_found');
-    const merged = { ...Object.fromEntries(columns.map((k) => [k, current[k]])), ...(req.body as Record<string, unknown>) };
-    return ok(reply, await update(id, version, parseBody(create, merged) as Record<string, unknown>));
+    return ok(reply, await update(req, id, version, (current) => ({ ...Object.fromEntries(columns.map((k) => [k, current[k]])), ...(req.body as Record<string, unknown>) })));
   });
 
-  app.delete(`${base}:id/`, { preHandler: write }, async (req, reply) => {
+  if (status) {
+    const [statusKey, statusField] = status;
+    const transitionBody = z.object({ to: z.coerce.number().int().min(0).max(1000), version: z.coerce.number().int().positive().max(2 ** 31).optional() });
+    // POST <resource>/<id>/transition/ {to, version?}: the one status change, checked against the flow.
+    app.post(`${base}:id/transition/`, { preHandler: transitioner }, async (req, reply) => {
+      const user = req.user!;
+      const { id } = parseBody(idParam, req.params);
+      const { to, version } = parseBody(transitionBody, req.body);
+      if (!statusField.options?.includes(to)) throw new ApiError(400, 'validation_error', undefined, { to: 'validation.option' });
+      try {
+        const record = await db.transaction(async (tx) => {
+          const current = await fetchOne(id, tx, user, true);
+          if (!current) throw new ApiError(404, 'not_found');
+          if (version !== undefined && current.version !== version) throw new ApiError(409, 'conflict', 'The record was changed by someone else.', { version: String(current.version) });
+          const previous = Number(current[statusKey]);
+          if (previous === to) return current;
+          checkStatus(user, previous, to);
+          const input = { ...Object.fromEntries(columns.map((k) => [k, current[k]])), [statusKey]: to };
+          await hooks.beforeWrite?.(input, { tx, user, current });
+          const stamped = Object.entries(stampsFor(previous, to)).filter(([, v]) => v !== 'keep');
+          const sets = [`${statusKey} = $2`, ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
+          await tx.query(`update ${t} set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1`, [id, to]);
+          return fetchOne(id, tx, undefined, false, langOf(req));
+        });
+        return ok(reply, record);
+      } catch (error) {
+        mapDbError(def, error);
+      }
+    });
+  }
+
+  app.delete(`${base}:id/`, { preHandler: deleter }, async (req, reply) => {
+    const user = req.user!;
     const { id } = parseBody(idParam, req.params);
     try {
-      const { rows } = await db.query(`delete from ${t} where id = $1 returning id`, [id]);
-      if (!rows[0]) throw new ApiError(404, 'not_found');
+      await db.transaction(async (tx) => {
+        const current = await fetchOne(id, tx, user, true);
+        if (!current) throw new ApiError(404, 'not_found');
+        await hooks.beforeDelete?.(current, { tx, user, current });
+        await tx.query(`delete from ${t} where id = $1`, [id]);
+      });
     } catch (error) {
-      if (error instanceof ApiError) throw error;
       mapDbError(def, error, 'delete');
     }
     return ok(reply, { id });
   });
 
-  return { fetchOne, read, write };
+  return { fetchOne, read, write, scopeOf };
 }

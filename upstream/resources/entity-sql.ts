@@ -1,4 +1,4 @@
-import type { EntityDef, FieldDef } from '../../shared/entity/define.ts';
+import { storedFields, type EntityDef, type FieldDef } from '../../shared/entity/define.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 
 const SQL_TYPE: Record<FieldDef['kind'], string> = {
@@ -18,6 +18,8 @@ const SQL_TYPE: Record<FieldDef['kind'], string> = {
   reference: 'bigint',
 };
 
+const INT4_MAX = 2_147_483_647;
+
 const TEXT_KINDS = new Set<FieldDef['kind']>(['text', 'email', 'phone', 'url', 'image', 'enum']);
 
 function literal(value: unknown): string {
@@ -25,13 +27,18 @@ function literal(value: unknown): string {
   return `'${String(value).replace(/'/g, "''")}'`;
 }
 
-function columnSql(name: string, field: FieldDef): string {
+function columnSql(name: string, field: FieldDef, def: EntityDef): string {
   let type = SQL_TYPE[field.kind];
   if (field.kind === 'enum' && field.options?.every((o) => typeof o === 'number')) type = 'smallint';
+  if (field.kind === 'decimal' && field.scale !== undefined) type = `numeric(${12 + field.scale},${field.scale})`;
+  // Ids of records kept elsewhere (a booking's service) outgrow int4.
+  if (field.kind === 'integer' && field.max !== undefined && field.max > INT4_MAX) type = 'bigint';
   const parts = [`  ${name} ${type}`];
   if (field.kind === 'reference') {
     const target = entityByName(field.reference!.entity);
-    parts.push(`references ${target?.table ?? field.reference!.entity.replace(/-/g, '_')} (id) on delete restrict`);
+    // A sub-collection goes with its parent record (an event's slots); other references protect their target.
+    const onDelete = def.parent?.field === name ? 'cascade' : 'restrict';
+    parts.push(`references ${target?.table ?? field.reference!.entity.replace(/-/g, '_')} (id) on delete ${onDelete}`);
   }
   if (field.kind === 'boolean') parts.push(`not null default ${field.default === true ? 'true' : 'false'}`);
   else if (field.readOnly && field.kind === 'integer') parts.push('not null default 0');
@@ -50,12 +57,13 @@ function columnSql(name: string, field: FieldDef): string {
 export function entityTableSql(def: EntityDef): string {
   const t = def.table;
   const lines = [`create table ${t} (`, '  id bigserial primary key,'];
-  for (const [name, field] of Object.entries(def.fields)) lines.push(columnSql(name, field) + ',');
+  for (const [name, field] of storedFields(def)) lines.push(columnSql(name, field, def) + ',');
   lines.push('  version integer not null default 1,', '  created_at timestamptz not null default now(),', '  updated_at timestamptz not null default now()', ');');
-  for (const [name, field] of Object.entries(def.fields)) {
+  for (const [name, field] of storedFields(def)) {
     if (field.unique) lines.push(`create unique index ${t}_${name}_key on ${t} (${TEXT_KINDS.has(field.kind) ? `lower(${name})` : name});`);
     else if (field.sortable) lines.push(`create index ${t}_${name}_idx on ${t} (${name}, id);`);
     if (field.filter && !field.sortable && !field.unique) lines.push(`create index ${t}_${name}_idx on ${t} (${name});`);
   }
+  for (const group of def.unique ?? []) lines.push(`create unique index ${t}_${group.name}_key on ${t} (${group.fields.join(', ')});`);
   return lines.join('\n') + '\n';
 }

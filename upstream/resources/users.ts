@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { userListInput, userUpdateInput } from '../../shared/schemas/users.ts';
+import { operationalRangeInput, userListInput, userUpdateInput } from '../../shared/schemas/users.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { parseBody } from '../routes/validation.ts';
-import { PUBLIC_USER_SQL, findUser, toPublicUser } from '../users.ts';
+import { LIST_USER_SQL, findUser, toListedUser } from '../users.ts';
 
 const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
 const listQuery = userListInput;
@@ -40,10 +40,10 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
     const column = ordering.replace(/^-/, '');
     const [{ rows: count }, { rows }] = await Promise.all([
       db.query<{ n: number }>(`select count(*)::int as n from users u${whereSql}`, params),
-      db.query(`${PUBLIC_USER_SQL}${whereSql} order by u.${column} ${direction} nulls last, u.id ${direction} limit ${query.page_size} offset ${(query.page - 1) * query.page_size}`, params),
+      db.query(`${LIST_USER_SQL}${whereSql} order by u.${column} ${direction} nulls last, u.id ${direction} limit ${query.page_size} offset ${(query.page - 1) * query.page_size}`, params),
     ]);
     const total = Number(count[0]?.n ?? 0);
-    return { results: rows.map(toPublicUser), paginator: { page: query.page, page_size: query.page_size, count: total, total_pages: Math.ceil(total / query.page_size) } };
+    return { results: rows.map(toListedUser), paginator: { page: query.page, page_size: query.page_size, count: total, total_pages: Math.ceil(total / query.page_size) } };
   }
 
   app.get('/api/users/', { preHandler: listers }, async (req, reply) => ok(reply, await page(parseBody(listQuery, req.query))));
@@ -69,15 +69,26 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
     const { id } = parseBody(idParam, req.params);
     const { version, ...input } = parseBody(userUpdateInput, req.body);
     const keys = Object.keys(input) as (keyof typeof input)[];
+    const { rows } = await db.query(
+      `update users set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning id`,
+      [id, version, ...keys.map((k) => input[k] ?? null)],
+    );
+    if (!rows[0]) {
+      if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
+      throw new ApiError(409, 'conflict');
+    }
+    // Deactivation ends every session: no refresh token of the user works any more.
+    if (input.is_active === false) await db.query('update refresh_tokens set revoked_at = now() where user_id = $1 and revoked_at is null', [id]);
+    return ok(reply, await detail(id));
+  });
+
+  /** The user's operational range: set (or cleared with null) on its own; answers the user. */
+  app.put('/api/users/:id/operational-range/', { preHandler: admin }, async (req, reply) => {
+    const { id } = parseBody(idParam, req.params);
+    const { operational_range_id } = parseBody(operationalRangeInput, req.body);
     try {
-      const { rows } = await db.query(
-        `update users set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning id`,
-        [id, version, ...keys.map((k) => input[k] ?? null)],
-      );
-      if (!rows[0]) {
-        if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
-        throw new ApiError(409, 'conflict');
-      }
+      const { rows } = await db.query('update users set operational_range_id = $2, updated_at = now() where id = $1 returning id', [id, operational_range_id]);
+      if (!rows[0]) throw new ApiError(404, 'not_found');
     } catch (error) {
       if ((error as { code?: string }).code === '23503') throw new ApiError(400, 'validation_error', undefined, { operational_range_id: 'validation.option' });
       throw error;

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { acceptInviteInput, confirmEmailInput, forgotPasswordInput, loginInput, profileUpdateInput } from '../../shared/schemas/auth.ts';
-import { emailField, languageField } from '../../shared/schemas/common.ts';
+import { emailField, fieldErrorsOf, languageField } from '../../shared/schemas/common.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
@@ -29,6 +29,9 @@ const inviteInput = z.object({
 type InviteInput = z.infer<typeof inviteInput>;
 
 const DAY = 24 * 3600 * 1000;
+
+/** The account invitation machinery other features reuse (trial-group invitations, ADR 014). */
+export type Invitations = Pick<ReturnType<typeof registerAccountRoutes>, 'invite' | 'resendInvite'>;
 
 export function registerAccountRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   const admin = requireAuth(config, ['Admin']);
@@ -68,7 +71,11 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     return Number(rows[0].user_id);
   }
 
-  async function invite(input: InviteInput, log: FastifyInstance['log']) {
+  /**
+   * A pending user with roles, a 7-day link and its mail, in one transaction. `alsoInTransaction`
+   * adds what another feature records with it (a trial-group invitation, ADR 014).
+   */
+  async function invite(input: InviteInput, log: FastifyInstance['log'], options: { about?: string; alsoInTransaction?: (tx: Db, userId: number) => Promise<void> } = {}) {
     const roles = [...new Set(input.roles ?? [])];
     if (roles.length > 0) {
       const { rows: known } = await db.query<{ name: string }>('select name from roles where name = any($1::text[])', [roles]);
@@ -85,7 +92,8 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
         );
         const id = Number(rows[0]!.id);
         await setUserRoles(tx, id, roles);
-        await mailInvite(tx, id, input.email, log);
+        await mailInvite(tx, id, input.email, log, options.about);
+        await options.alsoInTransaction?.(tx, id);
         return id;
       })
       .catch((error: unknown) => {
@@ -96,10 +104,19 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     return (await findUser(db, { id: userId }))!;
   }
 
-  async function mailInvite(conn: Db, userId: number, email: string, log: FastifyInstance['log']) {
+  /** `about` names what the person is invited to besides the account (a trial group). */
+  async function mailInvite(conn: Db, userId: number, email: string, log: FastifyInstance['log'], about?: string) {
     const token = await createAccountToken(userId, 'invite', 7 * DAY, conn);
     const link = `${config.appUrl}/accept-invitation/${token}`;
-    await sendMail(conn, { to: email, kind: 'invite', subject: 'You are invited to Bike Buddy', body: `Choose a password to activate your account: ${link}`, link }, { log, logLinks: config.logMailLinks });
+    const subject = about ? `You are invited to Bike Buddy: ${about}` : 'You are invited to Bike Buddy';
+    await sendMail(conn, { to: email, kind: 'invite', subject, body: `Choose a password to activate your account: ${link}`, link }, { log, logLinks: config.logMailLinks });
+  }
+
+  /** A new invitation link for a pending user; the previous links stop working (only the latest mail works). */
+  async function resendInvite(tx: Db, userId: number, email: string, log: FastifyInstance['log'], about?: string) {
+    await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'invite' and used_at is null", [userId]);
+    await tx.query('update users set invited_at = now() where id = $1', [userId]);
+    await mailInvite(tx, userId, email, log, about);
   }
 
   app.post('/api/account/login', async (req, reply) => {
@@ -131,7 +148,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
       req.log.warn({ userId: Number(user.id), locked: counted[0]?.locked ?? false }, 'failed login');
       throw new ApiError(400, 'wrong_password');
     }
-    if (!user.is_active) throw new ApiError(403, 'forbidden', 'This account is deactivated.');
+    if (!user.is_active) throw new ApiError(403, 'account_inactive');
     await db.query('update users set failed_logins = 0, locked_until = null where id = $1', [user.id]);
     return ok(reply, await issuePair(Number(user.id)));
   });
@@ -155,6 +172,12 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
 
     const row = await find();
     if (!row) throw new ApiError(401, 'invalid_refresh_token');
+    // A deactivated account gets no new access tokens, whatever refresh token it still holds.
+    const { rows: owner } = await db.query<{ is_active: boolean }>('select is_active from users where id = $1', [row.user_id]);
+    if (!owner[0]?.is_active) {
+      await revokeFamily(row.family_id);
+      throw new ApiError(401, 'invalid_refresh_token');
+    }
     if (row.revoked_at) {
       await revokeFamily(row.family_id);
       throw new ApiError(401, 'invalid_refresh_token');
@@ -203,7 +226,14 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
       const email = typeof raw.email === 'string' ? raw.email.trim() : '';
       const parsed = inviteInput.safeParse(raw);
       if (!parsed.success) {
-        results.push({ email, success: false, error: { message: 'validation_error', cause: parsed.error.issues[0]?.path[0] === 'email' ? 'Provided value is not Email.' : 'Some fields are not valid.' } });
+        const badEmail = parsed.error.issues.some((issue) => issue.path[0] === 'email');
+        results.push({
+          email,
+          success: false,
+          error: badEmail
+            ? { message: 'validation_error', cause: 'Provided value is not Email.', fields: { email: 'validation.email' } }
+            : { message: 'validation_error', cause: 'Some fields are not valid.', fields: fieldErrorsOf(parsed.error) },
+        });
         continue;
       }
       try {
@@ -222,12 +252,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     const user = await findUser(db, { id: user_id });
     if (!user) throw new ApiError(404, 'user_does_not_exist');
     if (user.invitation_status !== 'pending') throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
-    // The new link replaces the old one: only the latest mail works.
-    await db.transaction(async (tx) => {
-      await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'invite' and used_at is null", [user_id]);
-      await tx.query('update users set invited_at = now() where id = $1', [user_id]);
-      await mailInvite(tx, user_id, user.email, req.log);
-    });
+    await db.transaction((tx) => resendInvite(tx, user_id, user.email, req.log));
     return ok(reply, await findUser(db, { id: user_id }));
   });
 
@@ -264,19 +289,50 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     return ok(reply, { email: user!.email });
   });
 
+  /**
+   * Not in the spec's table: a signed-in user asks to change their address. Nothing changes until the
+   * new address is confirmed through the mailed /confirm-email/<token>/<address> link.
+   */
+  app.post('/api/account/change-email', { preHandler: authed }, async (req, reply) => {
+    const { email } = parseBody(z.object({ email: emailField }), req.body);
+    const { rows: taken } = await db.query('select 1 from users where lower(email) = lower($1) or (lower(pending_email) = lower($1) and id <> $2)', [email, req.user!.id]);
+    if (taken.length > 0) throw new ApiError(400, 'user_exists', undefined, { email: 'errors.user_exists' });
+    await db.transaction(async (tx) => {
+      // Only the latest request counts: earlier links stop working.
+      await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'confirm' and used_at is null", [req.user!.id]);
+      await tx.query('update users set pending_email = $2, updated_at = now() where id = $1', [req.user!.id, email]);
+      const token = await createAccountToken(req.user!.id, 'confirm', DAY, tx);
+      const link = `${config.appUrl}/confirm-email/${token}/${encodeURIComponent(email)}`;
+      await sendMail(tx, { to: email, kind: 'confirm', subject: 'Confirm your new e-mail address', body: `Confirm this address for your Bike Buddy account: ${link}`, link }, { log: req.log, logLinks: config.logMailLinks });
+    });
+    return ok(reply, await findUser(db, { id: req.user!.id }));
+  });
+
   app.post('/api/account/confirm-email', async (req, reply) => {
     const input = parseBody(confirmEmailInput, req.body);
     // Token and address are matched in one statement, so a wrong address does not burn a valid token.
+    // The address is the account's own (confirming it) or the one it asked to change to.
     const { rows } = await db.query<{ user_id: number }>(
       `update account_tokens t set used_at = now()
          from users u
         where t.token_hash = $1 and t.kind = 'confirm' and t.used_at is null and t.expires_at > now()
-          and u.id = t.user_id and lower(u.email) = lower($2)
+          and u.id = t.user_id and (lower(u.email) = lower($2) or lower(u.pending_email) = lower($2))
         returning t.user_id`,
       [hashToken(input.token), input.email],
     );
     if (!rows[0]) throw new ApiError(400, 'token_does_not_exist');
-    await db.query('update users set email_confirmed_at = now(), updated_at = now() where id = $1', [rows[0].user_id]);
+    try {
+      await db.query(
+        `update users set email = case when lower(pending_email) = lower($2) then pending_email else email end,
+                          pending_email = null, email_confirmed_at = now(), updated_at = now(), version = version + 1
+          where id = $1`,
+        [rows[0].user_id, input.email],
+      );
+    } catch (error) {
+      // Someone else took the address between the request and the confirmation.
+      if ((error as { code?: string }).code === '23505') throw new ApiError(400, 'user_exists');
+      throw error;
+    }
     return ok(reply, { confirmed: true });
   });
 
@@ -296,5 +352,5 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     return ok(reply, await findUser(db, { id: req.user!.id }));
   });
 
-  return { issuePair, createAccountToken };
+  return { issuePair, createAccountToken, invite, resendInvite };
 }

@@ -4,11 +4,12 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { UPLOAD_CONTENT_TYPES, UPLOAD_KINDS } from '../../shared/schemas/auth.ts';
+import { UPLOAD_CONTENT_TYPES, UPLOAD_KINDS, mayUpload } from '../../shared/schemas/auth.ts';
+import { rolesFromScope } from '../../shared/roles.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import { requireAuth } from '../lib/auth.ts';
+import { STAFF_ROLES, requireAuth } from '../lib/auth.ts';
 import { hmac } from '../lib/tokens.ts';
 
 const SIGNED_URL_TTL_SECONDS = 600;
@@ -36,11 +37,12 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
     }
   };
 
-  app.get('/api/upload/', { preHandler: requireAuth(config) }, async (req, reply) => {
+  app.get('/api/upload/', { preHandler: requireAuth(config, STAFF_ROLES) }, async (req, reply) => {
     const query = z
       .object({ kind: z.enum(UPLOAD_KINDS), content_type: z.enum(UPLOAD_CONTENT_TYPES) })
       .safeParse(req.query);
     if (!query.success) throw new ApiError(400, 'invalid_upload');
+    if (!mayUpload(rolesFromScope(req.user!.roles), query.data.kind)) throw new ApiError(403, 'forbidden');
     const key = `${query.data.kind}/${randomUUID()}.${EXTENSION[query.data.content_type]}`;
     const expires = Math.floor(Date.now() / 1000) + SIGNED_URL_TTL_SECONDS;
     const sig = hmac(config.jwtSecret, key, query.data.content_type, String(expires));

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { profileSchema, profileUpdateInput, uploadSignInput } from '../../../shared/schemas/auth.ts';
+import { changeEmailInput, mayUpload, profileSchema, profileUpdateInput, uploadSignInput } from '../../../shared/schemas/auth.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
 import { UpstreamError } from '../../upstream/client.ts';
-import { authedProcedure, roleProcedure, router } from '../init.ts';
+import { requireRoles, roleProcedure, router } from '../init.ts';
 
 const profileProcedure = roleProcedure(...rolesOf('/profile'));
 
@@ -19,6 +19,10 @@ export const accountRouter = router({
   update: profileProcedure.input(profileUpdateInput).mutation(async ({ ctx, input }) =>
     parseProfile(await ctx.session.call({ method: 'PUT', path: 'account/', body: input, lang: ctx.lang })),
   ),
+  /** Mails a confirmation link to the new address; the address changes when it is opened. */
+  changeEmail: profileProcedure.input(changeEmailInput).mutation(async ({ ctx, input }) =>
+    parseProfile(await ctx.session.call({ method: 'POST', path: 'account/change-email', body: input, lang: ctx.lang })),
+  ),
 });
 
 export interface SignedUpload {
@@ -28,14 +32,15 @@ export interface SignedUpload {
 
 export const uploadRouter = router({
   /** The browser reports a failed PUT: the user sees nothing (§8), operations see it in the log. */
-  reportFailure: authedProcedure
+  reportFailure: roleProcedure()
     .input(uploadSignInput.pick({ kind: true }).extend({ status: z.number().int().min(0).max(999), reason: z.string().max(200) }))
     .mutation(({ ctx, input }) => {
       ctx.log.warn({ upload: input }, 'upload failed in the browser');
       return { logged: true as const };
     }),
   /** A short-lived signed PUT address for one image (spec §7 upload/). */
-  sign: authedProcedure.input(uploadSignInput).mutation(async ({ ctx, input }): Promise<SignedUpload> => {
+  sign: roleProcedure().input(uploadSignInput).mutation(async ({ ctx, input }): Promise<SignedUpload> => {
+    await requireRoles(ctx, (roles) => mayUpload(roles, input.kind));
     const data = await ctx.session.call<{ url?: unknown; access_url?: unknown }>({
       method: 'GET',
       path: 'upload/',

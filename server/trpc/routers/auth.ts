@@ -26,8 +26,15 @@ async function signIn(ctx: Context, call: Promise<unknown>) {
 }
 
 export async function loginWithPassword(ctx: Context, input: z.infer<typeof loginInput>) {
-  await ctx.checkLoginAllowed(input.email);
-  return signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'account/login', body: input, lang: ctx.lang }));
+  await ctx.loginGuard.check(ctx.req, input.email);
+  try {
+    const result = await signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'account/login', body: input, lang: ctx.lang }));
+    ctx.loginGuard.settle(input.email, null);
+    return result;
+  } catch (error) {
+    ctx.loginGuard.settle(input.email, error);
+    throw error;
+  }
 }
 
 export const authRouter = router({

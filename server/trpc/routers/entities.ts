@@ -10,8 +10,17 @@ import { promoCodesEntity } from '../../../shared/entities/promo-codes.ts';
 import { rolesEntity } from '../../../shared/entities/roles.ts';
 import { SERVICE_CHECK_STATUSES, serviceItemsEntity } from '../../../shared/entities/service-items.ts';
 import { serviceSlotsEntity } from '../../../shared/entities/service-slots.ts';
+import { buddyWorkSlotsEntity } from '../../../shared/entities/buddy-work-slots.ts';
+import { notWorkingSlotsEntity } from '../../../shared/entities/not-working-slots.ts';
+import { expertRequestsEntity } from '../../../shared/entities/expert-requests.ts';
+import { servicesRouter } from './services.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
-import { createCrudProcedures, createCrudRouter } from '../crud-router.ts';
+import { eventsEntity } from '../../../shared/entities/events.ts';
+import { eventSlotsEntity } from '../../../shared/entities/event-slots.ts';
+import { eventBookingsEntity } from '../../../shared/entities/event-bookings.ts';
+import { calendarProcedure, createCrudProcedures, createCrudRouter, createReadProcedures, transitionProcedure } from '../crud-router.ts';
+import { subscriptionPlansRouter, subscriptionsRouter } from './subscriptions.ts';
+import { trialGroupsRouter } from './trial-groups.ts';
 import { roleProcedure, router } from '../init.ts';
 import type { EntityRecord } from '../../../shared/entity/define.ts';
 
@@ -65,4 +74,14 @@ export const entityRouters = {
       .input(z.object({ id: z.number().int().positive() }))
       .query(({ ctx, input }) => ctx.session.call<PromoCodeUse[]>({ method: 'GET', path: `promo-codes/${input.id}/users/`, lang: ctx.lang })),
   }),
+  buddyWorkSlots: router({ ...createCrudProcedures(buddyWorkSlotsEntity), calendar: calendarProcedure(buddyWorkSlotsEntity) }),
+  notWorkingSlots: router({ ...createCrudProcedures(notWorkingSlotsEntity), calendar: calendarProcedure(notWorkingSlotsEntity) }),
+  services: servicesRouter,
+  expertRequests: router({ ...createCrudProcedures(expertRequestsEntity), transition: transitionProcedure(expertRequestsEntity) }),
+  subscriptionPlans: subscriptionPlansRouter,
+  subscriptions: subscriptionsRouter,
+  events: createCrudRouter(eventsEntity),
+  eventSlots: createCrudRouter(eventSlotsEntity),
+  eventBookings: router(createReadProcedures(eventBookingsEntity)),
+  trialGroups: trialGroupsRouter,
 };

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Paged } from '../../../shared/entity/define.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
 import type { Profile } from '../../../shared/schemas/auth.ts';
-import { bulkInviteInput, inviteInput, splitAddresses, userListInput, userUpdateInput, type BulkInviteResult } from '../../../shared/schemas/users.ts';
+import { bulkInviteInput, inviteInput, operationalRangeInput, splitAddresses, userListInput, userUpdateInput, type BulkInviteResult } from '../../../shared/schemas/users.ts';
 import { UpstreamError } from '../../upstream/client.ts';
 import { roleProcedure, router } from '../init.ts';
 
@@ -19,6 +19,8 @@ export type UserRecord = Profile & {
   roles: string[];
   version: number;
 };
+/** A row of the users list: the list's columns only, never private details (the upstream projects them). */
+export type UserListRow = Omit<UserRecord, 'biography' | 'social_security_number' | 'state' | 'area' | 'city' | 'post_code' | 'operational_range_id'>;
 export type UserDetail = UserRecord & { languages: { id: number; name: string }[]; competencies: { id: number; name: string }[] };
 
 const listProcedure = roleProcedure(...rolesOf('/users'));
@@ -44,19 +46,27 @@ function linkProcedures(path: 'roles' | 'languages' | 'competencies', key: strin
 }
 
 export const usersRouter = router({
-  list: listProcedure.input(userListInput).query(({ ctx, input }) => ctx.session.call<Paged<UserRecord>>({ method: 'GET', path: 'users/', query: query(input), lang: ctx.lang })),
+  list: listProcedure.input(userListInput).query(({ ctx, input }) => ctx.session.call<Paged<UserListRow>>({ method: 'GET', path: 'users/', query: query(input), lang: ctx.lang })),
   get: adminProcedure.input(idInput).query(({ ctx, input }) => ctx.session.call<UserDetail>({ method: 'GET', path: `users/${input.id}/`, lang: ctx.lang })),
   update: adminProcedure.input(z.object({ id: z.number().int().positive(), data: userUpdateInput })).mutation(({ ctx, input }) =>
     ctx.session.call<UserDetail>({ method: 'PUT', path: `users/${input.id}/`, body: input.data, lang: ctx.lang }),
   ),
   /** Choice list (bicycle owner and similar): id and a readable label. */
-  options: adminProcedure.input(z.object({ search: z.string().trim().max(200).optional() })).query(async ({ ctx, input }) => {
-    const page = await ctx.session.call<Paged<UserRecord>>({ method: 'GET', path: 'users/', query: query({ page_size: 100, search: input.search, ordering: 'email' }), lang: ctx.lang });
+  options: adminProcedure.input(z.object({ search: z.string().trim().max(200).optional(), role: z.enum(['Admin', 'Buddy', 'Shop']).optional() })).query(async ({ ctx, input }) => {
+    const page = await ctx.session.call<Paged<UserListRow>>({ method: 'GET', path: input.role === 'Buddy' ? 'buddies/' : 'users/', query: query({ page_size: 100, search: input.search, ordering: 'email', role: input.role }), lang: ctx.lang });
     return page.results.map((u) => ({ id: u.id, label: [u.first_name, u.last_name].filter(Boolean).join(' ') ? `${[u.first_name, u.last_name].filter(Boolean).join(' ')} <${u.email}>` : u.email }));
+  }),
+  /** The role names of the roles catalogue (/roles), for the role filter, invitations and role links. */
+  roleNames: listProcedure.query(async ({ ctx }) => {
+    const page = await ctx.session.call<Paged<{ name: string }>>({ method: 'GET', path: 'roles/', query: { page_size: 100, ordering: 'name' }, lang: ctx.lang });
+    return page.results.map((role) => role.name);
   }),
   /** §3: active users holding the Buddy role, for every buddy choice. */
   buddies: buddiesProcedure.input(userListInput.pick({ search: true, page: true, page_size: true })).query(({ ctx, input }) =>
-    ctx.session.call<Paged<UserRecord>>({ method: 'GET', path: 'buddies/', query: query(input), lang: ctx.lang }),
+    ctx.session.call<Paged<UserListRow>>({ method: 'GET', path: 'buddies/', query: query(input), lang: ctx.lang }),
+  ),
+  setOperationalRange: adminProcedure.input(operationalRangeInput.extend({ id: z.number().int().positive() })).mutation(({ ctx, input }) =>
+    ctx.session.call<UserDetail>({ method: 'PUT', path: `users/${input.id}/operational-range/`, body: { operational_range_id: input.operational_range_id }, lang: ctx.lang }),
   ),
   roles: router(linkProcedures('roles', 'role', z.string().min(1).max(50))),
   languages: router(linkProcedures('languages', 'language_id', z.number().int().positive())),

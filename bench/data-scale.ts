@@ -1,0 +1,89 @@
+import { Agent, request } from 'undici';
+import { percentile } from './support/stats.ts';
+import { apiToken, startStack, describeDb, type BenchDb } from './support/stack.ts';
+import type { GenerateReport } from './scale/tables.ts';
+
+/**
+ * 7. Data scale: list pages of the API on the million-row data set (bench/scale/tables.ts), one request at
+ * a time, on PostgreSQL and on PGlite side by side. Each query: warm-up, then N timed requests, p50/p95.
+ * The queries are what the list screens send: search + sort + filter, the search of a bicycle by its
+ * owner's e-mail (a searchable reference), and the users list with search, sort and filter.
+ */
+export interface ScaleQuery {
+  name: string;
+  path: string;
+  /** Target p95 in ms (list pages with search + sort + filter ≤ 20 ms; dashboard counters ≤ 150 ms); none for context rows. */
+  targetMs?: number;
+  /** Table the query needs; skipped (and reported) while it does not exist. */
+  needs?: string;
+}
+
+export const SCALE_QUERIES: ScaleQuery[] = [
+  // Context, no target: without a search the page counts all (or most) of the million rows.
+  { name: 'bicycles: first page, no search (counts 1M rows)', path: 'bicycles/?page=1&page_size=25' },
+  { name: 'bicycles: search model + sort + filter', path: 'bicycles/?page=1&page_size=25&search=canyon%20grail%207&ordering=-purchase_date&is_active=true', targetMs: 20 },
+  { name: 'bicycles: search serial number part + sort + filter', path: 'bicycles/?page=1&page_size=25&search=4f3a9&ordering=-purchase_date&is_active=true', targetMs: 20 },
+  { name: 'bicycles: search by owner e-mail + sort + filter', path: 'bicycles/?page=1&page_size=25&search=anna.andersson4352&ordering=brand_and_model&is_active=true', targetMs: 20 },
+  { name: 'bicycles: sort + filter, page 200, no search (counts 857k rows)', path: 'bicycles/?page=200&page_size=25&ordering=serial_number&is_active=true' },
+  { name: 'users: search e-mail + sort + filter', path: 'users/?page=1&page_size=25&search=nilsson77&ordering=last_name&user_type=1', targetMs: 20 },
+  { name: 'users: search by full name + sort', path: 'users/?page=1&page_size=25&search=anna%20andersson&ordering=-member_since', targetMs: 20 },
+  // Services (2M rows) arrive with the services work; these run once its table exists.
+  { name: 'services: filter by status + sort by date', path: 'services/?page=1&page_size=25&status=2&ordering=-service_date', targetMs: 20, needs: 'services' },
+  // Dashboard counters: not built yet (a later issue). When `GET dashboard/` exists, it is timed here.
+  { name: 'dashboard counters', path: 'dashboard/', targetMs: 150, needs: 'dashboard' },
+];
+
+export interface ScaleQueryResult {
+  name: string;
+  targetMs?: number;
+  p50Ms?: number;
+  p95Ms?: number;
+  count?: number;
+  skipped?: string;
+}
+
+export interface DataScaleResult {
+  db: string;
+  generated: GenerateReport[];
+  queries: ScaleQueryResult[];
+}
+
+export async function runDataScale(db: BenchDb, generated: GenerateReport[], opts: { samples?: number } = {}): Promise<DataScaleResult> {
+  const samples = opts.samples ?? 40;
+  const stack = await startStack(db);
+  const dispatcher = new Agent({ connections: 1 });
+  try {
+    const token = await apiToken(stack.api);
+    const tables = new Set(generated.filter((g) => !g.skipped).map((g) => g.table));
+    const queries: ScaleQueryResult[] = [];
+    for (const query of SCALE_QUERIES) {
+      const url = stack.api + query.path;
+      const get = async () => {
+        const res = await request(url, { headers: { authorization: `Bearer ${token}` }, dispatcher });
+        const body = (await res.body.json()) as { data?: { paginator?: { count: number } } };
+        return { status: res.statusCode, count: body.data?.paginator?.count };
+      };
+      if (query.needs && !tables.has(query.needs)) {
+        const probe = await get();
+        if (probe.status === 404) {
+          queries.push({ name: query.name, targetMs: query.targetMs, skipped: query.needs === 'dashboard' ? 'no dashboard endpoint yet' : `no ${query.needs} data (table not on this branch yet)` });
+          continue;
+        }
+      }
+      let count: number | undefined;
+      for (let i = 0; i < 3; i++) ({ count } = await get());
+      const times: number[] = [];
+      for (let i = 0; i < samples; i++) {
+        const started = performance.now();
+        const answer = await get();
+        times.push(performance.now() - started);
+        if (answer.status !== 200) throw new Error(`${query.path} answered ${answer.status}`);
+      }
+      queries.push({ name: query.name, targetMs: query.targetMs, p50Ms: Number(percentile(times, 50).toFixed(1)), p95Ms: Number(percentile(times, 95).toFixed(1)), count });
+    }
+    return { db: describeDb(db), generated, queries };
+  } finally {
+    await dispatcher.close();
+    await stack.stop();
+  }
+}

@@ -1,0 +1,76 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { join } from 'node:path';
+import { peakRssMb, resetPeakRss, serveCommands } from './ipc.ts';
+
+// React's production build, as `npm start` runs it (set before React loads: the imports are dynamic).
+process.env.NODE_ENV = 'production';
+const { buildApp } = await import('../../server/app.ts');
+const { registerPlainBicycles } = await import('./plain-page.ts');
+
+/**
+ * The back office on the production build, in a process of its own, for the benchmarks. It records
+ * what only the server sees: time per request (onRequest → onResponse), the SSR render's own time,
+ * event-loop delay and peak RSS, and answers them over IPC.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const requestMs: Record<string, number[]> = {};
+const renderMs: Record<string, number[]> = {};
+const prefetchMs: Record<string, number[]> = {};
+const renderCpuMs: Record<string, number[]> = {};
+const app = await buildApp({
+  upstreamUrl: process.env.BENCH_UPSTREAM_URL!,
+  cookieSecrets: ['bench-cookie-secret-bench-cookie-secret-0001'],
+  secureCookies: false,
+  ssr: { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js') },
+  version: 'bench',
+  logger: false,
+  loginLimits: { perIpPerMinute: 100_000, perAccountPer15Minutes: 100_000 },
+  // A benchmark drives the server to saturation on purpose: shedding would hide what it measures.
+  pressure: { maxEventLoopDelayMs: 60_000 },
+  onSsrRender: (route, timings) => {
+    (renderMs[route] ??= []).push(timings.renderMs);
+    (prefetchMs[route] ??= []).push(timings.prefetchMs);
+    (renderCpuMs[route] ??= []).push(timings.renderCpuMs);
+  },
+});
+app.addHook('onResponse', async (req, reply) => {
+  const key = `${req.method} ${req.routeOptions.url === '/*' ? req.url.split('?')[0] : (req.routeOptions.url ?? 'unmatched')}`;
+  (requestMs[key] ??= []).push(reply.elapsedTime);
+});
+registerPlainBicycles(app, (ms) => {
+  (renderMs['plain:/bicycles'] ??= []).push(ms);
+  (renderCpuMs['plain:/bicycles'] ??= []).push(ms); // synchronous string building: wall time is its CPU time
+});
+await app.listen({ port: 0, host: '127.0.0.1' });
+
+const loop = monitorEventLoopDelay({ resolution: 10 });
+serveCommands({
+  /** Starts a measurement window: event-loop delay and peak RSS from now on, timings cleared. */
+  startWindow: () => {
+    for (const key of Object.keys(requestMs)) delete requestMs[key];
+    for (const key of Object.keys(renderMs)) delete renderMs[key];
+    for (const key of Object.keys(prefetchMs)) delete prefetchMs[key];
+    for (const key of Object.keys(renderCpuMs)) delete renderCpuMs[key];
+    loop.reset();
+    loop.enable();
+    global.gc?.();
+    resetPeakRss();
+    return { rssMb: Math.round(process.memoryUsage().rss / 1048576) };
+  },
+  endWindow: () => {
+    loop.disable();
+    return {
+      eventLoopDelayMs: { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+      peakRssMb: peakRssMb(),
+      rssMb: Math.round(process.memoryUsage().rss / 1048576),
+      requestMs: { ...requestMs },
+      renderMs: { ...renderMs },
+      prefetchMs: { ...prefetchMs },
+      renderCpuMs: { ...renderCpuMs },
+      refreshes: { ...app.refreshStats },
+    };
+  },
+});
+process.on('SIGTERM', () => void app.close().finally(() => process.exit(0)));
+const port = (app.server.address() as { port: number }).port;
+process.send!({ ready: { url: `http://127.0.0.1:${port}` } });

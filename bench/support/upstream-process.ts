@@ -1,0 +1,42 @@
+import { subscribe } from 'node:diagnostics_channel';
+import type { IncomingMessage } from 'node:http';
+import { startUpstream } from '../../upstream/start.ts';
+import { serveCommands } from './ipc.ts';
+
+/**
+ * The reference API in a process of its own for the benchmarks: PostgreSQL when BENCH_DB_URL is set,
+ * else PGlite in BENCH_PGLITE_DIR. It counts what reaches it per route, so a benchmark can prove (for
+ * example) that a refresh storm sends exactly one refresh upstream.
+ */
+const counts: Record<string, number> = {};
+const upstream = await startUpstream({
+  port: 0,
+  host: '127.0.0.1',
+  databaseUrl: process.env.BENCH_DB_URL || undefined,
+  dataDir: process.env.BENCH_DB_URL ? undefined : process.env.BENCH_PGLITE_DIR,
+  seedDemo: true,
+  demoPassword: 'bench-password',
+  logger: false,
+  config: {
+    logMailLinks: false,
+    corsOrigins: ['*'],
+    ...(process.env.BENCH_ACCESS_TTL ? { accessTokenTtlSeconds: Number(process.env.BENCH_ACCESS_TTL) } : {}),
+    // Sign-ins are part of set-up, not of what is measured; keep them cheap on a shared 2-core machine.
+    scryptCost: 1024,
+  },
+});
+subscribe('http.server.request.start', (message) => {
+  const req = (message as { request: IncomingMessage }).request;
+  const key = `${req.method} ${(req.url ?? '/').split('?')[0]}`;
+  counts[key] = (counts[key] ?? 0) + 1;
+});
+
+serveCommands({
+  counts: () => ({ ...counts }),
+  resetCounts: () => {
+    for (const key of Object.keys(counts)) delete counts[key];
+    return true;
+  },
+});
+process.on('SIGTERM', () => void upstream.close().finally(() => process.exit(0)));
+process.send!({ ready: { url: upstream.url, origin: upstream.origin, kind: upstream.db.kind } });

@@ -1,0 +1,61 @@
+import { useEffect, useRef } from 'react';
+import { useTranslation } from 'react-i18next';
+import { usePublicConfig } from '../public-config.tsx';
+import type { MapView } from './leaflet-map-view.ts';
+
+interface Props {
+  point: { lat: number; lng: number } | null;
+  /** Makes the map pick points on click. */
+  onPick?: (point: { lat: number; lng: number }) => void;
+  height?: number;
+}
+
+/**
+ * A map of the operation range with one point (ADR 011). The server renders an empty frame of the same
+ * size; Leaflet is loaded lazily in the browser, only where a map is shown.
+ */
+export function LeafletMap({ point, onPick, height = 280 }: Props) {
+  const { t } = useTranslation();
+  const { map: config } = usePublicConfig();
+  const element = useRef<HTMLDivElement>(null);
+  const view = useRef<MapView | null>(null);
+  const pick = useRef(onPick);
+  pick.current = onPick;
+  const editable = Boolean(onPick);
+
+  useEffect(() => {
+    let cancelled = false;
+    void import('./leaflet-map-view.ts').then(({ createMapView }) => {
+      if (cancelled || !element.current) return;
+      view.current = createMapView(element.current, {
+        centre: config.centre,
+        radiusMetres: config.radiusMetres,
+        tileUrl: config.tileUrl,
+        attribution: config.tileAttribution,
+        point,
+        onPick: editable ? (p) => pick.current?.(p) : undefined,
+      });
+      element.current.dataset.ready = 'true';
+    });
+    return () => {
+      cancelled = true;
+      view.current?.destroy();
+      view.current = null;
+    };
+    // The map is created once per mount; the point follows below.
+  }, [config, editable]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  useEffect(() => {
+    view.current?.setPoint(point);
+  }, [point?.lat, point?.lng]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  return (
+    <div
+      ref={element}
+      data-testid="location-map"
+      role="region"
+      aria-label={t(editable ? 'location.mapPick' : 'location.map')}
+      style={{ height, width: '100%', borderRadius: 6, border: '1px solid var(--borderColor-default, #d0d7de)', background: 'var(--bgColor-muted, #f6f8fa)', zIndex: 0, position: 'relative' }}
+    />
+  );
+}

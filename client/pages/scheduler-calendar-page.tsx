@@ -1,0 +1,179 @@
+import { Button, Heading, Select, Spinner } from '@primer/react';
+import { ListUnorderedIcon } from '@primer/octicons-react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { buddyWorkSlotsEntity } from '../../shared/entities/buddy-work-slots.ts';
+import { CAPACITY_STATUSES, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
+import type { EntityRecord } from '../../shared/entity/define.ts';
+import { CalendarToolbar, Chip, STATUS_STYLE, MonthGrid, SlotTable, WeekdayHeader, formatDate, todayIso, useCalendarState, weekdayNames, type IsoDate } from '../components/calendar.tsx';
+import { ErrorState } from '../components/error-state.tsx';
+import { useAccess } from '../entity/access.ts';
+import { statusText } from '../entity/status-label.tsx';
+import { trpc } from '../trpc.ts';
+
+// Work slots read as the background of a cell; services keep their status colours.
+const WORKING = { background: 'var(--bgColor-muted, #f6f8fa)', border: 'var(--borderColor-success-emphasis, #1a7f37)', color: 'var(--fgColor-default, #1f2328)' };
+const OFF = STATUS_STYLE.secondary;
+const AWAY = STATUS_STYLE.danger;
+
+const keyOf = (date: unknown, slot: unknown) => `${String(date)}|${String(slot)}`;
+
+function group(records: EntityRecord[] | undefined, slotField = 'service_slot_id') {
+  const map = new Map<string, EntityRecord[]>();
+  for (const r of records ?? []) map.set(keyOf(r.service_date, r[slotField]), [...(map.get(keyOf(r.service_date, r[slotField])) ?? []), r]);
+  return map;
+}
+
+/**
+ * §2 /bike-buddy-scheduler/calendar: one buddy's work slots and not-working slots by day and slot, with
+ * the services booked in them. A Buddy sees their own; an Admin chooses the buddy and can book a free slot.
+ */
+export default function SchedulerCalendarPage() {
+  const { t, i18n } = useTranslation();
+  const state = useCalendarState();
+  const access = useAccess(buddyWorkSlotsEntity);
+  const mayBook = useAccess(servicesEntity).canCreate;
+  const buddies = trpc.users.options.useQuery({ role: 'Buddy' }, { enabled: !access.ownerScoped });
+  const chosen = access.ownerScoped ? access.userId : Number(state.search.get('buddy') ?? buddies.data?.[0]?.id ?? 0) || null;
+  const from = state.days[0]!;
+  const to = state.days[state.days.length - 1]!;
+  const enabled = chosen !== null;
+  const work = trpc.buddyWorkSlots.calendar.useQuery({ from, to, filters: { buddy_id: String(chosen) } }, { enabled });
+  const away = trpc.notWorkingSlots.calendar.useQuery({ from, to, filters: { user_id: String(chosen) } }, { enabled });
+  const services = trpc.services.calendar.useQuery({ from, to, filters: { buddy_id: String(chosen) } }, { enabled });
+  const slots = trpc.serviceSlots.options.useQuery({});
+  const workAt = group(work.data?.results);
+  const awayAt = group(away.data?.results);
+  const servicesAt = group(services.data?.results);
+  const today = todayIso();
+  const month = state.date.slice(0, 7);
+  const error = work.error ?? away.error ?? services.error;
+  const booked = (list: EntityRecord[]) => list.filter((s) => CAPACITY_STATUSES.includes(Number(s.status))).length;
+
+  const serviceChip = (s: EntityRecord) => {
+    const style = STATUS_STYLE[SERVICE_STATUS_FLOW.colors[Number(s.status)] ?? 'secondary'];
+    const status = statusText(t, servicesEntity, 'status', s.status);
+    return (
+      <Chip key={`s${s.id}`} $background={style.background} $border={style.border} $color={style.color} $wrap title={`${status}: ${String(s.bicycle_id_label ?? '')}`} data-testid="calendar-service" data-status={String(s.status)}>
+        <Link to={`/services/${s.id}`}>
+          <span className="visually-hidden">{status}: </span>
+          {String(s.bicycle_id_label ?? s.id)}
+        </Link>
+      </Chip>
+    );
+  };
+
+  const cell = (day: IsoDate, slotId: number) => {
+    const shifts = workAt.get(keyOf(day, slotId)) ?? [];
+    const absences = awayAt.get(keyOf(day, slotId)) ?? [];
+    const list = servicesAt.get(keyOf(day, slotId)) ?? [];
+    const free = shifts.some((w) => w.is_working_day) && absences.length === 0;
+    return (
+      <>
+        {shifts.map((w) => {
+          const style = w.is_working_day ? WORKING : OFF;
+          const text = w.is_working_day ? t('scheduler.working', { booked: booked(list), max: Number(w.max_services_per_day) }) : t('scheduler.dayOff');
+          return (
+            <Chip key={`w${w.id}`} $background={style.background} $border={style.border} $color={style.color} $wrap title={[text, w.notes].filter(Boolean).join(' · ')} data-testid="calendar-work-slot">
+              {text}
+            </Chip>
+          );
+        })}
+        {absences.map((a) => (
+          <Chip key={`a${a.id}`} $background={AWAY.background} $border={AWAY.border} $color={AWAY.color} $wrap title={String(a.notes ?? '')} data-testid="calendar-not-working">
+            {t('scheduler.notWorking')}
+            {a.notes ? `: ${String(a.notes)}` : ''}
+          </Chip>
+        ))}
+        {list.map(serviceChip)}
+        {mayBook && free && chosen !== null && (
+          <Link to={`/services/new?service_date=${day}&service_slot_id=${slotId}&buddy_id=${chosen}`} style={{ fontSize: 12 }} data-testid="calendar-book">
+            + {t('scheduler.book')}
+          </Link>
+        )}
+      </>
+    );
+  };
+
+  return (
+    <section>
+      <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 8, flexWrap: 'wrap' }}>
+        <Heading as="h1">{t('routes.schedulerCalendar')}</Heading>
+        <Button as={Link} to="/bike-buddy-scheduler" leadingVisual={ListUnorderedIcon}>
+          {t('routes.scheduler')}
+        </Button>
+      </div>
+      <CalendarToolbar state={state}>
+        {!access.ownerScoped && (
+          <Select aria-label={t('resources.buddy-work-slots.fields.buddy_id')} value={chosen ? String(chosen) : ''} onChange={(e) => state.set({ buddy: e.target.value || undefined })} data-testid="calendar-buddy">
+            {(buddies.data ?? []).map((b) => (
+              <Select.Option key={b.id} value={String(b.id)}>
+                {b.label}
+              </Select.Option>
+            ))}
+          </Select>
+        )}
+        {(work.isFetching || services.isFetching) && <Spinner size="small" srText={t('app.loading')} />}
+      </CalendarToolbar>
+      {error && <ErrorState error={error} />}
+      {state.view === 'month' ? (
+        <div data-testid="calendar-month">
+          <WeekdayHeader aria-hidden="true">
+            {weekdayNames(i18n.language).map((name) => (
+              <div key={name}>{name}</div>
+            ))}
+          </WeekdayHeader>
+          <MonthGrid>
+            {state.days.map((day) => (
+              <div key={day} data-outside={day.slice(0, 7) !== month} data-today={day === today} data-date={day} role="group" aria-label={formatDate(day, i18n.language, { weekday: 'long', day: 'numeric', month: 'long' })}>
+                <Link to={`?${new URLSearchParams({ ...Object.fromEntries(state.search), view: 'day', date: day })}`} style={{ fontSize: 12, fontWeight: 600, color: 'inherit' }}>
+                  {Number(day.slice(8))}
+                </Link>
+                {(slots.data ?? []).map((slot) => {
+                  const shifts = workAt.get(keyOf(day, slot.id)) ?? [];
+                  const absent = (awayAt.get(keyOf(day, slot.id)) ?? []).length > 0;
+                  if (shifts.length === 0 && !absent) return null;
+                  const working = shifts.some((w) => w.is_working_day) && !absent;
+                  const style = absent ? AWAY : working ? WORKING : OFF;
+                  const count = booked(servicesAt.get(keyOf(day, slot.id)) ?? []);
+                  return (
+                    <Chip key={slot.id} $background={style.background} $border={style.border} $color={style.color} title={slot.label}>
+                      {slot.label.split(' ')[0]} · {absent ? t('scheduler.notWorking') : working ? t('scheduler.bookedCount', { count }) : t('scheduler.dayOff')}
+                    </Chip>
+                  );
+                })}
+              </div>
+            ))}
+          </MonthGrid>
+        </div>
+      ) : (
+        <div style={{ overflowX: 'auto' }}>
+          <SlotTable data-testid={`calendar-${state.view}`} style={{ minWidth: state.view === 'week' ? 760 : undefined }}>
+            <thead>
+              <tr>
+                <th scope="col">{t('resources.buddy-work-slots.fields.service_slot_id')}</th>
+                {state.days.map((day) => (
+                  <th key={day} scope="col" data-today={day === today}>
+                    {formatDate(day, i18n.language, state.view === 'day' ? { weekday: 'long', day: 'numeric', month: 'long' } : { weekday: 'short', day: 'numeric', month: 'short' })}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {(slots.data ?? []).map((slot) => (
+                <tr key={slot.id}>
+                  <th scope="row">{slot.label}</th>
+                  {state.days.map((day) => (
+                    <td key={day} data-today={day === today} data-date={day} data-slot={slot.id}>
+                      <div>{cell(day, slot.id)}</div>
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </SlotTable>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,306 @@
+import { Avatar, Button, Checkbox, FormControl, Heading, IconButton, Label, Textarea } from '@primer/react';
+import { ImageIcon, TrashIcon } from '@primer/octicons-react';
+import { useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import styled from 'styled-components';
+import { SERVICE_CHECK_STATUSES } from '../../shared/entities/service-items.ts';
+import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
+import { isFinalStatus, nextStatuses, type EntityRecord } from '../../shared/entity/define.ts';
+import type { ServiceDetailRow } from '../../shared/schemas/services.ts';
+import { useImageUpload } from '../components/image-upload.tsx';
+import { useAccess } from '../entity/access.ts';
+import { useEntityUtils } from '../entity/entity-api.ts';
+import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
+import { StatusLabel, statusText } from '../entity/status-label.tsx';
+import { errorText, fieldText } from '../errors.ts';
+import { useConfirm } from '../shell/confirm.tsx';
+import { useToast } from '../shell/toasts.tsx';
+import { trpc } from '../trpc.ts';
+
+/** The buttons that move a service along its flow: only the steps open to this user (ADR 009). */
+function Transitions({ record }: { record: EntityRecord }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const confirm = useConfirm();
+  const access = useAccess(servicesEntity);
+  const utils = useEntityUtils(servicesEntity);
+  const trpcUtils = trpc.useUtils();
+  const transition = trpc.services.transition.useMutation();
+  const [pending, setPending] = useState<number | null>(null);
+  const status = Number(record.status);
+  const steps = access.canTransition ? nextStatuses(SERVICE_STATUS_FLOW, status, access.roles) : [];
+
+  const run = async (to: number) => {
+    const target = statusText(t, servicesEntity, 'status', to);
+    // Leaving for a final status cannot be undone: ask first.
+    if (isFinalStatus(SERVICE_STATUS_FLOW, to) && !(await confirm({ title: t('services.confirmTitle'), message: t(`services.confirm.${to}`), danger: to !== SERVICE_STATUS.Finished }))) return;
+    setPending(to);
+    try {
+      const saved = await transition.mutateAsync({ id: record.id, to, version: record.version });
+      utils.get.setData({ id: record.id }, saved);
+      await Promise.all([utils.list.invalidate(), trpcUtils.services.calendar.invalidate(), trpcUtils.services.details.invalidate({ id: record.id })]);
+      toast.success(t('services.transitioned', { status: target }));
+    } catch (error) {
+      toast.error(errorText(t, error));
+      if ((error as { data?: { appCode?: string } }).data?.appCode === 'conflict') await utils.get.invalidate({ id: record.id });
+    } finally {
+      setPending(null);
+    }
+  };
+
+  return (
+    <>
+      <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={status} />
+      {steps.map((to) => (
+        <Button
+          key={to}
+          onClick={() => void run(to)}
+          loading={pending === to}
+          disabled={pending !== null}
+          variant={to === SERVICE_STATUS.Finished || to === SERVICE_STATUS.Booked ? 'primary' : 'danger'}
+          data-testid={`transition-${to}`}
+        >
+          {t(`services.transitions.${to}`)}
+        </Button>
+      ))}
+    </>
+  );
+}
+
+const Items = styled.ol`
+  list-style: none;
+  margin: 0;
+  padding: 0;
+  display: grid;
+  grid-template-columns: repeat(auto-fill, minmax(300px, 1fr));
+  gap: 12px;
+  > li {
+    border: 1px solid var(--borderColor-default, #d0d7de);
+    border-radius: 6px;
+    padding: 12px;
+    display: grid;
+    gap: 10px;
+    align-content: start;
+    min-width: 0;
+  }
+  fieldset {
+    border: 0;
+    margin: 0;
+    padding: 0;
+    display: flex;
+    flex-wrap: wrap;
+    gap: 8px;
+  }
+  fieldset label {
+    display: inline-flex;
+    align-items: center;
+    gap: 4px;
+    cursor: pointer;
+  }
+`;
+
+const CHECK_COLOR = { red: 'danger', green: 'success' } as const;
+
+function CheckStatus({ value }: { value: number | null }) {
+  const { t } = useTranslation();
+  const status = SERVICE_CHECK_STATUSES.find((s) => s.id === value);
+  if (!status) return <Label variant="secondary">{t('services.notChecked')}</Label>;
+  return (
+    <Label variant={CHECK_COLOR[status.color]} data-testid="check-status" data-check={status.id}>
+      {t(`resources.service-items.checkStatuses.${status.key}`)}
+    </Label>
+  );
+}
+
+/** One service item of the checklist: check status, needs-repair flag, notes and images. */
+function DetailItem({ serviceId, row, editable }: { serviceId: number; row: ServiceDetailRow; editable: boolean }) {
+  const { t, i18n } = useTranslation();
+  const toast = useToast();
+  const confirm = useConfirm();
+  const utils = trpc.useUtils();
+  const save = trpc.services.saveDetail.useMutation();
+  const addImage = trpc.services.addDetailImage.useMutation();
+  const removeImage = trpc.services.removeDetailImage.useMutation();
+  const { upload, uploading, progress } = useImageUpload('service_detail_image');
+  const fileInput = useRef<HTMLInputElement>(null);
+  const detail = row.detail;
+  const [checkStatus, setCheckStatus] = useState<number | null>(detail?.check_status ?? null);
+  const [needsRepair, setNeedsRepair] = useState(detail?.needs_repair ?? false);
+  const [notes, setNotes] = useState(detail?.notes ?? '');
+  const [error, setError] = useState<string | undefined>();
+  const name = i18n.language === 'sv' ? row.name_sv : row.name_en;
+  const dirty = checkStatus !== (detail?.check_status ?? null) || needsRepair !== (detail?.needs_repair ?? false) || notes !== (detail?.notes ?? '');
+  const refresh = () => utils.services.details.invalidate({ id: serviceId });
+
+  const onSave = async () => {
+    if (checkStatus === null) {
+      setError('validation.checkStatusRequired');
+      return;
+    }
+    try {
+      await save.mutateAsync({ id: serviceId, itemId: row.service_item_id, data: { check_status: checkStatus as 1 | 2 | 3, needs_repair: needsRepair, notes } });
+      await refresh();
+      toast.success(t('services.detailSaved', { name }));
+    } catch (e) {
+      toast.error(errorText(t, e));
+    }
+  };
+
+  const onFile = async (file: File | undefined) => {
+    if (!file) return;
+    if (!['image/jpeg', 'image/jpg', 'image/png'].includes(file.type)) {
+      toast.error(t('upload.onlyImages'));
+      return;
+    }
+    const url = await upload(file);
+    if (!url) return;
+    try {
+      await addImage.mutateAsync({ id: serviceId, itemId: row.service_item_id, url });
+      await refresh();
+      toast.success(t('services.imageAdded'));
+    } catch (e) {
+      toast.error(errorText(t, e));
+    }
+  };
+
+  return (
+    <li data-testid={`detail-item-${row.service_item_id}`} aria-label={name}>
+      <div style={{ display: 'flex', justifyContent: 'space-between', gap: 8, alignItems: 'baseline' }}>
+        <strong>{name}</strong>
+        {!editable && <CheckStatus value={detail?.check_status ?? null} />}
+      </div>
+      {row.description && <span style={{ fontSize: 12, color: 'var(--fgColor-muted)' }}>{row.description}</span>}
+      {editable ? (
+        <>
+          <fieldset>
+            <legend className="visually-hidden">{t('services.checkStatusOf', { name })}</legend>
+            {SERVICE_CHECK_STATUSES.map((s) => (
+              <label key={s.id}>
+                <input
+                  type="radio"
+                  name={`check-${row.service_item_id}`}
+                  value={s.id}
+                  checked={checkStatus === s.id}
+                  onChange={() => {
+                    setCheckStatus(s.id);
+                    setError(undefined);
+                    if (s.id === 1) setNeedsRepair(true);
+                  }}
+                />
+                <Label variant={CHECK_COLOR[s.color]}>{t(`resources.service-items.checkStatuses.${s.key}`)}</Label>
+              </label>
+            ))}
+          </fieldset>
+          {error && (
+            <span role="alert" style={{ color: 'var(--fgColor-danger)', fontSize: 12 }}>
+              {fieldText(t, error)}
+            </span>
+          )}
+          <FormControl>
+            <Checkbox checked={needsRepair} onChange={(e) => setNeedsRepair(e.target.checked)} />
+            <FormControl.Label>{t('services.needsRepair')}</FormControl.Label>
+          </FormControl>
+          <FormControl>
+            <FormControl.Label>{t('services.notes')}</FormControl.Label>
+            <Textarea value={notes} onChange={(e) => setNotes(e.target.value)} block rows={2} maxLength={2000} />
+          </FormControl>
+        </>
+      ) : (
+        <>
+          {detail?.needs_repair && (
+            <span>
+              <Label variant="danger">{t('services.needsRepair')}</Label>
+            </span>
+          )}
+          {detail?.notes && <p style={{ margin: 0, whiteSpace: 'pre-wrap' }}>{detail.notes}</p>}
+        </>
+      )}
+      {(detail?.images.length ?? 0) > 0 && (
+        <ul style={{ listStyle: 'none', padding: 0, margin: 0, display: 'flex', flexWrap: 'wrap', gap: 8 }}>
+          {detail!.images.map((image) => (
+            <li key={image.id} style={{ display: 'flex', flexDirection: 'column', alignItems: 'center' }}>
+              <a href={image.url} target="_blank" rel="noopener noreferrer">
+                <Avatar src={image.url} size={64} square alt={t('services.imageOf', { name })} data-testid="detail-image" />
+              </a>
+              {editable && (
+                <IconButton
+                  icon={TrashIcon}
+                  size="small"
+                  variant="invisible"
+                  aria-label={t('upload.remove')}
+                  onClick={async () => {
+                    if (!(await confirm({ message: t('bicycles.removeImageConfirm'), danger: true }))) return;
+                    try {
+                      await removeImage.mutateAsync({ id: serviceId, itemId: row.service_item_id, imageId: image.id });
+                      await refresh();
+                    } catch (e) {
+                      toast.error(errorText(t, e));
+                    }
+                  }}
+                />
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {editable && (
+        <div style={{ display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
+          <Button variant="primary" size="small" onClick={() => void onSave()} loading={save.isPending} disabled={!dirty && detail?.check_status !== undefined && detail?.check_status !== null} data-testid="detail-save">
+            {t('form.save')}
+          </Button>
+          <input
+            ref={fileInput}
+            type="file"
+            accept="image/jpeg,image/png"
+            hidden
+            aria-label={t('services.addImage', { name })}
+            onChange={(e) => {
+              const file = e.target.files?.[0];
+              e.target.value = '';
+              void onFile(file);
+            }}
+            data-testid="detail-upload"
+          />
+          <Button size="small" leadingVisual={ImageIcon} onClick={() => fileInput.current?.click()} loading={uploading} aria-label={t('services.addImage', { name })}>
+            {uploading ? t('upload.uploading') : t('upload.choose')}
+          </Button>
+          {progress !== null && <span className="visually-hidden" role="status">{t('upload.uploading')}</span>}
+        </div>
+      )}
+    </li>
+  );
+}
+
+/** §3 service details: every service item with its check status, needs-repair flag, notes and images. */
+function ServiceDetails({ id }: { id: number }) {
+  const { t } = useTranslation();
+  const access = useAccess(servicesEntity);
+  const service = trpc.services.get.useQuery({ id });
+  const details = trpc.services.details.useQuery({ id });
+  const booked = Number(service.data?.status) === SERVICE_STATUS.Booked;
+  const editable = booked && access.canTransition;
+  return (
+    <section style={{ marginTop: 32 }} data-testid="service-details">
+      <Heading as="h2" style={{ fontSize: 18, marginBottom: 4 }}>
+        {t('services.detailsTitle')}
+      </Heading>
+      <p style={{ marginTop: 0, color: 'var(--fgColor-muted)', fontSize: 14 }}>{t(editable ? 'services.detailsHelp' : booked ? 'services.detailsReadOnly' : 'services.detailsClosed', { status: statusText(t, servicesEntity, 'status', service.data?.status) })}</p>
+      {details.data && (
+        <Items>
+          {details.data.map((row) => (
+            <DetailItem key={`${row.service_item_id}-${row.detail?.version ?? 0}-${row.detail?.images.length ?? 0}-${editable}`} serviceId={id} row={row} editable={editable} />
+          ))}
+        </Items>
+      )}
+    </section>
+  );
+}
+
+/** /services/:id: the generic detail (a form for admins, read-only for buddies), status steps and details. */
+export default function ServicePage() {
+  return (
+    <ResourceDetailPage def={servicesEntity} actions={(record) => <Transitions record={record} />}>
+      {(id) => <ServiceDetails id={id} />}
+    </ResourceDetailPage>
+  );
+}

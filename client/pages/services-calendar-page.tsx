@@ -1,0 +1,155 @@
+import { Button, Flash, Heading, Select, Spinner } from '@primer/react';
+import { ListUnorderedIcon, PlusIcon } from '@primer/octicons-react';
+import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
+import { SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
+import type { EntityRecord } from '../../shared/entity/define.ts';
+import { CalendarToolbar, Chip, STATUS_STYLE, MonthGrid, SlotTable, WeekdayHeader, formatDate, todayIso, useCalendarState, weekdayNames, type IsoDate } from '../components/calendar.tsx';
+import { ErrorState } from '../components/error-state.tsx';
+import { useAccess } from '../entity/access.ts';
+import { statusText } from '../entity/status-label.tsx';
+import { trpc } from '../trpc.ts';
+
+const MONTH_CELL_LIMIT = 4;
+
+/** A service in its status colour, opening the service; buddies see the bicycle, admins the buddy too. */
+function ServiceChip({ service, showBuddy, detailed, withSlot }: { service: EntityRecord; showBuddy: boolean; detailed?: boolean; withSlot?: boolean }) {
+  const { t } = useTranslation();
+  const style = STATUS_STYLE[SERVICE_STATUS_FLOW.colors[Number(service.status)] ?? 'secondary'];
+  const status = statusText(t, servicesEntity, 'status', service.status);
+  const parts = [withSlot ? String(service.service_slot_id_label ?? '') : '', showBuddy ? String(service.buddy_id_label ?? '') : String(service.bicycle_id_label ?? '')];
+  if (detailed) parts.push(showBuddy ? String(service.bicycle_id_label ?? '') : '', String(service.address ?? ''));
+  const text = parts.filter(Boolean).join(' · ');
+  return (
+    <Chip $background={style.background} $border={style.border} $color={style.color} $wrap={!withSlot} title={`${status}: ${text}`} data-testid="calendar-service" data-status={String(service.status)}>
+      <Link to={`/services/${service.id}`}>
+        <span className="visually-hidden">{status}: </span>
+        {detailed ? <strong>{status} · </strong> : null}
+        {text}
+      </Link>
+    </Chip>
+  );
+}
+
+/** §2 /services/calendar: services by date and slot in month, week and day views, coloured by status. */
+export default function ServicesCalendarPage() {
+  const { t, i18n } = useTranslation();
+  const state = useCalendarState();
+  const access = useAccess(servicesEntity);
+  const buddy = state.search.get('buddy') ?? '';
+  const from = state.days[0]!;
+  const to = state.days[state.days.length - 1]!;
+  const services = trpc.services.calendar.useQuery({ from, to, filters: buddy && !access.ownerScoped ? { buddy_id: buddy } : {} });
+  const slots = trpc.serviceSlots.options.useQuery({});
+  const buddies = trpc.users.options.useQuery({ role: 'Buddy' }, { enabled: !access.ownerScoped });
+  const today = todayIso();
+  const showBuddy = !access.ownerScoped;
+  const byDay = new Map<IsoDate, EntityRecord[]>();
+  for (const s of services.data?.results ?? []) byDay.set(String(s.service_date), [...(byDay.get(String(s.service_date)) ?? []), s]);
+  const slotOrder = new Map((slots.data ?? []).map((s, i) => [s.id, i]));
+  const sorted = (list: EntityRecord[]) => [...list].sort((a, b) => (slotOrder.get(Number(a.service_slot_id)) ?? 99) - (slotOrder.get(Number(b.service_slot_id)) ?? 99) || a.id - b.id);
+  const month = state.date.slice(0, 7);
+
+  return (
+    <section>
+      <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 8, flexWrap: 'wrap' }}>
+        <Heading as="h1">{t('routes.servicesCalendar')}</Heading>
+        <div style={{ display: 'flex', gap: 8 }}>
+          <Button as={Link} to="/services" leadingVisual={ListUnorderedIcon}>
+            {t('services.list')}
+          </Button>
+          {access.canCreate && (
+            <Button as={Link} to={`/services/new?service_date=${state.date}${buddy ? `&buddy_id=${buddy}` : ''}`} variant="primary" leadingVisual={PlusIcon}>
+              {t('list.new', { name: t('resources.services.one') })}
+            </Button>
+          )}
+        </div>
+      </div>
+      <CalendarToolbar state={state}>
+        {!access.ownerScoped && (
+          <Select aria-label={t('resources.services.fields.buddy_id')} value={buddy} onChange={(e) => state.set({ buddy: e.target.value || undefined })} data-testid="calendar-buddy">
+            <Select.Option value="">{t('list.filterAll', { name: t('resources.services.fields.buddy_id') })}</Select.Option>
+            {(buddies.data ?? []).map((b) => (
+              <Select.Option key={b.id} value={String(b.id)}>
+                {b.label}
+              </Select.Option>
+            ))}
+          </Select>
+        )}
+        {services.isFetching && <Spinner size="small" srText={t('app.loading')} />}
+      </CalendarToolbar>
+      <ul aria-label={t('calendar.legend')} style={{ display: 'flex', flexWrap: 'wrap', gap: 12, listStyle: 'none', padding: 0, margin: '0 0 12px', fontSize: 12 }}>
+        {Object.entries(SERVICE_STATUS_FLOW.colors).map(([status, color]) => (
+          <li key={status} style={{ display: 'inline-flex', alignItems: 'center', gap: 4 }}>
+            <span aria-hidden="true" style={{ width: 12, height: 12, borderRadius: 3, background: STATUS_STYLE[color].background, border: `2px solid ${STATUS_STYLE[color].border}` }} />
+            {statusText(t, servicesEntity, 'status', status)}
+          </li>
+        ))}
+      </ul>
+      {services.error && <ErrorState error={services.error} onRetry={() => void services.refetch()} />}
+      {services.data?.truncated && <Flash variant="warning">{t('calendar.truncated')}</Flash>}
+      {state.view === 'month' ? (
+        <div data-testid="calendar-month">
+          <WeekdayHeader aria-hidden="true">
+            {weekdayNames(i18n.language).map((name) => (
+              <div key={name}>{name}</div>
+            ))}
+          </WeekdayHeader>
+          <MonthGrid>
+            {state.days.map((day) => {
+              const list = sorted(byDay.get(day) ?? []);
+              return (
+                <div key={day} data-outside={day.slice(0, 7) !== month} data-today={day === today} data-date={day} aria-label={formatDate(day, i18n.language, { weekday: 'long', day: 'numeric', month: 'long' })} role="group">
+                  <Link to={`?${new URLSearchParams({ ...Object.fromEntries(state.search), view: 'day', date: day })}`} style={{ fontSize: 12, fontWeight: 600, color: 'inherit' }}>
+                    {Number(day.slice(8))}
+                  </Link>
+                  {list.slice(0, MONTH_CELL_LIMIT).map((s) => (
+                    <ServiceChip key={s.id} service={s} showBuddy={showBuddy} withSlot />
+                  ))}
+                  {list.length > MONTH_CELL_LIMIT && (
+                    <Link to={`?${new URLSearchParams({ ...Object.fromEntries(state.search), view: 'day', date: day })}`} style={{ fontSize: 12 }}>
+                      {t('calendar.more', { count: list.length - MONTH_CELL_LIMIT })}
+                    </Link>
+                  )}
+                </div>
+              );
+            })}
+          </MonthGrid>
+        </div>
+      ) : (
+        <div style={{ overflowX: 'auto' }}>
+          <SlotTable data-testid={`calendar-${state.view}`} style={{ minWidth: state.view === 'week' ? 760 : undefined }}>
+            <thead>
+              <tr>
+                <th scope="col">{t('resources.services.fields.service_slot_id')}</th>
+                {state.days.map((day) => (
+                  <th key={day} scope="col" data-today={day === today}>
+                    {formatDate(day, i18n.language, state.view === 'day' ? { weekday: 'long', day: 'numeric', month: 'long' } : { weekday: 'short', day: 'numeric', month: 'short' })}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {(slots.data ?? []).map((slot) => (
+                <tr key={slot.id}>
+                  <th scope="row">{slot.label}</th>
+                  {state.days.map((day) => (
+                    <td key={day} data-today={day === today} data-date={day} data-slot={slot.id}>
+                      <div>
+                        {sorted(byDay.get(day) ?? [])
+                          .filter((s) => Number(s.service_slot_id) === slot.id)
+                          .map((s) => (
+                            <ServiceChip key={s.id} service={s} showBuddy={showBuddy} detailed={state.view === 'day'} />
+                          ))}
+                      </div>
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </SlotTable>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,23 @@
+import { Dialog } from '@primer/react';
+import { useTranslation } from 'react-i18next';
+import type { ConfirmOptions } from './confirm.tsx';
+
+/** The yes/no dialog itself; loaded on demand by ConfirmProvider. */
+export default function ConfirmDialog({ options, onAnswer }: { options: ConfirmOptions; onAnswer: (value: boolean) => void }) {
+  const { t } = useTranslation();
+  return (
+    <Dialog
+      title={options.title ?? t('confirm.title')}
+      role="alertdialog"
+      onClose={() => onAnswer(false)}
+      footerButtons={[
+        { buttonType: 'default', content: t('confirm.no'), onClick: () => onAnswer(false) },
+        { buttonType: options.danger ? 'danger' : 'primary', content: t('confirm.yes'), onClick: () => onAnswer(true), autoFocus: true },
+      ]}
+    >
+      <p style={{ margin: 0 }} data-testid="confirm-message">
+        {options.message}
+      </p>
+    </Dialog>
+  );
+}

@@ -1,0 +1,36 @@
+import { defineEntity } from '../entity/define.ts';
+
+const FULL_NAME = "coalesce(nullif(trim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email)";
+
+/**
+ * §3 Buddy work slot (the scheduler): when a buddy works and how many services they take per day.
+ * A Buddy manages their own slots, an Admin everyone's. Services can only be booked into a working
+ * slot (ADR 010).
+ */
+export const buddyWorkSlotsEntity = defineEntity({
+  name: 'buddy-work-slots',
+  route: '/bike-buddy-scheduler',
+  table: 'buddy_work_slots',
+  defaultSort: 'service_date',
+  calendarField: 'service_date',
+  label: (r) => `${String(r.buddy_id_label ?? '')} ${String(r.service_date ?? '')} ${String(r.service_slot_id_label ?? '')}`.trim(),
+  access: { create: ['Admin', 'Buddy'], update: ['Admin', 'Buddy'], delete: ['Admin', 'Buddy'], ownerField: 'buddy_id' },
+  unique: [{ name: 'buddy_day_slot', fields: ['buddy_id', 'service_date', 'service_slot_id'], message: 'validation.workSlotExists' }],
+  fields: {
+    buddy_id: {
+      kind: 'reference',
+      required: true,
+      requiredMessage: 'validation.buddyRequired',
+      reference: { entity: 'users', label: 'email', labelSql: FULL_NAME, role: 'Buddy' },
+      list: true,
+      filter: true,
+      searchable: true,
+    },
+    service_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
+    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: 'name' }, list: true, filter: true },
+    // §5: required and greater than zero.
+    max_services_per_day: { kind: 'integer', required: true, min: 1, max: 100, default: 4, list: true },
+    is_working_day: { kind: 'boolean', default: true, list: true, filter: true },
+    notes: { kind: 'text', max: 1000, multiline: true, searchable: true, list: true },
+  },
+});

@@ -1,0 +1,33 @@
+import { defineEntity } from '../entity/define.ts';
+import { EVENT_STATUSES } from './events.ts';
+
+export const BOOKING_STATUSES = ['booked', 'confirmed', 'attended', 'canceled'] as const;
+
+/**
+ * §3 Booking of an event slot, made in the consumer app: read-only here. `service_id` is the service
+ * the booking turned into; its reference to `services` arrives with the services work.
+ */
+export const eventBookingsEntity = defineEntity({
+  name: 'event-bookings',
+  route: '/event-bookings',
+  readOnly: true,
+  table: 'event_bookings',
+  defaultSort: '-booked_at',
+  metaColumns: ['id'],
+  label: (r) => `#${String(r.id ?? '')} ${String(r.full_name ?? '')}`,
+  fields: {
+    service_id: { kind: 'integer', min: 1, max: Number.MAX_SAFE_INTEGER, list: true },
+    main_company_id: { kind: 'reference', reference: { entity: 'companies', label: 'name' }, list: true },
+    company_id: { kind: 'reference', reference: { entity: 'companies', label: 'name' }, filter: true, list: true },
+    event_id: { kind: 'reference', required: true, reference: { entity: 'events', label: 'name' }, filter: true, list: true },
+    event_slot_id: { kind: 'reference', reference: { entity: 'event-slots', label: 'date' } },
+    full_name: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
+    email: { kind: 'email', searchable: true },
+    event_status: { kind: 'enum', options: EVENT_STATUSES, lookup: { via: 'event_id', column: 'status' }, list: true },
+    status: { kind: 'enum', required: true, options: BOOKING_STATUSES, default: 'booked', filter: true, sortable: true, list: true },
+    buddy_id: { kind: 'reference', reference: { entity: 'users', label: 'email' }, list: true },
+    given_company: { kind: 'text', max: 120, searchable: true, list: true },
+    date: { kind: 'date', required: true, filter: 'range', sortable: true, list: true },
+    booked_at: { kind: 'datetime', required: true, sortable: true, list: true },
+  },
+});

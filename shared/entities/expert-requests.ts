@@ -1,0 +1,36 @@
+import { defineEntity, type StatusFlow } from '../entity/define.ts';
+
+export const EXPERT_REQUEST_STATUS = { Requested: 1, Confirmed: 2, Completed: 3, Canceled: 4 } as const;
+
+/** Requested → Confirmed → Completed, cancelled from either open state; Completed and Canceled are final. */
+export const EXPERT_REQUEST_FLOW: StatusFlow = {
+  colors: { 1: 'attention', 2: 'accent', 3: 'success', 4: 'danger' },
+  initial: [1, 2],
+  transitions: [
+    { from: 1, to: 2 },
+    { from: 1, to: 4 },
+    { from: 2, to: 3 },
+    { from: 2, to: 4 },
+  ],
+  stamps: { 4: 'canceled_at' },
+};
+
+const FULL_NAME = "coalesce(nullif(trim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email)";
+
+/** /expert ("Bike Expert", Admin): a customer asks for an expert's visit on a date; staff can cancel it (§2, §4). */
+export const expertRequestsEntity = defineEntity({
+  name: 'expert-requests',
+  route: '/expert',
+  table: 'expert_requests',
+  defaultSort: '-requested_date',
+  label: (r) => `#${String(r.id ?? '')} ${String(r.user_id_label ?? '')}`.trim(),
+  fields: {
+    requested_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
+    status: { kind: 'enum', required: true, options: [1, 2, 3, 4], default: 1, status: EXPERT_REQUEST_FLOW, list: true, filter: true, sortable: true },
+    user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: 'email', labelSql: FULL_NAME }, list: true, searchable: true, filter: true, filterHidden: true },
+    bicycle_id: { kind: 'reference', reference: { entity: 'bicycles', label: 'brand_and_model' }, list: true },
+    expert_id: { kind: 'reference', reference: { entity: 'users', label: 'email', labelSql: FULL_NAME, role: 'Buddy' }, list: true, filter: true },
+    description: { kind: 'text', max: 2000, multiline: true, searchable: true },
+    canceled_at: { kind: 'datetime', readOnly: true },
+  },
+});

@@ -1,0 +1,29 @@
+import { defineEntity } from '../entity/define.ts';
+
+const FULL_NAME = "coalesce(nullif(trim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email)";
+
+/** §3 Not-working (unreachable) slot: a buddy cannot be booked in this slot on this day. */
+export const notWorkingSlotsEntity = defineEntity({
+  name: 'not-working-slots',
+  route: '/bike-buddy-scheduler',
+  table: 'not_working_slots',
+  defaultSort: 'service_date',
+  calendarField: 'service_date',
+  label: (r) => `${String(r.user_id_label ?? '')} ${String(r.service_date ?? '')} ${String(r.service_slot_id_label ?? '')}`.trim(),
+  access: { create: ['Admin', 'Buddy'], update: ['Admin', 'Buddy'], delete: ['Admin', 'Buddy'], ownerField: 'user_id' },
+  unique: [{ name: 'user_day_slot', fields: ['user_id', 'service_date', 'service_slot_id'], message: 'validation.notWorkingExists' }],
+  fields: {
+    user_id: {
+      kind: 'reference',
+      required: true,
+      requiredMessage: 'validation.buddyRequired',
+      reference: { entity: 'users', label: 'email', labelSql: FULL_NAME, role: 'Buddy' },
+      list: true,
+      filter: true,
+      searchable: true,
+    },
+    service_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
+    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: 'name' }, list: true, filter: true },
+    notes: { kind: 'text', max: 1000, multiline: true, searchable: true, list: true },
+  },
+});

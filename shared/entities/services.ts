@@ -1,0 +1,80 @@
+import { defineEntity, type StatusFlow } from '../entity/define.ts';
+
+/** §4 service status (1–5). */
+export const SERVICE_STATUS = { Requested: 1, Booked: 2, CanceledByBuddy: 3, Finished: 4, CanceledByUserOrAdmin: 5 } as const;
+
+/**
+ * ADR 009: Requested → Booked → Finished; either cancellation from the open states (a buddy can only
+ * cancel as "by Bike Buddy"); nothing leaves a final state (3, 4, 5). Finished stamps `finished_at`.
+ */
+export const SERVICE_STATUS_FLOW: StatusFlow = {
+  colors: { 1: 'attention', 2: 'accent', 3: 'severe', 4: 'success', 5: 'danger' },
+  initial: [SERVICE_STATUS.Requested, SERVICE_STATUS.Booked],
+  transitions: [
+    { from: 1, to: 2 },
+    { from: 1, to: 3 },
+    { from: 1, to: 5, roles: ['Admin'] },
+    { from: 2, to: 4 },
+    { from: 2, to: 3 },
+    { from: 2, to: 5, roles: ['Admin'] },
+  ],
+  stamps: { 4: 'finished_at' },
+};
+
+/** Statuses that hold a place in a buddy's slot (ADR 010): everything but the cancellations. */
+export const CAPACITY_STATUSES: readonly number[] = [SERVICE_STATUS.Requested, SERVICE_STATUS.Booked, SERVICE_STATUS.Finished];
+
+/** §9 origin types, spelt as stored (subscriber_ keeps its trailing underscore). */
+export const ORIGIN_TYPES = ['one_off', 'subscriber_', 'e_commerce', 'b2b', 'benefit_bike'] as const;
+export const SERVICE_TYPES = ['basic', 'standard', 'premium', 'repair'] as const;
+
+const FULL_NAME = "coalesce(nullif(trim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email)";
+
+/**
+ * §3 Service. A Buddy sees and changes only the services assigned to them (`buddy_id`); only an Admin
+ * books, edits or deletes; both move the status along SERVICE_STATUS_FLOW. The bicycle owner is taken
+ * from the bicycle by the API. Capacity and the operation range are checked by the API (ADR 010, 011).
+ */
+export const servicesEntity = defineEntity({
+  name: 'services',
+  route: '/services',
+  detailRoute: '/services/:id',
+  table: 'services',
+  defaultSort: '-service_date',
+  calendarField: 'service_date',
+  label: (r) => `#${String(r.id ?? '')} · ${String(r.service_date ?? '')}`,
+  access: { create: ['Admin'], update: ['Admin'], delete: ['Admin'], transition: ['Admin', 'Buddy'], ownerField: 'buddy_id' },
+  location: { address: 'address', latitude: 'latitude', longitude: 'longitude', withinOperationRange: true },
+  fields: {
+    service_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
+    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: 'name' }, list: true, filter: true },
+    service_time: { kind: 'time' },
+    status: { kind: 'enum', required: true, options: [1, 2, 3, 4, 5], default: 2, status: SERVICE_STATUS_FLOW, list: true, filter: true, sortable: true },
+    buddy_id: {
+      kind: 'reference',
+      required: true,
+      requiredMessage: 'validation.buddyRequired',
+      reference: { entity: 'users', label: 'email', labelSql: FULL_NAME, role: 'Buddy' },
+      list: true,
+      filter: true,
+    },
+    bicycle_id: {
+      kind: 'reference',
+      required: true,
+      reference: { entity: 'bicycles', label: 'brand_and_model', labelSql: "r.brand_and_model || ' (' || r.serial_number || ')'" },
+      list: true,
+      searchable: true,
+      filter: true,
+      filterHidden: true,
+    },
+    owner_id: { kind: 'reference', readOnly: true, reference: { entity: 'users', label: 'email', labelSql: FULL_NAME }, searchable: true, filter: true, filterHidden: true },
+    origin_type: { kind: 'enum', required: true, options: ORIGIN_TYPES, list: true, filter: true },
+    service_type: { kind: 'enum', options: SERVICE_TYPES },
+    operational_range_id: { kind: 'reference', reference: { entity: 'operational-ranges', label: 'name' }, filter: true },
+    address: { kind: 'text', max: 255, searchable: true, list: true },
+    latitude: { kind: 'decimal', required: true, requiredMessage: 'validation.locationRequired', min: -90, max: 90, scale: 7 },
+    longitude: { kind: 'decimal', required: true, requiredMessage: 'validation.locationRequired', min: -180, max: 180, scale: 7 },
+    notes: { kind: 'text', max: 2000, multiline: true, searchable: true },
+    finished_at: { kind: 'datetime', readOnly: true },
+  },
+});

@@ -1,0 +1,43 @@
+import { defineEntity } from '../entity/define.ts';
+import { PLAN_FREQUENCIES } from './subscription-plans.ts';
+
+/** `incomplete`: created, first payment outstanding. The others as §3/§4 name them (ADR 012). */
+export const SUBSCRIPTION_STATUSES = ['incomplete', 'trialing', 'active', 'past_due', 'canceled'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export const CURRENCIES = ['sek', 'gbp'] as const;
+export type Currency = (typeof CURRENCIES)[number];
+
+/** Which statuses each action accepts (the upstream checks the same in its UPDATE). */
+export const CAN_ACTIVATE: readonly SubscriptionStatus[] = ['incomplete', 'trialing', 'past_due', 'canceled'];
+export const CAN_CANCEL: readonly SubscriptionStatus[] = ['incomplete', 'trialing', 'active', 'past_due'];
+
+/**
+ * §3 Subscription. Created by the consumer app, so the back office only reads them and acts on them
+ * (activate, cancel with a pro-rata refund). Listed in the Admin-only Subscriptions tab of /users and
+ * on each user's page (ADR 012).
+ */
+export const subscriptionsEntity = defineEntity({
+  name: 'subscriptions',
+  route: '/users/:id',
+  embedded: true,
+  readOnly: true,
+  table: 'subscriptions',
+  defaultSort: '-created_at',
+  metaColumns: ['id', 'created_at'],
+  label: (r) => `#${String(r.id ?? '')} ${String(r.plan_id_label ?? '')}`.trim(),
+  fields: {
+    user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: 'email' }, filter: true, searchable: true, list: true },
+    plan_id: { kind: 'reference', required: true, reference: { entity: 'subscription-plans', label: 'name_{lang}' }, filter: true, list: true },
+    frequency: { kind: 'enum', options: PLAN_FREQUENCIES, lookup: { via: 'plan_id', column: 'frequency' }, list: true },
+    status: { kind: 'enum', required: true, options: SUBSCRIPTION_STATUSES, default: 'incomplete', filter: true, sortable: true, list: true },
+    current_period_start: { kind: 'date', required: true, sortable: true, list: true },
+    current_period_end: { kind: 'date', required: true, sortable: true, list: true },
+    cancel_at_period_end: { kind: 'boolean', default: false, filter: true, list: true },
+    promo_code_id: { kind: 'reference', reference: { entity: 'promo-codes', label: 'code' }, list: true },
+    currency: { kind: 'enum', required: true, options: CURRENCIES, default: 'sek' },
+    amount: { kind: 'money', required: true, currencyField: 'currency', min: 0 },
+    bicycles: { kind: 'integer', required: true, min: 1, max: 20, default: 1 },
+    company_id: { kind: 'reference', reference: { entity: 'companies', label: 'name' }, filter: true },
+    canceled_at: { kind: 'datetime', readOnly: true },
+  },
+});

@@ -1,0 +1,28 @@
+import { defineEntity } from '../entity/define.ts';
+
+/** §3 Trial group: a business tries the service with invited users (ADR 014). */
+export const trialGroupsEntity = defineEntity({
+  name: 'trial-groups',
+  route: '/trial-groups',
+  detailRoute: '/trial-groups/:id',
+  table: 'trial_groups',
+  defaultSort: '-start_date',
+  label: (r) => String(r.name ?? ''),
+  fields: {
+    name: { kind: 'text', required: true, max: 120, unique: true, searchable: true, sortable: true, list: true },
+    description: { kind: 'text', max: 2000, multiline: true },
+    company_id: { kind: 'reference', reference: { entity: 'companies', label: 'name' }, filter: true, list: true },
+    start_date: { kind: 'date', sortable: true, list: true },
+    end_date: { kind: 'date', sortable: true, list: true },
+  },
+  checks: [
+    {
+      test: (v) => typeof v.start_date !== 'string' || typeof v.end_date !== 'string' || v.end_date >= v.start_date,
+      message: 'validation.endBeforeStart',
+      path: 'end_date',
+    },
+  ],
+});
+
+export const TRIAL_INVITE_STATUSES = ['invited', 'registered'] as const;
+export type TrialInviteStatus = (typeof TRIAL_INVITE_STATUSES)[number];

@@ -1,0 +1,268 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatMoney } from '../../client/entity/field-value.tsx';
+import { proRataRefund, todayUtc } from '../../upstream/lib/refund.ts';
+import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
+import { DEMO_PASSWORD, latestMail, linkPath, startStack, type Stack } from '../support/stack.ts';
+
+let stack: Stack;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  const context = await browser.newContext({ acceptDownloads: true, viewport: { width: 1280, height: 900 } });
+  page = await context.newPage();
+  await signInAs(page, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+/** The refund the upstream must pay for cancelling subscription `id` today (ADR 012). */
+async function expectedRefund(id: number) {
+  const { rows } = await stack.upstream.db.query<{ amount_minor: number; start: string; end: string; currency: 'sek' | 'gbp' }>(
+    `select (amount * 100)::bigint as amount_minor, to_char(current_period_start, 'YYYY-MM-DD') as start, to_char(current_period_end, 'YYYY-MM-DD') as end, currency from subscriptions where id = $1`,
+    [id],
+  );
+  const row = rows[0]!;
+  const refund = proRataRefund({ amountMinor: Number(row.amount_minor), periodStart: row.start, periodEnd: row.end, today: todayUtc() })!;
+  return { ...refund, currency: row.currency };
+}
+
+async function activeSubscription(currency: 'sek' | 'gbp'): Promise<number> {
+  const { rows } = await stack.upstream.db.query<{ id: number }>(
+    "select id from subscriptions where status = 'active' and not cancel_at_period_end and currency = $1 and current_period_end > current_date + 2 order by id limit 1",
+    [currency],
+  );
+  return Number(rows[0]!.id);
+}
+
+describe('subscriptions in the browser', () => {
+  it('an admin cancels a subscription behind the confirm dialog and sees the refund in kr; dismissing clears it', async () => {
+    const id = await activeSubscription('sek');
+    const refund = await expectedRefund(id);
+    await gotoHydrated(page, stack.baseUrl + '/users');
+    await page.getByTestId('tab-subscriptions').click();
+    await page.waitForURL(/\/users\?tab=subscriptions$/);
+    const row = page.getByTestId(`row-${id}`);
+    await row.getByTestId(`cancel-${id}`).click();
+    await page.getByRole('heading', { name: 'Cancel subscription' }).waitFor();
+    await page.getByRole('button', { name: 'No', exact: true }).click();
+    await row.getByText('Active', { exact: true }).waitFor();
+
+    await row.getByTestId(`cancel-${id}`).click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    const feedback = page.getByTestId('subscription-feedback');
+    await feedback.getByText(`Subscription #${id} is now canceled.`).waitFor();
+    const amount = formatMoney(refund.amountMinor / 100, 'sek', 'en');
+    expect(amount).toMatch(/^\d+\.\d\d kr$/);
+    await feedback.getByText(`Refunded ${amount} for ${refund.unusedDays} unused of ${refund.periodDays} days.`).waitFor();
+    await page.getByTestId('toasts').getByText(`Subscription #${id} has been canceled.`).waitFor();
+    await row.getByText('Canceled', { exact: true }).waitFor();
+    expect(await row.getByTestId(`cancel-${id}`).count()).toBe(0);
+    await screenshot(page, 'subscription-canceled-refund');
+
+    await page.getByTestId('subscription-feedback-reset').click();
+    await feedback.waitFor({ state: 'detached' });
+  });
+
+  it('in Swedish: a pound subscription is canceled with the refund in £', async () => {
+    const id = await activeSubscription('gbp');
+    const refund = await expectedRefund(id);
+    await page.getByTestId('language-switch').selectOption('sv');
+    await gotoHydrated(page, stack.baseUrl + `/users?tab=subscriptions&f_status=active`);
+    expect(await page.getByTestId('tab-subscriptions').innerText()).toContain('Abonnemang');
+    await page.getByTestId(`cancel-${id}`).click();
+    await page.getByRole('heading', { name: 'Avsluta abonnemang' }).waitFor();
+    await page.getByRole('button', { name: 'Ja', exact: true }).click();
+    const amount = formatMoney(refund.amountMinor / 100, 'gbp', 'sv');
+    expect(amount).toMatch(/^£\d+,\d\d$/);
+    await page.getByTestId('subscription-feedback').getByText(`Abonnemang #${id} är nu avslutat.`).waitFor();
+    // Plan names come in the language asked for.
+    await page.getByTestId('list-subscriptions').getByRole('cell', { name: 'En cykel', exact: true }).first().waitFor();
+    await page.getByTestId('subscription-refund').getByText(`Återbetalat ${amount} för ${refund.unusedDays} oanvända av ${refund.periodDays} dagar.`).waitFor();
+    await screenshot(page, 'subscription-refund-sv');
+    await page.getByTestId('language-switch').selectOption('en');
+  });
+
+  it("shows a user's subscriptions on the user page", async () => {
+    const { rows } = await stack.upstream.db.query<{ user_id: number; id: number }>("select user_id, id from subscriptions where status = 'past_due' limit 1");
+    await gotoHydrated(page, stack.baseUrl + `/users/${rows[0]!.user_id}`);
+    const list = page.getByTestId('list-subscriptions');
+    await list.getByTestId(`row-${rows[0]!.id}`).getByText('Past due').waitFor();
+    expect(await list.locator('tbody tr').count()).toBe(1);
+  });
+
+  it('the public plan page shows the plan in the language of the link', async () => {
+    const guest = await browser.newPage();
+    await gotoHydrated(guest, stack.baseUrl + '/subscriptions/single-yearly/sv');
+    await guest.getByRole('heading', { name: 'Abonnemang: En cykel, årsvis' }).waitFor();
+    await guest.getByText('1 990,00 kr per år · £169,00 per år').waitFor();
+    await gotoHydrated(guest, stack.baseUrl + '/subscriptions/single-yearly/en');
+    await guest.getByRole('heading', { name: 'Subscription: Single bike, yearly' }).waitFor();
+    await gotoHydrated(guest, stack.baseUrl + '/subscriptions/no-such-plan');
+    await guest.getByTestId('plan-not-found').waitFor();
+    await guest.close();
+  });
+});
+
+describe('events in the browser', () => {
+  it('creates an event after the end-before-start message, adds a slot, and shows the APP.EVENT toasts', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/events');
+    await page.getByTestId('list-new').click();
+    await page.waitForURL(/\/events\/new$/);
+    const form = page.getByTestId('form-events');
+    await form.getByTestId('form-save').click();
+    expect(await form.getByText('This field is required').count()).toBeGreaterThanOrEqual(7);
+    await form.getByLabel(/^Name\b/).fill('Autumn check at Green Commute');
+    await form.getByLabel('Business').fill('Green Commute Ltd');
+    await form.getByLabel('Location').fill('1 Cycle Lane, London');
+    await form.getByLabel('Contact person').fill('Amy Fox');
+    await form.getByLabel('Contact phone').fill('+44 20 7946 0000');
+    await form.getByLabel('Start date').fill('2026-10-12');
+    await form.getByLabel('End date').fill('2026-10-10');
+    await form.getByLabel('Status').selectOption({ label: 'Published' });
+    await form.getByTestId('form-save').click();
+    await form.getByText('End date cannot be earlier than the start date.').waitFor();
+    await screenshot(page, 'event-end-before-start');
+
+    await form.getByLabel('End date').fill('2026-10-13');
+    await form.getByTestId('form-save').click();
+    await page.waitForURL(/\/events\/\d+$/);
+    await page.getByTestId('toasts').getByText('The event Autumn check at Green Commute has been created.').waitFor();
+
+    const slots = page.getByTestId('list-event-slots');
+    await slots.getByTestId('list-new').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Date').fill('2026-10-20');
+    await dialog.getByLabel('Start time').fill('09:00');
+    await dialog.getByLabel('End time').fill('12:00');
+    await dialog.getByTestId('form-save').click();
+    await dialog.getByText("The slot must be within the event's dates.").waitFor();
+    await dialog.getByLabel('Date').fill('2026-10-12');
+    await dialog.getByTestId('form-save').click();
+    await slots.getByRole('cell', { name: '2026-10-12', exact: true }).waitFor();
+
+    await page.getByTestId('form-events').getByLabel('Location').fill('2 Cycle Lane, London');
+    await page.getByTestId('form-events').getByTestId('form-save').click();
+    await page.getByTestId('toasts').getByText('The event Autumn check at Green Commute has been saved.').waitFor();
+    await screenshot(page, 'event-with-slot');
+  });
+
+  it('exports the filtered events list to a CSV with as many rows as the list', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/events?f_status=2');
+    const total = Number(/· (\d+) results/.exec(await page.getByTestId('list-count').innerText())![1]);
+    expect(total).toBeGreaterThanOrEqual(2);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('csv-export').click()]);
+    expect(download.suggestedFilename()).toMatch(/^events-\d{4}-\d{2}-\d{2}\.csv$/);
+    const rows = readFileSync((await download.path())!, 'utf8').split('\r\n').filter(Boolean);
+    expect(rows.length - 1).toBe(total);
+    const csv = rows.join('\n');
+    expect(csv).toContain('Spring bike check at Nordic Bikes');
+    expect(csv).toContain('Green Commute service day');
+    expect(csv).not.toContain('Commuter day Solna'); // a draft
+    await page.getByTestId('toasts').getByText(`Exported ${total} rows.`).waitFor();
+  });
+
+  it('filters bookings by a date range kept in the URL', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/event-bookings');
+    const all = Number(/· (\d+) results/.exec(await page.getByTestId('list-count').innerText())![1]);
+    const today = todayUtc();
+    // From and to in quick succession: the second change must not lose the first.
+    await page.getByTestId('filter-date-from').fill(today);
+    await page.getByTestId('filter-date-to').fill(today);
+    await page.waitForURL((url) => url.searchParams.get('f_date_from') === today && url.searchParams.get('f_date_to') === today, { waitUntil: 'commit' });
+    expect(await page.getByTestId('filter-date-from').inputValue()).toBe(today);
+    const { rows } = await stack.upstream.db.query<{ n: number }>('select count(*)::int as n from event_bookings where date = $1', [today]);
+    const expected = Number(rows[0]!.n);
+    expect(expected).toBeGreaterThan(0);
+    expect(expected).toBeLessThan(all);
+    await page.getByTestId('list-count').getByText(`· ${expected} results`).waitFor();
+    const dates = await page.getByTestId('list-table').locator('tbody tr').evaluateAll((trs) => trs.map((r) => r.textContent ?? ''));
+    expect(dates).toHaveLength(expected);
+    expect(dates.every((text) => text.includes(today))).toBe(true);
+    await screenshot(page, 'event-bookings-filtered');
+  });
+
+  it('in Swedish: the events screen and its date rule speak Swedish', async () => {
+    await page.getByTestId('language-switch').selectOption('sv');
+    await gotoHydrated(page, stack.baseUrl + '/events/new');
+    const form = page.getByTestId('form-events');
+    await form.getByLabel('Startdatum').fill('2026-10-12');
+    await form.getByLabel('Slutdatum').fill('2026-10-01');
+    await form.getByTestId('form-save').click();
+    await form.getByText('Slutdatumet kan inte vara tidigare än startdatumet.').waitFor();
+    await gotoHydrated(page, stack.baseUrl + '/events');
+    await page.getByRole('heading', { name: 'Evenemang' }).waitFor();
+    await page.getByTestId('list-new').getByText('Nytt evenemang').waitFor();
+    await page.getByTestId('list-table').getByText('Publicerat').first().waitFor();
+    await screenshot(page, 'events-sv');
+    await page.getByTestId('language-switch').selectOption('en');
+  });
+});
+
+describe('trial groups in the browser', () => {
+  it('invites by e-mail (VIEW while sending, CREATE after), and the statistics follow the invitation and its acceptance', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/trial-groups/1');
+    const stat = async (name: 'invited' | 'registered' | 'pending') => Number(await page.getByTestId(`stat-${name}`).innerText());
+    const [invited, registered] = [await stat('invited'), await stat('registered')];
+
+    // Hold the invitation for a moment to see the form's VIEW mode.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/trpc/trialGroups.invite**', async (route) => {
+      await held;
+      await route.continue();
+    });
+    const form = page.getByTestId('trial-invite-form');
+    await form.getByTestId('trial-invite-emails').fill('new.pilot@nordicbikes.example');
+    await form.getByTestId('trial-invite-submit').click();
+    await page.locator('[data-testid="trial-invite-form"][data-mode="VIEW"]').waitFor();
+    expect(await form.getByTestId('trial-invite-emails').getAttribute('readonly')).not.toBeNull();
+    release();
+    await page.locator('[data-testid="trial-invite-form"][data-mode="CREATE"]').waitFor();
+    await page.unroute('**/trpc/trialGroups.invite**');
+    await page.getByTestId('trial-invite-results').getByText('invited').waitFor();
+    await page.getByTestId('toasts').getByText('1 invitation sent.').waitFor();
+    await page.waitForFunction((n) => document.querySelector('[data-testid="stat-invited"]')?.textContent === String(n), invited + 1);
+    expect(await stat('registered')).toBe(registered);
+    await page.getByTestId('invite-new.pilot@nordicbikes.example').getByText('Invited', { exact: true }).waitFor();
+    await screenshot(page, 'trial-group-invited');
+
+    const mail = await latestMail(stack.upstream, 'new.pilot@nordicbikes.example');
+    const guest = await browser.newPage();
+    await gotoHydrated(guest, stack.baseUrl + linkPath(mail.link));
+    await guest.getByLabel('New password').fill('welcome1');
+    await guest.getByLabel('Confirm password').fill('welcome1');
+    await guest.getByRole('button', { name: 'Activate account' }).click();
+    await guest.getByTestId('password-done').waitFor();
+    await guest.close();
+
+    await page.reload();
+    await page.getByTestId('stat-registered').getByText(String(registered + 1), { exact: true }).waitFor();
+    await page.getByTestId('invite-new.pilot@nordicbikes.example').getByText('Registered', { exact: true }).waitFor();
+    await page.getByTestId('member-new.pilot@nordicbikes.example').waitFor();
+    expect(await page.getByTestId('trial-chart').locator('title').textContent()).toBe('Invited, registered and members');
+    await screenshot(page, 'trial-group-registered');
+  });
+
+  it('reinvites those not registered behind the confirm dialog, and adds an existing user', async () => {
+    await gotoHydrated(page, stack.baseUrl + '/trial-groups/1');
+    const pending = Number(await page.getByTestId('stat-pending').innerText());
+    expect(pending).toBeGreaterThan(0);
+    await page.getByTestId('trial-reinvite').click();
+    await page.getByTestId('confirm-message').waitFor();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByTestId('toasts').getByText(pending === 1 ? '1 invitation sent again.' : `${pending} invitations sent again.`).waitFor();
+
+    await page.getByTestId('trial-add-user').selectOption({ label: 'Sam Shop <shop@example.com>' });
+    await page.getByTestId('trial-add-user-submit').click();
+    await page.getByTestId('member-shop@example.com').waitFor();
+    await page.getByRole('button', { name: 'Remove Sam Shop from the group' }).click();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByTestId('member-shop@example.com').waitFor({ state: 'detached' });
+  });
+});

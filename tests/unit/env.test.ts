@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { loadEnv } from '../../server/env.ts';
+
+const production = { NODE_ENV: 'production', UPSTREAM_URL: 'https://api.example.com/api/', COOKIE_SECRETS: 'x'.repeat(40) };
+
+describe('environment', () => {
+  it('names the variable that is wrong', () => {
+    expect(() => loadEnv({ PORT: 'eighty' })).toThrow(/PORT/);
+    expect(() => loadEnv({ COOKIE_SECRETS: 'short' })).toThrow(/COOKIE_SECRETS: each cookie secret needs at least 32 characters/);
+  });
+
+  it('refuses a production API without an https PUBLIC_URL, so cookies are never sent without Secure', () => {
+    expect(() => loadEnv(production)).toThrow(/PUBLIC_URL: must be an https:\/\/ address in production/);
+    expect(() => loadEnv({ ...production, PUBLIC_URL: 'http://backoffice.example.com' })).toThrow(/PUBLIC_URL/);
+    expect(loadEnv({ ...production, PUBLIC_URL: 'https://backoffice.example.com' }).PUBLIC_URL).toBe('https://backoffice.example.com');
+    expect(loadEnv({ ...production, ALLOW_INSECURE_COOKIES: 'true' }).ALLOW_INSECURE_COOKIES).toBe(true);
+    // A loopback address is a local run (tests, a developer's machine), not a deployment.
+    expect(loadEnv({ ...production, PUBLIC_URL: 'http://127.0.0.1:3100' }).PUBLIC_URL).toBe('http://127.0.0.1:3100');
+    expect(loadEnv({ ...production, PUBLIC_URL: 'http://localhost:3000' }).PUBLIC_URL).toBe('http://localhost:3000');
+    expect(() => loadEnv({ ...production, PUBLIC_URL: 'http://127.0.0.1.example.com' })).toThrow(/PUBLIC_URL/);
+    // The local demo (`npm start`: production build, in-process API) runs on plain http://localhost.
+    expect(loadEnv({ NODE_ENV: 'production' }).PUBLIC_URL).toBeUndefined();
+  });
+
+  it('passes SEED_DEMO through only when it is set', () => {
+    expect(loadEnv({}).SEED_DEMO).toBeUndefined();
+    expect(loadEnv({ SEED_DEMO: 'true' }).SEED_DEMO).toBe(true);
+    expect(loadEnv({ SEED_DEMO: 'false' }).SEED_DEMO).toBe(false);
+    expect(() => loadEnv({ SEED_DEMO: 'yes' })).toThrow(/SEED_DEMO/);
+  });
+});

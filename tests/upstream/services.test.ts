@@ -1,0 +1,353 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICE_STATUS_FLOW } from '../../shared/entities/services.ts';
+import { DEFAULT_OPERATION_RANGE, destinationPoint, distanceMetres } from '../../shared/geo.ts';
+import { startUpstream } from '../../upstream/start.ts';
+import { DEMO_PASSWORD } from '../support/stack.ts';
+
+/**
+ * Services against the reference API directly: the status transitions (ADR 009), capacity (ADR 010),
+ * the operation range (ADR 011) and what a Buddy may see and do.
+ */
+type Upstream = Awaited<ReturnType<typeof startUpstream>>;
+let up: Upstream;
+const tokens: Record<string, string> = {};
+let buddy = 0;
+let otherBuddy = 0;
+
+// Far from the demo data's dates, so seeded services and work slots never interfere.
+let nextDay = 0;
+const freshDate = () => {
+  nextDay += 1;
+  return new Date(Date.UTC(2097, 0, 1 + nextDay)).toISOString().slice(0, 10);
+};
+
+async function call(path: string, init: { method?: string; body?: unknown; as?: string } = {}) {
+  const token = tokens[init.as ?? 'admin'];
+  const res = await fetch(up.url + path, {
+    method: init.method ?? (init.body ? 'POST' : 'GET'),
+    headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: init.body ? JSON.stringify(init.body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as { success: boolean; data: any; error: any } };
+}
+
+beforeAll(async () => {
+  up = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: false, config: { scryptCost: 1024 } });
+  for (const who of ['admin', 'buddy', 'shop']) {
+    const res = await call('account/login', { body: { email: `${who}@example.com`, password: DEMO_PASSWORD } });
+    tokens[who] = res.body.data.token;
+  }
+  const buddies = (await call('buddies/?page_size=100')).body.data.results as { id: number; email: string }[];
+  buddy = buddies.find((b) => b.email === 'buddy@example.com')!.id;
+  otherBuddy = buddies.find((b) => b.email === 'shop@example.com')!.id;
+});
+afterAll(async () => up?.close());
+
+const centre = DEFAULT_OPERATION_RANGE.centre;
+
+async function workSlot(date: string, overrides: Record<string, unknown> = {}) {
+  const res = await call('buddy-work-slots/', { body: { buddy_id: buddy, service_date: date, service_slot_id: 1, max_services_per_day: 4, is_working_day: true, ...overrides } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data;
+}
+
+function service(date: string, overrides: Record<string, unknown> = {}) {
+  return { buddy_id: buddy, bicycle_id: 1, service_slot_id: 1, service_date: date, status: 2, origin_type: 'one_off', latitude: centre.lat, longitude: centre.lng, address: 'Sergels torg', ...overrides };
+}
+
+async function book(date: string, overrides: Record<string, unknown> = {}, as = 'admin') {
+  return call('services/', { body: service(date, overrides), as });
+}
+
+/** A booked service in a fresh day's morning slot. */
+async function bookedService(status = 2) {
+  const date = freshDate();
+  await workSlot(date);
+  const res = await book(date, { status });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data as { id: number; version: number; status: number };
+}
+
+describe('status transitions (ADR 009)', () => {
+  const all = [1, 2, 3, 4, 5];
+  const allowed = (from: number, to: number, role: string) =>
+    SERVICE_STATUS_FLOW.transitions.some((t) => t.from === from && t.to === to && (!t.roles || t.roles.includes(role as 'Admin')));
+
+  it('follows the table: every pair of statuses, as Admin and as the service\'s Buddy', async () => {
+    // Reaching a status needs a path: 1 and 2 are created directly, 3/4/5 by one step from 2 (or 1).
+    const reach = async (status: number) => {
+      const created = await bookedService(status <= 2 ? status : 2);
+      if (status <= 2) return created;
+      return (await call(`services/${created.id}/transition/`, { body: { to: status } })).body.data;
+    };
+    for (const role of ['admin', 'buddy']) {
+      for (const from of all) {
+        for (const to of all.filter((s) => s !== from)) {
+          const record = await reach(from);
+          expect(record.status).toBe(from);
+          const res = await call(`services/${record.id}/transition/`, { body: { to, version: record.version }, as: role });
+          const expected = allowed(from, to, role === 'admin' ? 'Admin' : 'Buddy');
+          expect(res.status, `${role}: ${from} → ${to}`).toBe(expected ? 200 : 409);
+          if (expected) expect(res.body.data.status).toBe(to);
+          else expect(res.body.error).toMatchObject({ message: 'invalid_transition', fields: { status: 'validation.transition' } });
+        }
+      }
+    }
+  }, 120_000);
+
+  it('stamps finished_at when a service is finished, and leaves final states alone', async () => {
+    const record = await bookedService();
+    expect(record).toMatchObject({ finished_at: null });
+    const finished = await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' });
+    expect(finished.body.data.finished_at).toEqual(expect.any(String));
+    expect(Date.now() - Date.parse(finished.body.data.finished_at)).toBeLessThan(60_000);
+    const { rows } = await up.db.query<{ finished_at: Date }>('select finished_at from services where id = $1', [record.id]);
+    expect(rows[0]!.finished_at).not.toBeNull();
+    // The form (PUT) obeys the same table as the action.
+    const reopened = await call(`services/${record.id}/`, { method: 'PUT', body: { ...service(finished.body.data.service_date), status: 2, version: finished.body.data.version } });
+    expect(reopened.status).toBe(409);
+    expect(reopened.body.error.message).toBe('invalid_transition');
+  });
+
+  it('refuses a stale version and a status a new service cannot start in', async () => {
+    const record = await bookedService();
+    await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' });
+    const stale = await call(`services/${record.id}/transition/`, { body: { to: 3, version: record.version } });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error.message).toBe('conflict');
+    const date = freshDate();
+    await workSlot(date);
+    for (const status of [3, 4, 5]) {
+      const res = await book(date, { status });
+      expect(res.status).toBe(400);
+      expect(res.body.error.fields).toEqual({ status: 'validation.initialStatus' });
+    }
+  });
+});
+
+describe('capacity (ADR 010)', () => {
+  it('refuses a buddy who has no work slot then', async () => {
+    const res = await book(freshDate());
+    expect(res.status).toBe(409);
+    expect(res.body.error).toMatchObject({ message: 'buddy_not_scheduled', fields: { service_slot_id: 'validation.buddyNotScheduled' } });
+  });
+
+  it("refuses more services than the slot's max; a cancelled service frees its place", async () => {
+    const date = freshDate();
+    // The Evening slot takes 2 services.
+    await workSlot(date, { service_slot_id: 3, max_services_per_day: 10 });
+    const first = await book(date, { service_slot_id: 3 });
+    expect((await book(date, { service_slot_id: 3, status: 1 })).status).toBe(201);
+    const full = await book(date, { service_slot_id: 3 });
+    expect(full.status).toBe(409);
+    expect(full.body.error).toMatchObject({ message: 'slot_full', cause: 'This slot is fully booked for the bike buddy on this day.', fields: { service_slot_id: 'validation.slotFull' } });
+    await call(`services/${first.body.data.id}/transition/`, { body: { to: 5 } });
+    expect((await book(date, { service_slot_id: 3 })).status).toBe(201);
+  });
+
+  it("refuses more services than the buddy's max per day, across slots", async () => {
+    const date = freshDate();
+    await workSlot(date, { service_slot_id: 1, max_services_per_day: 2 });
+    await workSlot(date, { service_slot_id: 2, max_services_per_day: 2 });
+    expect((await book(date, { service_slot_id: 1 })).status).toBe(201);
+    expect((await book(date, { service_slot_id: 2 })).status).toBe(201);
+    const full = await book(date, { service_slot_id: 2 });
+    expect(full.status).toBe(409);
+    expect(full.body.error).toMatchObject({ message: 'day_full', fields: { service_date: 'validation.dayFull' } });
+  });
+
+  it('refuses a not-working slot and a day marked as not working', async () => {
+    const date = freshDate();
+    await workSlot(date, { service_slot_id: 1 });
+    await workSlot(date, { service_slot_id: 2, is_working_day: false });
+    expect((await call('not-working-slots/', { body: { user_id: buddy, service_date: date, service_slot_id: 1, notes: 'Dentist' } })).status).toBe(201);
+    for (const slot of [1, 2]) {
+      const res = await book(date, { service_slot_id: slot });
+      expect(res.status).toBe(409);
+      expect(res.body.error).toMatchObject({ message: 'buddy_not_working', fields: { service_slot_id: 'validation.buddyNotWorking' } });
+    }
+  });
+
+  it('lets only one of many simultaneous bookings take the last place', async () => {
+    const date = freshDate();
+    await workSlot(date, { service_slot_id: 1, max_services_per_day: 1 });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => book(date)));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    const { rows } = await up.db.query<{ n: number }>('select count(*)::int as n from services where buddy_id = $1 and service_date = $2', [buddy, date]);
+    expect(rows[0]!.n).toBe(1);
+  });
+
+  it('keeps booked services valid: no moving, closing or deleting their work slot, no not-working slot over them', async () => {
+    const date = freshDate();
+    const slot = await workSlot(date, { max_services_per_day: 3 });
+    expect((await book(date)).status).toBe(201);
+    expect((await book(date)).status).toBe(201);
+    const put = (changes: Record<string, unknown>) =>
+      call(`buddy-work-slots/${slot.id}/`, { method: 'PUT', body: { buddy_id: buddy, service_date: date, service_slot_id: 1, max_services_per_day: 3, is_working_day: true, ...changes, version: slot.version } });
+    expect((await put({ service_slot_id: 2 })).body.error).toMatchObject({ message: 'has_bookings', fields: { service_slot_id: 'validation.hasBookings' } });
+    expect((await put({ is_working_day: false })).body.error).toMatchObject({ message: 'has_bookings', fields: { is_working_day: 'validation.hasBookings' } });
+    expect((await put({ max_services_per_day: 1 })).body.error).toMatchObject({ message: 'has_bookings', fields: { max_services_per_day: 'validation.maxBelowBookings' } });
+    expect((await call(`buddy-work-slots/${slot.id}/`, { method: 'DELETE' })).status).toBe(409);
+    const away = await call('not-working-slots/', { body: { user_id: buddy, service_date: date, service_slot_id: 1 } });
+    expect(away.status).toBe(409);
+    expect(away.body.error.message).toBe('has_bookings');
+    const notes = await put({ notes: 'Bring the truing stand' });
+    expect(notes.status).toBe(200);
+  });
+
+  it('refuses a second work slot for the same buddy, day and slot', async () => {
+    const date = freshDate();
+    await workSlot(date);
+    const again = await call('buddy-work-slots/', { body: { buddy_id: buddy, service_date: date, service_slot_id: 1, max_services_per_day: 2 } });
+    expect(again.status).toBe(400);
+    expect(again.body.error.fields).toEqual({ service_slot_id: 'validation.workSlotExists' });
+  });
+
+  it('requires max services per day greater than zero (§5)', async () => {
+    const res = await call('buddy-work-slots/', { body: { buddy_id: buddy, service_date: freshDate(), service_slot_id: 1, max_services_per_day: 0 } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.fields).toEqual({ max_services_per_day: 'validation.min:1' });
+  });
+});
+
+describe('operation range (ADR 011)', () => {
+  it('accepts a point 3699 m from the centre and refuses one 3701 m away, in every direction', async () => {
+    const date = freshDate();
+    await workSlot(date, { max_services_per_day: 100 });
+    await up.db.query('update service_slots set max = 100 where id = 1');
+    try {
+      for (const bearing of [0, 90, 180, 270, 45]) {
+        const inside = destinationPoint(centre, bearing, 3699);
+        const outside = destinationPoint(centre, bearing, 3701);
+        expect(distanceMetres(centre, inside)).toBeCloseTo(3699, 3);
+        const ok = await book(date, { latitude: inside.lat, longitude: inside.lng });
+        expect(ok.status, `inside at ${bearing}°`).toBe(201);
+        const refused = await book(date, { latitude: outside.lat, longitude: outside.lng });
+        expect(refused.status, `outside at ${bearing}°`).toBe(400);
+        expect(refused.body.error).toEqual({ message: 'invalid_address', cause: 'Please enter a valid address.', fields: { address: 'validation.invalidAddress' } });
+      }
+    } finally {
+      await up.db.query('update service_slots set max = 4 where id = 1');
+    }
+  });
+
+  it('refuses moving a service out of the range, and a missing location with its own message', async () => {
+    const record = await bookedService();
+    const far = destinationPoint(centre, 120, 5000);
+    const current = (await call(`services/${record.id}/`)).body.data;
+    const moved = await call(`services/${record.id}/`, { method: 'PATCH', body: { latitude: far.lat, longitude: far.lng, version: current.version } });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.message).toBe('invalid_address');
+    const missing = await book(freshDate(), { latitude: null, longitude: null, buddy_id: null });
+    expect(missing.body.error.fields).toEqual({ latitude: 'validation.locationRequired', longitude: 'validation.locationRequired', buddy_id: 'validation.buddyRequired' });
+  });
+
+  it('enforces the configured range, not the default', async () => {
+    const small = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: false, config: { scryptCost: 1024, operationRange: { centre: { lat: 59.3293, lng: 18.0686 }, radiusMetres: 500 } } });
+    try {
+      const login = await (await fetch(small.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }) })).json();
+      const post = (path: string, body: unknown) =>
+        fetch(small.url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${login.data.token}` }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+      const buddyId = (await small.db.query<{ id: number }>("select id from users where email = 'buddy@example.com'")).rows[0]!.id;
+      await post('buddy-work-slots/', { buddy_id: buddyId, service_date: '2097-06-01', service_slot_id: 1, max_services_per_day: 4 });
+      const at = (metres: number) => destinationPoint({ lat: 59.3293, lng: 18.0686 }, 10, metres);
+      const base = { buddy_id: buddyId, bicycle_id: 1, service_slot_id: 1, service_date: '2097-06-01', status: 2, origin_type: 'b2b' };
+      expect((await post('services/', { ...base, latitude: at(499).lat, longitude: at(499).lng })).status).toBe(201);
+      expect((await post('services/', { ...base, latitude: at(800).lat, longitude: at(800).lng })).body.error.message).toBe('invalid_address');
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+describe('what a Buddy may see and do', () => {
+  it('lists, reads and finds in calendars only the services assigned to them', async () => {
+    const mine = await bookedService();
+    const date = freshDate();
+    await call('buddy-work-slots/', { body: { buddy_id: otherBuddy, service_date: date, service_slot_id: 1, max_services_per_day: 4 } });
+    const theirs = (await book(date, { buddy_id: otherBuddy })).body.data;
+
+    const list = (await call('services/?page_size=100', { as: 'buddy' })).body.data;
+    expect(list.results.length).toBeGreaterThan(0);
+    expect(list.results.every((s: { buddy_id: number }) => s.buddy_id === buddy)).toBe(true);
+    const all = (await call('services/?page_size=100')).body.data;
+    expect(all.paginator.count).toBeGreaterThan(list.paginator.count);
+    // Asking for someone else's services by filter changes nothing.
+    expect((await call(`services/?buddy_id=${otherBuddy}`, { as: 'buddy' })).body.data.results).toEqual([]);
+
+    expect((await call(`services/${mine.id}/`, { as: 'buddy' })).status).toBe(200);
+    expect((await call(`services/${theirs.id}/`, { as: 'buddy' })).status).toBe(404);
+    expect((await call(`services/${theirs.id}/details/`, { as: 'buddy' })).status).toBe(404);
+    expect((await call(`services/${theirs.id}/transition/`, { body: { to: 3 }, as: 'buddy' })).status).toBe(404);
+    const calendar = (await call(`services/calendar/?from=${date}&to=${date}`, { as: 'buddy' })).body.data.results;
+    expect(calendar).toEqual([]);
+    expect((await call(`services/calendar/?from=${date}&to=${date}`)).body.data.results.map((s: { id: number }) => s.id)).toContain(theirs.id);
+  });
+
+  it('cannot book, edit or delete services, even their own', async () => {
+    const mine = await bookedService();
+    expect((await book(freshDate(), {}, 'buddy')).status).toBe(403);
+    expect((await call(`services/${mine.id}/`, { method: 'PUT', body: { ...service('2097-01-01'), version: 1 }, as: 'buddy' })).status).toBe(403);
+    expect((await call(`services/${mine.id}/`, { method: 'DELETE', as: 'buddy' })).status).toBe(403);
+  });
+
+  it('manages only their own work slots and not-working slots', async () => {
+    const date = freshDate();
+    const own = await call('buddy-work-slots/', { body: { buddy_id: buddy, service_date: date, service_slot_id: 2, max_services_per_day: 3 }, as: 'buddy' });
+    expect(own.status).toBe(201);
+    const forOther = await call('buddy-work-slots/', { body: { buddy_id: otherBuddy, service_date: date, service_slot_id: 2, max_services_per_day: 3 }, as: 'buddy' });
+    expect(forOther.status).toBe(403);
+    const others = (await call(`buddy-work-slots/?buddy_id=${otherBuddy}&page_size=10`)).body.data.results;
+    expect(others.length).toBeGreaterThan(0);
+    expect((await call(`buddy-work-slots/${others[0].id}/`, { as: 'buddy' })).status).toBe(404);
+    expect((await call(`buddy-work-slots/${others[0].id}/`, { method: 'DELETE', as: 'buddy' })).status).toBe(404);
+    const listed = (await call('buddy-work-slots/?page_size=100', { as: 'buddy' })).body.data.results as { buddy_id: number }[];
+    expect(listed.every((w) => w.buddy_id === buddy)).toBe(true);
+    const away = await call('not-working-slots/', { body: { user_id: buddy, service_date: date, service_slot_id: 3, notes: 'Course' }, as: 'buddy' });
+    expect(away.status).toBe(201);
+    expect((await call('not-working-slots/', { body: { user_id: otherBuddy, service_date: date, service_slot_id: 3 }, as: 'buddy' })).status).toBe(403);
+    expect((await call(`buddy-work-slots/${own.body.data.id}/`, { method: 'DELETE', as: 'buddy' })).status).toBe(200);
+  });
+
+  it('refuses a work slot for someone who is not a buddy', async () => {
+    const res = await call('buddy-work-slots/', { body: { buddy_id: 1, service_date: freshDate(), service_slot_id: 1, max_services_per_day: 3 } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.fields).toEqual({ buddy_id: 'validation.option' });
+  });
+});
+
+describe('service details', () => {
+  it('are recorded per service item while the service is booked, then kept as they were', async () => {
+    const record = await bookedService();
+    const rows = (await call(`services/${record.id}/details/`, { as: 'buddy' })).body.data as { service_item_id: number; detail: unknown }[];
+    expect(rows.length).toBeGreaterThanOrEqual(6);
+    expect(rows.every((r) => r.detail === null)).toBe(true);
+    const item = rows[0]!.service_item_id;
+    const saved = await call(`services/${record.id}/details/${item}/`, { method: 'PUT', body: { check_status: 1, needs_repair: true, notes: 'Pads worn' }, as: 'buddy' });
+    expect(saved.status).toBe(200);
+    expect(saved.body.data.detail).toMatchObject({ check_status: 1, needs_repair: true, notes: 'Pads worn', images: [] });
+    const again = await call(`services/${record.id}/details/${item}/`, { method: 'PUT', body: { check_status: 2, needs_repair: false }, as: 'buddy' });
+    expect(again.body.data.detail).toMatchObject({ check_status: 2, needs_repair: false, notes: null, version: 2 });
+    expect((await call(`services/${record.id}/details/${item}/`, { method: 'PUT', body: { check_status: 4 }, as: 'buddy' })).body.error.fields).toEqual({ check_status: 'validation.checkStatusRequired' });
+    // Only files from our signed uploads can be attached.
+    const foreign = await call(`services/${record.id}/details/${item}/images/`, { body: { url: 'https://evil.example/x.png' }, as: 'buddy' });
+    expect(foreign.status).toBe(400);
+
+    await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' });
+    const closed = await call(`services/${record.id}/details/${item}/`, { method: 'PUT', body: { check_status: 3 }, as: 'buddy' });
+    expect(closed.status).toBe(409);
+    expect(closed.body.error.message).toBe('service_not_booked');
+    expect((await call(`services/${record.id}/details/`)).body.data[0].detail).toMatchObject({ check_status: 2 });
+  });
+});
+
+describe('expert requests', () => {
+  it('are cancelled through their status flow, once', async () => {
+    const created = await call('expert-requests/', { body: { requested_date: '2097-02-02', status: 1, user_id: 4, description: 'Frame check' } });
+    expect(created.status).toBe(201);
+    const cancelled = await call(`expert-requests/${created.body.data.id}/transition/`, { body: { to: 4, version: 1 } });
+    expect(cancelled.body.data).toMatchObject({ status: 4, canceled_at: expect.any(String) });
+    expect((await call(`expert-requests/${created.body.data.id}/transition/`, { body: { to: 2 } })).status).toBe(409);
+    expect((await call(`expert-requests/${created.body.data.id}/transition/`, { body: { to: 4 }, as: 'buddy' })).status).toBe(403);
+  });
+});

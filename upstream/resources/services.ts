@@ -1,0 +1,156 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { CAPACITY_STATUSES, SERVICE_STATUS, servicesEntity } from '../../shared/entities/services.ts';
+import { writeRoles } from '../../shared/entity/define.ts';
+import { isWithinRange } from '../../shared/geo.ts';
+import { serviceDetailInput, type ServiceDetailRow } from '../../shared/schemas/services.ts';
+import type { UpstreamConfig } from '../config.ts';
+import type { Db } from '../db.ts';
+import { ApiError, ok } from '../lib/api-error.ts';
+import { requireAuth, type AuthUser } from '../lib/auth.ts';
+import { parseBody } from '../routes/validation.ts';
+import { checkCapacity, isBuddy, lockBuddyDays } from './capacity.ts';
+import { registerEntityResource } from './entity-resource.ts';
+
+const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 53), itemId: z.coerce.number().int().positive().max(2 ** 53) });
+const imageParams = params.extend({ imageId: z.coerce.number().int().positive().max(2 ** 53) });
+const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048) });
+
+/**
+ * Services: the generic resource (a Buddy sees only theirs; transitions per ADR 009) plus the rules
+ * of a booking — operation range (ADR 011), the buddy, the bicycle's owner and capacity (ADR 010) —
+ * and the service details checklist with images.
+ */
+export function registerServices(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  const { fetchOne, read } = registerEntityResource(app, db, config, servicesEntity, {
+    async beforeWrite(input, { tx, current }) {
+      const point = { lat: Number(input.latitude), lng: Number(input.longitude) };
+      const moved = !current || Number(current.latitude) !== point.lat || Number(current.longitude) !== point.lng;
+      if (moved && !isWithinRange(config.operationRange, point)) throw new ApiError(400, 'invalid_address', undefined, { address: 'validation.invalidAddress' });
+
+      const buddyId = Number(input.buddy_id);
+      if ((!current || Number(current.buddy_id) !== buddyId) && !(await isBuddy(tx, buddyId))) throw new ApiError(400, 'validation_error', undefined, { buddy_id: 'validation.option' });
+
+      const { rows: bicycles } = await tx.query<{ owner_id: number | null }>('select owner_id from bicycles where id = $1', [input.bicycle_id]);
+      if (!bicycles[0]) throw new ApiError(400, 'validation_error', undefined, { bicycle_id: 'validation.option' });
+
+      const key = { buddyId, date: String(input.service_date), slotId: Number(input.service_slot_id) };
+      const rebooked = !current || Number(current.buddy_id) !== key.buddyId || current.service_date !== key.date || Number(current.service_slot_id) !== key.slotId;
+      if (rebooked && CAPACITY_STATUSES.includes(Number(input.status))) {
+        await lockBuddyDays(tx, [{ buddyId: key.buddyId, date: key.date }]);
+        await checkCapacity(tx, { ...key, excludeId: current?.id ?? null });
+      }
+      return { owner_id: bicycles[0].owner_id === null ? null : Number(bicycles[0].owner_id) };
+    },
+  });
+
+  const writers = requireAuth(config, writeRoles(servicesEntity, 'transition'));
+
+  /** The service as the caller may see it (a Buddy: only theirs), or 404. */
+  async function visibleService(id: number, user: AuthUser, tx: Db = db) {
+    const service = await fetchOne(id, tx, user);
+    if (!service) throw new ApiError(404, 'not_found');
+    return service;
+  }
+
+  /** Details are recorded while the service is booked; afterwards they are the record of what was done. */
+  async function editableService(id: number, user: AuthUser, tx: Db) {
+    const service = await fetchOne(id, tx, user, true);
+    if (!service) throw new ApiError(404, 'not_found');
+    if (Number(service.status) !== SERVICE_STATUS.Booked) throw new ApiError(409, 'service_not_booked');
+    return service;
+  }
+
+  async function rows(serviceId: number, tx: Db = db): Promise<ServiceDetailRow[]> {
+    const { rows: items } = await tx.query<Record<string, unknown>>(
+      `select i.id as service_item_id, i.name_en, i.name_sv, i.description,
+              d.id as detail_id, d.check_status, d.needs_repair, d.notes, d.version, d.updated_at
+         from service_items i left join service_details d on d.service_item_id = i.id and d.service_id = $1
+        order by i.name_en, i.id`,
+      [serviceId],
+    );
+    const { rows: images } = await tx.query<{ id: number; service_detail_id: number; url: string }>(
+      'select m.id, m.service_detail_id, m.url from service_detail_images m join service_details d on d.id = m.service_detail_id where d.service_id = $1 order by m.id',
+      [serviceId],
+    );
+    return items.map((r) => ({
+      service_item_id: Number(r.service_item_id),
+      name_en: String(r.name_en),
+      name_sv: String(r.name_sv),
+      description: (r.description as string | null) ?? null,
+      detail:
+        r.detail_id === null || r.detail_id === undefined
+          ? null
+          : {
+              id: Number(r.detail_id),
+              check_status: r.check_status === null ? null : (Number(r.check_status) as 1 | 2 | 3),
+              needs_repair: Boolean(r.needs_repair),
+              notes: (r.notes as string | null) ?? null,
+              version: Number(r.version),
+              updated_at: new Date(r.updated_at as string).toISOString(),
+              images: images.filter((m) => Number(m.service_detail_id) === Number(r.detail_id)).map((m) => ({ id: Number(m.id), url: m.url })),
+            },
+    }));
+  }
+
+  async function ensureItem(tx: Db, itemId: number) {
+    const { rows: found } = await tx.query('select 1 from service_items where id = $1', [itemId]);
+    if (!found[0]) throw new ApiError(404, 'not_found');
+  }
+
+  app.get('/api/services/:id/details/', { preHandler: read }, async (req, reply) => {
+    const { id } = parseBody(params.pick({ id: true }), req.params);
+    await visibleService(id, req.user!);
+    return ok(reply, await rows(id));
+  });
+
+  app.put('/api/services/:id/details/:itemId/', { preHandler: writers }, async (req, reply) => {
+    const { id, itemId } = parseBody(params, req.params);
+    const input = parseBody(serviceDetailInput, req.body);
+    const result = await db.transaction(async (tx) => {
+      await editableService(id, req.user!, tx);
+      await ensureItem(tx, itemId);
+      await tx.query(
+        `insert into service_details (service_id, service_item_id, check_status, needs_repair, notes) values ($1, $2, $3, $4, $5)
+         on conflict (service_id, service_item_id)
+         do update set check_status = excluded.check_status, needs_repair = excluded.needs_repair, notes = excluded.notes, version = service_details.version + 1, updated_at = now()`,
+        [id, itemId, input.check_status, input.needs_repair, input.notes],
+      );
+      return (await rows(id, tx)).find((r) => r.service_item_id === itemId)!;
+    });
+    return ok(reply, result);
+  });
+
+  app.post('/api/services/:id/details/:itemId/images/', { preHandler: writers }, async (req, reply) => {
+    const { id, itemId } = parseBody(params, req.params);
+    const { url } = parseBody(imageInput, req.body);
+    // Only files stored through our own signed uploads can be attached.
+    if (!url.startsWith(`${config.publicOrigin}/files/service_detail_image/`)) throw new ApiError(400, 'validation_error', undefined, { url: 'validation.url' });
+    const result = await db.transaction(async (tx) => {
+      await editableService(id, req.user!, tx);
+      await ensureItem(tx, itemId);
+      const { rows: detail } = await tx.query<{ id: number }>(
+        `insert into service_details (service_id, service_item_id) values ($1, $2)
+         on conflict (service_id, service_item_id) do update set updated_at = now() returning id`,
+        [id, itemId],
+      );
+      const { rows: image } = await tx.query<{ id: number }>('insert into service_detail_images (service_detail_id, url) values ($1, $2) returning id', [detail[0]!.id, url]);
+      return { id: Number(image[0]!.id), url };
+    });
+    return ok(reply, result, 201);
+  });
+
+  app.delete('/api/services/:id/details/:itemId/images/:imageId/', { preHandler: writers }, async (req, reply) => {
+    const { id, itemId, imageId } = parseBody(imageParams, req.params);
+    await db.transaction(async (tx) => {
+      await editableService(id, req.user!, tx);
+      const { rows: gone } = await tx.query(
+        `delete from service_detail_images m using service_details d
+          where m.id = $1 and m.service_detail_id = d.id and d.service_id = $2 and d.service_item_id = $3 returning m.id`,
+        [imageId, id, itemId],
+      );
+      if (!gone[0]) throw new ApiError(404, 'not_found');
+    });
+    return ok(reply, { id: imageId });
+  });
+}
