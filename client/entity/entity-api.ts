@@ -17,7 +17,7 @@ interface MutationHook<I, O> {
 export interface CrudApi {
   list: QueryHook<ListParams, Paged<EntityRecord>>;
   get: QueryHook<{ id: number }, EntityRecord>;
-  options: QueryHook<{ search?: string }, { id: number; label: string }[]>;
+  options: QueryHook<{ search?: string; include?: number; role?: string }, { id: number; label: string }[]>;
   create: MutationHook<Record<string, unknown>, EntityRecord>;
   update: MutationHook<{ id: number; version: number; data: Record<string, unknown> }, EntityRecord>;
   delete: MutationHook<{ id: number }, { id: number }>;

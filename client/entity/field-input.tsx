@@ -4,8 +4,7 @@ import { nextStatuses, type EntityDef, type EntityRecord, type FieldDef } from '
 import { useSession } from '../session.ts';
 import { ImageUpload } from '../components/image-upload.tsx';
 import { fieldText } from '../errors.ts';
-import { entityApi } from './entity-api.ts';
-import { entityByName } from '../../shared/entities/registry.ts';
+import { ReferencePicker } from './reference-choices.tsx';
 
 interface Props {
   def: EntityDef;
@@ -31,22 +30,6 @@ const INPUT_TYPE: Partial<Record<FieldDef['kind'], string>> = {
   time: 'time',
   datetime: 'datetime-local',
 };
-
-function ReferenceSelect({ field, value, onChange, invalid, label }: { field: FieldDef; value: unknown; onChange: (v: unknown) => void; invalid: boolean; label: string }) {
-  const { t } = useTranslation();
-  const target = entityByName(field.reference!.entity);
-  const options = entityApi(target ?? { name: field.reference!.entity }).options.useQuery(field.reference!.role ? ({ role: field.reference!.role } as { search?: string }) : {});
-  return (
-    <Select value={value === null || value === undefined ? '' : String(value)} onChange={(e) => onChange(e.target.value ? Number(e.target.value) : null)} block validationStatus={invalid ? 'error' : undefined} aria-label={label}>
-      <Select.Option value="">{t('form.none')}</Select.Option>
-      {(options.data ?? []).map((option) => (
-        <Select.Option key={option.id} value={String(option.id)}>
-          {option.label}
-        </Select.Option>
-      ))}
-    </Select>
-  );
-}
 
 /** One form control for one field, chosen by the field's kind. */
 export function FieldInput({ def, name, field, value, error, onChange, record, fixedText }: Props) {
@@ -90,7 +73,21 @@ export function FieldInput({ def, name, field, value, error, onChange, record, f
       </Select>
     );
   } else if (field.kind === 'reference') {
-    control = <ReferenceSelect field={field} value={value} onChange={onChange} invalid={invalid} label={label} />;
+    // The stored value is always among the choices, however long the list.
+    const stored = record?.[name];
+    control = (
+      <ReferencePicker
+        reference={field.reference!}
+        value={value === null || value === undefined || value === '' ? null : Number(value)}
+        include={typeof stored === 'number' ? stored : null}
+        onChange={onChange}
+        label={label}
+        emptyLabel={t('form.none')}
+        invalid={invalid}
+        stacked
+        name={name}
+      />
+    );
   } else if (field.multiline) {
     control = <Textarea name={name} value={(value as string | null) ?? ''} onChange={(e) => onChange(e.target.value)} block validationStatus={invalid ? 'error' : undefined} />;
   } else {

@@ -6,7 +6,6 @@ import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router-dom';
 import styled from 'styled-components';
 import { type EntityDef, type EntityRecord, type FieldDef, type ListParams } from '../../shared/entity/define.ts';
-import { entityByName } from '../../shared/entities/registry.ts';
 import { errorText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
@@ -16,6 +15,7 @@ import { useListState } from './list-state.ts';
 import { CsvExportButton } from './csv-export.tsx';
 import { Pager } from '../components/pager.tsx';
 import { useAccess } from './access.ts';
+import { ReferencePicker } from './reference-choices.tsx';
 
 const Bar = styled.div`
   display: flex;
@@ -167,19 +167,19 @@ function MetaValue({ column, record }: { column: 'id' | 'created_at'; record: En
 
 function FilterSelect({ def, name, field, value, onChange }: { def: EntityDef; name: string; field: FieldDef; value: string | undefined; onChange: (v: string | undefined) => void }) {
   const { t } = useTranslation();
-  const reference = field.kind === 'reference' ? field.reference! : undefined;
-  // A reference filters by the referenced entity's choices (users by role, for buddies).
-  const options = entityApi(reference ? (entityByName(reference.entity) ?? { name: reference.entity }) : def).options.useQuery(reference?.role ? ({ role: reference.role } as { search?: string }) : {}, {
-    enabled: Boolean(reference),
-  });
   const label = t(`resources.${def.name}.fields.${name}`);
-  let choices: { value: string; label: string }[] = [];
-  if (field.kind === 'boolean') choices = [{ value: 'true', label: t('common.yes') }, { value: 'false', label: t('common.no') }];
-  else if (field.kind === 'enum') choices = (field.options ?? []).map((o) => ({ value: String(o), label: t(`resources.${def.name}.options.${name}.${String(o)}`, { defaultValue: String(o) }) }));
-  else if (field.kind === 'reference') choices = (options.data ?? []).map((o) => ({ value: String(o.id), label: o.label }));
+  const all = t('list.filterAll', { name: label });
+  // A reference filters by the referenced entity's choices (users by role, for buddies).
+  if (field.kind === 'reference') {
+    return <ReferencePicker reference={field.reference!} value={value ? Number(value) : null} onChange={(v) => onChange(v === null ? undefined : String(v))} label={label} emptyLabel={all} name={name} testId={`filter-${name}`} />;
+  }
+  const choices =
+    field.kind === 'boolean'
+      ? [{ value: 'true', label: t('common.yes') }, { value: 'false', label: t('common.no') }]
+      : (field.options ?? []).map((o) => ({ value: String(o), label: t(`resources.${def.name}.options.${name}.${String(o)}`, { defaultValue: String(o) }) }));
   return (
     <Select aria-label={label} value={value ?? ''} onChange={(e) => onChange(e.target.value || undefined)} data-testid={`filter-${name}`}>
-      <Select.Option value="">{t('list.filterAll', { name: label })}</Select.Option>
+      <Select.Option value="">{all}</Select.Option>
       {choices.map((c) => (
         <Select.Option key={c.value} value={c.value}>
           {c.label}

@@ -1,4 +1,4 @@
-import { Button, Heading, Select, Spinner } from '@primer/react';
+import { Button, Heading, Spinner } from '@primer/react';
 import { ListUnorderedIcon } from '@primer/octicons-react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
@@ -10,6 +10,8 @@ import { ErrorState } from '../components/error-state.tsx';
 import { useAccess } from '../entity/access.ts';
 import { statusText } from '../entity/status-label.tsx';
 import { trpc } from '../trpc.ts';
+import { ReferencePicker } from '../entity/reference-choices.tsx';
+import { BUDDY_REFERENCE } from '../../shared/entities/people.ts';
 
 // Work slots read as the background of a cell; services keep their status colours.
 const WORKING = { background: 'var(--bgColor-muted, #f6f8fa)', border: 'var(--borderColor-success-emphasis, #1a7f37)', color: 'var(--fgColor-default, #1f2328)' };
@@ -33,8 +35,10 @@ export default function SchedulerCalendarPage() {
   const state = useCalendarState();
   const access = useAccess(buddyWorkSlotsEntity);
   const mayBook = useAccess(servicesEntity).canCreate;
-  const buddies = trpc.users.options.useQuery({ role: 'Buddy' }, { enabled: !access.ownerScoped });
-  const chosen = access.ownerScoped ? access.userId : Number(state.search.get('buddy') ?? buddies.data?.[0]?.id ?? 0) || null;
+  // Without a buddy in the URL the calendar shows the first one.
+  const inUrl = state.search.get('buddy');
+  const buddies = trpc.users.options.useQuery({ role: 'Buddy' }, { enabled: !access.ownerScoped && !inUrl });
+  const chosen = access.ownerScoped ? access.userId : Number(inUrl ?? buddies.data?.[0]?.id ?? 0) || null;
   const from = state.days[0]!;
   const to = state.days[state.days.length - 1]!;
   const enabled = chosen !== null;
@@ -105,13 +109,7 @@ export default function SchedulerCalendarPage() {
       </div>
       <CalendarToolbar state={state}>
         {!access.ownerScoped && (
-          <Select aria-label={t('resources.buddy-work-slots.fields.buddy_id')} value={chosen ? String(chosen) : ''} onChange={(e) => state.set({ buddy: e.target.value || undefined })} data-testid="calendar-buddy">
-            {(buddies.data ?? []).map((b) => (
-              <Select.Option key={b.id} value={String(b.id)}>
-                {b.label}
-              </Select.Option>
-            ))}
-          </Select>
+          <ReferencePicker reference={BUDDY_REFERENCE} value={chosen} onChange={(v) => state.set({ buddy: v === null ? undefined : String(v) })} label={t('resources.buddy-work-slots.fields.buddy_id')} testId="calendar-buddy" />
         )}
         {(work.isFetching || services.isFetching) && <Spinner size="small" srText={t('app.loading')} />}
       </CalendarToolbar>

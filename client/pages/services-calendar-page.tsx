@@ -1,4 +1,4 @@
-import { Button, Flash, Heading, Select, Spinner } from '@primer/react';
+import { Button, Flash, Heading, Spinner } from '@primer/react';
 import { ListUnorderedIcon, PlusIcon } from '@primer/octicons-react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
@@ -9,6 +9,8 @@ import { ErrorState } from '../components/error-state.tsx';
 import { useAccess } from '../entity/access.ts';
 import { statusText } from '../entity/status-label.tsx';
 import { trpc } from '../trpc.ts';
+import { ReferencePicker } from '../entity/reference-choices.tsx';
+import { BUDDY_REFERENCE } from '../../shared/entities/people.ts';
 
 const MONTH_CELL_LIMIT = 4;
 
@@ -41,7 +43,6 @@ export default function ServicesCalendarPage() {
   const to = state.days[state.days.length - 1]!;
   const services = trpc.services.calendar.useQuery({ from, to, filters: buddy && !access.ownerScoped ? { buddy_id: buddy } : {} });
   const slots = trpc.serviceSlots.options.useQuery({});
-  const buddies = trpc.users.options.useQuery({ role: 'Buddy' }, { enabled: !access.ownerScoped });
   const today = todayIso();
   const showBuddy = !access.ownerScoped;
   const byDay = new Map<IsoDate, EntityRecord[]>();
@@ -67,14 +68,14 @@ export default function ServicesCalendarPage() {
       </div>
       <CalendarToolbar state={state}>
         {!access.ownerScoped && (
-          <Select aria-label={t('resources.services.fields.buddy_id')} value={buddy} onChange={(e) => state.set({ buddy: e.target.value || undefined })} data-testid="calendar-buddy">
-            <Select.Option value="">{t('list.filterAll', { name: t('resources.services.fields.buddy_id') })}</Select.Option>
-            {(buddies.data ?? []).map((b) => (
-              <Select.Option key={b.id} value={String(b.id)}>
-                {b.label}
-              </Select.Option>
-            ))}
-          </Select>
+          <ReferencePicker
+            reference={BUDDY_REFERENCE}
+            value={buddy ? Number(buddy) : null}
+            onChange={(v) => state.set({ buddy: v === null ? undefined : String(v) })}
+            label={t('resources.services.fields.buddy_id')}
+            emptyLabel={t('list.filterAll', { name: t('resources.services.fields.buddy_id') })}
+            testId="calendar-buddy"
+          />
         )}
         {services.isFetching && <Spinner size="small" srText={t('app.loading')} />}
       </CalendarToolbar>

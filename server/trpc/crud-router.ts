@@ -3,10 +3,13 @@ import {
   calendarParamsSchema,
   createSchema,
   listParamsSchema,
+  OPTIONS_LIMIT,
+  optionsInput,
   statusFieldOf,
   updateSchema,
   writeRoles,
   type CalendarParams,
+  type ChoiceOption,
   type EntityDef,
   type EntityRecord,
   type ListParams,
@@ -93,6 +96,20 @@ export function calendarProcedure(def: EntityDef) {
 }
 
 /**
+ * A choice list with the record `include` names added when the page lacks it; a record that is gone (or
+ * hidden from this user) is left out rather than failing the whole list.
+ */
+export async function withIncluded(options: ChoiceOption[], include: number | undefined, fetchOne: (id: number) => Promise<ChoiceOption>): Promise<ChoiceOption[]> {
+  if (include === undefined || options.some((o) => o.id === include)) return options;
+  try {
+    return [await fetchOne(include), ...options];
+  } catch (error) {
+    if (error instanceof UpstreamError && (error.status === 404 || error.status === 403)) return options;
+    throw error;
+  }
+}
+
+/**
  * The reading procedures of one entity (`list`, `get`, `options`), guarded by the roles of its §2
  * route: all a read-only entity (`readOnly: true`, e.g. bookings) offers besides its own actions.
  */
@@ -104,14 +121,15 @@ export function createReadProcedures(def: EntityDef) {
       expectPaged(await ctx.session.call({ method: 'GET', path: base, query: listQuery(input as ListParams), lang: ctx.lang })),
     ),
     get: procedure.input(idInput).query(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'GET', path: `${base}${input.id}/`, lang: ctx.lang })),
-    /** Choice lists for reference fields: the first page matching a search. */
+    /** Choice lists for reference fields: the first page matching a search, with the chosen record. */
     options: roleProcedure(...optionRoles(def))
-      .input(z.object({ search: z.string().trim().max(200).optional() }))
+      .input(optionsInput)
       .query(async ({ ctx, input }) => {
         const page = expectPaged(
-          await ctx.session.call({ method: 'GET', path: base, query: { page: 1, page_size: 100, search: input.search || undefined, ordering: def.defaultSort }, lang: ctx.lang }),
+          await ctx.session.call({ method: 'GET', path: base, query: { page: 1, page_size: OPTIONS_LIMIT, search: input.search || undefined, ordering: def.defaultSort }, lang: ctx.lang }),
         );
-        return page.results.map((record) => ({ id: record.id, label: def.label(record, ctx.lang) }));
+        const option = (record: EntityRecord): ChoiceOption => ({ id: record.id, label: def.label(record, ctx.lang) });
+        return withIncluded(page.results.map(option), input.include, async (id) => option(await ctx.session.call<EntityRecord>({ method: 'GET', path: `${base}${id}/`, lang: ctx.lang })));
       }),
   };
 }

@@ -1,6 +1,6 @@
 import { defineEntity } from '../entity/define.ts';
+import { BUDDY_REFERENCE } from './people.ts';
 
-const FULL_NAME = "coalesce(nullif(trim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email)";
 
 /**
  * §3 Buddy work slot (the scheduler): when a buddy works and how many services they take per day.
@@ -21,7 +21,7 @@ export const buddyWorkSlotsEntity = defineEntity({
       kind: 'reference',
       required: true,
       requiredMessage: 'validation.buddyRequired',
-      reference: { entity: 'users', label: 'email', labelSql: FULL_NAME, role: 'Buddy' },
+      reference: BUDDY_REFERENCE,
       list: true,
       filter: true,
       searchable: true,

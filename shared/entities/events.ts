@@ -1,4 +1,5 @@
 import { defineEntity } from '../entity/define.ts';
+import { BUDDY_REFERENCE } from './people.ts';
 
 /** §4 event status: 1 Draft, 2 Published, 3 Unpublished, 4 Finished. */
 export const EVENT_STATUSES = [1, 2, 3, 4] as const;
@@ -30,7 +31,7 @@ export const eventsEntity = defineEntity({
     place_sv: { kind: 'text', max: 200 },
     responsible_name: { kind: 'text', max: 120 },
     responsible_email: { kind: 'email' },
-    buddy_id: { kind: 'reference', reference: { entity: 'users', label: 'email' }, filter: true, list: true },
+    buddy_id: { kind: 'reference', reference: BUDDY_REFERENCE, filter: true, list: true },
   },
   checks: [
     {

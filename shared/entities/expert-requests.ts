@@ -1,4 +1,5 @@
 import { defineEntity, type StatusFlow } from '../entity/define.ts';
+import { BUDDY_REFERENCE, USER_REFERENCE } from './people.ts';
 
 export const EXPERT_REQUEST_STATUS = { Requested: 1, Confirmed: 2, Completed: 3, Canceled: 4 } as const;
 
@@ -15,7 +16,6 @@ export const EXPERT_REQUEST_FLOW: StatusFlow = {
   stamps: { 4: 'canceled_at' },
 };
 
-const FULL_NAME = "coalesce(nullif(trim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email)";
 
 /** /expert ("Bike Expert", Admin): a customer asks for an expert's visit on a date; staff can cancel it (§2, §4). */
 export const expertRequestsEntity = defineEntity({
@@ -27,9 +27,9 @@ export const expertRequestsEntity = defineEntity({
   fields: {
     requested_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
     status: { kind: 'enum', required: true, options: [1, 2, 3, 4], default: 1, status: EXPERT_REQUEST_FLOW, list: true, filter: true, sortable: true },
-    user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: 'email', labelSql: FULL_NAME }, list: true, searchable: true, filter: true, filterHidden: true },
+    user_id: { kind: 'reference', required: true, reference: USER_REFERENCE, list: true, searchable: true, filter: true, filterHidden: true },
     bicycle_id: { kind: 'reference', reference: { entity: 'bicycles', label: 'brand_and_model' }, list: true },
-    expert_id: { kind: 'reference', reference: { entity: 'users', label: 'email', labelSql: FULL_NAME, role: 'Buddy' }, list: true, filter: true },
+    expert_id: { kind: 'reference', reference: BUDDY_REFERENCE, list: true, filter: true },
     description: { kind: 'text', max: 2000, multiline: true, searchable: true },
     canceled_at: { kind: 'datetime', readOnly: true },
   },

@@ -1,6 +1,6 @@
 import { defineEntity } from '../entity/define.ts';
+import { BUDDY_REFERENCE } from './people.ts';
 
-const FULL_NAME = "coalesce(nullif(trim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email)";
 
 /** §3 Not-working (unreachable) slot: a buddy cannot be booked in this slot on this day. */
 export const notWorkingSlotsEntity = defineEntity({
@@ -17,7 +17,7 @@ export const notWorkingSlotsEntity = defineEntity({
       kind: 'reference',
       required: true,
       requiredMessage: 'validation.buddyRequired',
-      reference: { entity: 'users', label: 'email', labelSql: FULL_NAME, role: 'Buddy' },
+      reference: BUDDY_REFERENCE,
       list: true,
       filter: true,
       searchable: true,

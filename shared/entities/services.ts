@@ -1,4 +1,5 @@
 import { defineEntity, type StatusFlow } from '../entity/define.ts';
+import { BUDDY_REFERENCE, USER_REFERENCE } from './people.ts';
 
 /** §4 service status (1–5). */
 export const SERVICE_STATUS = { Requested: 1, Booked: 2, CanceledByBuddy: 3, Finished: 4, CanceledByUserOrAdmin: 5 } as const;
@@ -28,7 +29,6 @@ export const CAPACITY_STATUSES: readonly number[] = [SERVICE_STATUS.Requested, S
 export const ORIGIN_TYPES = ['one_off', 'subscriber_', 'e_commerce', 'b2b', 'benefit_bike'] as const;
 export const SERVICE_TYPES = ['basic', 'standard', 'premium', 'repair'] as const;
 
-const FULL_NAME = "coalesce(nullif(trim(concat_ws(' ', r.first_name, r.last_name)), ''), r.email)";
 
 /**
  * §3 Service. A Buddy sees and changes only the services assigned to them (`buddy_id`); only an Admin
@@ -54,7 +54,7 @@ export const servicesEntity = defineEntity({
       kind: 'reference',
       required: true,
       requiredMessage: 'validation.buddyRequired',
-      reference: { entity: 'users', label: 'email', labelSql: FULL_NAME, role: 'Buddy' },
+      reference: BUDDY_REFERENCE,
       list: true,
       filter: true,
     },
@@ -67,7 +67,7 @@ export const servicesEntity = defineEntity({
       filter: true,
       filterHidden: true,
     },
-    owner_id: { kind: 'reference', readOnly: true, reference: { entity: 'users', label: 'email', labelSql: FULL_NAME }, searchable: true, filter: true, filterHidden: true },
+    owner_id: { kind: 'reference', readOnly: true, reference: USER_REFERENCE, searchable: true, filter: true, filterHidden: true },
     origin_type: { kind: 'enum', required: true, options: ORIGIN_TYPES, list: true, filter: true },
     service_type: { kind: 'enum', options: SERVICE_TYPES },
     operational_range_id: { kind: 'reference', reference: { entity: 'operational-ranges', label: 'name' }, filter: true },

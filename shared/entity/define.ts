@@ -366,6 +366,20 @@ export function filterKeys(def: EntityDef): string[] {
   return filterSpecs(def).map((s) => s.key);
 }
 
+/** How many choices a reference's choice list holds; more are reached by filtering. */
+export const OPTIONS_LIMIT = 100;
+
+/**
+ * A reference's choice list: the first OPTIONS_LIMIT records matching `search`, plus the record `include`
+ * names (the value already chosen) wherever it would sort, so a form never shows a set value as empty.
+ */
+export const optionsInput = z.object({ search: z.string().trim().max(200).optional(), include: z.number().int().positive().optional() });
+
+export interface ChoiceOption {
+  id: number;
+  label: string;
+}
+
 /** List state: everything the URL carries. */
 export function listParamsSchema(def: EntityDef) {
   const orderings = sortableKeys(def).flatMap((k) => [k, `-${k}`]) as [string, ...string[]];

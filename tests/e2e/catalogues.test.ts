@@ -181,4 +181,29 @@ describe('catalogues in the browser', () => {
     await screenshot(page, 'products-sv');
     await page.getByTestId('language-switch').selectOption('en');
   });
+
+  it('a long choice list: the chosen record shows though it is beyond the first page, and a filter finds the others', async () => {
+    const api = agent(stack);
+    await signIn(api, 'admin@example.com', DEMO_PASSWORD);
+    // More companies than one choice list holds; the parent sorts after all of them.
+    for (let i = 0; i < 100; i += 1) expect((await mutate(api, 'companies.create', { name: `Filler ${String(i).padStart(3, '0')}` })).status).toBe(200);
+    const parent = (await mutate(api, 'companies.create', { name: 'Zz Parent', is_main_company: true })).body.result.data;
+    const child = (await mutate(api, 'companies.create', { name: 'Aa Child', main_company_id: parent.id })).body.result.data;
+
+    await gotoHydrated(page, `${stack.baseUrl}/companies/${child.id}`);
+    const form = page.getByTestId('form-companies');
+    const select = form.locator('select[data-field="main_company_id"]');
+    await page.waitForFunction(() => (document.querySelector('select[data-field="main_company_id"]') as HTMLSelectElement | null)?.selectedOptions[0]?.text === 'Zz Parent');
+    const filter = form.getByTestId('choice-filter-main_company_id');
+    await filter.fill('Filler 042');
+    await page.waitForFunction(() => document.querySelectorAll('select[data-field="main_company_id"] option').length === 3);
+    // The empty choice, the chosen parent (kept while filtered) and the one match.
+    expect(await select.locator('option').allInnerTexts()).toEqual(['—', 'Zz Parent', 'Filler 042']);
+    await screenshot(page, 'choice-filter');
+    await select.selectOption({ label: 'Filler 042' });
+    await form.getByTestId('form-save').click();
+    await page.getByTestId('toasts').getByText('Aa Child has been saved.').waitFor();
+    const saved = (await query(api, 'companies.get', { id: child.id })).body.result.data;
+    expect(saved.main_company_id_label).toBe('Filler 042');
+  });
 });

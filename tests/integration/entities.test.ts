@@ -4,6 +4,7 @@ import { writableFields, type EntityDef } from '../../shared/entity/define.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { routerKey } from '../../client/entity/entity-api.ts';
 import { readOnlyRoundTrip, writableRoundTrip } from '../support/entity-round-trip.ts';
+import { sampleInput } from '../support/entity-samples.ts';
 import { agent, mutate, query, signIn, type Agent } from '../support/http.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 
@@ -100,5 +101,44 @@ describe('entity rules enforced by the upstream', () => {
     expect(undocumented).toEqual([]);
     expect((doc.paths['/api/dashboard/'] as { get: { summary: string } }).get.summary).toMatch(/§1 counters/);
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/account/login', '/api/upload/', '/api/users/{id}/roles/', '/api/bicycles/export/']));
+  });
+});
+
+describe('reference choices', () => {
+  const userId = async (email: string) => (await query(admin, 'users.list', { search: email })).body.result.data.results[0].id as number;
+
+  it('a reference naming a role takes only users holding it, on every entity that has one', async () => {
+    const customer = await userId('user@example.com');
+    const buddy = await userId('buddy@example.com');
+    const withRole = (ENTITIES as readonly EntityDef[]).flatMap((def) =>
+      Object.entries(def.fields)
+        .filter(([, f]) => f.kind === 'reference' && f.reference?.role === 'Buddy' && !f.readOnly && !def.readOnly)
+        .map(([name]) => [def, name] as const),
+    );
+    expect(withRole.map(([def, name]) => `${def.name}.${name}`)).toEqual(expect.arrayContaining(['services.buddy_id', 'events.buddy_id', 'buddy-work-slots.buddy_id']));
+    for (const [def, name] of withRole) {
+      const input = { ...sampleInput(def, `r${Date.now().toString(36)}`), [name]: customer };
+      const refused = await mutate(admin, `${routerKey(def)}.create`, input);
+      expect(refused.status, `${def.name}.${name}: ${refused.text}`).toBe(400);
+      expect(refused.body.error.data.fieldErrors).toMatchObject({ [name]: 'validation.option' });
+      const accepted = await mutate(admin, `${routerKey(def)}.create`, { ...input, [name]: buddy });
+      expect(accepted.status, `${def.name}.${name}: ${accepted.text}`).toBe(200);
+      await mutate(admin, `${routerKey(def)}.delete`, { id: accepted.body.result.data.id });
+    }
+  });
+
+  it('a choice list holds the chosen record even when the search or the page leaves it out', async () => {
+    const plain = await query(admin, 'companies.options', { search: 'no company is called this' });
+    expect(plain.body.result.data).toEqual([]);
+    const withCurrent = await query(admin, 'companies.options', { search: 'no company is called this', include: 1 });
+    expect(withCurrent.body.result.data).toEqual([{ id: 1, label: expect.any(String) }]);
+    // Users (by role) the same way: a customer is no buddy, but stays shown where one was chosen.
+    const customer = await userId('user@example.com');
+    const buddies = (await query(admin, 'users.options', { role: 'Buddy' })).body.result.data as { id: number }[];
+    expect(buddies.map((b) => b.id)).not.toContain(customer);
+    const kept = (await query(admin, 'users.options', { role: 'Buddy', include: customer })).body.result.data as { id: number; label: string }[];
+    expect(kept[0]).toEqual({ id: customer, label: 'Una User <user@example.com>' });
+    // A record that no longer exists is left out, not an error.
+    expect((await query(admin, 'companies.options', { include: 999999 })).status).toBe(200);
   });
 });

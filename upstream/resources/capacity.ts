@@ -19,14 +19,6 @@ export async function lockBuddyDays(tx: Db, keys: { buddyId: number; date: strin
 
 const refuse = (code: string, field: string, message: string) => new ApiError(409, code, undefined, { [field]: message });
 
-export async function isBuddy(tx: Db, userId: number): Promise<boolean> {
-  const { rows } = await tx.query(
-    `select 1 from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id
-      where u.id = $1 and u.is_active and r.name = 'Buddy'`,
-    [userId],
-  );
-  return rows.length > 0;
-}
 
 /** Services holding a place (ADR 010) for a buddy on a day, optionally in one slot, other than `excludeId`. */
 export async function countBookings(tx: Db, buddyId: number, date: string, slotId: number | null, excludeId: number | null = null): Promise<number> {

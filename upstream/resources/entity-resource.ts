@@ -355,6 +355,17 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
     return { values: values.filter(([key]) => !stamped.some(([c]) => c === key)), stamped: stamped as [string, 'now' | null][] };
   }
 
+  // A reference that names a role (a service's buddy) takes only active users holding it; a value kept
+  // from before is left alone, so a buddy who lost the role does not block edits of their old records.
+  const roleReferences = Object.entries(def.fields).filter(([, f]) => f.kind === 'reference' && f.reference!.role && !f.lookup);
+  async function checkReferenceRoles(tx: Db, input: Record<string, unknown>, current: EntityRecord | null) {
+    for (const [key, field] of roleReferences) {
+      const value = input[key];
+      if (value === null || value === undefined || (current && Number(current[key]) === Number(value))) continue;
+      if (!(await holdsRole(tx, Number(value), field.reference!.role!))) throw new ApiError(400, 'validation_error', undefined, { [key]: 'validation.option' });
+    }
+  }
+
   app.post(base, { preHandler: creator }, async (req, reply) => {
     const user = req.user!;
     const input = parseBody(create, req.body) as Record<string, unknown>;
@@ -363,6 +374,7 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
     try {
       const record = await db.transaction(async (tx) => {
         await hooks.beforeCreate?.(input, tx);
+        await checkReferenceRoles(tx, input, null);
         const extra = (await hooks.beforeWrite?.(input, { tx, user, current: null })) ?? {};
         const { values, stamped } = assignments(input, extra, status ? stampsFor(null, Number(input[status[0]])) : {});
         const names = [...values.map(([k]) => k), ...stamped.map(([c]) => c)];
@@ -388,6 +400,7 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
         const previous = status ? Number(current[status[0]]) : null;
         if (status) checkStatus(user, previous, input[status[0]]);
         await hooks.beforeUpdate?.(id, input, tx);
+        await checkReferenceRoles(tx, input, current);
         const extra = (await hooks.beforeWrite?.(input, { tx, user, current })) ?? {};
         const { values, stamped } = assignments(input, extra, status ? stampsFor(previous, Number(input[status[0]])) : {});
         const sets = [...values.map(([key], i) => `${key} = $${i + 2}`), ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
@@ -462,4 +475,14 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
   });
 
   return { fetchOne, read, write, scopeOf };
+}
+
+/** Is this user active and holding this role? */
+async function holdsRole(tx: Db, userId: number, role: string): Promise<boolean> {
+  const { rows } = await tx.query(
+    `select 1 from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id
+      where u.id = $1 and u.is_active and r.name = $2`,
+    [userId, role],
+  );
+  return rows.length > 0;
 }

@@ -5,7 +5,7 @@ import type { EntityRecord } from '../../shared/entity/define.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError } from '../lib/api-error.ts';
-import { countBookings, isBuddy, lockBuddyDays } from './capacity.ts';
+import { countBookings, lockBuddyDays } from './capacity.ts';
 import { registerEntityResource } from './entity-resource.ts';
 
 interface SlotKey {
@@ -27,7 +27,6 @@ export function registerSchedule(app: FastifyInstance, db: Db, config: UpstreamC
   registerEntityResource(app, db, config, buddyWorkSlotsEntity, {
     async beforeWrite(input, { tx, current }) {
       const next = keyOf(input, 'buddy_id');
-      if ((!current || Number(current.buddy_id) !== next.buddyId) && !(await isBuddy(tx, next.buddyId))) throw new ApiError(400, 'validation_error', undefined, { buddy_id: 'validation.option' });
       if (!current) return;
       const previous = keyOf(current, 'buddy_id');
       await lockBuddyDays(tx, [previous, next]);
@@ -49,7 +48,6 @@ export function registerSchedule(app: FastifyInstance, db: Db, config: UpstreamC
   registerEntityResource(app, db, config, notWorkingSlotsEntity, {
     async beforeWrite(input, { tx, current }) {
       const next = keyOf(input, 'user_id');
-      if ((!current || Number(current.user_id) !== next.buddyId) && !(await isBuddy(tx, next.buddyId))) throw new ApiError(400, 'validation_error', undefined, { user_id: 'validation.option' });
       await lockBuddyDays(tx, [next]);
       if ((await countBookings(tx, next.buddyId, next.date, next.slotId)) > 0) throw hasBookings('service_slot_id');
     },

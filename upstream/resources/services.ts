@@ -9,7 +9,7 @@ import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { parseBody } from '../routes/validation.ts';
-import { checkCapacity, isBuddy, lockBuddyDays } from './capacity.ts';
+import { checkCapacity, lockBuddyDays } from './capacity.ts';
 import { registerEntityResource } from './entity-resource.ts';
 
 const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 53), itemId: z.coerce.number().int().positive().max(2 ** 53) });
@@ -29,7 +29,6 @@ export function registerServices(app: FastifyInstance, db: Db, config: UpstreamC
       if (moved && !isWithinRange(config.operationRange, point)) throw new ApiError(400, 'invalid_address', undefined, { address: 'validation.invalidAddress' });
 
       const buddyId = Number(input.buddy_id);
-      if ((!current || Number(current.buddy_id) !== buddyId) && !(await isBuddy(tx, buddyId))) throw new ApiError(400, 'validation_error', undefined, { buddy_id: 'validation.option' });
 
       const { rows: bicycles } = await tx.query<{ owner_id: number | null }>('select owner_id from bicycles where id = $1', [input.bicycle_id]);
       if (!bicycles[0]) throw new ApiError(400, 'validation_error', undefined, { bicycle_id: 'validation.option' });

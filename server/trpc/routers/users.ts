@@ -1,9 +1,10 @@
 import { z } from 'zod';
-import type { Paged } from '../../../shared/entity/define.ts';
+import { OPTIONS_LIMIT, optionsInput, type ChoiceOption, type Paged } from '../../../shared/entity/define.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
 import type { Profile } from '../../../shared/schemas/auth.ts';
 import { bulkInviteInput, inviteInput, operationalRangeInput, splitAddresses, userListInput, userUpdateInput, type BulkInviteResult } from '../../../shared/schemas/users.ts';
 import { UpstreamError } from '../../upstream/client.ts';
+import { withIncluded } from '../crud-router.ts';
 import { roleProcedure, router } from '../init.ts';
 
 export type UserRecord = Profile & {
@@ -21,6 +22,12 @@ export type UserRecord = Profile & {
 };
 /** A row of the users list: the list's columns only, never private details (the upstream projects them). */
 export type UserListRow = Omit<UserRecord, 'biography' | 'social_security_number' | 'state' | 'area' | 'city' | 'post_code' | 'operational_range_id'>;
+
+/** A user as a choice: "First Last <e-mail>", or the e-mail alone without a name. */
+function userOption(u: Pick<UserRecord, 'id' | 'first_name' | 'last_name' | 'email'>): ChoiceOption {
+  const name = [u.first_name, u.last_name].filter(Boolean).join(' ');
+  return { id: u.id, label: name ? `${name} <${u.email}>` : u.email };
+}
 export type UserDetail = UserRecord & { languages: { id: number; name: string }[]; competencies: { id: number; name: string }[] };
 
 const listProcedure = roleProcedure(...rolesOf('/users'));
@@ -52,9 +59,9 @@ export const usersRouter = router({
     ctx.session.call<UserDetail>({ method: 'PUT', path: `users/${input.id}/`, body: input.data, lang: ctx.lang }),
   ),
   /** Choice list (bicycle owner and similar): id and a readable label. */
-  options: adminProcedure.input(z.object({ search: z.string().trim().max(200).optional(), role: z.enum(['Admin', 'Buddy', 'Shop']).optional() })).query(async ({ ctx, input }) => {
-    const page = await ctx.session.call<Paged<UserListRow>>({ method: 'GET', path: input.role === 'Buddy' ? 'buddies/' : 'users/', query: query({ page_size: 100, search: input.search, ordering: 'email', role: input.role }), lang: ctx.lang });
-    return page.results.map((u) => ({ id: u.id, label: [u.first_name, u.last_name].filter(Boolean).join(' ') ? `${[u.first_name, u.last_name].filter(Boolean).join(' ')} <${u.email}>` : u.email }));
+  options: adminProcedure.input(optionsInput.extend({ role: z.enum(['Admin', 'Buddy', 'Shop']).optional() })).query(async ({ ctx, input }) => {
+    const page = await ctx.session.call<Paged<UserListRow>>({ method: 'GET', path: input.role === 'Buddy' ? 'buddies/' : 'users/', query: query({ page_size: OPTIONS_LIMIT, search: input.search, ordering: 'email', role: input.role }), lang: ctx.lang });
+    return withIncluded(page.results.map(userOption), input.include, async (id) => userOption(await ctx.session.call<UserRecord>({ method: 'GET', path: `users/${id}/`, lang: ctx.lang })));
   }),
   /** The role names of the roles catalogue (/roles), for the role filter, invitations and role links. */
   roleNames: listProcedure.query(async ({ ctx }) => {
