@@ -7,7 +7,6 @@ import {
   optionsInput,
   statusFieldOf,
   updateSchema,
-  writeRoles,
   type CalendarParams,
   type ChoiceOption,
   type EntityDef,
@@ -16,11 +15,10 @@ import {
   type Paged,
   type WriteAction,
 } from '../../shared/entity/define.ts';
-import { ENTITIES } from '../../shared/entities/registry.ts';
 import { rolesOf } from '../../shared/route-table.ts';
-import type { Role } from '../../shared/roles.ts';
 import { UpstreamError } from '../upstream/client.ts';
 import { roleProcedure, router } from './init.ts';
+import { optionRoles, writeProcedureRoles } from '../../shared/entity/access-roles.ts';
 
 const idInput = z.object({ id: z.number().int().positive() });
 
@@ -40,31 +38,6 @@ function expectPaged(data: unknown): Paged<EntityRecord> {
   const paged = data as Partial<Paged<EntityRecord>> | null;
   if (!paged || !Array.isArray(paged.results) || !paged.paginator) throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
   return paged as Paged<EntityRecord>;
-}
-
-/** Roles of the entity's route that may also perform a write (ADR 009); never empty. */
-export function writeProcedureRoles(def: EntityDef, action: WriteAction): readonly Role[] {
-  const allowed = writeRoles(def, action) as readonly string[];
-  const roles = rolesOf(def.route).filter((role) => allowed.includes(role));
-  if (roles.length === 0) throw new Error(`${def.name}: no role of ${def.route} may ${action}`);
-  return roles;
-}
-
-/**
- * Who may read an entity's choice list: its own route's roles, plus whoever may fill in or filter by a
- * field referencing it elsewhere (a buddy filling in a work slot chooses a service slot).
- */
-export function optionRoles(def: EntityDef): readonly Role[] {
-  const roles = new Set<Role>(rolesOf(def.route));
-  for (const other of ENTITIES as readonly EntityDef[]) {
-    for (const field of Object.values(other.fields)) {
-      if (field.reference?.entity !== def.name) continue;
-      const filling = field.readOnly || other.readOnly ? [] : [...writeProcedureRoles(other, 'create'), ...writeProcedureRoles(other, 'update')];
-      const filtering = field.filter && !field.filterHidden ? rolesOf(other.route) : [];
-      for (const role of [...filling, ...filtering]) roles.add(role);
-    }
-  }
-  return [...roles];
 }
 
 /** Moves a record's status along its flow (ADR 009); the upstream checks the step and the caller. */

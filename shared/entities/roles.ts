@@ -6,6 +6,8 @@ export const rolesEntity = defineEntity({
   table: 'roles',
   defaultSort: 'name',
   label: (r) => String(r.name ?? ''),
+  // The users list (Admin, BuddyShop) filters and invites by role name (users.roleNames).
+  access: { alsoReadBy: ['BuddyShop'] },
   fields: {
     name: { kind: 'text', required: true, max: 50, unique: true, searchable: true, sortable: true, list: true },
     description: { kind: 'text', max: 500, multiline: true, list: true, searchable: true },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppPath } from '../route-table.ts';
+import type { Role } from '../roles.ts';
 import { MSG } from '../schemas/common.ts';
 import type { UPLOAD_KINDS } from '../schemas/auth.ts';
 
@@ -114,6 +115,11 @@ export interface EntityAccess {
   /** Changing the status through the transition action; default: the update roles. */
   transition?: readonly ScopeRole[];
   ownerField?: string;
+  /**
+   * Roles that read the entity from another screen than its own and outside any reference field (the
+   * users list's role filter reads the roles catalogue): added to who may read it, here and upstream.
+   */
+  alsoReadBy?: readonly Role[];
 }
 
 /** Several fields that are unique together; a duplicate is refused with `message` on the last field. */

@@ -77,6 +77,13 @@ describe('entity rules enforced by the upstream', () => {
     ).json();
     const direct = await fetch(stack.upstream.url + 'roles/', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token.data.token}` }, body: JSON.stringify({ name: 'Hacker' }) });
     expect(direct.status).toBe(403);
+    // Reads too: the upstream lets read what the back office lets read or choose (upstreamReadScopes).
+    const read = (path: string) => fetch(stack.upstream.url + path, { headers: { authorization: `Bearer ${token.data.token}` } }).then((r) => r.status);
+    expect(await read('companies/')).toBe(403);
+    expect(await read('promo-codes/1/')).toBe(403);
+    expect(await read('bicycles/export/')).toBe(403);
+    expect(await read('service-slots/')).toBe(200); // a buddy chooses a slot for their work slots
+    expect(await read('services/')).toBe(200);
   });
 
   it('sorts, filters and pages on the server', async () => {

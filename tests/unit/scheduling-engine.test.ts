@@ -18,7 +18,7 @@ import {
 } from '../../shared/entity/define.ts';
 import { fieldErrorsOf } from '../../shared/schemas/common.ts';
 import { DEFAULT_OPERATION_RANGE, destinationPoint, distanceMetres, isWithinRange } from '../../shared/geo.ts';
-import { optionRoles, writeProcedureRoles } from '../../server/trpc/crud-router.ts';
+import { optionRoles, upstreamReadScopes, writeProcedureRoles } from '../../shared/entity/access-roles.ts';
 import { entityTableSql } from '../../upstream/resources/entity-sql.ts';
 import { loadEnv } from '../../server/env.ts';
 import { tileOrigin } from '../../server/map-config.ts';
@@ -52,7 +52,11 @@ describe('access rules (ADR 009)', () => {
     const byName = (name: string) => (ENTITIES as readonly EntityDef[]).find((e) => e.name === name)!;
     expect(optionRoles(byName('service-slots'))).toEqual(['Admin', 'Buddy']);
     expect(optionRoles(byName('bicycles'))).toEqual(['Admin']);
-    expect(optionRoles(byName('roles'))).toEqual(['Admin']);
+    // The users list (Admin, BuddyShop) filters by role name; the upstream reads as Shop for BuddyShop.
+    expect(optionRoles(byName('roles'))).toEqual(['Admin', 'BuddyShop']);
+    expect(upstreamReadScopes(byName('roles'))).toEqual(['Admin', 'Shop']);
+    expect(upstreamReadScopes(byName('service-slots'))).toEqual(['Admin', 'Buddy']);
+    expect(upstreamReadScopes(byName('companies'))).toEqual(['Admin']);
   });
 
   it('refuse a definition naming a field it does not have', () => {

@@ -23,7 +23,8 @@ import { entityByName } from '../../shared/entities/registry.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import { STAFF_ROLES, requireAuth, type AuthUser } from '../lib/auth.ts';
+import { requireAuth, type AuthUser } from '../lib/auth.ts';
+import { upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { parseBody } from '../routes/validation.ts';
 import { csvRowWriter } from './csv-rows.ts';
 
@@ -127,13 +128,14 @@ export interface ResourceHooks {
 /**
  * The generic REST resource of an entity (ADR 006, 009): list with paging/search/sort/filters, read,
  * create, full and partial update guarded by `version`, delete; a status transition action and a
- * calendar read when the definition has them. Reads need a staff role; writes the roles of
+ * calendar read when the definition has them. Reads need a role the back office reads it with (its
+ * route's, or one choosing it in a form or filter: `upstreamReadScopes`); writes the roles of
  * `def.access` (Admin by default); owner-scoped entities show non-admins only their own records.
  */
 export function registerEntityResource(app: FastifyInstance, db: Db, config: UpstreamConfig, def: EntityDef, hooks: ResourceHooks = {}) {
   const t = def.table;
   const base = `/api/${def.name}/`;
-  const read = requireAuth(config, STAFF_ROLES);
+  const read = requireAuth(config, upstreamReadScopes(def));
   const write = requireAuth(config, writeRoles(def, 'update'));
   const creator = requireAuth(config, writeRoles(def, 'create'));
   const deleter = requireAuth(config, writeRoles(def, 'delete'));

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { servicesEntity } from '../../../shared/entities/services.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
 import { serviceDetailInput, type ServiceDetailImage, type ServiceDetailRow } from '../../../shared/schemas/services.ts';
-import { calendarProcedure, createCrudProcedures, transitionProcedure, writeProcedureRoles } from '../crud-router.ts';
+import { calendarProcedure, createCrudProcedures, transitionProcedure } from '../crud-router.ts';
+import { writeProcedureRoles } from '../../../shared/entity/access-roles.ts';
 import { roleProcedure, router } from '../init.ts';
 
 const reader = roleProcedure(...rolesOf('/services/:id'));
