@@ -6,6 +6,8 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
+    // Every test server logs to tests/.logs/; the run fails if a secret reaches any of those logs.
+    globalSetup: ['./tests/global-setup.ts'],
     projects: [
       { extends: './vite.config.ts', test: { name: 'unit', include: ['tests/unit/**/*.test.{ts,tsx}'], environment: 'node' } },
       {

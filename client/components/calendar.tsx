@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
 import type { StatusColor } from '../../shared/entity/define.ts';
-import { CALENDAR_VIEWS, addDays, addMonths, daysOf, formatDate, isValidIsoDate, todayIso, type CalendarView } from './calendar-dates.ts';
+import { CALENDAR_VIEWS, addDays, addMonths, daysOf, formatDate, isValidIsoDate, todayIso, type CalendarView, type IsoDate } from './calendar-dates.ts';
 
 export * from './calendar-dates.ts';
 
@@ -175,4 +175,40 @@ export const Chip = styled.span<{ $background: string; $border: string; $color: 
 
 export function weekdayNames(lang: string): string[] {
   return daysOf('week', '2026-01-05').map((d) => formatDate(d, lang, { weekday: 'short' }));
+}
+
+/**
+ * The week and day views: a row per service slot, a column per day, `cell` filling each. Cells carry
+ * `data-date` and `data-slot` for the pages' tests and clicks.
+ */
+export function SlotGrid({ state, today, slots, slotHeading, cell }: { state: ReturnType<typeof useCalendarState>; today: string; slots: readonly { id: number; label: string }[]; slotHeading: string; cell: (day: IsoDate, slotId: number) => ReactNode }) {
+  const { i18n } = useTranslation();
+  return (
+    <div style={{ overflowX: 'auto' }}>
+      <SlotTable data-testid={`calendar-${state.view}`} style={{ minWidth: state.view === 'week' ? 760 : undefined }}>
+        <thead>
+          <tr>
+            <th scope="col">{slotHeading}</th>
+            {state.days.map((day) => (
+              <th key={day} scope="col" data-today={day === today}>
+                {formatDate(day, i18n.language, state.view === 'day' ? { weekday: 'long', day: 'numeric', month: 'long' } : { weekday: 'short', day: 'numeric', month: 'short' })}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {slots.map((slot) => (
+            <tr key={slot.id}>
+              <th scope="row">{slot.label}</th>
+              {state.days.map((day) => (
+                <td key={day} data-today={day === today} data-date={day} data-slot={slot.id}>
+                  <div>{cell(day, slot.id)}</div>
+                </td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </SlotTable>
+    </div>
+  );
 }

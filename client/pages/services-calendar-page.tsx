@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
-import { CalendarToolbar, Chip, STATUS_STYLE, MonthGrid, SlotTable, WeekdayHeader, formatDate, todayIso, useCalendarState, weekdayNames, type IsoDate } from '../components/calendar.tsx';
+import { CalendarToolbar, Chip, STATUS_STYLE, MonthGrid, SlotGrid, WeekdayHeader, formatDate, todayIso, useCalendarState, weekdayNames, type IsoDate } from '../components/calendar.tsx';
 import { ErrorState } from '../components/error-state.tsx';
 import { useAccess } from '../entity/access.ts';
 import { statusText } from '../entity/status-label.tsx';
@@ -118,38 +118,11 @@ export default function ServicesCalendarPage() {
           </MonthGrid>
         </div>
       ) : (
-        <div style={{ overflowX: 'auto' }}>
-          <SlotTable data-testid={`calendar-${state.view}`} style={{ minWidth: state.view === 'week' ? 760 : undefined }}>
-            <thead>
-              <tr>
-                <th scope="col">{t('resources.services.fields.service_slot_id')}</th>
-                {state.days.map((day) => (
-                  <th key={day} scope="col" data-today={day === today}>
-                    {formatDate(day, i18n.language, state.view === 'day' ? { weekday: 'long', day: 'numeric', month: 'long' } : { weekday: 'short', day: 'numeric', month: 'short' })}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {(slots.data ?? []).map((slot) => (
-                <tr key={slot.id}>
-                  <th scope="row">{slot.label}</th>
-                  {state.days.map((day) => (
-                    <td key={day} data-today={day === today} data-date={day} data-slot={slot.id}>
-                      <div>
-                        {sorted(byDay.get(day) ?? [])
-                          .filter((s) => Number(s.service_slot_id) === slot.id)
-                          .map((s) => (
-                            <ServiceChip key={s.id} service={s} showBuddy={showBuddy} detailed={state.view === 'day'} />
-                          ))}
-                      </div>
-                    </td>
-                  ))}
-                </tr>
-              ))}
-            </tbody>
-          </SlotTable>
-        </div>
+        <SlotGrid state={state} today={today} slots={slots.data ?? []} slotHeading={t('resources.services.fields.service_slot_id')} cell={(day, slotId) =>
+            sorted(byDay.get(day) ?? [])
+              .filter((s) => Number(s.service_slot_id) === slotId)
+              .map((s) => <ServiceChip key={s.id} service={s} showBuddy={showBuddy} detailed={state.view === 'day'} />)
+          } />
       )}
     </section>
   );

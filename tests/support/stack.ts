@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { buildApp, type BuildAppOptions } from '../../server/app.ts';
 import { projectRoot } from '../../shared/project-root.server.ts';
 import { startUpstream } from '../../upstream/start.ts';
+import { testLogger } from './run-log.ts';
 
 export const DEMO_PASSWORD = 'demo-password-1';
 export const COOKIE_SECRET = 'test-cookie-secret-that-is-long-enough-0001';
@@ -24,17 +25,19 @@ export interface StackOptions {
   upstream?: Upstream;
   /** Run the upstream on this PostgreSQL database instead of in-memory PGlite. */
   databaseUrl?: string;
+  /** Log warnings and errors only (a stack flooded with requests on purpose). */
+  quietLogs?: boolean;
 }
 
 /** The real upstream on in-memory PGlite, plus the back office serving the production build. */
-export async function startUpstreamForTests(accessTokenTtlSeconds?: number, databaseUrl?: string): Promise<Upstream> {
+export async function startUpstreamForTests(accessTokenTtlSeconds?: number, databaseUrl?: string, logLevel: 'info' | 'warn' = 'info'): Promise<Upstream> {
   return startUpstream({
     port: 0,
     databaseUrl,
     host: '127.0.0.1',
     seedDemo: true,
     demoPassword: DEMO_PASSWORD,
-    logger: false,
+    logger: testLogger('upstream', logLevel),
     config: {
       ...(accessTokenTtlSeconds ? { accessTokenTtlSeconds } : {}),
       logMailLinks: false,
@@ -45,14 +48,14 @@ export async function startUpstreamForTests(accessTokenTtlSeconds?: number, data
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const upstream = options.upstream ?? (await startUpstreamForTests(options.accessTokenTtlSeconds, options.databaseUrl));
+  const upstream = options.upstream ?? (await startUpstreamForTests(options.accessTokenTtlSeconds, options.databaseUrl, options.quietLogs ? 'warn' : 'info'));
   const app = await buildApp({
     upstreamUrl: upstream.url,
     cookieSecrets: [COOKIE_SECRET],
     secureCookies: false,
     ssr: { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js') },
     version: 'test',
-    logger: false,
+    logger: testLogger('backoffice', options.quietLogs ? 'warn' : 'info'),
     uploadOrigin: upstream.origin,
     // Test files run in parallel on a small machine: a GC pause or a busy neighbour must not make the
     // server shed load mid-test. Load shedding has its own test (tests/integration/security.test.ts).

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream } from '../../upstream/start.ts';
+import { testLogger } from '../support/run-log.ts';
 
 /**
  * What PGlite cannot show, because it runs one statement at a time: races on a real PostgreSQL.
@@ -20,7 +21,7 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     await admin.query(`create database ${name}`);
     const url = new URL(adminUrl!);
     url.pathname = `/${name}`;
-    const options = { port: 0, databaseUrl: url.toString(), seedDemo: true, demoPassword: 'race-password', logger: false, config: { scryptCost: 1024, jwtSecret: 'race-secret-race-secret-race-secret!' } };
+    const options = { port: 0, databaseUrl: url.toString(), seedDemo: true, demoPassword: 'race-password', logger: testLogger('upstream-race'), config: { scryptCost: 1024, jwtSecret: 'race-secret-race-secret-race-secret!' } };
     // Two instances migrating and seeding one empty database at the same moment.
     const started = await Promise.allSettled([startUpstream(options), startUpstream(options)]);
     instances = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));

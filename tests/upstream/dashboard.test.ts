@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCounters, statistics } from '../../upstream/resources/dashboard.ts';
 import { hashPassword } from '../../upstream/lib/password.ts';
 import { startUpstream } from '../../upstream/start.ts';
+import { testLogger } from '../support/run-log.ts';
 
 /**
  * Every dashboard counter (ADR 016) against data built by hand on an empty database: each row below
@@ -37,7 +38,7 @@ async function service(buddy: number, status: number, serviceDay: number, origin
 const ids: Record<string, number> = {};
 
 beforeAll(async () => {
-  up = await startUpstream({ port: 0, seedDemo: false, logger: false, config: { scryptCost: 1024 } });
+  up = await startUpstream({ port: 0, seedDemo: false, logger: testLogger('upstream-dashboard'), config: { scryptCost: 1024 } });
   await up.db.exec("insert into roles (name) values ('Admin'), ('Buddy'), ('Shop'), ('Customer')");
   // total_users 9 · active_users 5 (admin, buddy, owner, direct, oldie) · total_buddies 1 (the inactive buddy is not)
   ids.admin = await user('admin@test.example', { roles: ['Admin'] });

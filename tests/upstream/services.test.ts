@@ -3,6 +3,7 @@ import { SERVICE_STATUS_FLOW } from '../../shared/entities/services.ts';
 import { DEFAULT_OPERATION_RANGE, destinationPoint, distanceMetres } from '../../shared/geo.ts';
 import { startUpstream } from '../../upstream/start.ts';
 import { DEMO_PASSWORD } from '../support/stack.ts';
+import { testLogger } from '../support/run-log.ts';
 
 /**
  * Services against the reference API directly: the status transitions (ADR 009), capacity (ADR 010),
@@ -32,7 +33,7 @@ async function call(path: string, init: { method?: string; body?: unknown; as?: 
 }
 
 beforeAll(async () => {
-  up = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: false, config: { scryptCost: 1024 } });
+  up = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: testLogger('upstream-services'), config: { scryptCost: 1024 } });
   for (const who of ['admin', 'buddy', 'shop']) {
     const res = await call('account/login', { body: { email: `${who}@example.com`, password: DEMO_PASSWORD } });
     tokens[who] = res.body.data.token;
@@ -243,7 +244,7 @@ describe('operation range (ADR 011)', () => {
   });
 
   it('enforces the configured range, not the default', async () => {
-    const small = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: false, config: { scryptCost: 1024, operationRange: { centre: { lat: 59.3293, lng: 18.0686 }, radiusMetres: 500 } } });
+    const small = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: testLogger('upstream-services'), config: { scryptCost: 1024, operationRange: { centre: { lat: 59.3293, lng: 18.0686 }, radiusMetres: 500 } } });
     try {
       const login = await (await fetch(small.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }) })).json();
       const post = (path: string, body: unknown) =>

@@ -5,13 +5,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../upstream/db.ts';
 import { migrate } from '../../upstream/migrate.ts';
 import { startUpstream } from '../../upstream/start.ts';
+import { testLogger } from '../support/run-log.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'upstream-storage-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('PGlite on disk', () => {
   it('migrates once, keeps the generated JWT secret across restarts, and seeds only an empty database', async () => {
-    const options = { port: 0, dataDir: join(dir, 'pglite'), seedDemo: true, demoPassword: 'disk-password', logger: false, config: { scryptCost: 1024 } } as const;
+    const options = { port: 0, dataDir: join(dir, 'pglite'), seedDemo: true, demoPassword: 'disk-password', logger: testLogger('upstream-storage'), config: { scryptCost: 1024 } } as const;
     const first = await startUpstream(options);
     const login = await fetch(first.url + 'account/login', {
       method: 'POST',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proRataRefund, todayUtc } from '../../upstream/lib/refund.ts';
 import { startUpstream } from '../../upstream/start.ts';
+import { testLogger } from '../support/run-log.ts';
 
 type Upstream = Awaited<ReturnType<typeof startUpstream>>;
 type Body = { success: boolean; data: any; error: any };
@@ -39,7 +40,7 @@ async function subscription(status: string, periodStart: string, periodEnd: stri
 }
 
 beforeAll(async () => {
-  up = await startUpstream({ port: 0, demoPassword: PASSWORD, logger: false, config: { scryptCost: 1024, appUrl: 'http://backoffice.test', logMailLinks: false } });
+  up = await startUpstream({ port: 0, demoPassword: PASSWORD, logger: testLogger('upstream-rules'), config: { scryptCost: 1024, appUrl: 'http://backoffice.test', logMailLinks: false } });
   [admin, buddy] = await Promise.all([login('admin@example.com'), login('buddy@example.com')]);
 });
 afterAll(async () => {
