@@ -13,12 +13,41 @@ function table(head: string[], rows: (string | number)[][]): string {
 }
 const failed = (section: Any) => (section && 'error' in section ? `Failed: ${section.error}\n` : null);
 
+/** The benchmark sections of results.json, in run order. */
+export const SECTIONS = ['bundles', 'ssr', 'lighthouse', 'overhead', 'export', 'refresh', 'scale'] as const;
+
+/**
+ * A subset run (BENCH_ONLY) keeps the other sections of the previous results, each with the run it came
+ * from, so RESULTS.md always shows all seven and says which are older.
+ */
+export function carryForward(previous: Any, current: Any, ran: readonly string[]): Any {
+  if (!previous) return current;
+  const merged = { ...current, carriedFrom: { ...(previous.carriedFrom ?? {}) } };
+  for (const name of SECTIONS) {
+    if (ran.includes(name)) {
+      delete merged.carriedFrom[name];
+      continue;
+    }
+    if (previous[name] === undefined) continue;
+    merged[name] = previous[name];
+    merged.carriedFrom[name] ??= { date: previous.date, commit: previous.commit, loadAverageAtStart: previous.machine?.loadAverageAtStart };
+  }
+  return merged;
+}
+
 export function renderResults(r: Any): string {
   const out: string[] = [];
   const m = r.machine;
+  const carried = Object.entries((r.carriedFrom ?? {}) as Record<string, Any>);
   out.push(
     `Run ${r.date.slice(0, 16).replace('T', ' ')} UTC, commit ${r.commit}, ${r.totalSeconds} s in all. Machine: ${m.cpus} × ${m.model}, ${m.memoryGb} GB, Node ${m.node}; load average ${m.loadAverageAtStart.join(' / ')} at start, ${m.loadAverageAtEnd?.join(' / ')} at end (1/5/15 min: above ~0.5 the machine was shared). PostgreSQL: ${r.postgres}.`,
     '',
+    ...(carried.length
+      ? [
+          `This run re-ran ${SECTIONS.filter((n) => r[n] !== undefined && !(n in r.carriedFrom)).join(', ')}; kept from earlier runs: ${carried.map(([name, c]) => `${name} (${String(c.date).slice(0, 16).replace('T', ' ')} UTC, commit ${c.commit}, load ${c.loadAverageAtStart?.[0] ?? '?'})`).join(', ')}.`,
+          '',
+        ]
+      : []),
     'Figures are medians with (min–max, n = rounds); ratios are taken per round, in the same run, then the median.',
     '',
   );

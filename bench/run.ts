@@ -1,13 +1,14 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
  * `npm run bench`: the seven benchmarks of issue 7 on the production build, results in bench/results.json
  * and the generated section of bench/RESULTS.md. PostgreSQL: BENCH_DATABASE_URL, else a throw-away server
  * from Debian's binaries on bench/.data/pg, else PGlite only (said in the results). Data sets are generated
- * once and kept under bench/.data/ (git-ignored). BENCH_ONLY=ssr,export,… runs a subset; BENCH_QUICK=1
+ * once and kept under bench/.data/ (git-ignored). BENCH_ONLY=ssr,export,… runs a subset (the other sections are kept from the last
+ * run, marked with their date); BENCH_QUICK=1
  * shortens every run (to try the harness, not for figures).
  */
 process.env.NODE_ENV = 'production';
@@ -25,9 +26,9 @@ const { runOverhead } = await import('./overhead.ts');
 const { runExport } = await import('./export.ts');
 const { runRefreshStorm } = await import('./refresh-storm.ts');
 const { runDataScale } = await import('./data-scale.ts');
-const { renderResults, writeResultsSection } = await import('./report.ts');
+const { SECTIONS, carryForward, renderResults, writeResultsSection } = await import('./report.ts');
 
-const ALL = ['bundles', 'ssr', 'lighthouse', 'overhead', 'export', 'refresh', 'scale'] as const;
+const ALL = SECTIONS;
 const only = new Set((process.env.BENCH_ONLY ?? ALL.join(',')).split(',').map((s) => s.trim()));
 const quick = process.env.BENCH_QUICK === '1';
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
@@ -100,7 +101,16 @@ try {
 
 results.machine = { ...(results.machine as object), loadAverageAtEnd: loadavg().map((v) => Number(v.toFixed(2))) };
 results.totalSeconds = Math.round((Date.now() - started) / 1000);
-writeFileSync(join(import.meta.dirname, 'results.json'), JSON.stringify(results, null, 2) + '\n');
-if (!quick) writeResultsSection(join(import.meta.dirname, 'RESULTS.md'), renderResults(results));
-process.stdout.write(renderResults(results) + '\n');
-log(`done in ${results.totalSeconds} s; bench/results.json${quick ? '' : ' and bench/RESULTS.md'} written`);
+const resultsPath = join(import.meta.dirname, 'results.json');
+// A subset run keeps the other sections of the last full figures (never from a quick run).
+const previous = !quick && existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, 'utf8')) : null;
+const merged = carryForward(previous?.quick ? null : previous, results, ALL.filter((name) => only.has(name)));
+if (quick) {
+  mkdirSync(join(import.meta.dirname, '.data'), { recursive: true });
+  writeFileSync(join(import.meta.dirname, '.data', 'results-quick.json'), JSON.stringify(results, null, 2) + '\n');
+} else {
+  writeFileSync(resultsPath, JSON.stringify(merged, null, 2) + '\n');
+  writeResultsSection(join(import.meta.dirname, 'RESULTS.md'), renderResults(merged));
+}
+process.stdout.write(renderResults(merged) + '\n');
+log(`done in ${results.totalSeconds} s; ${quick ? 'bench/.data/results-quick.json' : 'bench/results.json and bench/RESULTS.md'} written`);
