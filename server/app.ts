@@ -299,6 +299,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
     const nonce = randomBytes(16).toString('base64');
     const page = await renderer.render({ url, ctx, nonce, config: { googleClientId: opts.googleClientId ?? null, version: opts.version, map: mapConfig } });
+    // The render's calls (session.me on every page) may have found the session ended upstream, or a refresh
+    // may have brought other roles (ADR 017): guard again with what is known now, not the cookie's old claims.
+    if (session) {
+      const now = ctx.session.isAuthenticated() ? { roles: ctx.session.info()?.roles ?? [] } : null;
+      const again = guardRoute(match?.route, now, url);
+      if (again.kind === 'login') return reply.redirect(again.redirectTo, 302);
+      if (again.kind === 'forbidden') return reply.redirect('/forbidden', 302);
+    }
     const routeLabel = match?.route.path ?? 'not-found';
     metrics.ssrRender.observe({ route: routeLabel }, page.timings.renderMs / 1000);
     opts.onSsrRender?.(routeLabel, page.timings);
