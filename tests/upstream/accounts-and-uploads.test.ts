@@ -138,6 +138,14 @@ describe('Google sign-in', () => {
     expect((await call('auth/google', { body: { id_token: await idToken('admin@example.com', 'someone-else') } })).body.error.message).toBe('invalid_google_token');
     expect((await call('auth/google', { body: { id_token: await idToken('stranger@example.com') } })).body.error.message).toBe('user_does_not_exist');
   });
+
+  it('refuses an invited user whose invitation was canceled, as it refuses a stranger (H1)', async () => {
+    const admin = (await login('admin@example.com')).token;
+    const invited = await call('account/invite', { token: admin, body: { email: 'google.canceled@example.com' } });
+    expect((await call('auth/google', { body: { id_token: await idToken('google.canceled@example.com') } })).status).toBe(200);
+    expect((await call('account/cancel-invite', { token: admin, body: { user_id: invited.body.data.id } })).status).toBe(200);
+    expect((await call('auth/google', { body: { id_token: await idToken('google.canceled@example.com') } })).body.error.message).toBe('user_does_not_exist');
+  });
 });
 
 describe('signed uploads', () => {
