@@ -273,7 +273,9 @@ export default function UserPage() {
       <p style={{ color: 'var(--fgColor-muted)', marginTop: 0 }}>
         {u.email} · {t(`users.accountStatus.${u.account_status}`)} · <span data-testid="invitation-status">{t(`users.invitationStatus.${u.invitation_status}`)}</span>
       </p>
-      <InvitationActions user={u} size="medium" />
+      <div style={{ marginBottom: 16 }}>
+        <InvitationActions user={u} size="medium" />
+      </div>
       <UserForm key={u.version} user={u} />
       <Links user={u} />
       <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', columnGap: 32 }}>
