@@ -35,8 +35,8 @@ async function staffMember(email: string, roles: string[]): Promise<number> {
 }
 
 async function cookieHeader(client: Agent): Promise<string> {
-  const cookies = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false })) as { name: string; value: string }[];
-  return cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+  const cookies = await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false });
+  return cookies.map((c: { name: string; value: string }) => `${c.name}=${c.value}`).join('; ');
 }
 
 const cleared = (res: { headers: Record<string, unknown> }) => setCookies(res).filter((c) => /^bo_(at|rt)=;/.test(c)).length;
