@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +47,18 @@ async function call(path: string, init: CallInit = {}, target: Upstream = up): P
   });
   const text = await res.text();
   return { status: res.status, body: JSON.parse(text) as Body, text, headers: res.headers };
+}
+
+/** A POST from another real client address (all of 127.0.0.0/8 is this machine); answers the status. */
+function statusFrom(localAddress: string, url: string, body: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
 }
 
 /** A distinct client address per test, so throttling in one test never leaks into another. */
@@ -165,8 +178,10 @@ describe('M2 and L3: throttling per client address and account, never a lockout'
     const direct = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: testLogger('upstream-untrusted'), config: { scryptCost: 1024, trustedProxies: [] } });
     try {
       for (let i = 0; i < 5; i++) expect((await attempt('admin@example.com', 'wrong', `203.0.113.${i}`, direct)).status).toBe(400);
-      // Every "address" was really this one peer: the sixth is slowed whatever the header claims.
-      expect((await attempt('admin@example.com', 'wrong', '203.0.113.99', direct)).status).toBe(429);
+      // Every "address" was really this one peer: the sixth is slowed whatever the header claims…
+      expect((await attempt('admin@example.com', DEMO_PASSWORD, '203.0.113.99', direct)).status).toBe(429);
+      // …while a client that really is elsewhere signs in to the same account.
+      expect(await statusFrom('127.0.0.2', direct.url + 'account/login', { email: 'admin@example.com', password: DEMO_PASSWORD })).toBe(200);
     } finally {
       await direct.close();
     }

@@ -85,15 +85,18 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     expect((await post(b, 'account/accept-invite', { token, password: 'second-pass', password_confirm: 'second-pass' })).status).toBe(200);
     const second = (await post(b, 'account/login', { email: 'second.admin@example.com', password: 'second-pass' })).body.data.token;
     const adminId = (await a.db.query<{ id: number }>("select id from users where email = 'admin@example.com'")).rows[0]!.id;
-    const answers = await Promise.all([
-      post(a, `users/${invited.body.data.id}/roles/Admin/`, undefined, first, { method: 'DELETE' }),
-      post(b, `users/${adminId}/roles/Admin/`, undefined, second, { method: 'DELETE' }),
-    ]);
-    expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
-    const { rows: admins } = await a.db.query<{ n: number }>("select count(*)::int as n from user_roles ur join roles r on r.id = ur.role_id where r.name = 'Admin'");
-    expect(admins[0]!.n).toBe(1);
-    // The tests after this one sign in as admin@example.com.
-    await a.db.query("insert into user_roles (user_id, role_id) select $1, id from roles where name = 'Admin' on conflict do nothing", [adminId]);
+    try {
+      const answers = await Promise.all([
+        post(a, `users/${invited.body.data.id}/roles/Admin/`, undefined, first, { method: 'DELETE' }),
+        post(b, `users/${adminId}/roles/Admin/`, undefined, second, { method: 'DELETE' }),
+      ]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      const { rows: admins } = await a.db.query<{ n: number }>("select count(*)::int as n from user_roles ur join roles r on r.id = ur.role_id where r.name = 'Admin'");
+      expect(admins[0]!.n).toBe(1);
+    } finally {
+      // The tests after this one sign in as admin@example.com.
+      await a.db.query("insert into user_roles (user_id, role_id) select $1, id from roles where name = 'Admin' on conflict do nothing", [adminId]);
+    }
   });
 
   it('lets exactly one of many simultaneous bookings across instances take the last place in a slot (ADR 010)', async () => {
