@@ -151,11 +151,13 @@ describe('M4: one answer from the back office', () => {
 
 describe('M2: the back office forwards who is signing in, so only the guesser is slowed', () => {
   it('a stranger guessing from one address cannot stop the real user signing in from another', async () => {
-    const proxied = await startStack({ upstream: stack.upstream, app: { trustProxy: true } });
+    const proxied = await startStack({ upstream: stack.upstream, app: { trustProxy: 1 } });
     try {
       const from = (ip: string, password: string) => mutate(agent(proxied), 'auth.login', { email: 'shop@example.com', password }).set('x-forwarded-for', ip);
       const stranger: number[] = [];
-      for (let i = 0; i < 8; i++) stranger.push((await from('203.0.113.7', `guess-${i}`)).status);
+      // The stranger writes a new address into X-Forwarded-For each time; the proxy in front appends the
+      // real one, and only that one is believed (TRUST_PROXY=true is one proxy, not every hop).
+      for (let i = 0; i < 8; i++) stranger.push((await from(`10.${i}.0.1, 203.0.113.7`, `guess-${i}`)).status);
       // The API slows this address after five failures (the back office's own limit is ten).
       expect(stranger).toEqual([400, 400, 400, 400, 400, 429, 429, 429]);
       const slowed = await from('203.0.113.7', DEMO_PASSWORD);
@@ -168,7 +170,7 @@ describe('M2: the back office forwards who is signing in, so only the guesser is
   });
 
   it("the back office's own limit counts per address and account: failures elsewhere never block the account", async () => {
-    const limited = await startStack({ upstream: stack.upstream, app: { trustProxy: true, loginLimits: { perAccountPer15Minutes: 2, perIpPerMinute: 100 } } });
+    const limited = await startStack({ upstream: stack.upstream, app: { trustProxy: 1, loginLimits: { perAccountPer15Minutes: 2, perIpPerMinute: 100 } } });
     try {
       const from = (ip: string, password: string) => mutate(agent(limited), 'auth.login', { email: 'buddy@example.com', password }).set('x-forwarded-for', ip);
       expect([(await from('203.0.113.8', 'x1x')).status, (await from('203.0.113.8', 'x2x')).status, (await from('203.0.113.8', 'x3x')).status]).toEqual([400, 400, 429]);

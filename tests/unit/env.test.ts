@@ -38,6 +38,12 @@ describe('environment', () => {
     expect(trustedProxiesField.parse('loopback, 10.0.0.0/8, ::1')).toEqual(['loopback', '10.0.0.0/8', '::1']);
     expect(trustedProxiesField.parse('none')).toEqual([]);
     expect(trustedProxiesField.safeParse('proxy.example.com').success).toBe(false);
+    // The back office: `true` believes one proxy (the address it appends), never whatever a client sends.
+    expect(loadEnv({}).TRUST_PROXY).toBe(false);
+    expect(loadEnv({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(1);
+    expect(loadEnv({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadEnv({ TRUST_PROXY: '10.0.0.0/8,loopback' }).TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback']);
+    expect(() => loadEnv({ TRUST_PROXY: 'yes please' })).toThrow(/TRUST_PROXY/);
   });
 
   it('counts a client by its IPv4 address, an IPv6 client by its /64', () => {
