@@ -43,7 +43,8 @@ export interface BuildAppOptions {
   /** Origin of uploaded files (the signed-upload storage), allowed in CSP img-src/connect-src. */
   uploadOrigin?: string;
   upstreamTimeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
-  trustProxy?: boolean;
+  /** Which proxies' X-Forwarded-For to believe: how many stand in front, or their addresses (`TRUST_PROXY`; ADR 018). */
+  trustProxy?: boolean | number | string[];
   sessionMaxAgeSeconds?: number;
   /** Required as a Bearer token on /metrics when set. */
   metricsToken?: string;
@@ -94,6 +95,16 @@ function loggerOption(logger: BuildAppOptions['logger']): Pick<FastifyServerOpti
   return { logger: { level: 'info', ...base, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } } };
 }
 
+/**
+ * A number is how many proxies stand in front: believe that many hops of X-Forwarded-For, counted from the
+ * connection, so the client address is the one the outermost proxy appended — never what a client wrote
+ * in the header itself (Fastify dropped hop counts; proxy-addr's trust function gives them back).
+ */
+function trustOf(option: BuildAppOptions['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof option === 'number') return option > 0 ? (_address: string, hop: number) => hop < option : false;
+  return option ?? false;
+}
+
 /** Builds the back-office server; never listens (server/main.ts does). */
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
@@ -103,7 +114,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       return typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
     },
     logController: new PathOnlyLogController(),
-    trustProxy: opts.trustProxy ?? false,
+    trustProxy: trustOf(opts.trustProxy),
     bodyLimit: 1024 * 1024,
     requestTimeout: 60_000,
     connectionTimeout: 65_000,
@@ -299,6 +310,14 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
     const nonce = randomBytes(16).toString('base64');
     const page = await renderer.render({ url, ctx, nonce, config: { googleClientId: opts.googleClientId ?? null, version: opts.version, map: mapConfig } });
+    // The render's calls (session.me on every page) may have found the session ended upstream, or a refresh
+    // may have brought other roles (ADR 017): guard again with what is known now, not the cookie's old claims.
+    if (session) {
+      const now = ctx.session.isAuthenticated() ? { roles: ctx.session.info()?.roles ?? [] } : null;
+      const again = guardRoute(match?.route, now, url);
+      if (again.kind === 'login') return reply.redirect(again.redirectTo, 302);
+      if (again.kind === 'forbidden') return reply.redirect('/forbidden', 302);
+    }
     const routeLabel = match?.route.path ?? 'not-found';
     metrics.ssrRender.observe({ route: routeLabel }, page.timings.renderMs / 1000);
     opts.onSsrRender?.(routeLabel, page.timings);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_OPERATION_RANGE } from '../shared/geo.ts';
+import { backOfficeTrustProxyField, sessionMaxAgeDaysField } from '../shared/env-fields.server.ts';
 
 const csv = z
   .string()
@@ -26,7 +27,9 @@ const envSchema = z.object({
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
   UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
   UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
-  TRUST_PROXY: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  TRUST_PROXY: backOfficeTrustProxyField.default(false),
+  /** Absolute lifetime of a sign-in (ADR 017): the session cookies' max age, and enforced by the in-process API. */
+  SESSION_MAX_AGE_DAYS: sessionMaxAgeDaysField.default(30),
   /** The operation range (§9, ADR 011): centre and radius, enforced by the in-process API and drawn on maps. */
   OPERATION_CENTRE_LAT: z.coerce.number().min(-90).max(90).default(DEFAULT_OPERATION_RANGE.centre.lat),
   OPERATION_CENTRE_LNG: z.coerce.number().min(-180).max(180).default(DEFAULT_OPERATION_RANGE.centre.lng),

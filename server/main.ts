@@ -63,6 +63,7 @@ if (!upstreamUrl) {
       ...(env.GOOGLE_JWKS_URL ? { googleJwksUrl: env.GOOGLE_JWKS_URL } : {}),
       operationRange: range,
       ...(env.UPLOAD_PUBLIC_ORIGIN ? { publicOrigin: env.UPLOAD_PUBLIC_ORIGIN } : {}),
+      sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,
     },
   });
   upstreamUrl = upstream.url;
@@ -81,6 +82,7 @@ const app = await buildApp({
   uploadOrigin: new URL(upstream?.config.publicOrigin ?? upstreamUrl!).origin,
   upstreamTimeouts: { connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS, headersMs: env.UPSTREAM_HEADERS_TIMEOUT_MS, bodyMs: env.UPSTREAM_BODY_TIMEOUT_MS },
   trustProxy: env.TRUST_PROXY,
+  sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,
   metricsToken: env.METRICS_TOKEN,
   map: { range, tileUrl: env.MAP_TILE_URL === 'none' ? null : env.MAP_TILE_URL, tileAttribution: env.MAP_TILE_ATTRIBUTION },
   geocoderUrl: env.GEOCODER_URL,

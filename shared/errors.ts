@@ -18,6 +18,10 @@ export const ERROR_TEXT = {
   not_found: 'Not found.',
   conflict: 'The record was changed by someone else.',
   too_many_attempts: 'Too many failed sign-in attempts. Try again later.',
+  too_many_requests: 'Too many requests. Try again later.',
+  session_ended: 'The session has ended. Please sign in again.',
+  last_admin: 'The last active Admin cannot lose the Admin role or be deactivated.',
+  invitation_not_pending: 'This invitation is no longer pending.',
   invalid_upload: 'Only JPEG and PNG images are accepted.',
   upload_too_large: 'The file is too large.',
   invalid_signature: 'The upload address is invalid or has expired.',
@@ -35,8 +39,13 @@ export const ERROR_TEXT = {
 
 export type ErrorCode = keyof typeof ERROR_TEXT;
 
-/** Codes whose text must not reveal which part of the credentials was wrong (spec §8). */
+/**
+ * Codes whose text must not reveal which part of the credentials was wrong (spec §8). The reference API
+ * answers `wrong_password` for both; the back office turns either into that one code (ADR 018).
+ */
 export const CREDENTIAL_ERROR_CODES: readonly string[] = ['wrong_password', 'user_does_not_exist'];
+/** The one answer to a failed sign-in, whatever was wrong: unknown address, wrong password, no password yet. */
+export const INVALID_CREDENTIALS = { status: 400, code: 'wrong_password', text: 'Invalid credentials.' } as const;
 
 /** The envelope every upstream answer is wrapped in (spec §7). */
 export interface UpstreamErrorBody {

@@ -7,6 +7,7 @@ import type { UpstreamConfig } from './config.ts';
 import type { Db } from './db.ts';
 import { ApiError, fail, ok } from './lib/api-error.ts';
 import { requireAuth } from './lib/auth.ts';
+import { checkSession } from './lib/sessions.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerAccountRoutes } from './routes/account.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
@@ -43,7 +44,11 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
     requestTimeout: 30_000,
     connectionTimeout: 35_000,
     logController: new PathOnlyLogController(),
+    // `req.ip` is the client: the peer, or what a trusted proxy (the back office) says in X-Forwarded-For.
+    // Anyone else's X-Forwarded-For is ignored, so a client calling directly cannot pick its address.
+    trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
   } as FastifyServerOptions);
+  app.decorate('checkSession', (sessionId: string, userId: number, version: number) => checkSession(db, sessionId, userId, version));
 
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: config.maxUploadBytes }, (_req, body, done) => done(null, body));
 
@@ -64,7 +69,8 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
   });
-  app.get('/openapi.json', async () => openApiDocument(ENTITIES, routes));
+  // The map of every route is for integrators holding an Admin account, not for whoever scans the API.
+  app.get('/openapi.json', { preHandler: requireAuth(config, ['Admin']) }, async () => openApiDocument(ENTITIES, routes));
 
   const { issuePair, invite, resendInvite } = registerAccountRoutes(app, db, config);
   registerGoogleRoutes(app, db, config, issuePair);

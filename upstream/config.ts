@@ -17,8 +17,21 @@ export interface UpstreamConfig {
   logMailLinks: boolean;
   googleClientId?: string;
   googleJwksUrl: string;
-  maxFailedLogins: number;
-  lockoutSeconds: number;
+  /**
+   * Sign-in throttling (ADR 018): per client address and account, `freeFailures` wrong attempts, then each
+   * further attempt waits 2^(failures − free) seconds, at most `maxDelaySeconds`; per client address alone,
+   * `ipFreeFailures` before the same backoff. Failures are forgotten after `forgetAfterSeconds` of quiet.
+   */
+  loginThrottle: { freeFailures: number; ipFreeFailures: number; maxDelaySeconds: number; forgetAfterSeconds: number };
+  /** Password-reset requests per address and per client address, each in a rolling hour (ADR 018). */
+  forgotPasswordLimits: { perEmailPerHour: number; perIpPerHour: number };
+  /**
+   * Peers whose `X-Forwarded-For` names the client (proxy-addr notation: `loopback`, addresses, CIDRs).
+   * Default loopback: the in-process back office. A client calling the API directly cannot choose its address.
+   */
+  trustedProxies: string[];
+  /** Absolute lifetime of a sign-in: after this a session's refresh tokens are refused, however often rotated (ADR 017). */
+  sessionMaxAgeSeconds: number;
   /** scrypt N; lower in tests for speed. */
   scryptCost: number;
   /** Services must lie within this circle (§5, §9; ADR 011). */
@@ -34,8 +47,10 @@ export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' |
   corsOrigins: [],
   logMailLinks: false,
   googleJwksUrl: 'https://www.googleapis.com/oauth2/v3/certs',
-  maxFailedLogins: 5,
-  lockoutSeconds: 15 * 60,
+  loginThrottle: { freeFailures: 5, ipFreeFailures: 20, maxDelaySeconds: 15 * 60, forgetAfterSeconds: 24 * 3600 },
+  forgotPasswordLimits: { perEmailPerHour: 3, perIpPerHour: 20 },
+  trustedProxies: ['loopback'],
+  sessionMaxAgeSeconds: 30 * 24 * 3600,
   scryptCost: 16384,
   operationRange: DEFAULT_OPERATION_RANGE,
 };

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { z } from 'zod';
 import { DEFAULT_OPERATION_RANGE } from '../shared/geo.ts';
+import { sessionMaxAgeDaysField, trustedProxiesField } from '../shared/env-fields.server.ts';
 import { projectRoot } from '../shared/project-root.server.ts';
 import { UPSTREAM_REDACT } from './app.ts';
 import { startUpstream } from './start.ts';
@@ -14,7 +15,7 @@ const flag = z
 const blankAsUnset = (value: unknown) => (value === '' ? undefined : value);
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4010),
-  HOST: z.string().default('127.0.0.1'),
+  HOST: z.preprocess(blankAsUnset, z.string().default('127.0.0.1')),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.preprocess(blankAsUnset, z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres://').optional()),
   UPSTREAM_DATA_DIR: z.preprocess(blankAsUnset, z.string().optional()),
@@ -31,6 +32,9 @@ const envSchema = z.object({
   OPERATION_CENTRE_LAT: z.preprocess(blankAsUnset, z.coerce.number().min(-90).max(90).default(DEFAULT_OPERATION_RANGE.centre.lat)),
   OPERATION_CENTRE_LNG: z.preprocess(blankAsUnset, z.coerce.number().min(-180).max(180).default(DEFAULT_OPERATION_RANGE.centre.lng)),
   OPERATION_RADIUS_METRES: z.preprocess(blankAsUnset, z.coerce.number().positive().max(100_000).default(DEFAULT_OPERATION_RANGE.radiusMetres)),
+  /** Peers whose X-Forwarded-For is believed (comma-separated addresses, CIDRs or `loopback`); `none`: nobody. */
+  TRUSTED_PROXIES: z.preprocess(blankAsUnset, trustedProxiesField.default(['loopback'])),
+  SESSION_MAX_AGE_DAYS: z.preprocess(blankAsUnset, sessionMaxAgeDaysField.default(30)),
 });
 
 const parsed = envSchema.safeParse(process.env);
@@ -62,6 +66,8 @@ const upstream = await startUpstream({
     // Mail links carry one-time tokens: they are logged only for a demo, where nobody else receives mail.
     logMailLinks: env.LOG_MAIL_LINKS ?? seedDemo,
     operationRange: { centre: { lat: env.OPERATION_CENTRE_LAT, lng: env.OPERATION_CENTRE_LNG }, radiusMetres: env.OPERATION_RADIUS_METRES },
+    trustedProxies: env.TRUSTED_PROXIES,
+    sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,
   },
 });
 process.stdout.write(`Reference API listening on ${upstream.url}\n`);

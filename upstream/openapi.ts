@@ -6,13 +6,14 @@ import { calendarParamsSchema, createSchema, listParamsSchema, statusFieldOf, wr
  * 012, 014, 016). The document lists every registered route; a test fails when one has no entry here.
  */
 export const HAND_WRITTEN_ROUTES: Record<string, string> = {
-  'POST /api/account/login': 'Sign in: {email, password} → {token, refresh_token} (§7)',
+  'POST /api/account/login': 'Sign in: {email, password} → {token, refresh_token} (§7); one answer for every failure, throttled per client and account (ADR 018)',
   'POST /api/account/refresh-token': 'Rotate a refresh token: {refresh_token} → a new pair; the old one repeats it for a grace window (ADR 004)',
-  'POST /api/account/logout': 'Revoke a refresh token and its family',
+  'POST /api/account/logout': 'Revoke a refresh token and its family: the session ends, its access tokens too (ADR 017)',
   'POST /api/account/invite': 'Invite one user (Admin): pending account, mailed link (§7)',
   'POST /api/account/bulk-invite': 'Invite several: {invites: [...]} → a result per address (§7)',
-  'POST /api/account/resend-invite': 'Mail a new invitation link; the old one stops working (Admin)',
-  'POST /api/account/forgot-password': 'Mail a reset link when the address has an account; always answers the same (§7)',
+  'POST /api/account/resend-invite': 'Mail a new invitation link; the old one stops working; re-opens a canceled invitation of an active account (Admin)',
+  'POST /api/account/cancel-invite': 'Cancel a pending invitation: its links stop working and it can no longer be accepted (Admin, ADR 018)',
+  'POST /api/account/forgot-password': 'Mail a reset link when the address has an account; answers the same either way, limited per address and client (§7, ADR 018)',
   'POST /api/account/reset-password': 'Set a new password with a mailed token (§7)',
   'POST /api/account/accept-invite': 'Choose a password with an invitation token (§7)',
   'POST /api/account/change-email': 'Ask to change the signed-in user’s address; mails a confirmation link to the new one',

@@ -155,4 +155,9 @@ export async function seedTrialGroups(tx: Db) {
   await tx.query(`insert into trial_group_users (trial_group_id, user_id) select trial_group_id, user_id from trial_group_invites where status = 'registered'`);
   // Added directly, without an invitation.
   await tx.query(`insert into trial_group_users (trial_group_id, user_id) select 1, ${userSql(18)}`);
+  // An invitation an Admin canceled (ADR 018): it shows in the users list, and "Invite again" re-opens it.
+  await tx.query(
+    `insert into users (email, first_name, user_type, country, language, account_status, invitation_status, invited_at, is_active)
+     values ('nina.former@nordicbikes.example', 'Nina', 1, 'se', 'sv', 'pending', 'canceled', now() - interval '20 days', true)`,
+  );
 }

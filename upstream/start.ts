@@ -33,10 +33,20 @@ async function jwtSecretFrom(db: Db, configured?: string): Promise<string> {
 
 const SWEEP_INTERVAL_MS = 3600 * 1000;
 
-/** Every refresh adds a row; expired rows no longer decide anything (an expired token is refused either way). */
-export async function sweepExpired(db: Db): Promise<void> {
+/**
+ * Every refresh adds a row; expired rows no longer decide anything (an expired token is refused either way).
+ * A session a day past its absolute lifetime or its revocation is gone with its refresh tokens (cascade):
+ * its access tokens expired long before. Throttle counters go once they no longer decide anything.
+ */
+export async function sweepExpired(db: Db, config: Pick<UpstreamConfig, 'sessionMaxAgeSeconds' | 'loginThrottle'> = DEFAULT_CONFIG): Promise<void> {
   await db.query("delete from refresh_tokens where expires_at < now() - interval '1 day'");
   await db.query("delete from account_tokens where expires_at < now() - interval '1 day'");
+  await db.query(
+    "delete from sessions where created_at < now() - make_interval(secs => $1) - interval '1 day' or revoked_at < now() - interval '1 day'",
+    [config.sessionMaxAgeSeconds],
+  );
+  // Never sooner than the login backoff forgets, nor than the hour the reset-request window spans.
+  await db.query('delete from throttle where last_at < now() - make_interval(secs => $1)', [Math.max(config.loginThrottle.forgetAfterSeconds, 3600)]);
 }
 
 /** Opens the database, migrates, seeds demo data when asked, and listens. */
@@ -68,9 +78,9 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
   const demoPassword = shouldSeed ? opts.demoPassword ?? randomDemoPassword() : undefined;
   const seeded = shouldSeed ? await seedDemo(db, demoPassword!, config.scryptCost) : false;
 
-  await sweepExpired(db);
+  await sweepExpired(db, config);
   const app = await buildUpstream({ db, config, logger: opts.logger });
-  const sweeper = setInterval(() => void sweepExpired(db).catch((error: unknown) => app.log.warn({ err: error }, 'token sweep failed')), SWEEP_INTERVAL_MS);
+  const sweeper = setInterval(() => void sweepExpired(db, config).catch((error: unknown) => app.log.warn({ err: error }, 'token sweep failed')), SWEEP_INTERVAL_MS);
   sweeper.unref();
   await app.listen({ port: opts.port ?? 0, host }).catch(async (error: unknown) => {
     clearInterval(sweeper);

@@ -85,3 +85,31 @@ export async function setUserRoles(db: Db, userId: number, roles: readonly strin
   if (roles.length === 0) return;
   await db.query('insert into user_roles (user_id, role_id) select $1, id from roles where name = any($2::text[]) on conflict do nothing', [userId, roles]);
 }
+
+/** Every unused invitation, reset and confirmation link of a user stops working. */
+export async function revokeAccountLinks(db: Db, userId: number): Promise<void> {
+  await db.query('update account_tokens set used_at = now() where user_id = $1 and used_at is null', [userId]);
+}
+
+/**
+ * Serialises every change that could leave no Admin (role removal, deactivation): run it first inside the
+ * transaction, so two Admins removing each other at once cannot both pass the check.
+ */
+export async function lockAdminSet(tx: Db): Promise<void> {
+  await tx.query("select pg_advisory_xact_lock(hashtext('admin-set'))");
+}
+
+/**
+ * Whether this user is the only active Admin — one who can sign in: active, holding Admin, and not a
+ * pending or canceled invitation. Taking their Admin role or deactivating them would lock everyone out.
+ */
+export async function isLastActiveAdmin(tx: Db, userId: number): Promise<boolean> {
+  const { rows } = await tx.query<{ target: boolean; others: number }>(
+    `with admins as (
+       select u.id from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id
+        where r.name = 'Admin' and u.is_active and u.invitation_status not in ('pending', 'canceled'))
+     select exists (select 1 from admins where id = $1) as target, (select count(*)::int from admins where id <> $1) as others`,
+    [userId],
+  );
+  return Boolean(rows[0]?.target) && Number(rows[0]?.others ?? 0) === 0;
+}

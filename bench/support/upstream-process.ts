@@ -31,7 +31,13 @@ subscribe('http.server.request.start', (message) => {
   counts[key] = (counts[key] ?? 0) + 1;
 });
 
+// bench/session-check.ts compares the API with and without the per-request session check (ADR 017).
+const checkSession = upstream.app.checkSession;
 serveCommands({
+  sessionCheck: (on) => {
+    upstream.app.checkSession = on ? checkSession : async () => 'ok';
+    return Boolean(on);
+  },
   counts: () => ({ ...counts }),
   resetCounts: () => {
     for (const key of Object.keys(counts)) delete counts[key];

@@ -9,6 +9,7 @@ import { USER_TYPES, userUpdateFields } from '../../shared/schemas/users.ts';
 import type { UserDetail } from '../../server/trpc/routers/users.ts';
 import { ChoiceField, CountryField, LanguageField } from '../components/choice-field.tsx';
 import { ErrorState } from '../components/error-state.tsx';
+import { InvitationActions } from '../components/invitation-actions.tsx';
 import { ImageUpload } from '../components/image-upload.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { TextField } from '../components/text-field.tsx';
@@ -270,8 +271,11 @@ export default function UserPage() {
         {[u.first_name, u.last_name].filter(Boolean).join(' ') || u.email}
       </Heading>
       <p style={{ color: 'var(--fgColor-muted)', marginTop: 0 }}>
-        {u.email} · {t(`users.accountStatus.${u.account_status}`)} · {t(`users.invitationStatus.${u.invitation_status}`)}
+        {u.email} · {t(`users.accountStatus.${u.account_status}`)} · <span data-testid="invitation-status">{t(`users.invitationStatus.${u.invitation_status}`)}</span>
       </p>
+      <div style={{ marginBottom: 16 }}>
+        <InvitationActions user={u} size="medium" />
+      </div>
       <UserForm key={u.version} user={u} />
       <Links user={u} />
       <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', columnGap: 32 }}>

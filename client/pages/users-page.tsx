@@ -13,13 +13,13 @@ import { SubscriptionsList } from './subscriptions-list.tsx';
 import { subscriptionPlansEntity } from '../../shared/entities/subscription-plans.ts';
 import { ResourceListPage } from '../entity/resource-list-page.tsx';
 import { ErrorState } from '../components/error-state.tsx';
+import { InvitationActions } from '../components/invitation-actions.tsx';
 import { Pager } from '../components/pager.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { errorText, fieldText } from '../errors.ts';
 import { useRoleNames } from './use-role-names.ts';
 import { useSession } from '../session.ts';
-import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 
@@ -210,12 +210,9 @@ export default function UsersPage() {
 
 function UsersList({ isAdmin }: { isAdmin: boolean }) {
   const { t, i18n } = useTranslation();
-  const toast = useToast();
-  const confirm = useConfirm();
   const [search, setSearch] = useSearchParams();
   const params = useMemo(() => parseUserListParams(search), [search]);
   const list = trpc.users.list.useQuery(params);
-  const resend = trpc.users.resendInvite.useMutation();
   const [dialog, setDialog] = useState<'invite' | 'bulk' | null>(null);
   const [text, setText] = useState(params.search ?? '');
   const roleNames = useRoleNames();
@@ -313,28 +310,12 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
                     </td>
                     <td>
                       {t(`users.accountStatus.${u.account_status}`)}
-                      {u.invitation_status === 'pending' ? ` · ${t('users.invitationStatus.pending')}` : ''}
+                      {u.invitation_status === 'pending' || u.invitation_status === 'canceled' ? ` · ${t(`users.invitationStatus.${u.invitation_status}`)}` : ''}
                     </td>
                     <td>{date(u.invited_at, i18n.language)}</td>
                     <td>{date(u.member_since, i18n.language)}</td>
                     <td>
-                      {isAdmin && u.invitation_status === 'pending' && (
-                        <Button
-                          size="small"
-                          data-testid={`resend-${u.id}`}
-                          onClick={async () => {
-                            if (!(await confirm({ message: t('users.resendConfirm', { email: u.email }) }))) return;
-                            try {
-                              await resend.mutateAsync({ id: u.id });
-                              toast.success(t('users.resent', { email: u.email }));
-                            } catch (error) {
-                              toast.error(errorText(t, error));
-                            }
-                          }}
-                        >
-                          {t('users.resend')}
-                        </Button>
-                      )}
+                      {isAdmin && <InvitationActions user={u} />}
                     </td>
                   </tr>
                 );

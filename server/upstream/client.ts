@@ -1,6 +1,6 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
-import { CREDENTIAL_ERROR_CODES, ERROR_TEXT } from '../../shared/errors.ts';
+import { CREDENTIAL_ERROR_CODES, ERROR_TEXT, INVALID_CREDENTIALS } from '../../shared/errors.ts';
 
 /**
  * The one way the back-office talks to the marketplace API: an undici Pool that adds the §7
@@ -28,6 +28,11 @@ export interface UpstreamCall {
   token?: string | null;
   lang?: string;
   signal?: AbortSignal;
+  /**
+   * The browser's address, sent as X-Forwarded-For on calls made for an anonymous visitor (sign-in,
+   * password flows), so the API throttles that visitor rather than the back office (ADR 018).
+   */
+  clientIp?: string;
 }
 
 export class UpstreamError extends Error {
@@ -49,7 +54,6 @@ export class UpstreamError extends Error {
 }
 
 export const UNEXPECTED_RESPONSE = 'Unexpected server response';
-export const INVALID_CREDENTIALS = 'Invalid credentials.';
 
 /** §8: cause shown when message and cause are both present; credential errors stay vague. */
 export function errorFromEnvelope(status: number, body: unknown): UpstreamError {
@@ -58,7 +62,8 @@ export function errorFromEnvelope(status: number, body: unknown): UpstreamError 
     const { message, cause, fields } = error as { message?: unknown; cause?: unknown; fields?: unknown };
     const code = typeof message === 'string' ? message : 'upstream_error';
     const cleanFields = isStringRecord(fields) ? fields : undefined;
-    if (CREDENTIAL_ERROR_CODES.includes(code)) return new UpstreamError(status, code, INVALID_CREDENTIALS, cleanFields);
+    // Whatever the API says about which part was wrong, the browser gets one answer (ADR 018).
+    if (CREDENTIAL_ERROR_CODES.includes(code)) return new UpstreamError(INVALID_CREDENTIALS.status, INVALID_CREDENTIALS.code, INVALID_CREDENTIALS.text);
     const text = typeof cause === 'string' && cause ? cause : typeof message === 'string' ? (ERROR_TEXT as Record<string, string>)[message] ?? message : ERROR_TEXT.internal_error;
     return new UpstreamError(status, code, text, cleanFields, status >= 500);
   }
@@ -105,6 +110,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       'app-platform': 'backoffice',
     };
     if (call.token) headers.authorization = `Bearer ${call.token}`;
+    if (call.clientIp) headers['x-forwarded-for'] = call.clientIp;
     let body: string | undefined;
     if (call.body !== undefined) {
       headers['content-type'] = 'application/json';

@@ -3,7 +3,7 @@ import { COUNTRIES, LANGUAGES, MSG, emailField } from './common.ts';
 
 export const USER_TYPES = [1, 2, 4, 5] as const;
 export const ACCOUNT_STATUSES = ['active', 'inactive', 'pending'] as const;
-export const INVITATION_STATUSES = ['none', 'pending', 'accepted'] as const;
+export const INVITATION_STATUSES = ['none', 'pending', 'accepted', 'canceled'] as const;
 export const USER_PAGE_SIZES = [10, 25, 50, 100] as const;
 export const USER_ORDERINGS = ['id', 'first_name', 'last_name', 'email', 'member_since', 'invited_at'] as const;
 

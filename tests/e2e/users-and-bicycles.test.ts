@@ -55,6 +55,62 @@ describe('users and bicycles in the browser', () => {
     expect(await row.innerText()).not.toContain('Invitation pending');
   });
 
+  it('an admin cancels a pending invitation behind a confirm dialog, and can invite again (H1)', async () => {
+    const { rows } = await stack.upstream.db.query<{ id: number }>("select id from users where email = 'first.new@example.com'");
+    const id = Number(rows[0]!.id);
+    const invitation = (await latestMail(stack.upstream, 'first.new@example.com')).link;
+    await gotoHydrated(page, stack.baseUrl + `/users/${id}`);
+    expect(await page.getByTestId('invitation-status').innerText()).toBe('Invitation pending');
+    await page.getByTestId(`cancel-invite-${id}`).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByText('Cancel the invitation to first.new@example.com? Its link stops working and it can no longer be accepted.').waitFor();
+    await screenshot(page, 'cancel-invitation-confirm');
+    await dialog.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByTestId('toasts').getByText('The invitation to first.new@example.com has been canceled.').waitFor();
+    await page.getByTestId('invitation-status').getByText('Invitation canceled').waitFor();
+    expect(await page.getByTestId(`cancel-invite-${id}`).count()).toBe(0);
+    await page.getByTestId(`resend-${id}`).getByText('Invite again').waitFor();
+    await screenshot(page, 'cancel-invitation-done');
+
+    // The mailed link now says what any unknown link says.
+    const guest = await browser.newPage();
+    await gotoHydrated(guest, stack.baseUrl + linkPath(invitation));
+    await guest.getByLabel('New password').fill('welcome1');
+    await guest.getByLabel('Confirm password').fill('welcome1');
+    await guest.getByRole('button', { name: 'Activate account' }).click();
+    await guest.getByText('Provided token does not exist').waitFor();
+    await guest.close();
+
+    await gotoHydrated(page, stack.baseUrl + '/users?search=first.new');
+    const row = page.getByTestId('list-table').locator('tbody tr', { hasText: 'first.new@example.com' });
+    await row.getByText('Invitation canceled', { exact: false }).waitFor();
+    await row.getByTestId(`resend-${id}`).click();
+    await page.getByRole('alertdialog').getByText('Invite first.new@example.com again? A new invitation link is sent.').waitFor();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByTestId('toasts').getByText('A new invitation has been sent to first.new@example.com.').waitFor();
+    await row.getByText('Invitation pending', { exact: false }).waitFor();
+  });
+
+  it('the last Admin cannot remove their own Admin role: the box stays checked and the reason shows, in Swedish too (L5)', async () => {
+    const { rows } = await stack.upstream.db.query<{ id: number }>("select id from users where email = 'admin@example.com'");
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const phone = await context.newPage();
+    await signInAs(phone, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
+    await gotoHydrated(phone, stack.baseUrl + `/users/${rows[0]!.id}`);
+    const adminBox = phone.getByTestId('user-roles').getByLabel('Admin');
+    await adminBox.uncheck();
+    await phone.getByTestId('toasts').getByText('The last active Admin cannot lose the Admin role or be deactivated. Make someone else Admin first.').waitFor();
+    await expect.poll(() => adminBox.isChecked()).toBe(true);
+    await screenshot(phone, 'last-admin-phone-en');
+
+    await phone.getByTestId('language-switch').selectOption('sv');
+    await phone.locator('html[lang="sv"]').waitFor();
+    await adminBox.uncheck();
+    await phone.getByTestId('toasts').getByText('Den sista aktiva administratören kan inte förlora rollen Admin eller avaktiveras. Gör någon annan till Admin först.').waitFor();
+    await screenshot(phone, 'last-admin-phone-sv');
+    await context.close();
+  });
+
   it('an admin assigns a role and an operational range on the user page, each confirmed by a toast', async () => {
     await gotoHydrated(page, stack.baseUrl + '/users/2');
     await page.getByTestId('user-roles').getByLabel('Shop').check();

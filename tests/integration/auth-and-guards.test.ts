@@ -121,15 +121,12 @@ describe('server-rendered pages and guards', () => {
 });
 
 describe('tRPC auth procedures', () => {
-  it('keeps credential errors vague (§8)', async () => {
-    for (const [email, code] of [
-      ['admin@example.com', 'wrong_password'],
-      ['nobody@example.com', 'user_does_not_exist'],
-    ] as const) {
+  it('keeps credential errors vague (§8): one code for an unknown address and a wrong password', async () => {
+    for (const email of ['admin@example.com', 'nobody@example.com']) {
       const res = await mutate(agent(stack), 'auth.login', { email, password: 'nope-nope' });
       expect(res.status).toBe(400);
       expect(res.body.error.message).toBe('Invalid credentials.');
-      expect(res.body.error.data.appCode).toBe(code);
+      expect(res.body.error.data.appCode).toBe('wrong_password');
     }
   });
 

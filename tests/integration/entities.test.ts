@@ -6,7 +6,7 @@ import { routerKey } from '../../client/entity/entity-api.ts';
 import { readOnlyRoundTrip, writableRoundTrip } from '../support/entity-round-trip.ts';
 import { sampleInput } from '../support/entity-samples.ts';
 import { agent, mutate, query, signIn, type Agent } from '../support/http.ts';
-import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { DEMO_PASSWORD, openApiDocument, startStack, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
 let admin: Agent;
@@ -96,7 +96,7 @@ describe('entity rules enforced by the upstream', () => {
   });
 
   it('serves an OpenAPI document generated from the schemas', async () => {
-    const doc = (await (await fetch(stack.upstream.origin + '/openapi.json')).json()) as { paths: Record<string, unknown>; components: { schemas: Record<string, { required?: string[] }> } };
+    const doc = await openApiDocument<{ paths: Record<string, unknown>; components: { schemas: Record<string, { required?: string[] }> } }>(stack.upstream);
     expect(Object.keys(doc.paths)).toContain('/api/promo-codes/{id}/');
     expect(doc.components.schemas.PromoCodesInput!.required).toEqual(expect.arrayContaining(['code', 'max_uses', 'starts_at', 'expires_at']));
     expect(Object.keys(doc.paths['/api/event-bookings/'] as object)).toEqual(['get']);

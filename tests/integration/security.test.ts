@@ -175,7 +175,7 @@ describe('operations endpoints', () => {
     expect(metrics).toContain('route="/trpc/session.me"');
   });
 
-  it('limits failed sign-in attempts per account, never correct ones', async () => {
+  it('limits failed sign-in attempts per address and account, never correct ones', async () => {
     const limited = await startStack({ upstream: stack.upstream, app: { loginLimits: { perAccountPer15Minutes: 3, perIpPerMinute: 100 } } });
     try {
       const statuses = [];

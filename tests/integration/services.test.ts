@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATION_RANGE, destinationPoint } from '../../shared/geo.ts';
 import { agent, mutate, query, signIn, type Agent } from '../support/http.ts';
-import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { DEMO_PASSWORD, openApiDocument, startStack, type Stack } from '../support/stack.ts';
 
 /**
  * Services through the back office: tRPC roles follow the entity access (ADR 009), the geocoder is
@@ -180,7 +180,7 @@ describe('services through tRPC', () => {
   });
 
   it('documents the transition and calendar actions in the OpenAPI document', async () => {
-    const doc = (await (await fetch(stack.upstream.origin + '/openapi.json')).json()) as { paths: Record<string, { post?: { summary: string } }> };
+    const doc = await openApiDocument<{ paths: Record<string, { post?: { summary: string } }> }>(stack.upstream);
     expect(doc.paths['/api/services/{id}/transition/']!.post!.summary).toContain('1→5 (Admin)');
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/services/calendar/', '/api/buddy-work-slots/calendar/', '/api/expert-requests/{id}/transition/']));
   });

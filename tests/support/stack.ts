@@ -91,3 +91,14 @@ export function linkPath(link: string): string {
   const url = new URL(link);
   return url.pathname + url.search;
 }
+
+/** The API's OpenAPI document, which only an Admin token may read (ADR 018). */
+export async function openApiDocument<T>(upstream: Upstream): Promise<T> {
+  const login = await fetch(upstream.url + 'account/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }),
+  });
+  const { data } = (await login.json()) as { data: { token: string } };
+  return (await (await fetch(upstream.origin + '/openapi.json', { headers: { authorization: `Bearer ${data.token}` } })).json()) as T;
+}

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadEnv } from '../../server/env.ts';
+import { trustedProxiesField } from '../../shared/env-fields.server.ts';
+import { addressKey } from '../../upstream/lib/throttle.ts';
 
 const production = { NODE_ENV: 'production', UPSTREAM_URL: 'https://api.example.com/api/', COOKIE_SECRETS: 'x'.repeat(40) };
 
@@ -27,5 +29,28 @@ describe('environment', () => {
     expect(loadEnv({ SEED_DEMO: 'true' }).SEED_DEMO).toBe(true);
     expect(loadEnv({ SEED_DEMO: 'false' }).SEED_DEMO).toBe(false);
     expect(() => loadEnv({ SEED_DEMO: 'yes' })).toThrow(/SEED_DEMO/);
+  });
+
+  it('reads the session lifetime and the API\'s trusted proxies (ADR 017, 018)', () => {
+    expect(loadEnv({}).SESSION_MAX_AGE_DAYS).toBe(30);
+    expect(loadEnv({ SESSION_MAX_AGE_DAYS: '7' }).SESSION_MAX_AGE_DAYS).toBe(7);
+    expect(() => loadEnv({ SESSION_MAX_AGE_DAYS: '0' })).toThrow(/SESSION_MAX_AGE_DAYS/);
+    expect(trustedProxiesField.parse('loopback, 10.0.0.0/8, ::1')).toEqual(['loopback', '10.0.0.0/8', '::1']);
+    expect(trustedProxiesField.parse('none')).toEqual([]);
+    expect(trustedProxiesField.safeParse('proxy.example.com').success).toBe(false);
+    // The back office: `true` believes one proxy (the address it appends), never whatever a client sends.
+    expect(loadEnv({}).TRUST_PROXY).toBe(false);
+    expect(loadEnv({ TRUST_PROXY: 'true' }).TRUST_PROXY).toBe(1);
+    expect(loadEnv({ TRUST_PROXY: '2' }).TRUST_PROXY).toBe(2);
+    expect(loadEnv({ TRUST_PROXY: '10.0.0.0/8,loopback' }).TRUST_PROXY).toEqual(['10.0.0.0/8', 'loopback']);
+    expect(() => loadEnv({ TRUST_PROXY: 'yes please' })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('counts a client by its IPv4 address, an IPv6 client by its /64', () => {
+    expect(addressKey('203.0.113.9')).toBe('203.0.113.9');
+    expect(addressKey('::ffff:203.0.113.9')).toBe('203.0.113.9');
+    expect(addressKey('2001:db8:aa:bb:1:2:3:4')).toBe('2001:db8:aa:bb::/64');
+    expect(addressKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(addressKey('2001:0db8:00aa:00bb::ffff')).toBe(addressKey('2001:db8:aa:bb:9:9:9:9'));
   });
 });

@@ -7,10 +7,12 @@ describe('§8 error extraction', () => {
     expect(e).toMatchObject({ status: 400, code: 'user_exists', message: 'User already exists' });
   });
 
-  it('keeps credential errors vague', () => {
-    for (const code of ['wrong_password', 'user_does_not_exist']) {
-      expect(errorFromEnvelope(400, { success: false, error: { message: code, cause: 'details' } }).message).toBe('Invalid credentials.');
-    }
+  it('keeps credential errors vague: one status, code and text whatever the API said was wrong (ADR 018)', () => {
+    const answers = [
+      errorFromEnvelope(400, { success: false, error: { message: 'wrong_password', cause: 'Wrong Password', fields: { password: 'wrong' } } }),
+      errorFromEnvelope(404, { success: false, error: { message: 'user_does_not_exist', cause: 'User does not exist' } }),
+    ];
+    for (const e of answers) expect({ status: e.status, code: e.code, message: e.message, fields: e.fields }).toEqual({ status: 400, code: 'wrong_password', message: 'Invalid credentials.', fields: undefined });
   });
 
   it('uses the error text when the error is a plain string, and a clear text when the body is missing', () => {

@@ -33,11 +33,11 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     await admin?.end();
   });
 
-  const post = async (up: Upstream, path: string, body: unknown, token?: string) => {
+  const post = async (up: Upstream, path: string, body: unknown, token?: string, init: { method?: string; ip?: string } = {}) => {
     const res = await fetch(up.url + path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
+      method: init.method ?? 'POST',
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.ip ? { 'x-forwarded-for': init.ip } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as { success: boolean; data: any; error: any } };
   };
@@ -67,11 +67,36 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     expect(answers.filter((r) => r.body.error?.message === 'user_exists')).toHaveLength(5);
   });
 
-  it('counts simultaneous wrong passwords without losing any', async () => {
-    const a = instances[0]!;
-    await Promise.all(Array.from({ length: 4 }, () => post(a, 'account/login', { email: 'shop@example.com', password: 'wrong' })));
-    const { rows } = await a.db.query<{ failed_logins: number }>("select failed_logins from users where email = 'shop@example.com'");
-    expect(rows[0]!.failed_logins).toBe(4);
+  it('lets simultaneous wrong passwords from one address, over both instances, past the free allowance only (ADR 018)', async () => {
+    const [a, b] = instances as [Upstream, Upstream];
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(i % 2 ? a : b, 'account/login', { email: 'shop@example.com', password: 'wrong' }, undefined, { ip: '192.0.2.77' })));
+    expect(answers.filter((r) => r.status === 400)).toHaveLength(5);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(7);
+    // Another address is not slowed by any of it.
+    expect((await post(a, 'account/login', { email: 'shop@example.com', password: 'race-password' }, undefined, { ip: '192.0.2.78' })).status).toBe(200);
+  });
+
+  it('lets two Admins removing each other at once leave one Admin (ADR 018)', async () => {
+    const [a, b] = instances as [Upstream, Upstream];
+    const first = (await post(a, 'account/login', { email: 'admin@example.com', password: 'race-password' })).body.data.token;
+    const invited = await post(a, 'account/invite', { email: 'second.admin@example.com', roles: ['Admin'] }, first);
+    const { rows } = await a.db.query<{ link: string }>("select link from outbox where to_email = 'second.admin@example.com' order by id desc limit 1");
+    const token = rows[0]!.link.split('/').pop();
+    expect((await post(b, 'account/accept-invite', { token, password: 'second-pass', password_confirm: 'second-pass' })).status).toBe(200);
+    const second = (await post(b, 'account/login', { email: 'second.admin@example.com', password: 'second-pass' })).body.data.token;
+    const adminId = (await a.db.query<{ id: number }>("select id from users where email = 'admin@example.com'")).rows[0]!.id;
+    try {
+      const answers = await Promise.all([
+        post(a, `users/${invited.body.data.id}/roles/Admin/`, undefined, first, { method: 'DELETE' }),
+        post(b, `users/${adminId}/roles/Admin/`, undefined, second, { method: 'DELETE' }),
+      ]);
+      expect(answers.map((r) => r.status).sort()).toEqual([200, 409]);
+      const { rows: admins } = await a.db.query<{ n: number }>("select count(*)::int as n from user_roles ur join roles r on r.id = ur.role_id where r.name = 'Admin'");
+      expect(admins[0]!.n).toBe(1);
+    } finally {
+      // The tests after this one sign in as admin@example.com.
+      await a.db.query("insert into user_roles (user_id, role_id) select $1, id from roles where name = 'Admin' on conflict do nothing", [adminId]);
+    }
   });
 
   it('lets exactly one of many simultaneous bookings across instances take the last place in a slot (ADR 010)', async () => {

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { trialGroupsEntity } from '../../shared/entities/trial-groups.ts';
+import { ERROR_TEXT } from '../../shared/errors.ts';
 import { emailField } from '../../shared/schemas/common.ts';
 import { trialInviteInput, type TrialGroupInvite, type TrialGroupMember, type TrialGroupStatistics, type TrialInviteResult } from '../../shared/schemas/trial-groups.ts';
 import { splitAddresses } from '../../shared/schemas/users.ts';
@@ -53,7 +54,7 @@ export function registerTrialGroups(app: FastifyInstance, db: Db, config: Upstre
     const parsed = emailField.safeParse(email);
     if (!parsed.success) return { email, success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.' } };
     const address = parsed.data;
-    const { rows } = await db.query<{ id: number; email: string; invitation_status: string }>('select id, email, invitation_status from users where lower(email) = lower($1)', [address]);
+    const { rows } = await db.query<{ id: number; email: string; invitation_status: string; is_active: boolean }>('select id, email, invitation_status, is_active from users where lower(email) = lower($1)', [address]);
     const user = rows[0];
     if (!user) {
       try {
@@ -68,7 +69,10 @@ export function registerTrialGroups(app: FastifyInstance, db: Db, config: Upstre
       return { email: address, success: true, status: 'invited' };
     }
     const userId = Number(user.id);
-    if (user.invitation_status === 'pending') {
+    // As account/resend-invite: a canceled invitation re-opens, but never for a deactivated account.
+    const unaccepted = user.invitation_status === 'pending' || user.invitation_status === 'canceled';
+    if (unaccepted && !user.is_active) return { email: address, success: false, error: { message: 'account_inactive', cause: ERROR_TEXT.account_inactive } };
+    if (unaccepted) {
       await db.transaction(async (tx) => {
         await tx.query(
           `insert into trial_group_invites (trial_group_id, user_id, email) values ($1, $2, $3)

@@ -5,8 +5,9 @@ import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
+import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { parseBody } from '../routes/validation.ts';
-import { LIST_USER_SQL, findUser, toListedUser } from '../users.ts';
+import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
 
 const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
 const listQuery = userListInput;
@@ -14,8 +15,8 @@ const listQuery = userListInput;
 /** Users, buddies and a user's roles, languages and competencies. */
 export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   const admin = requireAuth(config, ['Admin']);
-  // The users list is open to Admin and to holders of Shop (the back office narrows it to BuddyShop).
-  const listers = requireAuth(config, ['Admin', 'Shop']);
+  // The users list is open to whom the back office opens it (§6): Admin, and BuddyShop (Buddy and Shop).
+  const listers = requireAuth(config, (roles) => roles.includes('Admin') || (roles.includes('Buddy') && roles.includes('Shop')));
   const staff = requireAuth(config, ['Admin', 'Buddy', 'Shop']);
 
   async function page(query: z.infer<typeof listQuery>, extraWhere: string[] = []) {
@@ -69,16 +70,30 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
     const { id } = parseBody(idParam, req.params);
     const { version, ...input } = parseBody(userUpdateInput, req.body);
     const keys = Object.keys(input) as (keyof typeof input)[];
-    const { rows } = await db.query(
-      `update users set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning id`,
-      [id, version, ...keys.map((k) => input[k] ?? null)],
-    );
-    if (!rows[0]) {
+    const updated = await db.transaction(async (tx) => {
+      const deactivating = input.is_active === false;
+      if (deactivating) {
+        await lockAdminSet(tx);
+        if (await isLastActiveAdmin(tx, id)) throw new ApiError(409, 'last_admin');
+      }
+      const { rows } = await tx.query(
+        `update users set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning id`,
+        [id, version, ...keys.map((k) => input[k] ?? null)],
+      );
+      if (!rows[0]) return false;
+      // Deactivation ends everything the account could get in with: sessions (at once, ADR 017), refresh
+      // tokens, and invitation, reset and confirmation links; a pending invitation becomes canceled (ADR 018).
+      if (deactivating) {
+        await revokeUserSessions(tx, id);
+        await revokeAccountLinks(tx, id);
+        await tx.query("update users set invitation_status = 'canceled' where id = $1 and invitation_status = 'pending'", [id]);
+      }
+      return true;
+    });
+    if (!updated) {
       if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
       throw new ApiError(409, 'conflict');
     }
-    // Deactivation ends every session: no refresh token of the user works any more.
-    if (input.is_active === false) await db.query('update refresh_tokens set revoked_at = now() where user_id = $1 and revoked_at is null', [id]);
     return ok(reply, await detail(id));
   });
 
@@ -96,11 +111,22 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
     return ok(reply, await detail(id));
   });
 
-  /** Role, language and competence links: add with POST, remove with DELETE; both answer the user. */
+  /**
+   * Role, language and competence links: add with POST, remove with DELETE; both answer the user. A role
+   * change bumps the user's session version, so tokens with the old roles stop working at once (ADR 017);
+   * the last active Admin keeps the Admin role (ADR 018).
+   */
   const links = [
-    { path: 'roles', table: 'user_roles', column: 'role_id', body: z.object({ role: z.string().min(1).max(50) }), resolve: async (b: { role: string }) => (await db.query<{ id: number }>('select id from roles where name = $1', [b.role])).rows[0]?.id },
-    { path: 'languages', table: 'user_languages', column: 'language_id', body: z.object({ language_id: z.coerce.number().int().positive() }), resolve: async (b: { language_id: number }) => b.language_id },
-    { path: 'competencies', table: 'user_competencies', column: 'competence_id', body: z.object({ competence_id: z.coerce.number().int().positive() }), resolve: async (b: { competence_id: number }) => b.competence_id },
+    {
+      path: 'roles',
+      table: 'user_roles',
+      column: 'role_id',
+      body: z.object({ role: z.string().min(1).max(50) }),
+      resolve: async (b: { role: string }) => (await db.query<{ id: number }>('select id from roles where name = $1', [b.role])).rows[0]?.id,
+      grantsAccess: true,
+    },
+    { path: 'languages', table: 'user_languages', column: 'language_id', body: z.object({ language_id: z.coerce.number().int().positive() }), resolve: async (b: { language_id: number }) => b.language_id, grantsAccess: false },
+    { path: 'competencies', table: 'user_competencies', column: 'competence_id', body: z.object({ competence_id: z.coerce.number().int().positive() }), resolve: async (b: { competence_id: number }) => b.competence_id, grantsAccess: false },
   ] as const;
 
   for (const link of links) {
@@ -110,7 +136,10 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
       if (!target) throw new ApiError(400, 'validation_error', undefined, { [link.column]: 'validation.option' });
       if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
       try {
-        await db.query(`insert into ${link.table} (user_id, ${link.column}) values ($1, $2) on conflict do nothing`, [id, target]);
+        await db.transaction(async (tx) => {
+          const { rows } = await tx.query(`insert into ${link.table} (user_id, ${link.column}) values ($1, $2) on conflict do nothing returning user_id`, [id, target]);
+          if (link.grantsAccess && rows.length > 0) await bumpSessionVersion(tx, id);
+        });
       } catch (error) {
         if ((error as { code?: string }).code === '23503') throw new ApiError(400, 'validation_error', undefined, { [link.column]: 'validation.option' });
         throw error;
@@ -121,7 +150,15 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
       const { id, target } = parseBody(idParam.extend({ target: z.string().min(1).max(50) }), req.params);
       const targetId = link.path === 'roles' ? (await db.query<{ id: number }>('select id from roles where name = $1', [target])).rows[0]?.id : Number(target);
       if (!targetId) throw new ApiError(404, 'not_found');
-      await db.query(`delete from ${link.table} where user_id = $1 and ${link.column} = $2`, [id, targetId]);
+      await db.transaction(async (tx) => {
+        const removesAdmin = link.path === 'roles' && target === 'Admin';
+        if (removesAdmin) {
+          await lockAdminSet(tx);
+          if (await isLastActiveAdmin(tx, id)) throw new ApiError(409, 'last_admin');
+        }
+        const { rows } = await tx.query(`delete from ${link.table} where user_id = $1 and ${link.column} = $2 returning user_id`, [id, targetId]);
+        if (link.grantsAccess && rows.length > 0) await bumpSessionVersion(tx, id);
+      });
       return ok(reply, await detail(id));
     });
   }

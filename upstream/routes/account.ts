@@ -4,13 +4,16 @@ import { acceptInviteInput, confirmEmailInput, forgotPasswordInput, loginInput, 
 import { emailField, fieldErrorsOf, languageField } from '../../shared/schemas/common.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
+import { INVALID_CREDENTIALS } from '../../shared/errors.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { hashPassword, verifyPassword } from '../lib/password.ts';
 import { signAccessToken } from '../lib/jwt.ts';
+import { createSession, revokeSession, revokeUserSessions } from '../lib/sessions.ts';
+import { addressKey, backoff, fixedWindow, forgive, giveBack, takeAttempt, type Counter } from '../lib/throttle.ts';
 import { hashToken, openPayload, randomToken, sealPayload } from '../lib/tokens.ts';
 import { sendMail } from '../mail.ts';
-import { findUser, setUserRoles } from '../users.ts';
+import { findUser, revokeAccountLinks, setUserRoles } from '../users.ts';
 import { parseBody } from './validation.ts';
 
 export interface TokenPair {
@@ -30,6 +33,17 @@ type InviteInput = z.infer<typeof inviteInput>;
 
 const DAY = 24 * 3600 * 1000;
 
+/** One answer to every failed sign-in, so it never tells which addresses have accounts (ADR 018). */
+const invalidCredentials = () => new ApiError(INVALID_CREDENTIALS.status, INVALID_CREDENTIALS.code, INVALID_CREDENTIALS.text);
+
+function refuseWithRetry(reply: { header(name: string, value: string): unknown }, seconds: number, code: 'too_many_attempts' | 'too_many_requests'): never {
+  reply.header('retry-after', String(seconds));
+  throw new ApiError(429, code);
+}
+
+/** Throttle keys: the client address, and the address with the account as typed (never the user row). */
+const loginPairKey = (address: string, account: string) => `${address}|${account}`;
+
 /** The account invitation machinery other features reuse (trial-group invitations, ADR 014). */
 export type Invitations = Pick<ReturnType<typeof registerAccountRoutes>, 'invite' | 'resendInvite'>;
 
@@ -37,18 +51,36 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
   const admin = requireAuth(config, ['Admin']);
   const authed = requireAuth(config);
   let dummyHash: Promise<string> | null = null;
+  const throttle = config.loginThrottle;
+  const loginCounters = (address: string, account: string): Counter[] => [
+    { scope: 'login-ip', key: address, policy: backoff(throttle.ipFreeFailures, throttle.maxDelaySeconds, throttle.forgetAfterSeconds) },
+    { scope: 'login', key: loginPairKey(address, account), policy: backoff(throttle.freeFailures, throttle.maxDelaySeconds, throttle.forgetAfterSeconds) },
+  ];
+  const forgotCounters = (address: string, account: string): Counter[] => [
+    { scope: 'forgot-ip', key: address, policy: fixedWindow(config.forgotPasswordLimits.perIpPerHour, 3600) },
+    { scope: 'forgot', key: account, policy: fixedWindow(config.forgotPasswordLimits.perEmailPerHour, 3600) },
+  ];
 
-  async function rolesOfUser(userId: number): Promise<string[]> {
-    const { rows } = await db.query<{ name: string }>('select r.name from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = $1 order by r.name', [userId]);
-    return rows.map((r) => r.name);
+  /** Roles and session version read together, so a token never pairs new roles with an old version. */
+  async function grantOf(userId: number): Promise<{ roles: string[]; version: number }> {
+    const { rows } = await db.query<{ roles: string[] | null; session_version: number }>(
+      `select u.session_version,
+              coalesce((select array_agg(r.name order by r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}') as roles
+         from users u where u.id = $1`,
+      [userId],
+    );
+    return { roles: rows[0]?.roles ?? [], version: Number(rows[0]?.session_version ?? 0) };
   }
 
-  async function issuePair(userId: number, familyId = randomToken(12)): Promise<TokenPair> {
-    const token = await signAccessToken(config.jwtSecret, userId, await rolesOfUser(userId), config.accessTokenTtlSeconds);
+  /** A new pair; without `sessionId` a new sign-in session (ADR 017). */
+  async function issuePair(userId: number, sessionId?: string): Promise<TokenPair> {
+    const sid = sessionId ?? (await createSession(db, userId));
+    const grant = await grantOf(userId);
+    const token = await signAccessToken(config.jwtSecret, userId, grant.roles, config.accessTokenTtlSeconds, { sid, sv: grant.version });
     const refresh = randomToken();
     await db.query(
       `insert into refresh_tokens (user_id, family_id, token_hash, expires_at) values ($1, $2, $3, now() + make_interval(secs => $4))`,
-      [userId, familyId, hashToken(refresh), config.refreshTokenTtlSeconds],
+      [userId, sid, hashToken(refresh), config.refreshTokenTtlSeconds],
     );
     return { token, refresh_token: refresh };
   }
@@ -59,16 +91,22 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     return token;
   }
 
-  /** Marks a one-time token used and returns its user; unknown, used or expired → token_does_not_exist. */
-  async function consumeToken(token: string, kind: 'invite' | 'reset' | 'confirm'): Promise<number> {
-    const { rows } = await db.query<{ user_id: number }>(
-      `update account_tokens set used_at = now()
-        where token_hash = $1 and kind = $2 and used_at is null and expires_at > now()
-        returning user_id`,
+  /**
+   * Marks a one-time token used and returns its user. Unknown, used or expired, or its account deactivated
+   * or its invitation canceled (an invite link also needs the invitation still pending): token_does_not_exist.
+   */
+  async function consumeToken(token: string, kind: 'invite' | 'reset'): Promise<{ userId: number; email: string }> {
+    const { rows } = await db.query<{ user_id: number; email: string }>(
+      `update account_tokens t set used_at = now()
+         from users u
+        where t.token_hash = $1 and t.kind = $2 and t.used_at is null and t.expires_at > now()
+          and u.id = t.user_id and u.is_active and u.invitation_status <> 'canceled'
+          and ($2 <> 'invite' or u.invitation_status = 'pending')
+        returning t.user_id, u.email`,
       [hashToken(token), kind],
     );
     if (!rows[0]) throw new ApiError(400, 'token_does_not_exist');
-    return Number(rows[0].user_id);
+    return { userId: Number(rows[0].user_id), email: rows[0].email };
   }
 
   /**
@@ -112,44 +150,45 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     await sendMail(conn, { to: email, kind: 'invite', subject, body: `Choose a password to activate your account: ${link}`, link }, { log, logLinks: config.logMailLinks });
   }
 
-  /** A new invitation link for a pending user; the previous links stop working (only the latest mail works). */
+  /**
+   * A new invitation link for a pending user, or a canceled invitation of an active account re-opened;
+   * the previous links stop working (only the latest mail works).
+   */
   async function resendInvite(tx: Db, userId: number, email: string, log: FastifyInstance['log'], about?: string) {
     await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'invite' and used_at is null", [userId]);
-    await tx.query('update users set invited_at = now() where id = $1', [userId]);
+    await tx.query("update users set invited_at = now(), invitation_status = 'pending', updated_at = now(), version = version + 1 where id = $1", [userId]);
     await mailInvite(tx, userId, email, log, about);
   }
 
+  /**
+   * Throttled per client address and per address+account with exponential backoff, never by locking the
+   * account: a stranger's failures slow only the stranger (ADR 018). Every failure — unknown address,
+   * wrong password, invited user without a password — gets the same answer after the same hashing work.
+   */
   app.post('/api/account/login', async (req, reply) => {
     const input = parseBody(loginInput, req.body);
-    const { rows } = await db.query<{ id: number; password_hash: string | null; is_active: boolean; locked_until: Date | null }>(
-      'select id, password_hash, is_active, locked_until from users where lower(email) = lower($1)',
+    const address = addressKey(req.ip);
+    const account = input.email.toLowerCase();
+    const verdict = await takeAttempt(db, loginCounters(address, account));
+    if (!verdict.allowed) {
+      req.log.warn({ address }, 'sign-in throttled');
+      refuseWithRetry(reply, verdict.retryAfterSeconds, 'too_many_attempts');
+    }
+    const { rows } = await db.query<{ id: number; password_hash: string | null; is_active: boolean }>(
+      'select id, password_hash, is_active from users where lower(email) = lower($1)',
       [input.email],
     );
     const user = rows[0];
-    // Spend the same hashing time whether or not the e-mail exists (or has a password yet), so response
-    // times do not tell which addresses have accounts.
     dummyHash ??= hashPassword('not-a-real-password', config.scryptCost);
-    if (!user) {
-      await verifyPassword(input.password, await dummyHash);
-      throw new ApiError(400, 'user_does_not_exist');
+    const matches = (await verifyPassword(input.password, user?.password_hash ?? (await dummyHash))) && Boolean(user?.password_hash);
+    if (!user || !matches) {
+      req.log.warn({ address, known: Boolean(user) }, 'failed login');
+      throw invalidCredentials();
     }
-    if (user.locked_until && new Date(user.locked_until).getTime() > Date.now()) throw new ApiError(429, 'too_many_attempts');
-    const matches = (await verifyPassword(input.password, user.password_hash ?? (await dummyHash))) && user.password_hash !== null;
-    if (!matches) {
-      // Counted in SQL so concurrent wrong guesses cannot overwrite each other's increments.
-      const { rows: counted } = await db.query<{ failed_logins: number; locked: boolean }>(
-        `update users
-            set failed_logins = case when failed_logins + 1 >= $2 then 0 else failed_logins + 1 end,
-                locked_until = case when failed_logins + 1 >= $2 then now() + make_interval(secs => $3) else locked_until end
-          where id = $1
-          returning failed_logins, locked_until is not null and locked_until > now() as locked`,
-        [user.id, config.maxFailedLogins, config.lockoutSeconds],
-      );
-      req.log.warn({ userId: Number(user.id), locked: counted[0]?.locked ?? false }, 'failed login');
-      throw new ApiError(400, 'wrong_password');
-    }
+    // The right password: this pair starts over, and the address gets its attempt back.
+    await forgive(db, 'login', loginPairKey(address, account));
+    await giveBack(db, 'login-ip', address);
     if (!user.is_active) throw new ApiError(403, 'account_inactive');
-    await db.query('update users set failed_logins = 0, locked_until = null where id = $1', [user.id]);
     return ok(reply, await issuePair(Number(user.id)));
   });
 
@@ -163,7 +202,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
           [hash],
         )
       ).rows[0];
-    const revokeFamily = (familyId: string) => db.query('update refresh_tokens set revoked_at = now() where family_id = $1 and revoked_at is null', [familyId]);
+    const revokeFamily = (familyId: string) => revokeSession(db, familyId);
     const fromGrace = (row: NonNullable<Awaited<ReturnType<typeof find>>>) => {
       const withinGrace = row.rotated_at && Date.now() - new Date(row.rotated_at).getTime() <= config.refreshGraceSeconds * 1000;
       const payload = withinGrace && row.grace_payload ? openPayload(config.jwtSecret, row.grace_payload) : null;
@@ -172,13 +211,16 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
 
     const row = await find();
     if (!row) throw new ApiError(401, 'invalid_refresh_token');
-    // A deactivated account gets no new access tokens, whatever refresh token it still holds.
-    const { rows: owner } = await db.query<{ is_active: boolean }>('select is_active from users where id = $1', [row.user_id]);
-    if (!owner[0]?.is_active) {
-      await revokeFamily(row.family_id);
-      throw new ApiError(401, 'invalid_refresh_token');
-    }
-    if (row.revoked_at) {
+    // A deactivated account, a revoked session or one past its absolute lifetime gets no new access
+    // tokens, whatever refresh token it still holds.
+    const { rows: sessions } = await db.query<{ revoked: boolean; is_active: boolean; age_seconds: number }>(
+      `select s.revoked_at is not null as revoked, u.is_active, extract(epoch from now() - s.created_at)::float8 as age_seconds
+         from sessions s join users u on u.id = s.user_id where s.id = $1`,
+      [row.family_id],
+    );
+    const session = sessions[0];
+    if (!session || session.revoked || !session.is_active || row.revoked_at || Number(session.age_seconds) >= config.sessionMaxAgeSeconds) {
+      if (session && !session.revoked && Number(session.age_seconds) >= config.sessionMaxAgeSeconds) req.log.info({ userId: Number(row.user_id) }, 'session reached its absolute lifetime');
       await revokeFamily(row.family_id);
       throw new ApiError(401, 'invalid_refresh_token');
     }
@@ -208,12 +250,11 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     return ok(reply, pair);
   });
 
+  /** Ends the session of this refresh token: its access tokens stop working at once too (ADR 017). */
   app.post('/api/account/logout', async (req, reply) => {
     const { refresh_token } = parseBody(z.object({ refresh_token: z.string().min(1).max(512) }), req.body);
-    await db.query(
-      'update refresh_tokens set revoked_at = now() where revoked_at is null and family_id = (select family_id from refresh_tokens where token_hash = $1)',
-      [hashToken(refresh_token)],
-    );
+    const { rows } = await db.query<{ family_id: string }>('select family_id from refresh_tokens where token_hash = $1', [hashToken(refresh_token)]);
+    if (rows[0]) await revokeSession(db, rows[0].family_id);
     return ok(reply, { logged_out: true });
   });
 
@@ -247,46 +288,81 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     return ok(reply, { results });
   });
 
+  /** Pending: a fresh link. Canceled: re-opened with a fresh link, but only while the account is active. */
   app.post('/api/account/resend-invite', { preHandler: admin }, async (req, reply) => {
-    const { user_id } = parseBody(z.object({ user_id: z.coerce.number().int().positive() }), req.body);
+    const { user_id } = parseBody(z.object({ user_id: z.coerce.number().int().positive().max(2 ** 53) }), req.body);
     const user = await findUser(db, { id: user_id });
-    if (!user) throw new ApiError(404, 'user_does_not_exist');
-    if (user.invitation_status !== 'pending') throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
+    if (!user) throw new ApiError(404, 'not_found');
+    if (user.invitation_status !== 'pending' && user.invitation_status !== 'canceled') throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
+    if (!user.is_active) throw new ApiError(409, 'account_inactive');
     await db.transaction((tx) => resendInvite(tx, user_id, user.email, req.log));
     return ok(reply, await findUser(db, { id: user_id }));
   });
 
+  /** Not in the spec's table: the invitation's links stop working and accepting it is refused (ADR 018). */
+  app.post('/api/account/cancel-invite', { preHandler: admin }, async (req, reply) => {
+    const { user_id } = parseBody(z.object({ user_id: z.coerce.number().int().positive().max(2 ** 53) }), req.body);
+    const canceled = await db.transaction(async (tx) => {
+      const { rows } = await tx.query(
+        "update users set invitation_status = 'canceled', updated_at = now(), version = version + 1 where id = $1 and invitation_status = 'pending' returning id",
+        [user_id],
+      );
+      if (!rows[0]) return false;
+      await revokeAccountLinks(tx, user_id);
+      await revokeUserSessions(tx, user_id);
+      return true;
+    });
+    if (!canceled) {
+      if (!(await findUser(db, { id: user_id }))) throw new ApiError(404, 'not_found');
+      throw new ApiError(409, 'invitation_not_pending');
+    }
+    return ok(reply, await findUser(db, { id: user_id }));
+  });
+
+  /**
+   * Limited per address and per client address in a rolling hour; the limit answers 429 whether or not
+   * the address has an account (it is counted by the address as typed), so it reveals nothing either.
+   * Only the newest link works: a new request, or a completed reset, ends the earlier ones.
+   */
   app.post('/api/account/forgot-password', async (req, reply) => {
     const { email } = parseBody(forgotPasswordInput, req.body);
+    const verdict = await takeAttempt(db, forgotCounters(addressKey(req.ip), email.toLowerCase()));
+    if (!verdict.allowed) refuseWithRetry(reply, verdict.retryAfterSeconds, 'too_many_requests');
     const user = await findUser(db, { email });
-    // Same answer either way: the endpoint must not tell which addresses have accounts.
-    if (user) {
-      const token = await createAccountToken(user.id, 'reset', 3600 * 1000);
-      const link = `${config.appUrl}/reset-password/${token}`;
-      await sendMail(db, { to: user.email, kind: 'reset', subject: 'Reset your Bike Buddy password', body: `Choose a new password: ${link}`, link }, { log: req.log, logLinks: config.logMailLinks });
+    // Same answer either way. A deactivated account or a canceled invitation gets no link: it could not use it.
+    if (user && user.is_active && user.invitation_status !== 'canceled') {
+      await db.transaction(async (tx) => {
+        await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'reset' and used_at is null", [user.id]);
+        const token = await createAccountToken(user.id, 'reset', 3600 * 1000, tx);
+        const link = `${config.appUrl}/reset-password/${token}`;
+        await sendMail(tx, { to: user.email, kind: 'reset', subject: 'Reset your Bike Buddy password', body: `Choose a new password: ${link}`, link }, { log: req.log, logLinks: config.logMailLinks });
+      });
     }
     return ok(reply, { sent: true });
   });
 
+  /** Every other reset link of the user stops working, and every session ends (ADR 017, 018). */
   app.post('/api/account/reset-password', async (req, reply) => {
     const input = parseBody(acceptInviteInput, req.body);
-    const userId = await consumeToken(input.token, 'reset');
-    await db.query('update users set password_hash = $2, failed_logins = 0, locked_until = null, updated_at = now() where id = $1', [userId, await hashPassword(input.password, config.scryptCost)]);
-    await db.query('update refresh_tokens set revoked_at = now() where user_id = $1 and revoked_at is null', [userId]);
+    const { userId, email } = await consumeToken(input.token, 'reset');
+    await db.query('update users set password_hash = $2, updated_at = now() where id = $1', [userId, await hashPassword(input.password, config.scryptCost)]);
+    await db.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'reset' and used_at is null", [userId]);
+    await revokeUserSessions(db, userId);
+    // Whoever proved the mailbox from this address may sign in from it again at once.
+    await forgive(db, 'login', loginPairKey(addressKey(req.ip), email.toLowerCase()));
     return ok(reply, { reset: true });
   });
 
   app.post('/api/account/accept-invite', async (req, reply) => {
     const input = parseBody(acceptInviteInput, req.body);
-    const userId = await consumeToken(input.token, 'invite');
+    const { userId, email } = await consumeToken(input.token, 'invite');
     await db.query(
-      `update users set password_hash = $2, invitation_status = 'accepted', account_status = 'active', is_active = true,
+      `update users set password_hash = $2, invitation_status = 'accepted', account_status = 'active',
               member_since = coalesce(member_since, now()), email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now(), version = version + 1
-        where id = $1`,
+        where id = $1 and is_active`,
       [userId, await hashPassword(input.password, config.scryptCost)],
     );
-    const user = await findUser(db, { id: userId });
-    return ok(reply, { email: user!.email });
+    return ok(reply, { email });
   });
 
   /**

@@ -22,8 +22,9 @@ export function registerGoogleRoutes(app: FastifyInstance, db: Db, config: Upstr
       req.log.warn({ err: error }, 'google token rejected');
       throw new ApiError(400, 'invalid_google_token');
     }
-    const { rows } = await db.query<{ id: number; is_active: boolean }>('select id, is_active from users where lower(email) = lower($1)', [email]);
-    if (!rows[0] || !rows[0].is_active) throw new ApiError(400, 'user_does_not_exist');
+    // A canceled invitation must not become a way in through Google (ADR 018).
+    const { rows } = await db.query<{ id: number; is_active: boolean; invitation_status: string }>('select id, is_active, invitation_status from users where lower(email) = lower($1)', [email]);
+    if (!rows[0] || !rows[0].is_active || rows[0].invitation_status === 'canceled') throw new ApiError(400, 'user_does_not_exist');
     return ok(reply, await issuePair(Number(rows[0].id)));
   });
 }

@@ -28,11 +28,11 @@ async function signIn(ctx: Context, call: Promise<unknown>) {
 export async function loginWithPassword(ctx: Context, input: z.infer<typeof loginInput>) {
   await ctx.loginGuard.check(ctx.req, input.email);
   try {
-    const result = await signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'account/login', body: input, lang: ctx.lang }));
-    ctx.loginGuard.settle(input.email, null);
+    const result = await signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'account/login', body: input, lang: ctx.lang, clientIp: ctx.req.ip }));
+    ctx.loginGuard.settle(ctx.req, input.email, null);
     return result;
   } catch (error) {
-    ctx.loginGuard.settle(input.email, error);
+    ctx.loginGuard.settle(ctx.req, input.email, error);
     throw error;
   }
 }
@@ -42,7 +42,7 @@ export const authRouter = router({
 
   google: publicProcedure.input(googleLoginInput).mutation(({ ctx, input }) => {
     if (!ctx.googleClientId) throw new AppError('NOT_FOUND', 'not_found', 'Google sign-in is not configured.');
-    return signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'auth/google', body: { id_token: input.idToken }, lang: ctx.lang }));
+    return signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'auth/google', body: { id_token: input.idToken }, lang: ctx.lang, clientIp: ctx.req.ip }));
   }),
 
   logout: publicProcedure.mutation(async ({ ctx }) => {
@@ -58,22 +58,22 @@ export const authRouter = router({
   }),
 
   forgotPassword: publicProcedure.input(forgotPasswordInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/forgot-password', body: input, lang: ctx.lang });
+    await ctx.upstream.call({ method: 'POST', path: 'account/forgot-password', body: input, lang: ctx.lang, clientIp: ctx.req.ip });
     return { ok: true as const };
   }),
 
   resetPassword: publicProcedure.input(resetPasswordInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/reset-password', body: input, lang: ctx.lang });
+    await ctx.upstream.call({ method: 'POST', path: 'account/reset-password', body: input, lang: ctx.lang, clientIp: ctx.req.ip });
     return { ok: true as const };
   }),
 
   acceptInvite: publicProcedure.input(acceptInviteInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/accept-invite', body: input, lang: ctx.lang });
+    await ctx.upstream.call({ method: 'POST', path: 'account/accept-invite', body: input, lang: ctx.lang, clientIp: ctx.req.ip });
     return { ok: true as const };
   }),
 
   confirmEmail: publicProcedure.input(confirmEmailInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/confirm-email', body: input, lang: ctx.lang });
+    await ctx.upstream.call({ method: 'POST', path: 'account/confirm-email', body: input, lang: ctx.lang, clientIp: ctx.req.ip });
     return { ok: true as const };
   }),
 });

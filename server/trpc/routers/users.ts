@@ -86,4 +86,6 @@ export const usersRouter = router({
     return data.results;
   }),
   resendInvite: adminProcedure.input(idInput).mutation(({ ctx, input }) => ctx.session.call<UserRecord>({ method: 'POST', path: 'account/resend-invite', body: { user_id: input.id }, lang: ctx.lang })),
+  /** The invitation's links stop working and it can no longer be accepted (ADR 018); resend re-opens it. */
+  cancelInvite: adminProcedure.input(idInput).mutation(({ ctx, input }) => ctx.session.call<UserRecord>({ method: 'POST', path: 'account/cancel-invite', body: { user_id: input.id }, lang: ctx.lang })),
 });

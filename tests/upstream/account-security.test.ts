@@ -1,0 +1,444 @@
+import { spawn } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signAccessToken } from '../../upstream/lib/jwt.ts';
+import { hashToken, randomToken } from '../../upstream/lib/tokens.ts';
+import { startUpstream } from '../../upstream/start.ts';
+import { testLogger } from '../support/run-log.ts';
+import { DEMO_PASSWORD } from '../support/stack.ts';
+
+/**
+ * Issue 12, accounts and sessions (ADR 017, 018): one answer to failed sign-ins, throttling that slows the
+ * guesser and never the account, sessions that end at once, invitations that can be canceled, reset links
+ * that do not outlive a reset, the API's own guards, and an Admin that always remains.
+ */
+
+type Upstream = Awaited<ReturnType<typeof startUpstream>>;
+type Body = { success: boolean; data: any; error: any };
+let up: Upstream;
+
+beforeAll(async () => {
+  up = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: testLogger('upstream-security'), config: { scryptCost: 1024, logMailLinks: false } });
+});
+afterAll(async () => {
+  await up?.close();
+});
+
+interface CallInit {
+  method?: string;
+  body?: unknown;
+  token?: string;
+  /** The client address the back office would forward (the test runs on loopback, a trusted proxy). */
+  ip?: string;
+}
+
+async function call(path: string, init: CallInit = {}, target: Upstream = up): Promise<{ status: number; body: Body; text: string; headers: Headers }> {
+  const res = await fetch(target.url + path, {
+    method: init.method ?? (init.body ? 'POST' : 'GET'),
+    headers: {
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      ...(init.ip ? { 'x-forwarded-for': init.ip } : {}),
+    },
+    body: init.body ? JSON.stringify(init.body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: JSON.parse(text) as Body, text, headers: res.headers };
+}
+
+/** A POST from another real client address (all of 127.0.0.0/8 is this machine); answers the status. */
+function statusFrom(localAddress: string, url: string, body: unknown): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', localAddress, headers: { 'content-type': 'application/json' } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** A distinct client address per test, so throttling in one test never leaks into another. */
+let nextAddress = 10;
+const freshIp = () => `198.51.100.${nextAddress++}`;
+
+async function login(email: string, password = DEMO_PASSWORD, ip = freshIp()): Promise<{ token: string; refresh_token: string }> {
+  const res = await call('account/login', { body: { email, password }, ip });
+  expect(res.body.error).toBeNull();
+  return res.body.data;
+}
+const attempt = (email: string, password: string, ip: string, target?: Upstream) => call('account/login', { body: { email, password }, ip }, target);
+const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString()) as { sub: string; scope: string[]; sid: string; sv: number };
+const userId = async (email: string) => Number((await up.db.query<{ id: number }>('select id from users where lower(email) = lower($1)', [email])).rows[0]!.id);
+const lastLink = async (email: string, kind: 'invite' | 'reset') =>
+  (await up.db.query<{ link: string }>('select link from outbox where lower(to_email) = lower($1) and kind = $2 order by id desc limit 1', [email, kind])).rows[0]?.link ?? null;
+const tokenOf = (link: string | null) => link!.split('/').pop()!;
+const outboxCount = async () => (await up.db.query<{ n: number }>('select count(*)::int as n from outbox')).rows[0]!.n;
+
+async function adminToken(): Promise<string> {
+  return (await login('admin@example.com')).token;
+}
+
+async function userRecord(id: number, token: string) {
+  return (await call(`users/${id}/`, { token })).body.data;
+}
+
+/** An invited user with a password set directly: invitations are tested on their own below. */
+async function inviteAndAccept(email: string, roles: string[], admin: string): Promise<number> {
+  expect((await call('account/invite', { token: admin, body: { email, roles } })).status).toBe(200);
+  const accepted = await call('account/accept-invite', { body: { token: tokenOf(await lastLink(email, 'invite')), password: 'chosen-pass', password_confirm: 'chosen-pass' } });
+  expect(accepted.status).toBe(200);
+  return userId(email);
+}
+
+describe('M4: one answer for every failed sign-in', () => {
+  it('answers an unknown address, a wrong password, an invited user and a canceled invitation byte for byte alike', async () => {
+    const admin = await adminToken();
+    await call('account/invite', { token: admin, body: { email: 'm4.pending@example.com' } });
+    await call('account/invite', { token: admin, body: { email: 'm4.canceled@example.com' } });
+    expect((await call('account/cancel-invite', { token: admin, body: { user_id: await userId('m4.canceled@example.com') } })).status).toBe(200);
+
+    const answers = await Promise.all(
+      ['nobody.at.all@example.com', 'admin@example.com', 'm4.pending@example.com', 'm4.canceled@example.com'].map((email) => attempt(email, 'not-the-password', freshIp())),
+    );
+    for (const answer of answers) {
+      expect(answer.status).toBe(400);
+      expect(answer.text).toBe(answers[0]!.text);
+    }
+    expect(answers[0]!.body.error).toEqual({ message: 'wrong_password', cause: 'Invalid credentials.' });
+  });
+});
+
+describe('M2 and L3: throttling per client address and account, never a lockout', () => {
+  it('slows the address that guesses (2^n backoff) while the real user signs in from another address', async () => {
+    const stranger = freshIp();
+    const statuses: number[] = [];
+    let firstRefusal: Awaited<ReturnType<typeof attempt>> | null = null;
+    for (let i = 0; i < 50; i++) {
+      const res = await attempt('admin@example.com', `guess-${i}`, stranger);
+      statuses.push(res.status);
+      if (res.status === 429 && !firstRefusal) firstRefusal = res;
+    }
+    // Five free failures, then each attempt waits: nearly all of the 50 are refused before any hashing.
+    expect(statuses.slice(0, 5)).toEqual([400, 400, 400, 400, 400]);
+    expect(statuses[5]).toBe(429);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(40);
+    expect(firstRefusal!.body.error).toEqual({ message: 'too_many_attempts', cause: 'Too many failed sign-in attempts. Try again later.' });
+    expect(Number(firstRefusal!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Even the right password waits at the stranger's address…
+    expect((await attempt('admin@example.com', DEMO_PASSWORD, stranger)).status).toBe(429);
+    // …while the real user, at theirs, is not affected at all.
+    expect((await attempt('admin@example.com', DEMO_PASSWORD, freshIp())).status).toBe(200);
+  });
+
+  it('doubles the wait after each further failure, up to the cap', async () => {
+    const ip = freshIp();
+    const waitAfterFailing = async () => {
+      expect((await attempt('buddy@example.com', 'nope', ip)).status).toBe(400);
+      const refused = await attempt('buddy@example.com', 'nope', ip);
+      expect(refused.status).toBe(429);
+      const seconds = Number(refused.headers.get('retry-after'));
+      // Time passes (moved in the database rather than waited for).
+      await up.db.query("update throttle set last_at = last_at - make_interval(secs => $2) where scope = 'login' and key like $1 || '|%'", [ip, seconds]);
+      return seconds;
+    };
+    for (let i = 0; i < 4; i++) expect((await attempt('buddy@example.com', 'nope', ip)).status).toBe(400);
+    expect([await waitAfterFailing(), await waitAfterFailing(), await waitAfterFailing(), await waitAfterFailing()]).toEqual([1, 2, 4, 8]);
+    await up.db.query("update throttle set count = 100 where scope = 'login' and key like $1 || '|%'", [ip]);
+    expect(Number((await attempt('buddy@example.com', 'nope', ip)).headers.get('retry-after'))).toBeLessThanOrEqual(15 * 60);
+    // A correct password from the address, once allowed, starts it over.
+    await up.db.query("update throttle set last_at = now() - interval '1 hour' where scope = 'login' and key like $1 || '|%'", [ip]);
+    expect((await attempt('buddy@example.com', DEMO_PASSWORD, ip)).status).toBe(200);
+    expect((await attempt('buddy@example.com', 'nope', ip)).status).toBe(400);
+  });
+
+  it('throttles an unknown address exactly like a real one (keyed by the address as typed, not the user)', async () => {
+    const ip = freshIp();
+    const refusals = [];
+    for (const email of ['ghost.m2@example.com', 'shop@example.com']) {
+      for (let i = 0; i < 5; i++) await attempt(email, 'wrong', ip);
+      refusals.push(await attempt(email, 'wrong', ip));
+    }
+    expect(refusals.map((r) => r.status)).toEqual([429, 429]);
+    expect(refusals[1]!.text).toBe(refusals[0]!.text);
+  });
+
+  it('limits one address across accounts, and successful sign-ins do not use up its allowance', async () => {
+    const office = freshIp();
+    for (let i = 0; i < 25; i++) expect((await attempt('shop@example.com', DEMO_PASSWORD, office)).status).toBe(200);
+    const sprayer = freshIp();
+    for (let i = 0; i < 20; i++) expect((await attempt(`spray-${i}@example.com`, 'Summer2024', sprayer)).status).toBe(400);
+    expect((await attempt('spray-new@example.com', 'Summer2024', sprayer)).status).toBe(429);
+  });
+
+  it('believes X-Forwarded-For only from a trusted proxy: a direct client cannot pick its address', async () => {
+    const direct = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: testLogger('upstream-untrusted'), config: { scryptCost: 1024, trustedProxies: [] } });
+    try {
+      for (let i = 0; i < 5; i++) expect((await attempt('admin@example.com', 'wrong', `203.0.113.${i}`, direct)).status).toBe(400);
+      // Every "address" was really this one peer: the sixth is slowed whatever the header claims…
+      expect((await attempt('admin@example.com', DEMO_PASSWORD, '203.0.113.99', direct)).status).toBe(429);
+      // …while a client that really is elsewhere signs in to the same account.
+      expect(await statusFrom('127.0.0.2', direct.url + 'account/login', { email: 'admin@example.com', password: DEMO_PASSWORD })).toBe(200);
+    } finally {
+      await direct.close();
+    }
+  });
+
+  it('keeps /openapi.json for Admin tokens and the users list for Admin and BuddyShop (Shop alone gets 403)', async () => {
+    const admin = await adminToken();
+    expect((await fetch(up.origin + '/openapi.json')).status).toBe(401);
+    expect((await fetch(up.origin + '/openapi.json', { headers: { authorization: `Bearer ${(await login('buddy@example.com')).token}` } })).status).toBe(403);
+    const doc = await fetch(up.origin + '/openapi.json', { headers: { authorization: `Bearer ${admin}` } });
+    expect(doc.status).toBe(200);
+    expect(((await doc.json()) as { paths: object }).paths).toBeTruthy();
+
+    await inviteAndAccept('shop.only@example.com', ['Shop'], admin);
+    const shopOnly = (await login('shop.only@example.com', 'chosen-pass')).token;
+    expect(claimsOf(shopOnly).scope).toEqual(['Shop']);
+    expect(await call('users/', { token: shopOnly })).toMatchObject({ status: 403, body: { error: { message: 'forbidden' } } });
+    expect((await call('users/', { token: (await login('buddy@example.com')).token })).status).toBe(403);
+    expect((await call('users/', { token: (await login('shop@example.com')).token })).status).toBe(200);
+    expect((await call('users/', { token: admin })).status).toBe(200);
+  });
+
+  it('`npm run upstream` listens on loopback unless HOST says otherwise', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'upstream-host-'));
+    const { HOST: _host, ...inherited } = process.env;
+    const child = spawn(process.execPath, ['upstream/main.ts'], {
+      env: { ...inherited, PORT: '0', UPSTREAM_DATA_DIR: join(dir, 'pglite'), UPSTREAM_UPLOAD_DIR: join(dir, 'uploads'), SEED_DEMO: 'false', LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const found = /listening on (\S+)/.exec(out);
+          if (found) resolve(found[1]!);
+        });
+        child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+      });
+      expect(new URL(url).hostname).toBe('127.0.0.1');
+      expect((await fetch(new URL('/healthz', url))).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('M5: sessions end at once', () => {
+  it('refuses an access token captured before logout, immediately', async () => {
+    const pair = await login('buddy@example.com');
+    expect((await call('account/', { token: pair.token })).status).toBe(200);
+    expect((await call('account/logout', { body: { refresh_token: pair.refresh_token } })).status).toBe(200);
+    expect(await call('account/', { token: pair.token })).toMatchObject({ status: 401, body: { error: { message: 'session_ended' } } });
+  });
+
+  it('ends every session of a deactivated user at once; other users keep theirs', async () => {
+    const admin = await adminToken();
+    const id = await inviteAndAccept('m5.deactivated@example.com', ['Buddy'], admin);
+    const first = await login('m5.deactivated@example.com', 'chosen-pass');
+    const second = await login('m5.deactivated@example.com', 'chosen-pass');
+    const other = await login('buddy@example.com');
+    const user = await userRecord(id, admin);
+    expect((await call(`users/${id}/`, { method: 'PUT', token: admin, body: { ...user, is_active: false } })).status).toBe(200);
+    for (const pair of [first, second]) {
+      expect((await call('account/', { token: pair.token })).status).toBe(401);
+      expect((await call('account/refresh-token', { body: { refresh_token: pair.refresh_token } })).status).toBe(401);
+    }
+    expect((await call('account/', { token: other.token })).status).toBe(200);
+  });
+
+  it('a role change outdates the tokens issued before; a refresh carries the new roles', async () => {
+    const admin = await adminToken();
+    const id = await inviteAndAccept('m5.roles@example.com', ['Buddy', 'Shop'], admin);
+    const pair = await login('m5.roles@example.com', 'chosen-pass');
+    expect((await call('users/', { token: pair.token })).status).toBe(200);
+    expect((await call(`users/${id}/roles/Shop/`, { method: 'DELETE', token: admin })).status).toBe(200);
+    expect(await call('users/', { token: pair.token })).toMatchObject({ status: 401, body: { error: { message: 'token_expired' } } });
+    const refreshed = (await call('account/refresh-token', { body: { refresh_token: pair.refresh_token } })).body.data;
+    expect(claimsOf(refreshed.token).scope).toEqual(['Buddy']);
+    expect((await call('users/', { token: refreshed.token })).status).toBe(403);
+    expect((await call('account/', { token: refreshed.token })).status).toBe(200);
+    // Adding a role works the same way.
+    expect((await call(`users/${id}/roles/`, { token: admin, body: { role: 'Shop' } })).status).toBe(200);
+    expect((await call('account/', { token: refreshed.token })).status).toBe(401);
+    const again = (await call('account/refresh-token', { body: { refresh_token: refreshed.refresh_token } })).body.data;
+    expect(claimsOf(again.token).scope).toEqual(['Buddy', 'Shop']);
+    // A link change that is not a role (a language) leaves tokens alone.
+    expect((await call(`users/${id}/languages/`, { token: admin, body: { language_id: 1 } })).status).toBe(200);
+    expect((await call('account/', { token: again.token })).status).toBe(200);
+  });
+
+  it('a password reset ends every session of the user at once', async () => {
+    const pair = await login('user@example.com');
+    expect((await call('account/', { token: pair.token })).status).toBe(200);
+    await call('account/forgot-password', { body: { email: 'user@example.com' }, ip: freshIp() });
+    const token = tokenOf(await lastLink('user@example.com', 'reset'));
+    expect((await call('account/reset-password', { body: { token, password: DEMO_PASSWORD, password_confirm: DEMO_PASSWORD } })).status).toBe(200);
+    expect(await call('account/', { token: pair.token })).toMatchObject({ status: 401, body: { error: { message: 'session_ended' } } });
+  });
+
+  it('refuses a token without a session (issued before sessions existed) so that it gets refreshed', async () => {
+    const legacy = await signAccessToken(up.config.jwtSecret, await userId('admin@example.com'), ['Admin'], 900);
+    expect(await call('account/', { token: legacy })).toMatchObject({ status: 401, body: { error: { message: 'token_expired' } } });
+    const pair = await login('admin@example.com');
+    const claims = claimsOf(pair.token);
+    const forged = await signAccessToken(up.config.jwtSecret, await userId('buddy@example.com'), ['Admin'], 900, { sid: claims.sid, sv: claims.sv });
+    // Someone else's session id does not make a token valid for another user.
+    expect((await call('account/', { token: forged })).status).toBe(401);
+  });
+});
+
+describe('absolute session lifetime', () => {
+  it('refuses to refresh a session older than its lifetime, however often it was rotated', async () => {
+    const first = await login('shop@example.com');
+    const rotated = (await call('account/refresh-token', { body: { refresh_token: first.refresh_token } })).body.data;
+    expect(rotated.refresh_token).toEqual(expect.any(String));
+    await up.db.query("update sessions set created_at = now() - interval '29 days' where id = $1", [claimsOf(rotated.token).sid]);
+    const stillOk = (await call('account/refresh-token', { body: { refresh_token: rotated.refresh_token } })).body.data;
+    expect(stillOk.token).toEqual(expect.any(String));
+    await up.db.query("update sessions set created_at = now() - interval '30 days 1 minute' where id = $1", [claimsOf(rotated.token).sid]);
+    expect(await call('account/refresh-token', { body: { refresh_token: stillOk.refresh_token } })).toMatchObject({ status: 401, body: { error: { message: 'invalid_refresh_token' } } });
+  });
+
+  it('follows a configured lifetime', async () => {
+    const short = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: testLogger('upstream-short-session'), config: { scryptCost: 1024, sessionMaxAgeSeconds: 2 } });
+    try {
+      const pair = (await attempt('admin@example.com', DEMO_PASSWORD, freshIp(), short)).body.data;
+      const rotated = (await call('account/refresh-token', { body: { refresh_token: pair.refresh_token } }, short)).body.data;
+      expect(rotated.token).toEqual(expect.any(String));
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      expect((await call('account/refresh-token', { body: { refresh_token: rotated.refresh_token } }, short)).status).toBe(401);
+    } finally {
+      await short.close();
+    }
+  });
+});
+
+describe('H1: invitations end with deactivation, and can be canceled', () => {
+  it('deactivating an invited user cancels the invitation: its link no longer activates the account', async () => {
+    const admin = await adminToken();
+    const email = 'h1.deactivated@example.com';
+    expect((await call('account/invite', { token: admin, body: { email, roles: ['Buddy'] } })).status).toBe(200);
+    const link = tokenOf(await lastLink(email, 'invite'));
+    const id = await userId(email);
+    expect((await call(`users/${id}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(id, admin)), is_active: false } })).status).toBe(200);
+    expect(await userRecord(id, admin)).toMatchObject({ is_active: false, invitation_status: 'canceled' });
+
+    const refused = await call('account/accept-invite', { body: { token: link, password: 'taken-over', password_confirm: 'taken-over' } });
+    const madeUp = await call('account/accept-invite', { body: { token: randomToken(), password: 'taken-over', password_confirm: 'taken-over' } });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toBe(madeUp.text);
+    expect(await userRecord(id, admin)).toMatchObject({ is_active: false, invitation_status: 'canceled' });
+    expect((await attempt(email, 'taken-over', freshIp())).body.error.message).toBe('wrong_password');
+
+    // Reactivated, the account still has no open invitation until an Admin sends one again.
+    expect((await call(`users/${id}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(id, admin)), is_active: true } })).status).toBe(200);
+    expect((await call('account/accept-invite', { body: { token: link, password: 'taken-over', password_confirm: 'taken-over' } })).status).toBe(400);
+    expect((await call('account/resend-invite', { token: admin, body: { user_id: id } })).body.data).toMatchObject({ invitation_status: 'pending', is_active: true });
+    const fresh = tokenOf(await lastLink(email, 'invite'));
+    expect((await call('account/accept-invite', { body: { token: fresh, password: 'my-choice', password_confirm: 'my-choice' } })).status).toBe(200);
+    expect(await userRecord(id, admin)).toMatchObject({ is_active: true, invitation_status: 'accepted' });
+  });
+
+  it('deactivation also ends reset links', async () => {
+    const admin = await adminToken();
+    const id = await inviteAndAccept('h1.reset@example.com', ['Buddy'], admin);
+    await call('account/forgot-password', { body: { email: 'h1.reset@example.com' }, ip: freshIp() });
+    const reset = tokenOf(await lastLink('h1.reset@example.com', 'reset'));
+    expect((await call(`users/${id}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(id, admin)), is_active: false } })).status).toBe(200);
+    expect((await call('account/reset-password', { body: { token: reset, password: 'newpass', password_confirm: 'newpass' } })).body.error.message).toBe('token_does_not_exist');
+    // A deactivated account is mailed no new link either (the answer is the same).
+    const before = await outboxCount();
+    expect((await call('account/forgot-password', { body: { email: 'h1.reset@example.com' }, ip: freshIp() })).status).toBe(200);
+    expect(await outboxCount()).toBe(before);
+  });
+
+  it('cancel-invite (Admin): the link stops working; resend re-opens it only for an active account', async () => {
+    const admin = await adminToken();
+    const email = 'h1.canceled@example.com';
+    await call('account/invite', { token: admin, body: { email, roles: ['Buddy'] } });
+    const link = tokenOf(await lastLink(email, 'invite'));
+    const id = await userId(email);
+    expect((await call('account/cancel-invite', { token: (await login('buddy@example.com')).token, body: { user_id: id } })).status).toBe(403);
+    expect((await call('account/cancel-invite', { token: admin, body: { user_id: id } })).body.data).toMatchObject({ invitation_status: 'canceled' });
+    expect((await call('account/accept-invite', { body: { token: link, password: 'chosen', password_confirm: 'chosen' } })).body.error.message).toBe('token_does_not_exist');
+    expect(await call('account/cancel-invite', { token: admin, body: { user_id: id } })).toMatchObject({ status: 409, body: { error: { message: 'invitation_not_pending' } } });
+    expect((await call('account/cancel-invite', { token: admin, body: { user_id: 99_999_999 } })).status).toBe(404);
+
+    // Deactivated meanwhile: resend refuses to re-open.
+    expect((await call(`users/${id}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(id, admin)), is_active: false } })).status).toBe(200);
+    expect(await call('account/resend-invite', { token: admin, body: { user_id: id } })).toMatchObject({ status: 409, body: { error: { message: 'account_inactive' } } });
+    expect(await lastLink(email, 'invite')).toContain(link);
+    // Active again: resend re-opens it with a new link, and the canceled one stays dead.
+    expect((await call(`users/${id}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(id, admin)), is_active: true } })).status).toBe(200);
+    expect((await call('account/resend-invite', { token: admin, body: { user_id: id } })).body.data).toMatchObject({ invitation_status: 'pending' });
+    expect((await call('account/accept-invite', { body: { token: link, password: 'chosen', password_confirm: 'chosen' } })).status).toBe(400);
+    expect((await call('account/accept-invite', { body: { token: tokenOf(await lastLink(email, 'invite')), password: 'chosen', password_confirm: 'chosen' } })).status).toBe(200);
+  });
+});
+
+describe('L1: reset links and requests', () => {
+  it('a new request ends the earlier link, and a completed reset ends every other one', async () => {
+    const email = 'shop@example.com';
+    const id = await userId(email);
+    await call('account/forgot-password', { body: { email }, ip: freshIp() });
+    const older = tokenOf(await lastLink(email, 'reset'));
+    await call('account/forgot-password', { body: { email }, ip: freshIp() });
+    const newer = tokenOf(await lastLink(email, 'reset'));
+    expect((await call('account/reset-password', { body: { token: older, password: DEMO_PASSWORD, password_confirm: DEMO_PASSWORD } })).body.error.message).toBe('token_does_not_exist');
+    // A link issued some other way (an older mail that raced the new request) ends with the reset too.
+    const stray = randomToken();
+    await up.db.query("insert into account_tokens (user_id, kind, token_hash, expires_at) values ($1, 'reset', $2, now() + interval '1 hour')", [id, hashToken(stray)]);
+    expect((await call('account/reset-password', { body: { token: newer, password: DEMO_PASSWORD, password_confirm: DEMO_PASSWORD } })).status).toBe(200);
+    expect((await call('account/reset-password', { body: { token: stray, password: 'hijacked', password_confirm: 'hijacked' } })).body.error.message).toBe('token_does_not_exist');
+  });
+
+  it('limits requests per address and per client, with the same answer whether or not the account exists', async () => {
+    const ip = freshIp();
+    const refusals = [];
+    for (const email of ['buddy@example.com', 'nobody.l1@example.com']) {
+      for (let i = 0; i < 3; i++) expect((await call('account/forgot-password', { body: { email }, ip: freshIp() })).status).toBe(200);
+      const before = await outboxCount();
+      refusals.push(await call('account/forgot-password', { body: { email }, ip }));
+      expect(await outboxCount()).toBe(before);
+    }
+    expect(refusals[0]).toMatchObject({ status: 429, body: { error: { message: 'too_many_requests' } } });
+    expect(refusals[1]!.text).toBe(refusals[0]!.text);
+    expect(Number(refusals[0]!.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    const busy = freshIp();
+    for (let i = 0; i < 20; i++) expect((await call('account/forgot-password', { body: { email: `l1-${i}@example.com` }, ip: busy })).status).toBe(200);
+    expect((await call('account/forgot-password', { body: { email: 'l1-last@example.com' }, ip: busy })).status).toBe(429);
+  });
+});
+
+describe('L5: an Admin always remains', () => {
+  it('refuses to remove the Admin role from, or deactivate, the last active Admin', async () => {
+    const admin = await adminToken();
+    const adminId = await userId('admin@example.com');
+    expect(await call(`users/${adminId}/roles/Admin/`, { method: 'DELETE', token: admin })).toMatchObject({
+      status: 409,
+      body: { error: { message: 'last_admin', cause: 'The last active Admin cannot lose the Admin role or be deactivated.' } },
+    });
+    expect((await call(`users/${adminId}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(adminId, admin)), is_active: false } })).body.error.message).toBe('last_admin');
+    expect((await userRecord(adminId, admin)).roles).toContain('Admin');
+
+    // A pending invitation holding Admin does not count: it cannot sign in yet.
+    await call('account/invite', { token: admin, body: { email: 'l5.pending@example.com', roles: ['Admin'] } });
+    expect((await call(`users/${adminId}/roles/Admin/`, { method: 'DELETE', token: admin })).status).toBe(409);
+
+    // With a second active Admin, either may step down.
+    const second = await inviteAndAccept('l5.second@example.com', ['Admin'], admin);
+    expect((await call(`users/${adminId}/roles/Admin/`, { method: 'DELETE', token: admin })).status).toBe(200);
+    const secondToken = (await login('l5.second@example.com', 'chosen-pass')).token;
+    expect((await call(`users/${second}/roles/Admin/`, { method: 'DELETE', token: secondToken })).status).toBe(409);
+    expect((await call(`users/${adminId}/roles/`, { token: secondToken, body: { role: 'Admin' } })).status).toBe(200);
+  });
+});
