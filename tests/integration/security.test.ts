@@ -52,23 +52,54 @@ describe('CSRF and request shape', () => {
       fc.webUrl(),
       fc.string({ maxLength: 20 }).map((s) => `/${s}`),
     );
-    fc.assert(
-      fc.property(evil, (target) => {
-        const safe = safeRedirectPath(target);
-        const resolved = new URL(safe, 'https://backoffice.example');
-        expect(resolved.origin).toBe('https://backoffice.example');
-        expect(safe.startsWith('/') && !safe.startsWith('//') && !safe.startsWith('/\\')).toBe(true);
-      }),
-      { numRuns: 1000 },
-    );
+    fc.assert(fc.property(evil, (target) => expectSameOrigin(target)), { numRuns: 1000 });
     // And end to end through the no-JavaScript form.
-    for (const target of ['//evil.example', '/\\evil.example', '%2F%2Fevil.example', 'javascript:alert(1)', 'http:evil.example']) {
+    for (const target of ['//evil.example', '/\\evil.example', '%2F%2Fevil.example', 'javascript:alert(1)', 'http:evil.example', '/.//evil.example/x']) {
       const res = await request(stack.baseUrl).post('/login').type('form').send({ email: 'admin@example.com', password: DEMO_PASSWORD, redirect: target });
       expect(res.status).toBe(303);
-      expect(new URL(res.headers.location as string, 'https://backoffice.example').origin).toBe('https://backoffice.example');
+      expect(new URL(res.headers.location as string, 'https://backoffice.example/login').origin).toBe('https://backoffice.example');
+    }
+  });
+
+  it('keeps path tricks on our origin once normalised: dot segments, encodings, whitespace, unicode slashes (issue 12 M1)', () => {
+    // Pieces a browser's URL parser treats specially, joined in every order: `/.//x`, `/%2e%2e//x`, `/a/..//x`…
+    const piece = fc.constantFrom(
+      '/', '//', '.', '..', '%2e', '%2E', '%2e%2e', '.%2e', '%2f', '%2F', '%252f', '%5c', '%5C', '\\', '\t', '\n', '\r', ' ', '%09', '%0a', '%00',
+      '\u2215', '\u2044', '\uff0f', '\uff3c', '\u3002', '@', ':', '?', '#', '&', '=', 'evil.example', 'x', 'users', 'javascript:', 'http:', 'https:', 'data:',
+    );
+    const tricky = fc.tuple(fc.constantFrom('/', '//', '/.', '/./', '/.//', '\\', ''), fc.array(piece, { maxLength: 8 })).map(([head, rest]) => head + rest.join(''));
+    fc.assert(fc.property(tricky, (target) => expectSameOrigin(target)), { numRuns: 3000 });
+  });
+
+  it('sends a signed-in user at /login?redirect=/.//evil.example/x to our own origin (the reported case)', async () => {
+    const client = agent(stack);
+    await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    for (const target of ['/.//evil.example/x', '/%2e//evil.example/x', '/a/..//evil.example/x', '/%2e%2e//evil.example/x']) {
+      const res = await client.get(`/login?redirect=${encodeURIComponent(target)}`).redirects(0);
+      expect(res.status).toBe(302);
+      const location = res.headers.location as string;
+      expect(new URL(location, `${stack.baseUrl}/login`).origin).toBe(new URL(stack.baseUrl).origin);
+      expect(location.startsWith('//')).toBe(false);
+      // Raw, unencoded, exactly as reported.
+      const raw = await client.get(`/login?redirect=${target}`).redirects(0);
+      expect(new URL(raw.headers.location as string, `${stack.baseUrl}/login`).origin).toBe(new URL(stack.baseUrl).origin);
     }
   });
 });
+
+/** What `safeRedirectPath` lets through resolves to our origin however a browser reads it, and is already normal. */
+function expectSameOrigin(target: string) {
+  const safe = safeRedirectPath(target);
+  expect(safe.startsWith('/') && !safe.startsWith('//') && !safe.startsWith('/\\')).toBe(true);
+  expect(safe).not.toMatch(/[\u0000-\u001f\\]/);
+  for (const page of ['https://backoffice.example/login', 'https://backoffice.example/a/b/c?x=1#y']) {
+    const resolved = new URL(safe, page);
+    expect(resolved.origin).toBe('https://backoffice.example');
+    // A fixed point: the browser's own normalisation changes nothing, so no second reading differs.
+    expect(resolved.pathname + resolved.search + resolved.hash).toBe(safe);
+  }
+  expect(safeRedirectPath(safe)).toBe(safe);
+}
 
 describe('cookies', () => {
   it('sets __Host- cookies with fixed attributes in production mode', async () => {
