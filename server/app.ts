@@ -47,6 +47,8 @@ export interface BuildAppOptions {
   sessionMaxAgeSeconds?: number;
   /** Required as a Bearer token on /metrics when set. */
   metricsToken?: string;
+  /** Serve /metrics without a token (development only); unset and without a token, /metrics is a 404. */
+  metricsOpen?: boolean;
   /** Load shedding thresholds (@fastify/under-pressure). */
   pressure?: { maxEventLoopDelayMs?: number; maxHeapUsedBytes?: number; maxRssBytes?: number };
   /** Sign-in attempts allowed per IP per minute, and per account per 15 minutes. */
@@ -177,7 +179,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
   await app.register(fastifyRateLimit, { global: false });
   const loginGuard = createLoginGuard(app, opts.loginLimits);
-  instrument(app, metrics, opts.metricsToken, new Set(Object.keys(appRouter._def.procedures)));
+  instrument(app, metrics, { token: opts.metricsToken, openWithoutToken: opts.metricsOpen }, new Set(Object.keys(appRouter._def.procedures)));
 
   // Draining: responses finished after close() began end their connection, so keep-alive clients
   // cannot hold the server open past the requests that were in flight.

@@ -82,6 +82,8 @@ const app = await buildApp({
   upstreamTimeouts: { connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS, headersMs: env.UPSTREAM_HEADERS_TIMEOUT_MS, bodyMs: env.UPSTREAM_BODY_TIMEOUT_MS },
   trustProxy: env.TRUST_PROXY,
   metricsToken: env.METRICS_TOKEN,
+  // Open only in development; elsewhere /metrics needs METRICS_TOKEN, and without one it does not exist.
+  metricsOpen: env.NODE_ENV === 'development',
   map: { range, tileUrl: env.MAP_TILE_URL === 'none' ? null : env.MAP_TILE_URL, tileAttribution: env.MAP_TILE_ATTRIBUTION },
   geocoderUrl: env.GEOCODER_URL,
   publicUrl,

@@ -15,9 +15,12 @@ const logStream = new Writable({
   },
 });
 
+const METRICS_TOKEN = 'metrics-token-for-the-tests-0001';
+const metricsOf = (base: string) => request(base).get('/metrics').set('authorization', `Bearer ${METRICS_TOKEN}`);
+
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ app: { logger: pino({ level: 'trace' }, logStream) } });
+  stack = await startStack({ app: { logger: pino({ level: 'trace' }, logStream), metricsToken: METRICS_TOKEN } });
 });
 afterAll(async () => stack?.close());
 
@@ -189,21 +192,71 @@ describe('operations endpoints', () => {
   it('serves health, readiness and Prometheus metrics', async () => {
     expect((await request(stack.baseUrl).get('/healthz')).body).toEqual({ status: 'ok' });
     expect((await request(stack.baseUrl).get('/readyz')).status).toBe(200);
-    const metrics = await request(stack.baseUrl).get('/metrics');
+    const metrics = await metricsOf(stack.baseUrl);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers['cache-control']).toBe('no-store');
     expect(metrics.text).toContain('backoffice_http_request_duration_seconds_bucket');
     expect(metrics.text).toContain('backoffice_upstream_request_duration_seconds_bucket{');
     expect(metrics.text).toMatch(/backoffice_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+  });
+
+  it('protects /metrics: a token when configured, open only in development, otherwise not there (issue 12 M3)', async () => {
+    expect((await request(stack.baseUrl).get('/metrics')).status).toBe(401);
+    expect((await request(stack.baseUrl).get('/metrics').set('authorization', `Bearer ${METRICS_TOKEN}x`)).status).toBe(401);
+    const unconfigured = await startStack({ upstream: stack.upstream });
+    const development = await startStack({ upstream: stack.upstream, app: { metricsOpen: true } });
+    try {
+      const hidden = await request(unconfigured.baseUrl).get('/metrics');
+      expect(hidden.status).toBe(404);
+      expect(hidden.text).not.toContain('backoffice_');
+      expect(hidden.text).not.toContain('process_cpu');
+      const open = await request(development.baseUrl).get('/metrics');
+      expect(open.status).toBe(200);
+      expect(open.text).toContain('backoffice_http_requests_total');
+    } finally {
+      await unconfigured.close();
+      await development.close();
+    }
   });
 
   it('labels metrics with known routes only, so made-up paths cannot grow them', async () => {
     for (let i = 0; i < 3; i++) await request(stack.baseUrl).get(`/trpc/made-up-${i}`);
     await request(stack.baseUrl).get('/trpc/session.me,made-up-batch?batch=1&input={}');
     await request(stack.baseUrl).get('/trpc/session.me');
-    const metrics = (await request(stack.baseUrl).get('/metrics')).text;
+    const metrics = (await metricsOf(stack.baseUrl)).text;
     expect(metrics).not.toContain('made-up');
     expect(metrics).toContain('route="/trpc/(unknown)"');
     expect(metrics).toContain('route="/trpc/(batch)"');
     expect(metrics).toContain('route="/trpc/session.me"');
+  });
+
+  it('keeps the number of series fixed under 1000 requests for random plan slugs, ids and paths, signed in or not (issue 12 M3)', async () => {
+    const client = agent(stack);
+    await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false })).map((c: { name: string; value: string }) => `${c.name}=${c.value}`).join('; ');
+    const slug = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,30}$/);
+    const kinds = [
+      (s: string) => ({ url: `/trpc/subscriptionPlans.public?input=${encodeURIComponent(JSON.stringify({ slug: s }))}` }),
+      (s: string) => ({ url: `/subscriptions/${s}/sv` }),
+      (s: string) => ({ url: `/subscriptions/${s}` }),
+      (s: string) => ({ url: `/${s}/${s}` }),
+      (s: string) => ({ url: `/trpc/${s}` }),
+      (s: string) => ({ url: `/users/${s.length}${s.length * 7919}`, headers: { cookie } }),
+      (s: string) => ({ url: `/trpc/companies.get?input=${encodeURIComponent(JSON.stringify({ id: 100_000 + s.length * 7919 + s.charCodeAt(0) }))}`, headers: { cookie } }),
+      (s: string) => ({ url: `/trpc/subscriptionPlans.public?input=${encodeURIComponent(JSON.stringify({ slug: s }))}`, headers: { cookie } }),
+    ];
+    const send = (s: string, i: number) => stack.app.inject({ method: 'GET', ...kinds[i % kinds.length]!(s) });
+    const series = async () => (await metricsOf(stack.baseUrl)).text.split('\n').filter((line) => line.startsWith('backoffice_'));
+    // Every kind of request once, so each label combination it can make exists already.
+    for (let i = 0; i < kinds.length * 2; i++) await send(`warm-up-${i}`, i);
+    const before = await series();
+    const slugs = fc.sample(slug, 1000);
+    for (let i = 0; i < slugs.length; i++) await send(slugs[i]!, i);
+    const after = await series();
+    expect(after.length).toBe(before.length);
+    expect(after.map((line) => line.replace(/ [\d.e+-]+$/, ''))).toEqual(before.map((line) => line.replace(/ [\d.e+-]+$/, '')));
+    expect(after.join('\n')).toContain('path="public/subscription-plans/:param/"');
+    for (const s of slugs.slice(0, 50)) expect(after.join('\n')).not.toContain(`/${s}/`);
   });
 
   it('limits failed sign-in attempts per account, never correct ones', async () => {
