@@ -90,4 +90,26 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     const { rows } = await a.db.query<{ n: number }>("select count(*)::int as n from services where buddy_id = $1 and service_date = '2098-03-03'", [buddy]);
     expect(rows[0]!.n).toBe(2);
   });
+
+  it('refunds a paid period once when admins on two instances cancel it at the same moment (issue 12 H2)', async () => {
+    const [a, b] = instances as [Upstream, Upstream];
+    const token = (await post(a, 'account/login', { email: 'admin@example.com', password: 'race-password' })).body.data.token;
+    const { rows } = await a.db.query<{ id: number }>(
+      `insert into subscriptions (plan_id, user_id, status, current_period_start, current_period_end, amount, currency)
+       values (1, (select id from users where email = 'user@example.com'), 'active', current_date - 3, current_date + 27, 199, 'sek') returning id`,
+    );
+    const id = rows[0]!.id;
+    await a.db.query(
+      `insert into subscription_payments (subscription_id, period_start, period_end, amount_minor, currency, source) values ($1, current_date - 3, current_date + 27, 19900, 'sek', 'provider')`,
+      [id],
+    );
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => post(i % 2 ? a : b, `subscriptions/${id}/cancel/`, {}, token)));
+    expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(answers.filter((r) => r.body.data.refund !== null)).toHaveLength(1);
+    // And activate/cancel raced against each other never refund more than was paid.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => post(i % 2 ? a : b, `subscriptions/${id}/${i % 3 ? 'activate' : 'cancel'}/`, {}, token)));
+    const { rows: refunds } = await a.db.query<{ n: number; total: number }>('select count(*)::int as n, coalesce(sum(amount_minor), 0)::int as total from subscription_refunds where subscription_id = $1', [id]);
+    expect(refunds[0]!.n).toBe(1);
+    expect(refunds[0]!.total).toBeLessThanOrEqual(19_900);
+  });
 });
