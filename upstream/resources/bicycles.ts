@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { idField } from '../../shared/schemas/common.ts';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
@@ -72,7 +73,7 @@ export function registerBicycles(app: FastifyInstance, db: Db, config: UpstreamC
   });
 
   app.delete('/api/bicycles/:id/images/:imageId/', { preHandler: write }, async (req, reply) => {
-    const { id, imageId } = parseBody(idParam.extend({ imageId: z.coerce.number().int().positive() }), req.params);
+    const { id, imageId } = parseBody(idParam.extend({ imageId: idField() }), req.params);
     const { rows } = await db.query('delete from bicycle_images where id = $1 and bicycle_id = $2 returning id', [imageId, id]);
     if (!rows[0]) throw new ApiError(404, 'not_found');
     return ok(reply, { id: imageId });

@@ -8,6 +8,7 @@ import {
   createSchema,
   filterSpecs,
   isIsoDate,
+  isYearInRange,
   isOwnerScoped,
   listParamsSchema,
   mayTransition,
@@ -54,10 +55,13 @@ function filterValue(key: string, field: FieldDef, raw: unknown): unknown {
   if (field.kind === 'reference' || field.kind === 'integer') {
     const n = Number(raw);
     if (!Number.isSafeInteger(n)) throw invalid('validation.integer');
+    // An integer column compared with a value beyond its type is an SQL error, not an empty list.
+    if (field.kind === 'integer' && (field.max === undefined || field.max <= 2_147_483_647) && Math.abs(n) > 2_147_483_647) throw invalid('validation.option');
     return n;
   }
   if (field.kind === 'date') {
     if (!isIsoDate(String(raw))) throw invalid('validation.date');
+    if (!isYearInRange(String(raw))) throw invalid('validation.dateYears');
     return String(raw);
   }
   if (field.kind === 'enum') {

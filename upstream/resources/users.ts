@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { idField } from '../../shared/schemas/common.ts';
 import { operationalRangeInput, userListInput, userUpdateInput } from '../../shared/schemas/users.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
@@ -99,8 +100,8 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
   /** Role, language and competence links: add with POST, remove with DELETE; both answer the user. */
   const links = [
     { path: 'roles', table: 'user_roles', column: 'role_id', body: z.object({ role: z.string().min(1).max(50) }), resolve: async (b: { role: string }) => (await db.query<{ id: number }>('select id from roles where name = $1', [b.role])).rows[0]?.id },
-    { path: 'languages', table: 'user_languages', column: 'language_id', body: z.object({ language_id: z.coerce.number().int().positive() }), resolve: async (b: { language_id: number }) => b.language_id },
-    { path: 'competencies', table: 'user_competencies', column: 'competence_id', body: z.object({ competence_id: z.coerce.number().int().positive() }), resolve: async (b: { competence_id: number }) => b.competence_id },
+    { path: 'languages', table: 'user_languages', column: 'language_id', body: z.object({ language_id: idField() }), resolve: async (b: { language_id: number }) => b.language_id },
+    { path: 'competencies', table: 'user_competencies', column: 'competence_id', body: z.object({ competence_id: idField() }), resolve: async (b: { competence_id: number }) => b.competence_id },
   ] as const;
 
   for (const link of links) {

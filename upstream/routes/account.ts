@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { acceptInviteInput, confirmEmailInput, forgotPasswordInput, loginInput, profileUpdateInput } from '../../shared/schemas/auth.ts';
-import { emailField, fieldErrorsOf, languageField } from '../../shared/schemas/common.ts';
+import { emailField, fieldErrorsOf, idField, languageField } from '../../shared/schemas/common.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
@@ -23,7 +23,7 @@ const inviteInput = z.object({
   first_name: z.string().trim().max(80).nullish(),
   last_name: z.string().trim().max(80).nullish(),
   roles: z.array(z.string().max(50)).max(10).optional(),
-  user_type: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(5)]).optional(),
+  user_type: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(5)], { error: 'validation.option' }).optional(),
   language: languageField.optional(),
 });
 type InviteInput = z.infer<typeof inviteInput>;
@@ -248,7 +248,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
   });
 
   app.post('/api/account/resend-invite', { preHandler: admin }, async (req, reply) => {
-    const { user_id } = parseBody(z.object({ user_id: z.coerce.number().int().positive() }), req.body);
+    const { user_id } = parseBody(z.object({ user_id: idField() }), req.body);
     const user = await findUser(db, { id: user_id });
     if (!user) throw new ApiError(404, 'user_does_not_exist');
     if (user.invitation_status !== 'pending') throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
