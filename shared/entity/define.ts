@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AppPath } from '../route-table.ts';
 import type { Role } from '../roles.ts';
 import { MSG, storableText } from '../schemas/common.ts';
+import { uploadedImageField } from '../schemas/uploads.ts';
 import type { UPLOAD_KINDS } from '../schemas/auth.ts';
 
 /**
@@ -267,10 +268,13 @@ function inputType(field: FieldDef): z.ZodType {
     case 'phone':
       return storableText(field.max ?? 255);
     case 'email':
-      return storableText(field.max ?? 254).pipe(z.union([z.literal(''), z.email({ error: MSG.email })]));
-    case 'url':
+      return storableText(field.max ?? 254).pipe(z.union([z.literal(''), z.email({ error: MSG.email })], { error: MSG.email }));
     case 'image':
-      return storableText(field.max ?? 2048).pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'validation.url' })]));
+      // A file our upload endpoint stored (issue 12 M6), not any address: the API also checks its origin.
+      if (field.uploadKind) return storableText(2048).pipe(z.union([z.literal(''), uploadedImageField(field.uploadKind)], { error: 'validation.uploadedImage' }));
+      return storableText(field.max ?? 2048).pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'validation.url' })], { error: 'validation.url' }));
+    case 'url':
+      return storableText(field.max ?? 2048).pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'validation.url' })], { error: 'validation.url' }));
     case 'integer':
     case 'reference': {
       let n = z.coerce.number({ error: 'validation.number' }).int({ error: 'validation.integer' });

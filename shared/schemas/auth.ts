@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { rolesOf, type AppPath } from '../route-table.ts';
 import { hasAnyRole, type Role } from '../roles.ts';
 import { COUNTRIES, MSG, emailField, languageField, passwordField, storableText } from './common.ts';
+import { uploadedImageField } from './uploads.ts';
 
 export const loginInput = z.object({
   email: emailField,
@@ -60,7 +61,8 @@ export const profileUpdateInput = z.object({
   phone_number: optionalText(40),
   country: z.enum(COUNTRIES).nullable().optional(),
   language: languageField.nullable().optional(),
-  profile_image: z.url().max(2048).nullable().optional(),
+  // Only a picture uploaded through our upload endpoint (issue 12 M6); `javascript:`, `data:` and other sites are refused.
+  profile_image: uploadedImageField('user_profile_picture').nullable().optional(),
   biography: optionalText(2000),
   state: optionalText(80),
   area: optionalText(80),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { COUNTRIES, LANGUAGES, MSG, emailField, storableText, versionField } from './common.ts';
+import { uploadedImageField } from './uploads.ts';
 
 export const USER_TYPES = [1, 2, 4, 5] as const;
 export const ACCOUNT_STATUSES = ['active', 'inactive', 'pending'] as const;
@@ -37,7 +38,7 @@ export const userUpdateFields = z.object({
   country: z.enum(COUNTRIES).nullish().transform((v) => v ?? null),
   language: z.enum(LANGUAGES).nullish().transform((v) => v ?? null),
   is_active: z.boolean({ error: 'validation.option' }),
-  profile_image: z.url({ protocol: /^https?$/ }).max(2048).nullish().transform((v) => v ?? null),
+  profile_image: uploadedImageField('user_profile_picture').nullish().transform((v) => v ?? null),
   user_type: z.union(USER_TYPES.map((t) => z.literal(t)) as unknown as [z.ZodLiteral<1>, z.ZodLiteral<2>, z.ZodLiteral<4>, z.ZodLiteral<5>], { error: 'validation.option' }),
   biography: optionalText(2000),
   social_security_number: optionalText(20),

@@ -6,6 +6,7 @@ import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
+import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { parseBody } from '../routes/validation.ts';
 import { LIST_USER_SQL, findUser, toListedUser } from '../users.ts';
 
@@ -69,6 +70,11 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
   app.put('/api/users/:id/', { preHandler: admin }, async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const { version, ...input } = parseBody(userUpdateInput, req.body);
+    if (input.profile_image) {
+      // The person's own upload, or one the admin made for them; what is stored already may stay.
+      const { rows: stored } = await db.query<{ profile_image: string | null }>('select profile_image from users where id = $1', [id]);
+      await checkUploadedImage(db, config, input.profile_image, { field: 'profile_image', kind: 'user_profile_picture', current: stored[0]?.profile_image, uploadedBy: [id, req.user!.id] });
+    }
     const keys = Object.keys(input) as (keyof typeof input)[];
     const { rows } = await db.query(
       `update users set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning id`,

@@ -6,6 +6,7 @@ import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
+import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { hashPassword, verifyPassword } from '../lib/password.ts';
 import { signAccessToken } from '../lib/jwt.ts';
 import { hashToken, openPayload, randomToken, sealPayload } from '../lib/tokens.ts';
@@ -344,6 +345,10 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
 
   app.put('/api/account/', { preHandler: authed }, async (req, reply) => {
     const input = parseBody(profileUpdateInput, req.body);
+    if (input.profile_image) {
+      const { rows: stored } = await db.query<{ profile_image: string | null }>('select profile_image from users where id = $1', [req.user!.id]);
+      await checkUploadedImage(db, config, input.profile_image, { field: 'profile_image', kind: 'user_profile_picture', current: stored[0]?.profile_image, uploadedBy: [req.user!.id] });
+    }
     const keys = Object.keys(input) as (keyof typeof input)[];
     if (keys.length > 0) {
       const sets = keys.map((key, i) => `${key} = $${i + 2}`).join(', ');
