@@ -187,8 +187,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onSend', async (_req, reply) => {
+  app.addHook('onSend', async (req, reply) => {
     if (draining) reply.header('connection', 'close');
+    // tRPC answers and exports carry personal data: no browser, proxy or CDN may keep a copy (ADR 020).
+    if ((req.url.startsWith('/trpc/') || req.url.startsWith('/export/')) && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -63,6 +63,11 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   });
   app.setNotFoundHandler((_req, reply) => fail(reply, 404, 'not_found', ERROR_TEXT.not_found));
   refuseUnstorableInput(app);
+  // API answers are about people (profiles, users, subscriptions): never kept by a cache (ADR 020).
+  // Uploaded files say `private` themselves.
+  app.addHook('onSend', async (req, reply) => {
+    if (req.url.startsWith('/api/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
 
   app.get('/healthz', async () => ({ ok: true }));
   // Every route registered from here on is listed in /openapi.json (generic ones with their schemas).

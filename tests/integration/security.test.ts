@@ -188,6 +188,34 @@ describe('output', () => {
   });
 });
 
+describe('caching of personal data (issue 12, no-store)', () => {
+  it('marks tRPC answers, exports, pages and the API’s answers no-store, and uploaded files private', async () => {
+    const client = agent(stack);
+    await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    const answers = {
+      query: await query(client, 'account.get'),
+      list: await query(client, 'users.list', {}),
+      mutation: await mutate(client, 'upload.sign', { kind: 'bicycle', contentType: 'image/png' }),
+      refused: await query(agent(stack), 'account.get'),
+      export: await client.get('/export/bicycles.csv').set('x-backoffice-csrf', '1'),
+      page: await client.get('/users'),
+    };
+    for (const [name, res] of Object.entries(answers)) expect(res.headers['cache-control'], name).toBe('no-store');
+
+    const token = (await (await fetch(stack.upstream.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }) })).json()).data.token;
+    for (const path of ['account/', 'users/', 'subscriptions/', 'subscriptions/1/refunds/', 'users/999999/']) {
+      const res = await fetch(stack.upstream.url + path, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.headers.get('cache-control'), path).toBe('no-store');
+    }
+
+    const signed = answers.mutation.body.result.data as { url: string; accessUrl: string };
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(16, 1)]);
+    expect((await fetch(signed.url, { method: 'PUT', body: new Uint8Array(png), headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' } })).status).toBe(200);
+    const file = await fetch(signed.accessUrl);
+    expect(file.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
+  });
+});
+
 describe('operations endpoints', () => {
   it('serves health, readiness and Prometheus metrics', async () => {
     expect((await request(stack.baseUrl).get('/healthz')).body).toEqual({ status: 'ok' });
