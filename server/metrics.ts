@@ -23,7 +23,7 @@ export type Metrics = ReturnType<typeof createMetrics>;
 
 /**
  * Route templates of the marketplace API calls the back office makes, beyond every entity's generic ones
- * (ADR 019). `:id` matches a number, `:param` any one segment. A call matching none is labelled `other`:
+ * (ADR 020). `:id` matches a number, `:param` any one segment. A call matching none is labelled `other`:
  * labels come from this fixed set only, never from what a request put into a path (a plan slug, a role name).
  */
 const CUSTOM_TEMPLATES = [
@@ -132,7 +132,7 @@ export function instrument(app: FastifyInstance, metrics: Metrics, access: Metri
     metrics.requestDuration.observe({ method: req.method, route: label }, reply.elapsedTime / 1000);
     if (reply.statusCode >= 500) metrics.errors.inc({ kind: `http_${reply.statusCode}` });
   });
-  // Outside development /metrics is served only with a token (ADR 019): route names, error rates and
+  // Outside development /metrics is served only with a token (ADR 020): route names, error rates and
   // load are nobody else's business. Unconfigured, the path is as unknown as any other (404).
   if (!access.token && !access.openWithoutToken) return;
   const token = access.token;

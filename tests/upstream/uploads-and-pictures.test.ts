@@ -47,7 +47,7 @@ beforeAll(async () => {
     port: 0,
     demoPassword: PASSWORD,
     logger: testLogger('upstream-uploads'),
-    config: { scryptCost: 1024, uploadsPerHour: 8, uploadBytesPerDay: 4000, unusedUploadMaxAgeSeconds: SWEEP_AGE_SECONDS },
+    config: { scryptCost: 1024, uploadsPerHour: 8, uploadBytesPerDay: 4000, unusedUploadMaxAgeSeconds: SWEEP_AGE_SECONDS, maxUploadBytes: 16 * 1024, corsOrigins: ['http://backoffice.test'] },
   });
   for (const who of ['admin', 'buddy', 'shop']) {
     const res = await fetch(up.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `${who}@example.com`, password: PASSWORD }) });
@@ -158,6 +158,11 @@ describe('signed upload addresses (issue 12 L4)', () => {
     expect((await sign('user_profile_picture', 'shop')).body.error?.message ?? 'signed').toBe('signed');
     // Nothing of the refused file was kept, and its address is still unused.
     expect((await up.db.query<{ used_at: Date | null }>('select used_at from uploads where key = $1', [third.key])).rows[0]!.used_at).toBeNull();
+    // A file over the size limit is refused before the route runs; the page can still read why (CORS).
+    const tooBig = await fetch(third.url, { method: 'PUT', body: new Uint8Array(Buffer.concat([PNG, Buffer.alloc(20 * 1024)])), headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read', origin: 'http://backoffice.test' } });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.headers.get('access-control-allow-origin')).toBe('http://backoffice.test');
+    expect(((await tooBig.json()) as Answer['body']).error!.message).toBe('upload_too_large');
   });
 
   it('sweeps uploads no record refers to once they are older than the configured age, files and rows (issue 12 L4)', async () => {

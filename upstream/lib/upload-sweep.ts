@@ -25,7 +25,7 @@ const BATCH = 500;
 
 /**
  * Deletes uploads signed more than `unusedUploadMaxAgeSeconds` ago that no record refers to — never used,
- * or stored and never attached — rows first, then their files (issue 12 L4, ADR 020). Returns the keys.
+ * or stored and not attached to anything (never, or no longer) — rows first, then their files (issue 12 L4, ADR 020). Returns the keys.
  */
 export async function sweepUnusedUploads(db: Db, config: Pick<UpstreamConfig, 'uploadDir' | 'unusedUploadMaxAgeSeconds'>): Promise<string[]> {
   const referenced = UPLOAD_REFERENCES.map(({ table, column }) => `select substring(${column} from '/files/(.+)$') as key from ${table} where ${column} like '%/files/%'`).join(' union ');

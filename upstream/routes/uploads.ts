@@ -78,13 +78,17 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
     });
   });
 
+  // Before anything else, so even an answer the route never sees (a body over the size limit, 413) can be
+  // read by the back office's page and explained.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.url.startsWith('/files/')) cors(req, reply);
+  });
+
   app.options('/files/*', async (req, reply) => {
-    cors(req, reply);
     return reply.code(204).send();
   });
 
   app.put('/files/upload/*', { bodyLimit: config.maxUploadBytes }, async (req, reply) => {
-    cors(req, reply);
     const key = (req.params as { '*': string })['*'];
     const { expires, sig } = req.query as { expires?: string; sig?: string };
     const { rows } = await db.query<{ content_type: string; used_at: Date | null }>('select content_type, used_at from uploads where key = $1', [key]);
@@ -121,7 +125,6 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
   });
 
   app.get('/files/*', async (req, reply) => {
-    cors(req, reply);
     const key = (req.params as { '*': string })['*'];
     if (!KEY.test(key)) throw new ApiError(404, 'not_found');
     const { rows } = await db.query<{ content_type: string }>('select content_type from uploads where key = $1 and uploaded_at is not null', [key]);
