@@ -40,7 +40,10 @@ export function canCancelAtPeriodEnd(record: EntityRecord): boolean {
   return (record.status === 'active' || record.status === 'trialing') && record.cancel_at_period_end !== true;
 }
 
-/** Activating a subscription flagged to end only takes the flag back: the screen calls that "resume". */
+/** A subscription told to end with its current period (active or trialing). */
+const endsWithPeriod = (record: EntityRecord) => (record.status === 'active' || record.status === 'trialing') && record.cancel_at_period_end === true;
+
+/** Activating an active subscription flagged to end only takes the flag back: the screen calls that "resume". */
 const isResume = (record: EntityRecord) => record.status === 'active' && record.cancel_at_period_end === true;
 
 /** The confirm dialog's title and question, and the toast of a change, per action. */
@@ -116,7 +119,7 @@ function Feedback({ state, onReset }: { state: SubscriptionFeedback; onReset: ()
     <Flash variant={state.error ? 'danger' : 'success'} style={{ margin: '12px 0', display: 'flex', gap: 12, alignItems: 'center' }} data-testid="subscription-feedback" role="status">
       <div style={{ flex: 1 }}>
         {state.error ?? t('subscriptions.updated', { id: updated!.id, status: statusName(t, i18n.language, updated!) })}
-        {!state.error && updated?.status === 'active' && updated.cancel_at_period_end === true && (
+        {!state.error && updated && endsWithPeriod(updated) && (
           <div data-testid="subscription-ends">{t('subscriptionActions.endsOn', { end: String(updated.current_period_end ?? '') })}</div>
         )}
         {!state.error && refund && (
@@ -149,7 +152,7 @@ export function SubscriptionsList({ userId }: { userId?: number }) {
       fixedFilters={userId ? { user_id: userId } : undefined}
       rowActions={(record) => (
         <span style={{ display: 'inline-flex', gap: 4, flexWrap: 'wrap', alignItems: 'center' }}>
-          {isResume(record) && (
+          {endsWithPeriod(record) && (
             <Label variant="attention" data-testid={`ends-${record.id}`}>
               {t('subscriptionActions.endsOn', { end: String(record.current_period_end ?? '') })}
             </Label>
