@@ -48,6 +48,8 @@ export interface BuildAppOptions {
   sessionMaxAgeSeconds?: number;
   /** Required as a Bearer token on /metrics when set. */
   metricsToken?: string;
+  /** Serve /metrics without a token (development only); unset and without a token, /metrics is a 404. */
+  metricsOpen?: boolean;
   /** Load shedding thresholds (@fastify/under-pressure). */
   pressure?: { maxEventLoopDelayMs?: number; maxHeapUsedBytes?: number; maxRssBytes?: number };
   /** Sign-in attempts allowed per IP per minute, and per account per 15 minutes. */
@@ -188,7 +190,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
   await app.register(fastifyRateLimit, { global: false });
   const loginGuard = createLoginGuard(app, opts.loginLimits);
-  instrument(app, metrics, opts.metricsToken, new Set(Object.keys(appRouter._def.procedures)));
+  instrument(app, metrics, { token: opts.metricsToken, openWithoutToken: opts.metricsOpen }, new Set(Object.keys(appRouter._def.procedures)));
 
   // Draining: responses finished after close() began end their connection, so keep-alive clients
   // cannot hold the server open past the requests that were in flight.
@@ -196,8 +198,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.addHook('preClose', async () => {
     draining = true;
   });
-  app.addHook('onSend', async (_req, reply) => {
+  app.addHook('onSend', async (req, reply) => {
     if (draining) reply.header('connection', 'close');
+    // tRPC answers and exports carry personal data: no browser, proxy or CDN may keep a copy (ADR 020).
+    if ((req.url.startsWith('/trpc/') || req.url.startsWith('/export/')) && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -19,7 +19,7 @@ const envSchema = z.object({
   GOOGLE_CLIENT_ID: z.string().optional(),
   /** Only for the in-process reference API: where it fetches Google's signing keys. */
   GOOGLE_JWKS_URL: z.url().optional(),
-  /** When set, /metrics requires `Authorization: Bearer <token>`. */
+  /** When set, /metrics requires `Authorization: Bearer <token>`; unset, /metrics exists only in development. */
   METRICS_TOKEN: z.string().min(16).optional(),
   DEMO_PASSWORD: z.string().min(3).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

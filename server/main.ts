@@ -84,6 +84,8 @@ const app = await buildApp({
   trustProxy: env.TRUST_PROXY,
   sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,
   metricsToken: env.METRICS_TOKEN,
+  // Open only in development; elsewhere /metrics needs METRICS_TOKEN, and without one it does not exist.
+  metricsOpen: env.NODE_ENV === 'development',
   map: { range, tileUrl: env.MAP_TILE_URL === 'none' ? null : env.MAP_TILE_URL, tileAttribution: env.MAP_TILE_ATTRIBUTION },
   geocoderUrl: env.GEOCODER_URL,
   publicUrl,

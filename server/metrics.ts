@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { timingSafeEqual } from 'node:crypto';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ENTITIES } from '../shared/entities/registry.ts';
 
 /** Prometheus metrics of one back-office process (ADR 008). */
 export function createMetrics() {
@@ -19,9 +21,82 @@ export function createMetrics() {
 }
 export type Metrics = ReturnType<typeof createMetrics>;
 
-/** `/api/users/12/` → `/api/users/:id/`, so upstream paths make a bounded label set. */
+/**
+ * Route templates of the marketplace API calls the back office makes, beyond every entity's generic ones
+ * (ADR 020). `:id` matches a number, `:param` any one segment. A call matching none is labelled `other`:
+ * labels come from this fixed set only, never from what a request put into a path (a plan slug, a role name).
+ */
+const CUSTOM_TEMPLATES = [
+  'account/',
+  'account/login',
+  'account/logout',
+  'account/refresh-token',
+  'account/invite',
+  'account/bulk-invite',
+  'account/resend-invite',
+  'account/forgot-password',
+  'account/reset-password',
+  'account/accept-invite',
+  'account/confirm-email',
+  'account/change-email',
+  'auth/google',
+  'upload/',
+  'users/',
+  'users/:id/',
+  'users/:id/operational-range/',
+  'users/:id/roles/',
+  'users/:id/roles/:param/',
+  'users/:id/languages/',
+  'users/:id/languages/:id/',
+  'users/:id/competencies/',
+  'users/:id/competencies/:id/',
+  'buddies/',
+  'dashboard/',
+  'statistics/',
+  'public/subscription-plans/:param/',
+  'subscriptions/:id/activate/',
+  'subscriptions/:id/cancel/',
+  'subscriptions/:id/refunds/',
+  'bicycles/:id/activate/',
+  'bicycles/:id/deactivate/',
+  'bicycles/:id/images/',
+  'bicycles/:id/images/:id/',
+  'promo-codes/:id/users/',
+  'services/:id/details/',
+  'services/:id/details/:id/',
+  'services/:id/details/:id/images/',
+  'services/:id/details/:id/images/:id/',
+  'trial-groups/:id/invites/',
+  'trial-groups/:id/reinvite/',
+  'trial-groups/:id/statistics/',
+  'trial-groups/:id/users/',
+  'trial-groups/:id/users/:id/',
+  '../healthz',
+] as const;
+
+const ENTITY_TEMPLATES = ['', ':id/', ':id/transition/', 'calendar/', 'export/'];
+
+export const OTHER_UPSTREAM_PATH = 'other';
+
+function compileTemplates(templates: readonly string[]): { template: string; segments: string[] }[] {
+  return templates.map((template) => ({ template, segments: template.split('/') }));
+}
+
+const TEMPLATES = compileTemplates([...ENTITIES.flatMap((def) => ENTITY_TEMPLATES.map((suffix) => `${def.name}/${suffix}`)), ...CUSTOM_TEMPLATES]);
+
+/**
+ * The route template of an upstream call path (relative to the API's base, as callers give it):
+ * `subscriptions/12/cancel/` → `subscriptions/:id/cancel/`, `public/subscription-plans/anything/` →
+ * `public/subscription-plans/:param/`, anything unknown → `other`. A bounded label set whatever comes in.
+ */
 export function pathTemplate(path: string): string {
-  return path.split('?')[0]!.replace(/\/\d+(?=\/|$)/g, '/:id').replace(/\/files\/upload\/.*$/, '/files/upload/:key');
+  const segments = path.split('?')[0]!.replace(/^\//, '').split('/');
+  const found = TEMPLATES.find(
+    ({ segments: pattern }) =>
+      pattern.length === segments.length &&
+      pattern.every((part, i) => (part === ':id' ? /^\d{1,19}$/.test(segments[i]!) : part === ':param' ? segments[i]!.length > 0 : part === segments[i])),
+  );
+  return found?.template ?? OTHER_UPSTREAM_PATH;
 }
 
 /**
@@ -37,15 +112,32 @@ export function routeLabel(route: string | undefined, trpcPath: string | undefin
   return procedures.has(names[0]!) ? `/trpc/${names[0]}` : '/trpc/(unknown)';
 }
 
-export function instrument(app: FastifyInstance, metrics: Metrics, token: string | undefined, procedures: ReadonlySet<string>) {
+export interface MetricsAccess {
+  /** Required as `Authorization: Bearer <token>` when set. */
+  token?: string;
+  /** Without a token, serve /metrics to anyone (development); otherwise it does not exist (404). */
+  openWithoutToken?: boolean;
+}
+
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = Buffer.from(header ?? '');
+  const expected = Buffer.from(`Bearer ${token}`);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export function instrument(app: FastifyInstance, metrics: Metrics, access: MetricsAccess, procedures: ReadonlySet<string>) {
   app.addHook('onResponse', async (req, reply) => {
     const label = routeLabel(req.routeOptions.url, (req.params as { path?: string } | undefined)?.path, procedures);
     metrics.requests.inc({ method: req.method, route: label, status: String(reply.statusCode) });
     metrics.requestDuration.observe({ method: req.method, route: label }, reply.elapsedTime / 1000);
     if (reply.statusCode >= 500) metrics.errors.inc({ kind: `http_${reply.statusCode}` });
   });
+  // Outside development /metrics is served only with a token (ADR 020): route names, error rates and
+  // load are nobody else's business. Unconfigured, the path is as unknown as any other (404).
+  if (!access.token && !access.openWithoutToken) return;
+  const token = access.token;
   app.get('/metrics', async (req, reply) => {
-    if (token && req.headers.authorization !== `Bearer ${token}`) return reply.code(401).send('unauthorized');
-    return reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics());
+    if (token && !bearerMatches(req.headers.authorization, token)) return reply.code(401).header('www-authenticate', 'Bearer').send('unauthorized');
+    return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(await metrics.registry.metrics());
   });
 }

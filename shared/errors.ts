@@ -25,6 +25,8 @@ export const ERROR_TEXT = {
   invalid_upload: 'Only JPEG and PNG images are accepted.',
   upload_too_large: 'The file is too large.',
   invalid_signature: 'The upload address is invalid or has expired.',
+  upload_quota: 'Too many uploads in the last hour. Try again later.',
+  upload_quota_bytes: 'You have uploaded as much as is allowed for today. Try again tomorrow.',
   invalid_google_token: 'The Google sign-in could not be verified.',
   internal_error: 'Something went wrong, please contact our support.',
   invalid_transition: 'This status change is not allowed.',

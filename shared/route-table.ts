@@ -155,32 +155,53 @@ export function isExternalLink(path: string): boolean {
   return /^https?:\/\//i.test(path);
 }
 
+const REDIRECT_BASE = 'http://origin.invalid';
+
+/** A path a browser cannot read as another origin: one leading `/`, no backslash, no control character. */
+function isPlainLocalPath(value: string): boolean {
+  return value.startsWith('/') && !value.startsWith('//') && !/[\u0000-\u001f\u007f-\u009f\\]/.test(value);
+}
+
+/** One round of normalisation: the path as the URL parser resolves it, or null when any form of it is unsafe. */
+function normaliseLocalPath(value: string): string | null {
+  if (!isPlainLocalPath(value)) return null;
+  // `/%2F%2Fx`, `/%5Cx`, `/%09/x` (and their double encodings): harmless as sent, but a consumer that
+  // decodes would see `//x`.
+  let decoded = value;
+  for (let depth = 0; depth < 3; depth++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      return null;
+    }
+    if (!isPlainLocalPath(decoded)) return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(value, REDIRECT_BASE);
+  } catch {
+    return null;
+  }
+  if (url.origin !== REDIRECT_BASE) return null;
+  const resolved = url.pathname + url.search + url.hash;
+  // Dot segments can make `//` out of a safe-looking path: `/.//evil.example`, `/a/..//x`, `/%2e%2e//x`.
+  return isPlainLocalPath(resolved) ? resolved : null;
+}
+
 /**
- * Only same-origin relative paths survive (security guide: reject `//x`, `/\x`, `%2F%2F`,
- * `javascript:`, `http:x`, control characters). Anything else becomes the fallback.
+ * Only same-origin relative paths survive (security guide: reject `//x`, `/\\x`, `%2F%2F`,
+ * `javascript:`, `http:x`, control characters). The candidate is normalised (dot segments removed,
+ * percent-decoding checked) until it no longer changes, and that final form is what is judged and
+ * returned: a browser resolving it gets exactly that path on our origin. Anything else becomes the fallback.
  */
 export function safeRedirectPath(candidate: unknown, fallback = '/'): string {
   if (typeof candidate !== 'string' || candidate.length === 0 || candidate.length > 2048) return fallback;
-  let decoded = candidate;
-  for (let i = 0; i < 3; i++) {
-    try {
-      const next = decodeURIComponent(decoded);
-      if (next === decoded) break;
-      decoded = next;
-    } catch {
-      return fallback;
-    }
+  let current = candidate;
+  for (let round = 0; round < 5; round++) {
+    const next = normaliseLocalPath(current);
+    if (next === null) return fallback;
+    if (next === current) return current;
+    current = next;
   }
-  for (const value of [candidate, decoded]) {
-    if (!value.startsWith('/')) return fallback;
-    if (value.startsWith('//') || value.startsWith('/\\')) return fallback;
-    if (/[\u0000-\u001f\u007f\\]/.test(value)) return fallback;
-  }
-  try {
-    const url = new URL(candidate, 'http://origin.invalid');
-    if (url.origin !== 'http://origin.invalid') return fallback;
-    return url.pathname + url.search + url.hash;
-  } catch {
-    return fallback;
-  }
+  return fallback;
 }

@@ -8,6 +8,7 @@ import type { Db } from './db.ts';
 import { ApiError, fail, ok } from './lib/api-error.ts';
 import { requireAuth } from './lib/auth.ts';
 import { checkSession } from './lib/sessions.ts';
+import { isDataException, refuseUnstorableInput } from './lib/storable-input.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerAccountRoutes } from './routes/account.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
@@ -54,6 +55,10 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
 
   app.setErrorHandler((error, req, reply) => {
     if (error instanceof ApiError) return fail(reply, error.status, error.code, error.message, error.fields);
+    if (isDataException(error)) {
+      req.log.warn({ sqlState: (error as { code: string }).code }, 'input refused by the database');
+      return fail(reply, 400, 'validation_error', 'A value is out of range or not in a valid format.', { _form: 'validation.invalidValue' });
+    }
     const fastifyError = error as { statusCode?: number; code?: string; message: string };
     if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 413, 'upload_too_large', ERROR_TEXT.upload_too_large);
     if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return fail(reply, 400, 'validation_error', 'The body is not valid JSON.');
@@ -62,6 +67,12 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
     return fail(reply, 500, 'internal_error', ERROR_TEXT.internal_error);
   });
   app.setNotFoundHandler((_req, reply) => fail(reply, 404, 'not_found', ERROR_TEXT.not_found));
+  refuseUnstorableInput(app);
+  // API answers are about people (profiles, users, subscriptions): never kept by a cache (ADR 020).
+  // Uploaded files say `private` themselves.
+  app.addHook('onSend', async (req, reply) => {
+    if (req.url.startsWith('/api/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
 
   app.get('/healthz', async () => ({ ok: true }));
   // Every route registered from here on is listed in /openapi.json (generic ones with their schemas).

@@ -36,6 +36,11 @@ export interface UpstreamConfig {
   scryptCost: number;
   /** Services must lie within this circle (§5, §9; ADR 011). */
   operationRange: OperationRange;
+  /** Per-user upload quota (ADR 020): signed addresses per hour, and bytes stored per day. */
+  uploadsPerHour: number;
+  uploadBytesPerDay: number;
+  /** An upload no record refers to this long after it was signed is deleted, file and row (ADR 020). */
+  unusedUploadMaxAgeSeconds: number;
 }
 
 export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' | 'uploadDir'> = {
@@ -53,4 +58,7 @@ export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' |
   sessionMaxAgeSeconds: 30 * 24 * 3600,
   scryptCost: 16384,
   operationRange: DEFAULT_OPERATION_RANGE,
+  uploadsPerHour: 60,
+  uploadBytesPerDay: 100 * 1024 * 1024,
+  unusedUploadMaxAgeSeconds: 24 * 3600,
 };

@@ -1,4 +1,5 @@
 import type { Db } from './db.ts';
+import { proRataRefund } from './lib/refund.ts';
 
 /**
  * Demo subscriptions, events and trial groups (called by seedDemo inside its transaction): plans,
@@ -53,17 +54,43 @@ export async function seedSubscriptions(tx: Db) {
     const start = day(offset);
     const end = status === 'trialing' ? day(offset + 14) : addMonths(start, months[frequency[plan - 1]!]!);
     const bicycles = plan === 2 ? 3 : plan === 4 ? 8 : 1;
-    await tx.query(
+    // The canceled one was cancelled ten days into a paid period, and refunded for the rest.
+    const canceledAt = status === 'canceled' ? day(offset + 10) : null;
+    const { rows } = await tx.query<{ id: number }>(
       `insert into subscriptions (plan_id, current_period_start, current_period_end, cancel_at_period_end, status, promo_code_id, user_id, currency, amount, bicycles, company_id, canceled_at, created_at)
-       values ($1, $2, $3, $4, $5, $6, ${userSql(user)}, $7, $8, $9, $10, $11, $2::date - 30 + time '09:00')`,
-      [plan, start, end, atEnd, status, promo, currency, amount, bicycles, company, status === 'canceled' ? `${day(-5)}T10:00:00Z` : null],
+       values ($1, $2, $3, $4, $5, $6, ${userSql(user)}, $7, $8, $9, $10, $11, $2::date - 30 + time '09:00') returning id`,
+      [plan, start, end, atEnd, status, promo, currency, amount, bicycles, company, canceledAt ? `${canceledAt}T10:00:00Z` : null],
     );
+    const id = Number(rows[0]!.id);
+    // Active and canceled periods were paid (ADR 019): what a cancellation can give back.
+    if (status === 'active' || status === 'canceled') await seedPayment(tx, id, start, end, amount, currency);
+    if (canceledAt) await seedRefund(tx, id, start, end, amount, currency, canceledAt);
   }
   // The demo user holds one too, so the user page shows the section filled.
-  await tx.query(
+  const { rows } = await tx.query<{ id: number }>(
     `insert into subscriptions (plan_id, current_period_start, current_period_end, status, user_id, currency, amount, bicycles)
-     values (1, $1, $2, 'active', (select id from users where email = 'user@example.com'), 'sek', 199, 1)`,
+     values (1, $1, $2, 'active', (select id from users where email = 'user@example.com'), 'sek', 199, 1) returning id`,
     [day(-7), addMonths(day(-7), 1)],
+  );
+  await seedPayment(tx, Number(rows[0]!.id), day(-7), addMonths(day(-7), 1), 199, 'sek');
+}
+
+async function seedPayment(tx: Db, subscriptionId: number, start: string, end: string, amount: number, currency: string) {
+  await tx.query(
+    `insert into subscription_payments (subscription_id, period_start, period_end, amount_minor, currency, paid_at, source, reference)
+     values ($1, $2, $3, round($4::numeric * 100)::bigint, $5, $2::date + time '08:00', 'demo', $6)`,
+    [subscriptionId, start, end, amount, currency, `demo-${subscriptionId}`],
+  );
+}
+
+/** The refund the admin's cancellation on `canceledAt` paid out, by the rule of upstream/lib/refund.ts. */
+async function seedRefund(tx: Db, subscriptionId: number, start: string, end: string, amount: number, currency: string, canceledAt: string) {
+  const refund = proRataRefund({ amountMinor: Math.round(amount * 100), periodStart: start, periodEnd: end, today: canceledAt });
+  if (!refund) return;
+  await tx.query(
+    `insert into subscription_refunds (subscription_id, payment_id, amount_minor, currency, unused_days, period_days, created_by, created_at)
+     values ($1, (select id from subscription_payments where subscription_id = $1), $2, $3, $4, $5, (select id from users where email = 'admin@example.com'), $6)`,
+    [subscriptionId, refund.amountMinor, currency, refund.unusedDays, refund.periodDays, `${canceledAt}T10:00:00Z`],
   );
 }
 

@@ -7,6 +7,7 @@ import { projectRoot } from '../shared/project-root.server.ts';
 import { buildUpstream } from './app.ts';
 import { DEFAULT_CONFIG, type UpstreamConfig } from './config.ts';
 import { openDatabase, type Db } from './db.ts';
+import { sweepUnusedUploads } from './lib/upload-sweep.ts';
 import { migrate } from './migrate.ts';
 import { DEMO_ACCOUNTS, randomDemoPassword, seedDemo } from './seed.ts';
 
@@ -80,7 +81,15 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
 
   await sweepExpired(db, config);
   const app = await buildUpstream({ db, config, logger: opts.logger });
-  const sweeper = setInterval(() => void sweepExpired(db, config).catch((error: unknown) => app.log.warn({ err: error }, 'token sweep failed')), SWEEP_INTERVAL_MS);
+  const sweepUploads = async () => {
+    const removed = await sweepUnusedUploads(db, config);
+    if (removed.length > 0) app.log.info({ removed: removed.length }, 'unused uploads removed');
+  };
+  await sweepUploads().catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'));
+  const sweeper = setInterval(() => {
+    void sweepExpired(db, config).catch((error: unknown) => app.log.warn({ err: error }, 'token sweep failed'));
+    void sweepUploads().catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'));
+  }, SWEEP_INTERVAL_MS);
   sweeper.unref();
   await app.listen({ port: opts.port ?? 0, host }).catch(async (error: unknown) => {
     clearInterval(sweeper);

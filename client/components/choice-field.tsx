@@ -1,6 +1,7 @@
 import { FormControl, Select } from '@primer/react';
 import { useTranslation } from 'react-i18next';
 import { COUNTRIES, LANGUAGES } from '../../shared/schemas/common.ts';
+import { fieldText } from '../errors.ts';
 
 interface ChoiceFieldProps<V extends string | number> {
   label: string;
@@ -11,11 +12,14 @@ interface ChoiceFieldProps<V extends string | number> {
   /** Offers an empty choice ("Not set"). */
   nullable?: boolean;
   testId?: string;
+  /** A validation message (i18n key or server text), shown under the select. */
+  error?: string;
 }
 
 /** A labelled select over a fixed list of values (country, language, user type…). */
-export function ChoiceField<V extends string | number>({ label, value, options, optionLabel, onChange, nullable = true, testId }: ChoiceFieldProps<V>) {
+export function ChoiceField<V extends string | number>({ label, value, options, optionLabel, onChange, nullable = true, testId, error }: ChoiceFieldProps<V>) {
   const { t } = useTranslation();
+  const message = fieldText(t, error);
   return (
     <FormControl>
       <FormControl.Label>{label}</FormControl.Label>
@@ -24,6 +28,7 @@ export function ChoiceField<V extends string | number>({ label, value, options, 
         onChange={(e) => onChange(options.find((o) => String(o) === e.target.value) ?? null)}
         block
         data-testid={testId}
+        validationStatus={message ? 'error' : undefined}
       >
         {nullable && <Select.Option value="">{t('profile.none')}</Select.Option>}
         {options.map((option) => (
@@ -32,6 +37,7 @@ export function ChoiceField<V extends string | number>({ label, value, options, 
           </Select.Option>
         ))}
       </Select>
+      {message && <FormControl.Validation variant="error">{message}</FormControl.Validation>}
     </FormControl>
   );
 }
@@ -39,12 +45,12 @@ export function ChoiceField<V extends string | number>({ label, value, options, 
 type Country = (typeof COUNTRIES)[number];
 type Lang = (typeof LANGUAGES)[number];
 
-export function CountryField({ label, value, onChange }: { label: string; value: Country | null | undefined; onChange: (v: Country | null) => void }) {
+export function CountryField({ label, value, onChange, error }: { label: string; value: Country | null | undefined; onChange: (v: Country | null) => void; error?: string }) {
   const { t } = useTranslation();
-  return <ChoiceField label={label} value={value} options={COUNTRIES} optionLabel={(c) => t(`profile.countries.${c}`)} onChange={onChange} />;
+  return <ChoiceField label={label} value={value} options={COUNTRIES} optionLabel={(c) => t(`profile.countries.${c}`)} onChange={onChange} error={error} />;
 }
 
-export function LanguageField({ label, value, onChange }: { label: string; value: Lang | null | undefined; onChange: (v: Lang | null) => void }) {
+export function LanguageField({ label, value, onChange, error }: { label: string; value: Lang | null | undefined; onChange: (v: Lang | null) => void; error?: string }) {
   const { t } = useTranslation();
-  return <ChoiceField label={label} value={value} options={LANGUAGES} optionLabel={(l) => t(`languages.${l}`)} onChange={onChange} />;
+  return <ChoiceField label={label} value={value} options={LANGUAGES} optionLabel={(l) => t(`languages.${l}`)} onChange={onChange} error={error} />;
 }

@@ -60,7 +60,8 @@ export function FieldInput({ def, name, field, value, error, onChange, record, f
   if (fixedText !== undefined) {
     control = <TextInput name={name} value={fixedText} readOnly disabled block aria-label={label} data-field={name} />;
   } else if (field.kind === 'image') {
-    control = <ImageUpload kind={field.uploadKind ?? 'company_logo'} value={(value as string | null) ?? null} onChange={(url) => onChange(url)} label={label} />;
+    // The picture field shows its own message (also for a stored value that is not one of our uploads).
+    control = <ImageUpload kind={field.uploadKind ?? 'company_logo'} value={(value as string | null) ?? null} onChange={(url) => onChange(url)} label={label} error={message} />;
   } else if (field.kind === 'enum') {
     control = (
       <Select value={value === null || value === undefined ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' ? null : (field.options ?? []).find((o) => String(o) === e.target.value))} block validationStatus={invalid ? 'error' : undefined} data-field={name}>
@@ -113,7 +114,7 @@ export function FieldInput({ def, name, field, value, error, onChange, record, f
       <FormControl.Label>{label}</FormControl.Label>
       {control}
       {field.kind === 'text' && field.max && !field.multiline ? <FormControl.Caption>{t('form.maxLength', { max: field.max })}</FormControl.Caption> : null}
-      {message && <FormControl.Validation variant="error">{message}</FormControl.Validation>}
+      {message && field.kind !== 'image' && <FormControl.Validation variant="error">{message}</FormControl.Validation>}
     </FormControl>
   );
 }

@@ -8,7 +8,7 @@ import { ImageUpload } from '../components/image-upload.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
-import { errorText, fieldErrorsOf } from '../errors.ts';
+import { errorText, fieldErrorsOf, fieldText } from '../errors.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { useReloadSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
@@ -61,7 +61,8 @@ function ProfileForm({ profile }: { profile: Profile }) {
   const onSubmit = async (event: React.FormEvent) => {
     event.preventDefault();
     const input = form.validate();
-    if (!input) return;
+    // Never silent: every field message is shown beside its field, and the toast says why nothing was saved.
+    if (!input) return toast.error(t('errors.validation_error'));
     setSaving(true);
     try {
       const saved = await update.mutateAsync(input);
@@ -91,13 +92,13 @@ function ProfileForm({ profile }: { profile: Profile }) {
           <div style={{ fontWeight: 600, fontSize: 14, marginBottom: 8 }} aria-hidden="true">
             {t('profile.picture')}
           </div>
-          <ImageUpload kind="user_profile_picture" round value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} label={t('profile.picture')} />
+          <ImageUpload kind="user_profile_picture" round value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} label={t('profile.picture')} error={fieldText(t, form.errors.profile_image)} />
         </div>
         {text('first_name', t('profile.firstName'), { required: true })}
         {text('last_name', t('profile.lastName'), { required: true })}
         {text('phone_number', t('profile.phone'), { type: 'tel' })}
-        <CountryField label={t('profile.country')} value={form.values.country} onChange={(v) => form.set('country', v)} />
-        <LanguageField label={t('profile.language')} value={form.values.language} onChange={(v) => form.set('language', v)} />
+        <CountryField label={t('profile.country')} value={form.values.country} onChange={(v) => form.set('country', v)} error={form.errors.country} />
+        <LanguageField label={t('profile.language')} value={form.values.language} onChange={(v) => form.set('language', v)} error={form.errors.language} />
         {text('city', t('profile.city'))}
         {text('area', t('profile.area'))}
         {text('state', t('profile.state'))}

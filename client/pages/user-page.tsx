@@ -16,7 +16,7 @@ import { TextField } from '../components/text-field.tsx';
 import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { RelatedServices } from '../components/related-services.tsx';
-import { appCodeOf, errorText } from '../errors.ts';
+import { appCodeOf, errorText, fieldText } from '../errors.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import { SubscriptionsList } from './subscriptions-list.tsx';
@@ -66,7 +66,8 @@ function UserForm({ user }: { user: UserDetail }) {
       onSubmit={async (e) => {
         e.preventDefault();
         const data = form.validate();
-        if (!data) return;
+        // Never silent: every field message is shown beside its field, and the toast says why nothing was saved.
+        if (!data) return toast.error(t('errors.validation_error'));
         try {
           const saved = await update.mutateAsync({ id: user.id, data: { ...data, version: user.version } });
           utils.users.get.setData({ id: user.id }, saved);
@@ -87,25 +88,26 @@ function UserForm({ user }: { user: UserDetail }) {
         </div>
       )}
       <div style={{ gridColumn: '1 / -1' }}>
-        <ImageUpload kind="user_profile_picture" round value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} label={t('profile.picture')} />
+        <ImageUpload kind="user_profile_picture" round value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} label={t('profile.picture')} error={fieldText(t, form.errors.profile_image)} />
       </div>
       {text('first_name')}
       {text('last_name')}
       {text('phone_number')}
       {text('social_security_number')}
-      <ChoiceField label={t('users.fields.user_type')} value={form.values.user_type} options={USER_TYPES} optionLabel={(type) => t(`users.types.${type}`)} nullable={false} onChange={(v) => v && form.set('user_type', v)} />
-      <CountryField label={t('users.fields.country')} value={form.values.country} onChange={(v) => form.set('country', v)} />
-      <LanguageField label={t('users.fields.language')} value={form.values.language} onChange={(v) => form.set('language', v)} />
+      <ChoiceField label={t('users.fields.user_type')} value={form.values.user_type} options={USER_TYPES} optionLabel={(type) => t(`users.types.${type}`)} nullable={false} onChange={(v) => v && form.set('user_type', v)} error={form.errors.user_type} />
+      <CountryField label={t('users.fields.country')} value={form.values.country} onChange={(v) => form.set('country', v)} error={form.errors.country} />
+      <LanguageField label={t('users.fields.language')} value={form.values.language} onChange={(v) => form.set('language', v)} error={form.errors.language} />
       {text('city')}
       {text('area')}
       {text('state')}
       {text('post_code')}
       <div style={{ gridColumn: '1 / -1' }}>
-        <TextField name="biography" label={t('users.fields.biography')} value={form.values.biography as string} onChange={(v) => form.set('biography', v)} multiline />
+        <TextField name="biography" label={t('users.fields.biography')} value={form.values.biography as string} onChange={(v) => form.set('biography', v)} error={form.errors.biography} multiline />
       </div>
       <FormControl>
         <Checkbox checked={form.values.is_active} onChange={(e) => form.set('is_active', e.target.checked)} />
         <FormControl.Label>{t('users.fields.is_active')}</FormControl.Label>
+        {form.errors.is_active && <FormControl.Validation variant="error">{fieldText(t, form.errors.is_active)}</FormControl.Validation>}
       </FormControl>
       <div style={{ gridColumn: '1 / -1' }}>
         <Button type="submit" variant="primary" loading={update.isPending} data-testid="user-save">

@@ -15,7 +15,7 @@ export interface UpstreamClientOptions {
   /** Extra attempts for idempotent calls on connection errors and 502/503/504. */
   retries?: number;
   connections?: number;
-  /** Observes every attempt (metrics): method, request path, status (0 = no answer), seconds. */
+  /** Observes every attempt (metrics): method, `path` as the caller gave it (relative to the base URL), status (0 = no answer), seconds. */
   onCall?: (method: string, path: string, status: number, seconds: number) => void;
 }
 
@@ -122,7 +122,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   async function once<T>(call: UpstreamCall): Promise<T> {
     const options = requestOptions(call);
     const started = performance.now();
-    const observe = (status: number) => options_.onCall?.(call.method, options.path, status, (performance.now() - started) / 1000);
+    const observe = (status: number) => options_.onCall?.(call.method, call.path, status, (performance.now() - started) / 1000);
     let response: Dispatcher.ResponseData;
     try {
       response = await pool.request(options);

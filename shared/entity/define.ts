@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { AppPath } from '../route-table.ts';
 import type { Role } from '../roles.ts';
-import { MSG } from '../schemas/common.ts';
+import { MSG, storableText } from '../schemas/common.ts';
+import { uploadedImageField } from '../schemas/uploads.ts';
 import type { UPLOAD_KINDS } from '../schemas/auth.ts';
 
 /**
@@ -235,19 +236,45 @@ export function isIsoDate(value: string): boolean {
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
 }
 
-const dateString = () => z.string({ error: MSG.required }).refine(isIsoDate, { error: 'validation.date' });
+/**
+ * The years a date may fall in. PostgreSQL has no year 0 (`0000-01-01` is an error there, not a date), and
+ * nothing this business records lies before 1900 or after 2200: such a value is a typing mistake.
+ */
+export const MIN_YEAR = 1900;
+export const MAX_YEAR = 2200;
+
+export function isYearInRange(value: string): boolean {
+  const year = Number(value.slice(0, 4));
+  return year >= MIN_YEAR && year <= MAX_YEAR;
+}
+
+const dateString = () =>
+  z
+    .string({ error: MSG.required })
+    .refine(isIsoDate, { error: 'validation.date', abort: true })
+    .refine(isYearInRange, { error: 'validation.dateYears' });
+
+/**
+ * The largest magnitude a `numeric(p, 2)` column holds below 10^(p − 2): money is numeric(12,2), decimals
+ * keep 12 digits before the point whatever their scale (ADR 020). One more and PostgreSQL refuses the write.
+ */
+const MONEY_LIMIT = 9_999_999_999.99;
+const DECIMAL_LIMIT = 999_999_999_999.99;
 
 /** The zod type of one field's input value (before required/optional is applied). */
 function inputType(field: FieldDef): z.ZodType {
   switch (field.kind) {
     case 'text':
     case 'phone':
-      return z.string({ error: MSG.required }).trim().max(field.max ?? 255, { error: MSG.tooLong });
+      return storableText(field.max ?? 255);
     case 'email':
-      return z.string({ error: MSG.required }).trim().max(field.max ?? 254, { error: MSG.tooLong }).pipe(z.union([z.literal(''), z.email({ error: MSG.email })]));
-    case 'url':
+      return storableText(field.max ?? 254).pipe(z.union([z.literal(''), z.email({ error: MSG.email })], { error: MSG.email }));
     case 'image':
-      return z.string({ error: MSG.required }).trim().max(field.max ?? 2048, { error: MSG.tooLong }).pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'validation.url' })]));
+      // A file our upload endpoint stored (issue 12 M6), not any address: the API also checks its origin.
+      if (field.uploadKind) return storableText(2048).pipe(z.union([z.literal(''), uploadedImageField(field.uploadKind)], { error: 'validation.uploadedImage' }));
+      return storableText(field.max ?? 2048).pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'validation.url' })], { error: 'validation.url' }));
+    case 'url':
+      return storableText(field.max ?? 2048).pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'validation.url' })], { error: 'validation.url' }));
     case 'integer':
     case 'reference': {
       let n = z.coerce.number({ error: 'validation.number' }).int({ error: 'validation.integer' });
@@ -261,19 +288,22 @@ function inputType(field: FieldDef): z.ZodType {
     }
     case 'decimal':
     case 'money': {
+      const limit = field.kind === 'money' ? MONEY_LIMIT : DECIMAL_LIMIT;
+      const min = Math.max(field.min ?? (field.kind === 'money' ? 0 : -limit), -limit);
+      const max = Math.min(field.max ?? limit, limit);
       let n = z.coerce.number({ error: 'validation.number' }).finite({ error: 'validation.number' });
-      n = n.min(field.min ?? (field.kind === 'money' ? 0 : -1e12), { error: field.min !== undefined && field.min !== 0 ? `validation.min:${field.min}` : 'validation.notNegative' });
-      n = n.max(field.max ?? 1e10, { error: `validation.max:${field.max ?? 1e10}` });
+      n = n.min(min, { error: min === 0 ? 'validation.notNegative' : `validation.min:${min}` });
+      n = n.max(max, { error: `validation.max:${max}` });
       return n;
     }
     case 'boolean':
-      return z.boolean();
+      return z.boolean({ error: 'validation.option' });
     case 'date':
       return dateString();
     case 'time':
       return z.string({ error: MSG.required }).regex(TIME, { error: 'validation.time' });
     case 'datetime':
-      return z.iso.datetime({ offset: true, error: 'validation.datetime' });
+      return z.iso.datetime({ offset: true, error: 'validation.datetime' }).refine((v) => isYearInRange(v) && !Number.isNaN(Date.parse(v)), { error: 'validation.dateYears' });
     case 'enum': {
       const options = field.options ?? [];
       return z.union(options.map((o) => z.literal(o)) as unknown as [z.ZodLiteral, z.ZodLiteral], { error: 'validation.option' });
@@ -379,7 +409,7 @@ export const OPTIONS_LIMIT = 100;
  * A reference's choice list: the first OPTIONS_LIMIT records matching `search`, plus the record `include`
  * names (the value already chosen) wherever it would sort, so a form never shows a set value as empty.
  */
-export const optionsInput = z.object({ search: z.string().trim().max(200).optional(), include: z.number().int().positive().optional() });
+export const optionsInput = z.object({ search: storableText(200).optional(), include: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional() });
 
 export interface ChoiceOption {
   id: number;
@@ -397,7 +427,7 @@ export function listParamsSchema(def: EntityDef) {
       .int()
       .refine((n) => (PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' })
       .default(DEFAULT_PAGE_SIZE),
-    search: z.string().trim().max(200).optional(),
+    search: storableText(200).optional(),
     ordering: z.enum(orderings).optional(),
     filters: z.object(filters).strict().default({}),
   });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { rolesOf, type AppPath } from '../route-table.ts';
 import { hasAnyRole, type Role } from '../roles.ts';
-import { COUNTRIES, MSG, emailField, languageField, passwordField } from './common.ts';
+import { COUNTRIES, MSG, emailField, languageField, passwordField, storableText } from './common.ts';
+import { uploadedImageField } from './uploads.ts';
 
 export const loginInput = z.object({
   email: emailField,
@@ -52,15 +53,16 @@ export type Profile = z.infer<typeof profileSchema>;
 
 export const changeEmailInput = z.object({ email: emailField });
 
-const optionalText = (max: number) => z.string().trim().max(max, { error: MSG.tooLong }).nullable().optional();
+const optionalText = (max: number) => storableText(max).nullable().optional();
 
 export const profileUpdateInput = z.object({
-  first_name: z.string().trim().min(1, { error: MSG.required }).max(80, { error: MSG.tooLong }),
-  last_name: z.string().trim().min(1, { error: MSG.required }).max(80, { error: MSG.tooLong }),
+  first_name: storableText(80).pipe(z.string().min(1, { error: MSG.required })),
+  last_name: storableText(80).pipe(z.string().min(1, { error: MSG.required })),
   phone_number: optionalText(40),
   country: z.enum(COUNTRIES).nullable().optional(),
   language: languageField.nullable().optional(),
-  profile_image: z.url().max(2048).nullable().optional(),
+  // Only a picture uploaded through our upload endpoint (issue 12 M6); `javascript:`, `data:` and other sites are refused.
+  profile_image: uploadedImageField('user_profile_picture').nullable().optional(),
   biography: optionalText(2000),
   state: optionalText(80),
   area: optionalText(80),

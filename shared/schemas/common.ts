@@ -11,14 +11,28 @@ export const MSG = {
   passwordMin: 'validation.passwordMin',
   passwordsDoNotMatch: 'validation.passwordsDoNotMatch',
   tooLong: 'validation.tooLong',
+  /** PostgreSQL cannot store U+0000 in text. */
+  nul: 'validation.nul',
 } as const;
+
+const withoutNul = (value: string) => !value.includes('\u0000');
+
+/** Text as the API stores it: trimmed, at most `max` characters, no NUL character. */
+export const storableText = (max: number) => z.string({ error: MSG.required }).trim().max(max, { error: MSG.tooLong }).refine(withoutNul, { error: MSG.nul });
+
+/** A database id: positive and within what JavaScript numbers and bigint columns both hold exactly. */
+export const idField = () => z.coerce.number({ error: 'validation.number' }).int({ error: 'validation.integer' }).positive({ error: 'validation.option' }).max(Number.MAX_SAFE_INTEGER, { error: 'validation.option' });
+
+/** A record version (an `integer` column). */
+export const versionField = () => z.coerce.number({ error: 'validation.number' }).int({ error: 'validation.integer' }).positive({ error: 'validation.min:1' }).max(2_147_483_647, { error: 'validation.max:2147483647' });
 
 export const requiredString = (max = 255) =>
   z
     .string({ error: MSG.required })
     .trim()
     .min(1, { error: MSG.required })
-    .max(max, { error: MSG.tooLong });
+    .max(max, { error: MSG.tooLong })
+    .refine(withoutNul, { error: MSG.nul });
 
 export const emailField = z
   .string({ error: MSG.required })

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { COUNTRIES, LANGUAGES, MSG, emailField } from './common.ts';
+import { COUNTRIES, LANGUAGES, MSG, emailField, storableText, versionField } from './common.ts';
+import { uploadedImageField } from './uploads.ts';
 
 export const USER_TYPES = [1, 2, 4, 5] as const;
 export const ACCOUNT_STATUSES = ['active', 'inactive', 'pending'] as const;
@@ -14,16 +15,20 @@ export const userListInput = z.object({
     .int()
     .refine((n) => (USER_PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' })
     .default(25),
-  search: z.string().trim().max(200).optional(),
+  search: storableText(200).optional(),
   ordering: z.enum([...USER_ORDERINGS, ...USER_ORDERINGS.map((o) => `-${o}` as const)]).optional(),
-  role: z.string().max(50).optional(),
-  user_type: z.coerce.number().int().optional(),
+  role: storableText(50).optional(),
+  // One of the §6 user types: anything else (2^31, say) is a field error, never a query that overflows.
+  user_type: z.coerce
+    .number({ error: 'validation.option' })
+    .refine((n) => (USER_TYPES as readonly number[]).includes(n), { error: 'validation.option' })
+    .optional(),
   account_status: z.enum(ACCOUNT_STATUSES).optional(),
   invitation_status: z.enum(INVITATION_STATUSES).optional(),
 });
 export type UserListInput = z.infer<typeof userListInput>;
 
-const optionalText = (max: number) => z.string().trim().max(max, { error: MSG.tooLong }).nullish().transform((v) => v || null);
+const optionalText = (max: number) => storableText(max).nullish().transform((v) => v || null);
 
 /** What an Admin may change on a user (§3); e-mail, roles and statuses have their own flows. */
 export const userUpdateFields = z.object({
@@ -32,9 +37,9 @@ export const userUpdateFields = z.object({
   phone_number: optionalText(40),
   country: z.enum(COUNTRIES).nullish().transform((v) => v ?? null),
   language: z.enum(LANGUAGES).nullish().transform((v) => v ?? null),
-  is_active: z.boolean(),
-  profile_image: z.url({ protocol: /^https?$/ }).max(2048).nullish().transform((v) => v ?? null),
-  user_type: z.union(USER_TYPES.map((t) => z.literal(t)) as unknown as [z.ZodLiteral<1>, z.ZodLiteral<2>, z.ZodLiteral<4>, z.ZodLiteral<5>]),
+  is_active: z.boolean({ error: 'validation.option' }),
+  profile_image: uploadedImageField('user_profile_picture').nullish().transform((v) => v ?? null),
+  user_type: z.union(USER_TYPES.map((t) => z.literal(t)) as unknown as [z.ZodLiteral<1>, z.ZodLiteral<2>, z.ZodLiteral<4>, z.ZodLiteral<5>], { error: 'validation.option' }),
   biography: optionalText(2000),
   social_security_number: optionalText(20),
   state: optionalText(80),
@@ -43,15 +48,15 @@ export const userUpdateFields = z.object({
   post_code: optionalText(20),
 });
 /** The operational range is assigned and removed on its own, like roles (§2 user details). */
-export const operationalRangeInput = z.object({ operational_range_id: z.number().int().positive().nullable() });
-export const userUpdateInput = userUpdateFields.extend({ version: z.coerce.number().int().positive() });
+export const operationalRangeInput = z.object({ operational_range_id: z.number({ error: 'validation.option' }).int({ error: 'validation.option' }).positive({ error: 'validation.option' }).nullable() });
+export const userUpdateInput = userUpdateFields.extend({ version: versionField() });
 
 export const inviteInput = z.object({
   email: emailField,
-  first_name: z.string().trim().max(80).optional(),
-  last_name: z.string().trim().max(80).optional(),
-  roles: z.array(z.string().max(50)).max(10).optional(),
-  user_type: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(5)]).optional(),
+  first_name: storableText(80).optional(),
+  last_name: storableText(80).optional(),
+  roles: z.array(storableText(50)).max(10).optional(),
+  user_type: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(5)], { error: 'validation.option' }).optional(),
   language: z.enum(LANGUAGES).optional(),
 });
 
@@ -61,8 +66,8 @@ export function splitAddresses(text: string): string[] {
 }
 
 export const bulkInviteInput = z.object({
-  emails: z.string().max(20_000).refine((t) => splitAddresses(t).length > 0, { error: MSG.required }),
-  roles: z.array(z.string().max(50)).max(10).optional(),
+  emails: storableText(20_000).refine((t) => splitAddresses(t).length > 0, { error: MSG.required }),
+  roles: z.array(storableText(50)).max(10).optional(),
 });
 
 export interface BulkInviteResult {

@@ -67,6 +67,72 @@ describe('subscriptions in the browser', () => {
 
     await page.getByTestId('subscription-feedback-reset').click();
     await feedback.waitFor({ state: 'detached' });
+
+    // Issue 13: the refund is listed under the subscription, with who cancelled.
+    await row.getByTestId(`refunds-${id}`).click();
+    const dialog = page.getByRole('dialog', { name: `Refunds of subscription #${id}` });
+    await dialog.waitFor();
+    const listed = dialog.locator('tbody tr');
+    await listed.first().waitFor();
+    expect(await listed.count()).toBe(1);
+    await listed.getByRole('cell', { name: amount, exact: true }).waitFor();
+    await listed.getByRole('cell', { name: `${refund.unusedDays} of ${refund.periodDays}`, exact: true }).waitFor();
+    await listed.getByRole('cell', { name: 'Ada Admin', exact: true }).waitFor();
+    await screenshot(page, 'subscription-refunds-dialog');
+    await dialog.getByRole('button', { name: 'Close', exact: true }).last().click();
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('an admin sets a subscription to end with its period behind a confirm dialog, sees it flagged, and resumes it (issue 13)', async () => {
+    const id = await activeSubscription('sek');
+    const { rows } = await stack.upstream.db.query<{ end: string }>("select to_char(current_period_end, 'YYYY-MM-DD') as end from subscriptions where id = $1", [id]);
+    const end = rows[0]!.end;
+    await gotoHydrated(page, stack.baseUrl + '/users?tab=subscriptions&f_status=active');
+    const row = page.getByTestId(`row-${id}`);
+    await row.getByTestId(`cancel-at-end-${id}`).click();
+    await page.getByRole('heading', { name: 'Cancel at the end of the period' }).waitFor();
+    await page.getByTestId('confirm-message').getByText(`ends on ${end}?`, { exact: false }).waitFor();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByTestId('toasts').getByText(`Subscription #${id} will end on ${end}.`).waitFor();
+    await row.getByTestId(`ends-${id}`).getByText(`Ends ${end}`).waitFor();
+    await row.getByText('Active', { exact: true }).waitFor();
+    expect(await row.getByTestId(`cancel-at-end-${id}`).count()).toBe(0);
+    expect((await stack.upstream.db.query<{ flagged: boolean }>('select cancel_at_period_end as flagged from subscriptions where id = $1', [id])).rows[0]!.flagged).toBe(true);
+    await screenshot(page, 'subscription-cancel-at-period-end');
+
+    // Undo: activate while flagged, shown as "Resume".
+    await row.getByTestId(`activate-${id}`).getByText('Resume').click();
+    await page.getByRole('heading', { name: 'Keep the subscription' }).waitFor();
+    await page.getByRole('button', { name: 'Yes', exact: true }).click();
+    await page.getByTestId('toasts').getByText(`Subscription #${id} continues after this period.`).waitFor();
+    await row.getByTestId(`ends-${id}`).waitFor({ state: 'detached' });
+    await row.getByTestId(`cancel-at-end-${id}`).waitFor();
+    expect((await stack.upstream.db.query<{ flagged: boolean }>('select cancel_at_period_end as flagged from subscriptions where id = $1', [id])).rows[0]!.flagged).toBe(false);
+  });
+
+  it("lists a subscription's past refunds on its user's page, in Swedish and on a phone (issue 13)", async () => {
+    const { rows } = await stack.upstream.db.query<{ id: number; user_id: number; amount_minor: number; unused_days: number; period_days: number }>(
+      "select s.id, s.user_id, r.amount_minor, r.unused_days, r.period_days from subscriptions s join subscription_refunds r on r.subscription_id = s.id join users u on u.id = r.created_by where u.email = 'admin@example.com' and s.status = 'canceled' and s.currency = 'sek' order by r.created_at limit 1",
+    );
+    const seeded = rows[0]!;
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const small = await phone.newPage();
+    try {
+      await signInAs(small, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
+      await small.evaluate(() => localStorage.setItem('lang', 'sv'));
+      await small.context().addCookies([{ name: 'lang', value: 'sv', url: stack.baseUrl }]);
+      await gotoHydrated(small, stack.baseUrl + `/users/${seeded.user_id}`);
+      // By keyboard: the button is reachable and opens the dialog with Enter.
+      await small.getByTestId(`refunds-${seeded.id}`).focus();
+      await small.keyboard.press('Enter');
+      const dialog = small.getByRole('dialog', { name: `Återbetalningar för abonnemang #${seeded.id}` });
+      await dialog.waitFor();
+      await dialog.getByRole('cell', { name: formatMoney(Number(seeded.amount_minor) / 100, 'sek', 'sv'), exact: true }).waitFor();
+      await dialog.getByRole('cell', { name: `${seeded.unused_days} av ${seeded.period_days}`, exact: true }).waitFor();
+      await screenshot(small, 'subscription-refunds-phone-sv');
+    } finally {
+      await phone.close();
+    }
   });
 
   it('in Swedish: a pound subscription is canceled with the refund in £', async () => {

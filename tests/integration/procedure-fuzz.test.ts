@@ -42,6 +42,8 @@ function unwrap(schema: ZodLike): ZodLike {
 const value = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.constantFrom('', ' ', 'x@example.com', 'not-an-email', '2026-05-01', '2026-13-45', '08:00', '25:61', 'https://example.com/a.png', 'javascript:alert(1)', '<script>', 'one_off', 'true'),
+  // Issue 12 L2: what PostgreSQL cannot store or compare (NUL, year 0000, beyond int4/int8, beyond numeric(12,2)).
+  fc.constantFrom('a\u0000b', '\u0000', '0000-01-01', '0000-01-01T00:00:00Z', '2201-01-01', 2 ** 31, -(2 ** 31) - 1, 2 ** 63, 1e10, 1e300, 'data:image/png;base64,AAAA', 'http://evil.example/x.png'),
   fc.integer({ min: 1000, max: 2 ** 31 }),
   fc.integer({ min: -5, max: 5 }),
   fc.double({ noNaN: false }),

@@ -15,9 +15,12 @@ const logStream = new Writable({
   },
 });
 
+const METRICS_TOKEN = 'metrics-token-for-the-tests-0001';
+const metricsOf = (base: string) => request(base).get('/metrics').set('authorization', `Bearer ${METRICS_TOKEN}`);
+
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ app: { logger: pino({ level: 'trace' }, logStream) } });
+  stack = await startStack({ app: { logger: pino({ level: 'trace' }, logStream), metricsToken: METRICS_TOKEN } });
 });
 afterAll(async () => stack?.close());
 
@@ -52,23 +55,54 @@ describe('CSRF and request shape', () => {
       fc.webUrl(),
       fc.string({ maxLength: 20 }).map((s) => `/${s}`),
     );
-    fc.assert(
-      fc.property(evil, (target) => {
-        const safe = safeRedirectPath(target);
-        const resolved = new URL(safe, 'https://backoffice.example');
-        expect(resolved.origin).toBe('https://backoffice.example');
-        expect(safe.startsWith('/') && !safe.startsWith('//') && !safe.startsWith('/\\')).toBe(true);
-      }),
-      { numRuns: 1000 },
-    );
+    fc.assert(fc.property(evil, (target) => expectSameOrigin(target)), { numRuns: 1000 });
     // And end to end through the no-JavaScript form.
-    for (const target of ['//evil.example', '/\\evil.example', '%2F%2Fevil.example', 'javascript:alert(1)', 'http:evil.example']) {
+    for (const target of ['//evil.example', '/\\evil.example', '%2F%2Fevil.example', 'javascript:alert(1)', 'http:evil.example', '/.//evil.example/x']) {
       const res = await request(stack.baseUrl).post('/login').type('form').send({ email: 'admin@example.com', password: DEMO_PASSWORD, redirect: target });
       expect(res.status).toBe(303);
-      expect(new URL(res.headers.location as string, 'https://backoffice.example').origin).toBe('https://backoffice.example');
+      expect(new URL(res.headers.location as string, 'https://backoffice.example/login').origin).toBe('https://backoffice.example');
+    }
+  });
+
+  it('keeps path tricks on our origin once normalised: dot segments, encodings, whitespace, unicode slashes (issue 12 M1)', () => {
+    // Pieces a browser's URL parser treats specially, joined in every order: `/.//x`, `/%2e%2e//x`, `/a/..//x`…
+    const piece = fc.constantFrom(
+      '/', '//', '.', '..', '%2e', '%2E', '%2e%2e', '.%2e', '%2f', '%2F', '%252f', '%5c', '%5C', '\\', '\t', '\n', '\r', ' ', '%09', '%0a', '%00',
+      '\u2215', '\u2044', '\uff0f', '\uff3c', '\u3002', '@', ':', '?', '#', '&', '=', 'evil.example', 'x', 'users', 'javascript:', 'http:', 'https:', 'data:',
+    );
+    const tricky = fc.tuple(fc.constantFrom('/', '//', '/.', '/./', '/.//', '\\', ''), fc.array(piece, { maxLength: 8 })).map(([head, rest]) => head + rest.join(''));
+    fc.assert(fc.property(tricky, (target) => expectSameOrigin(target)), { numRuns: 3000 });
+  });
+
+  it('sends a signed-in user at /login?redirect=/.//evil.example/x to our own origin (the reported case)', async () => {
+    const client = agent(stack);
+    await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    for (const target of ['/.//evil.example/x', '/%2e//evil.example/x', '/a/..//evil.example/x', '/%2e%2e//evil.example/x']) {
+      const res = await client.get(`/login?redirect=${encodeURIComponent(target)}`).redirects(0);
+      expect(res.status).toBe(302);
+      const location = res.headers.location as string;
+      expect(new URL(location, `${stack.baseUrl}/login`).origin).toBe(new URL(stack.baseUrl).origin);
+      expect(location.startsWith('//')).toBe(false);
+      // Raw, unencoded, exactly as reported.
+      const raw = await client.get(`/login?redirect=${target}`).redirects(0);
+      expect(new URL(raw.headers.location as string, `${stack.baseUrl}/login`).origin).toBe(new URL(stack.baseUrl).origin);
     }
   });
 });
+
+/** What `safeRedirectPath` lets through resolves to our origin however a browser reads it, and is already normal. */
+function expectSameOrigin(target: string) {
+  const safe = safeRedirectPath(target);
+  expect(safe.startsWith('/') && !safe.startsWith('//') && !safe.startsWith('/\\')).toBe(true);
+  expect(safe).not.toMatch(/[\u0000-\u001f\\]/);
+  for (const page of ['https://backoffice.example/login', 'https://backoffice.example/a/b/c?x=1#y']) {
+    const resolved = new URL(safe, page);
+    expect(resolved.origin).toBe('https://backoffice.example');
+    // A fixed point: the browser's own normalisation changes nothing, so no second reading differs.
+    expect(resolved.pathname + resolved.search + resolved.hash).toBe(safe);
+  }
+  expect(safeRedirectPath(safe)).toBe(safe);
+}
 
 describe('cookies', () => {
   it('sets __Host- cookies with fixed attributes in production mode', async () => {
@@ -154,25 +188,103 @@ describe('output', () => {
   });
 });
 
+describe('caching of personal data (issue 12, no-store)', () => {
+  it('marks tRPC answers, exports, pages and the API’s answers no-store, and uploaded files private', async () => {
+    const client = agent(stack);
+    await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    const answers = {
+      query: await query(client, 'account.get'),
+      list: await query(client, 'users.list', {}),
+      mutation: await mutate(client, 'upload.sign', { kind: 'bicycle', contentType: 'image/png' }),
+      refused: await query(agent(stack), 'account.get'),
+      export: await client.get('/export/bicycles.csv').set('x-backoffice-csrf', '1'),
+      page: await client.get('/users'),
+    };
+    for (const [name, res] of Object.entries(answers)) expect(res.headers['cache-control'], name).toBe('no-store');
+
+    const token = (await (await fetch(stack.upstream.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }) })).json()).data.token;
+    for (const path of ['account/', 'users/', 'subscriptions/', 'subscriptions/1/refunds/', 'users/999999/']) {
+      const res = await fetch(stack.upstream.url + path, { headers: { authorization: `Bearer ${token}` } });
+      expect(res.headers.get('cache-control'), path).toBe('no-store');
+    }
+
+    const signed = answers.mutation.body.result.data as { url: string; accessUrl: string };
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(16, 1)]);
+    expect((await fetch(signed.url, { method: 'PUT', body: new Uint8Array(png), headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' } })).status).toBe(200);
+    const file = await fetch(signed.accessUrl);
+    expect(file.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
+  });
+});
+
 describe('operations endpoints', () => {
   it('serves health, readiness and Prometheus metrics', async () => {
     expect((await request(stack.baseUrl).get('/healthz')).body).toEqual({ status: 'ok' });
     expect((await request(stack.baseUrl).get('/readyz')).status).toBe(200);
-    const metrics = await request(stack.baseUrl).get('/metrics');
+    const metrics = await metricsOf(stack.baseUrl);
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers['cache-control']).toBe('no-store');
     expect(metrics.text).toContain('backoffice_http_request_duration_seconds_bucket');
     expect(metrics.text).toContain('backoffice_upstream_request_duration_seconds_bucket{');
     expect(metrics.text).toMatch(/backoffice_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+  });
+
+  it('protects /metrics: a token when configured, open only in development, otherwise not there (issue 12 M3)', async () => {
+    expect((await request(stack.baseUrl).get('/metrics')).status).toBe(401);
+    expect((await request(stack.baseUrl).get('/metrics').set('authorization', `Bearer ${METRICS_TOKEN}x`)).status).toBe(401);
+    const unconfigured = await startStack({ upstream: stack.upstream });
+    const development = await startStack({ upstream: stack.upstream, app: { metricsOpen: true } });
+    try {
+      const hidden = await request(unconfigured.baseUrl).get('/metrics');
+      expect(hidden.status).toBe(404);
+      expect(hidden.text).not.toContain('backoffice_');
+      expect(hidden.text).not.toContain('process_cpu');
+      const open = await request(development.baseUrl).get('/metrics');
+      expect(open.status).toBe(200);
+      expect(open.text).toContain('backoffice_http_requests_total');
+    } finally {
+      await unconfigured.close();
+      await development.close();
+    }
   });
 
   it('labels metrics with known routes only, so made-up paths cannot grow them', async () => {
     for (let i = 0; i < 3; i++) await request(stack.baseUrl).get(`/trpc/made-up-${i}`);
     await request(stack.baseUrl).get('/trpc/session.me,made-up-batch?batch=1&input={}');
     await request(stack.baseUrl).get('/trpc/session.me');
-    const metrics = (await request(stack.baseUrl).get('/metrics')).text;
+    const metrics = (await metricsOf(stack.baseUrl)).text;
     expect(metrics).not.toContain('made-up');
     expect(metrics).toContain('route="/trpc/(unknown)"');
     expect(metrics).toContain('route="/trpc/(batch)"');
     expect(metrics).toContain('route="/trpc/session.me"');
+  });
+
+  it('keeps the number of series fixed under 1000 requests for random plan slugs, ids and paths, signed in or not (issue 12 M3)', async () => {
+    const client = agent(stack);
+    await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false })).map((c: { name: string; value: string }) => `${c.name}=${c.value}`).join('; ');
+    const slug = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,30}$/);
+    const kinds = [
+      (s: string) => ({ url: `/trpc/subscriptionPlans.public?input=${encodeURIComponent(JSON.stringify({ slug: s }))}` }),
+      (s: string) => ({ url: `/subscriptions/${s}/sv` }),
+      (s: string) => ({ url: `/subscriptions/${s}` }),
+      (s: string) => ({ url: `/${s}/${s}` }),
+      (s: string) => ({ url: `/trpc/${s}` }),
+      (s: string) => ({ url: `/users/${s.length}${s.length * 7919}`, headers: { cookie } }),
+      (s: string) => ({ url: `/trpc/companies.get?input=${encodeURIComponent(JSON.stringify({ id: 100_000 + s.length * 7919 + s.charCodeAt(0) }))}`, headers: { cookie } }),
+      (s: string) => ({ url: `/trpc/subscriptionPlans.public?input=${encodeURIComponent(JSON.stringify({ slug: s }))}`, headers: { cookie } }),
+    ];
+    const send = (s: string, i: number) => stack.app.inject({ method: 'GET', ...kinds[i % kinds.length]!(s) });
+    const series = async () => (await metricsOf(stack.baseUrl)).text.split('\n').filter((line) => line.startsWith('backoffice_'));
+    // Every kind of request once, so each label combination it can make exists already.
+    for (let i = 0; i < kinds.length * 2; i++) await send(`warm-up-${i}`, i);
+    const before = await series();
+    const slugs = fc.sample(slug, 1000);
+    for (let i = 0; i < slugs.length; i++) await send(slugs[i]!, i);
+    const after = await series();
+    expect(after.length).toBe(before.length);
+    expect(after.map((line) => line.replace(/ [\d.e+-]+$/, ''))).toEqual(before.map((line) => line.replace(/ [\d.e+-]+$/, '')));
+    expect(after.join('\n')).toContain('path="public/subscription-plans/:param/"');
+    for (const s of slugs.slice(0, 50)) expect(after.join('\n')).not.toContain(`/${s}/`);
   });
 
   it('limits failed sign-in attempts per address and account, never correct ones', async () => {

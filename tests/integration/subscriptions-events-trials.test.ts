@@ -29,11 +29,28 @@ describe('subscriptions through the back office', () => {
     expect(data(canceled).refund.amount).toBeGreaterThan(0);
     expect(data(canceled).refund.amount).toBeLessThan(199);
 
+    // Idempotent (issue 12 H2): cancelling again answers the canceled subscription and refunds nothing.
     const again = await mutate(admin, 'subscriptions.cancel', { id: sub.id });
-    expect(again.status).toBe(409);
-    expect(again.body.error.data.appCode).toBe('invalid_state');
+    expect(again.status).toBe(200);
+    expect(data(again)).toMatchObject({ subscription: { status: 'canceled' }, refund: null, changed: false });
     const activated = await mutate(admin, 'subscriptions.activate', { id: sub.id });
-    expect(data(activated)).toMatchObject({ subscription: { status: 'active' }, refund: null });
+    expect(data(activated)).toMatchObject({ subscription: { status: 'active' }, refund: null, changed: true });
+    // The reactivated period was never paid: cancelling it gives nothing back.
+    expect(data(await mutate(admin, 'subscriptions.cancel', { id: sub.id }))).toMatchObject({ subscription: { status: 'canceled' }, refund: null, changed: true });
+
+    // Issue 13: the refunds are listed under the subscription.
+    const refunds = data(await query(admin, 'subscriptions.refunds', { id: sub.id }));
+    expect(refunds).toEqual([expect.objectContaining({ amount: data(canceled).refund.amount, currency: 'sek', created_by_label: 'Ada Admin' })]);
+    for (const client of [shop, buddy]) expect((await query(client, 'subscriptions.refunds', { id: sub.id })).status).toBe(403);
+  });
+
+  it('cancels at the period end and takes that back by activating (issue 13)', async () => {
+    const { rows } = await stack.upstream.db.query<{ id: number }>("select id from subscriptions where status = 'trialing' and not cancel_at_period_end order by id limit 1");
+    const id = Number(rows[0]!.id);
+    const flagged = await mutate(admin, 'subscriptions.cancel', { id, atPeriodEnd: true });
+    expect(data(flagged)).toMatchObject({ subscription: { id, status: 'trialing', cancel_at_period_end: true }, refund: null, changed: true });
+    expect(data(await mutate(admin, 'subscriptions.cancel', { id, atPeriodEnd: true }))).toMatchObject({ changed: false });
+    expect(data(await query(admin, 'subscriptions.list', { filters: { cancel_at_period_end: 'true' } })).results.map((r: { id: number }) => r.id)).toContain(id);
   });
 
   it('keeps subscriptions and plans to admins: a BuddyShop sees the users list but not these', async () => {

@@ -69,6 +69,20 @@ describe('safeRedirectPath', () => {
     ['/%09/evil.example', '/'],
     ['', '/'],
     [undefined, '/'],
+    // Issue 12 M1: dot segments and encodings that only become `//host` once the URL is normalised.
+    ['/.//evil.example/x', '/'],
+    ['/./evil.example/x', '/evil.example/x'],
+    ['/a/..//evil.example', '/'],
+    ['/%2e//evil.example', '/'],
+    ['/%2e%2e//evil.example', '/'],
+    ['/%2E%2E/%2E//evil.example', '/'],
+    ['/a/%2e%2e//evil.example', '/'],
+    ['/%252F%252Fevil.example', '/'],
+    ['/.\\evil.example', '/'],
+    ['/.%5C/evil.example', '/'],
+    ['/.%09/evil.example', '/'],
+    ['/users/../bicycles?page=2', '/bicycles?page=2'],
+    ['/users?search=a%20b', '/users?search=a%20b'],
   ])('%s → %s', (input, expected) => {
     expect(safeRedirectPath(input)).toBe(expected);
   });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream } from '../../upstream/start.ts';
@@ -12,6 +15,9 @@ type Upstream = Awaited<ReturnType<typeof startUpstream>>;
 
 describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () => {
   const name = `up_race_${process.pid}_${Date.now()}`;
+  let uploads: string | undefined;
+  // Both instances store files in one throw-away directory, as instances behind one object store would.
+  const uploadDir = () => (uploads ??= mkdtempSync(join(tmpdir(), 'bo-race-uploads-')));
   let admin: pg.Client;
   let instances: Upstream[] = [];
 
@@ -21,7 +27,14 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     await admin.query(`create database ${name}`);
     const url = new URL(adminUrl!);
     url.pathname = `/${name}`;
-    const options = { port: 0, databaseUrl: url.toString(), seedDemo: true, demoPassword: 'race-password', logger: testLogger('upstream-race'), config: { scryptCost: 1024, jwtSecret: 'race-secret-race-secret-race-secret!' } };
+    const options = {
+      port: 0,
+      databaseUrl: url.toString(),
+      seedDemo: true,
+      demoPassword: 'race-password',
+      logger: testLogger('upstream-race'),
+      config: { scryptCost: 1024, jwtSecret: 'race-secret-race-secret-race-secret!', uploadDir: uploadDir() },
+    };
     // Two instances migrating and seeding one empty database at the same moment.
     const started = await Promise.allSettled([startUpstream(options), startUpstream(options)]);
     instances = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
@@ -29,6 +42,7 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
   });
   afterAll(async () => {
     await Promise.all(instances.map((up) => up.close()));
+    rmSync(uploadDir(), { recursive: true, force: true });
     await admin?.query(`drop database if exists ${name}`);
     await admin?.end();
   });
@@ -114,5 +128,43 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     expect(answers.filter((r) => r.body.error?.message === 'day_full')).toHaveLength(7);
     const { rows } = await a.db.query<{ n: number }>("select count(*)::int as n from services where buddy_id = $1 and service_date = '2098-03-03'", [buddy]);
     expect(rows[0]!.n).toBe(2);
+  });
+
+  it('refunds a paid period once when admins on two instances cancel it at the same moment (issue 12 H2)', async () => {
+    const [a, b] = instances as [Upstream, Upstream];
+    const token = (await post(a, 'account/login', { email: 'admin@example.com', password: 'race-password' })).body.data.token;
+    const { rows } = await a.db.query<{ id: number }>(
+      `insert into subscriptions (plan_id, user_id, status, current_period_start, current_period_end, amount, currency)
+       values (1, (select id from users where email = 'user@example.com'), 'active', current_date - 3, current_date + 27, 199, 'sek') returning id`,
+    );
+    const id = rows[0]!.id;
+    await a.db.query(
+      `insert into subscription_payments (subscription_id, period_start, period_end, amount_minor, currency, source) values ($1, current_date - 3, current_date + 27, 19900, 'sek', 'provider')`,
+      [id],
+    );
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => post(i % 2 ? a : b, `subscriptions/${id}/cancel/`, {}, token)));
+    expect(answers.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(answers.filter((r) => r.body.data.refund !== null)).toHaveLength(1);
+    // And activate/cancel raced against each other never refund more than was paid.
+    await Promise.all(Array.from({ length: 10 }, (_, i) => post(i % 2 ? a : b, `subscriptions/${id}/${i % 3 ? 'activate' : 'cancel'}/`, {}, token)));
+    const { rows: refunds } = await a.db.query<{ n: number; total: number }>('select count(*)::int as n, coalesce(sum(amount_minor), 0)::int as total from subscription_refunds where subscription_id = $1', [id]);
+    expect(refunds[0]!.n).toBe(1);
+    expect(refunds[0]!.total).toBeLessThanOrEqual(19_900);
+  });
+
+  it('lets exactly one of several simultaneous PUTs to one signed address store its file, across instances (issue 12 L4)', async () => {
+    const [a, b] = instances as [Upstream, Upstream];
+    const token = (await post(a, 'account/login', { email: 'admin@example.com', password: 'race-password' })).body.data.token;
+    const signed = (await (await fetch(`${a.url}upload/?kind=bicycle&content_type=image%2Fpng`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { url: string; key: string } };
+    const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 3)]);
+    const target = new URL(signed.data.url);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        fetch(`${(i % 2 ? a : b).origin}${target.pathname}${target.search}`, { method: 'PUT', body: new Uint8Array(png), headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' } }),
+      ),
+    );
+    expect(answers.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(403)]);
+    const { rows } = await a.db.query<{ used: boolean }>('select used_at is not null and uploaded_at is not null as used from uploads where key = $1', [signed.data.key]);
+    expect(rows[0]!.used).toBe(true);
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proRataRefund, todayUtc } from '../../upstream/lib/refund.ts';
 import { startUpstream } from '../../upstream/start.ts';
@@ -29,15 +30,32 @@ async function login(email: string, password = PASSWORD): Promise<string> {
 
 const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
 
-/** A subscription in a given state, written as the consumer app would (the back office cannot create them). */
-async function subscription(status: string, periodStart: string, periodEnd: string, amount = 199, currency = 'sek', cancelAtPeriodEnd = false): Promise<number> {
+/**
+ * A subscription in a given state, written as the consumer app would (the back office cannot create them).
+ * An active one has paid its period unless `paid` says otherwise: the payment provider records it.
+ */
+async function subscription(status: string, periodStart: string, periodEnd: string, amount = 199, currency = 'sek', cancelAtPeriodEnd = false, paid = status === 'active'): Promise<number> {
   const { rows } = await up.db.query<{ id: number }>(
     `insert into subscriptions (plan_id, user_id, status, current_period_start, current_period_end, amount, currency, cancel_at_period_end)
      values (1, (select id from users where email = 'user@example.com'), $1, $2, $3, $4, $5, $6) returning id`,
     [status, periodStart, periodEnd, amount, currency, cancelAtPeriodEnd],
   );
-  return Number(rows[0]!.id);
+  const id = Number(rows[0]!.id);
+  if (paid) await payment(id);
+  return id;
 }
+
+/** The provider's record that the subscription's current period was paid, at its current amount. */
+async function payment(id: number) {
+  await up.db.query(
+    `insert into subscription_payments (subscription_id, period_start, period_end, amount_minor, currency, source)
+     select id, current_period_start, current_period_end, (amount * 100)::bigint, currency, 'provider' from subscriptions where id = $1`,
+    [id],
+  );
+}
+
+const refundsOf = async (id: number) =>
+  (await up.db.query<{ amount_minor: number }>('select amount_minor from subscription_refunds where subscription_id = $1', [id])).rows.map((r) => Number(r.amount_minor));
 
 beforeAll(async () => {
   up = await startUpstream({ port: 0, demoPassword: PASSWORD, logger: testLogger('upstream-rules'), config: { scryptCost: 1024, appUrl: 'http://backoffice.test', logMailLinks: false } });
@@ -61,9 +79,95 @@ describe('subscriptions: activate and cancel (ADR 012)', () => {
     const { rows } = await up.db.query<{ amount_minor: number; currency: string }>('select amount_minor, currency from subscription_refunds where subscription_id = $1', [id]);
     expect(rows.map((r) => ({ ...r, amount_minor: Number(r.amount_minor) }))).toEqual([{ amount_minor: expected.amountMinor, currency: 'gbp' }]);
 
-    // A canceled subscription cannot be canceled (or refunded) again.
-    expect(await asAdmin(`subscriptions/${id}/cancel/`, { body: {} })).toMatchObject({ status: 409, body: { error: { message: 'invalid_state' } } });
-    expect((await up.db.query('select 1 from subscription_refunds where subscription_id = $1', [id])).rows).toHaveLength(1);
+    // Cancelling again changes nothing and refunds nothing: it answers the subscription as it is.
+    const again = await asAdmin(`subscriptions/${id}/cancel/`, { body: {} });
+    expect(again).toMatchObject({ status: 200, body: { data: { subscription: { id, status: 'canceled', version: 2 }, refund: null, changed: false } } });
+    expect(await refundsOf(id)).toEqual([expected.amountMinor]);
+  });
+
+  it('refunds nothing, however often, for periods nobody paid: activate → cancel → activate → cancel… (issue 12 H2)', async () => {
+    // The reported attack: an incomplete subscription (nothing paid) activated and cancelled over and over.
+    const id = await subscription('incomplete', day(0), day(30));
+    for (let round = 0; round < 4; round++) {
+      const activated = await asAdmin(`subscriptions/${id}/activate/`, { body: {} });
+      expect(activated).toMatchObject({ status: 200, body: { data: { subscription: { status: 'active' }, refund: null, changed: true } } });
+      const canceled = await asAdmin(`subscriptions/${id}/cancel/`, { body: {} });
+      expect(canceled).toMatchObject({ status: 200, body: { data: { subscription: { status: 'canceled' }, refund: null, changed: true } } });
+    }
+    expect(await refundsOf(id)).toEqual([]);
+    // Activating an active subscription is a no-op too, and no 409: the answer is the current state.
+    await asAdmin(`subscriptions/${id}/activate/`, { body: {} });
+    const version = (await asAdmin(`subscriptions/${id}/`)).body.data.version;
+    expect(await asAdmin(`subscriptions/${id}/activate/`, { body: {} })).toMatchObject({ status: 200, body: { data: { subscription: { status: 'active', version }, changed: false } } });
+  });
+
+  it('refunds a paid period once, and reactivating it does not make it refundable again (issue 12 H2)', async () => {
+    const start = day(-5);
+    const end = day(25);
+    const id = await subscription('active', start, end, 300);
+    const expected = proRataRefund({ amountMinor: 30_000, periodStart: start, periodEnd: end, today: todayUtc() })!;
+    expect((await asAdmin(`subscriptions/${id}/cancel/`, { body: {} })).body.data.refund.amount_minor).toBe(expected.amountMinor);
+    for (let round = 0; round < 3; round++) {
+      expect((await asAdmin(`subscriptions/${id}/activate/`, { body: {} })).body.data.subscription.status).toBe('active');
+      expect((await asAdmin(`subscriptions/${id}/cancel/`, { body: {} })).body.data.refund).toBeNull();
+    }
+    expect(await refundsOf(id)).toEqual([expected.amountMinor]);
+
+    // A period that starts today and was paid: cancelled, reactivated the same day (the same period again), cancelled.
+    const today = await subscription('active', day(0), day(30), 300);
+    const first = (await asAdmin(`subscriptions/${today}/cancel/`, { body: {} })).body.data.refund.amount_minor;
+    const back = await asAdmin(`subscriptions/${today}/activate/`, { body: {} });
+    expect(back.body.data.subscription).toMatchObject({ current_period_start: day(0) });
+    await up.db.query('update subscriptions set current_period_end = $2 where id = $1', [today, day(30)]);
+    expect((await asAdmin(`subscriptions/${today}/cancel/`, { body: {} })).body.data.refund).toBeNull();
+    expect(await refundsOf(today)).toEqual([first]);
+  });
+
+  it('refunds a paid period once when cancel is sent many times at once (issue 12 H2)', async () => {
+    const id = await subscription('active', day(-2), day(28), 450);
+    const answers = await Promise.all(Array.from({ length: 8 }, () => asAdmin(`subscriptions/${id}/cancel/`, { body: {} })));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    expect(answers.filter((a) => a.body.data.refund !== null)).toHaveLength(1);
+    expect(answers.filter((a) => a.body.data.changed)).toHaveLength(1);
+    expect(await refundsOf(id)).toHaveLength(1);
+  });
+
+  it('never refunds more than was paid, nor anything unpaid, whatever sequence of actions (property, issue 12 H2)', async () => {
+    const action = fc.constantFrom('activate', 'cancel', 'cancel-at-end');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('incomplete', 'trialing', 'active', 'past_due', 'canceled'),
+        fc.boolean(),
+        fc.integer({ min: -40, max: 5 }),
+        fc.integer({ min: 1, max: 60 }),
+        fc.array(action, { minLength: 1, maxLength: 8 }),
+        async (status, paid, startOffset, length, actions) => {
+          const id = await subscription(status, day(startOffset), day(startOffset + length), 250, 'sek', false, paid);
+          for (const a of actions) {
+            const res = await asAdmin(`subscriptions/${id}/${a === 'activate' ? 'activate' : 'cancel'}/`, { body: a === 'cancel-at-end' ? { at_period_end: true } : {} });
+            expect(res.status === 200 || (res.status === 409 && res.body.error.message === 'invalid_state')).toBe(true);
+          }
+          const refunds = await refundsOf(id);
+          const total = refunds.reduce((sum, r) => sum + r, 0);
+          expect(total).toBeGreaterThanOrEqual(0);
+          expect(total).toBeLessThanOrEqual(paid ? 25_000 : 0);
+          expect(refunds.length).toBeLessThanOrEqual(1);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('lists the refunds of a subscription with who cancelled (issue 13)', async () => {
+    const id = await subscription('active', day(-3), day(27), 120, 'gbp');
+    expect((await asAdmin(`subscriptions/${id}/refunds/`)).body.data).toEqual({ results: [] });
+    const refund = (await asAdmin(`subscriptions/${id}/cancel/`, { body: {} })).body.data.refund;
+    const listed = await asAdmin(`subscriptions/${id}/refunds/`);
+    expect(listed.body.data.results).toEqual([
+      { id: expect.any(Number), payment_id: expect.any(Number), ...refund, created_at: expect.any(String), created_by: expect.any(Number), created_by_label: 'Ada Admin' },
+    ]);
+    expect((await asAdmin('subscriptions/999999/refunds/')).status).toBe(404);
+    expect((await call(`subscriptions/${id}/refunds/`, { token: buddy })).status).toBe(403);
   });
 
   it('refunds nothing for a trial, a past-due period, or a cancellation at the end of the period', async () => {
@@ -84,8 +188,8 @@ describe('subscriptions: activate and cancel (ADR 012)', () => {
     const activated = await asAdmin(`subscriptions/${trial}/activate/`, { body: {} });
     expect(activated.body.data.subscription).toMatchObject({ status: 'active', current_period_start: todayUtc() });
     expect(activated.body.data.subscription.current_period_end > todayUtc()).toBe(true);
-    // Already active: nothing to do.
-    expect(await asAdmin(`subscriptions/${trial}/activate/`, { body: {} })).toMatchObject({ status: 409, body: { error: { message: 'invalid_state' } } });
+    // Already active: nothing to do, and nothing is refused either.
+    expect(await asAdmin(`subscriptions/${trial}/activate/`, { body: {} })).toMatchObject({ status: 200, body: { data: { subscription: { status: 'active' }, changed: false } } });
 
     const pastDue = await subscription('past_due', day(-40), day(-10));
     expect((await asAdmin(`subscriptions/${pastDue}/activate/`, { body: {} })).body.data.subscription).toMatchObject({ status: 'active', current_period_start: day(-40) });

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { idField } from '../../shared/schemas/common.ts';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
+import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { parseBody } from '../routes/validation.ts';
 import { registerEntityResource } from './entity-resource.ts';
 
@@ -64,15 +66,15 @@ export function registerBicycles(app: FastifyInstance, db: Db, config: UpstreamC
   app.post('/api/bicycles/:id/images/', { preHandler: write }, async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const input = parseBody(imageInput, req.body);
-    // Only files stored through our own signed uploads can be attached.
-    if (!input.url.startsWith(`${config.publicOrigin}/files/`)) throw new ApiError(400, 'validation_error', undefined, { url: 'validation.url' });
+    // Only files stored through our own signed uploads can be attached (ADR 020).
+    await checkUploadedImage(db, config, input.url, { field: 'url', kind: 'bicycle', current: null });
     if (!(await fetchOne(id))) throw new ApiError(404, 'not_found');
     const { rows } = await db.query<{ id: number }>('insert into bicycle_images (bicycle_id, kind, url) values ($1, $2, $3) returning id', [id, input.kind, input.url]);
     return ok(reply, { id: Number(rows[0]!.id), ...input }, 201);
   });
 
   app.delete('/api/bicycles/:id/images/:imageId/', { preHandler: write }, async (req, reply) => {
-    const { id, imageId } = parseBody(idParam.extend({ imageId: z.coerce.number().int().positive() }), req.params);
+    const { id, imageId } = parseBody(idParam.extend({ imageId: idField() }), req.params);
     const { rows } = await db.query('delete from bicycle_images where id = $1 and bicycle_id = $2 returning id', [imageId, id]);
     if (!rows[0]) throw new ApiError(404, 'not_found');
     return ok(reply, { id: imageId });

@@ -8,6 +8,7 @@ import {
   createSchema,
   filterSpecs,
   isIsoDate,
+  isYearInRange,
   isOwnerScoped,
   listParamsSchema,
   mayTransition,
@@ -24,6 +25,7 @@ import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
+import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { parseBody } from '../routes/validation.ts';
 import { csvRowWriter } from './csv-rows.ts';
@@ -54,10 +56,13 @@ function filterValue(key: string, field: FieldDef, raw: unknown): unknown {
   if (field.kind === 'reference' || field.kind === 'integer') {
     const n = Number(raw);
     if (!Number.isSafeInteger(n)) throw invalid('validation.integer');
+    // An integer column compared with a value beyond its type is an SQL error, not an empty list.
+    if (field.kind === 'integer' && (field.max === undefined || field.max <= 2_147_483_647) && Math.abs(n) > 2_147_483_647) throw invalid('validation.option');
     return n;
   }
   if (field.kind === 'date') {
     if (!isIsoDate(String(raw))) throw invalid('validation.date');
+    if (!isYearInRange(String(raw))) throw invalid('validation.dateYears');
     return String(raw);
   }
   if (field.kind === 'enum') {
@@ -360,6 +365,12 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
   // A reference that names a role (a service's buddy) takes only active users holding it; a value kept
   // from before is left alone, so a buddy who lost the role does not block edits of their old records.
   const roleReferences = Object.entries(def.fields).filter(([, f]) => f.kind === 'reference' && f.reference!.role && !f.lookup);
+
+  // Image fields take only files our upload endpoint stored (ADR 020); a value kept from before may stay.
+  const uploadedImages = writable.filter(([, f]) => f.kind === 'image' && f.uploadKind);
+  async function checkImages(tx: Db, input: Record<string, unknown>, current: EntityRecord | null) {
+    for (const [key, field] of uploadedImages) await checkUploadedImage(tx, config, input[key], { field: key, kind: field.uploadKind!, current: current?.[key] ?? null });
+  }
   async function checkReferenceRoles(tx: Db, input: Record<string, unknown>, current: EntityRecord | null) {
     for (const [key, field] of roleReferences) {
       const value = input[key];
@@ -377,6 +388,7 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
       const record = await db.transaction(async (tx) => {
         await hooks.beforeCreate?.(input, tx);
         await checkReferenceRoles(tx, input, null);
+        await checkImages(tx, input, null);
         const extra = (await hooks.beforeWrite?.(input, { tx, user, current: null })) ?? {};
         const { values, stamped } = assignments(input, extra, status ? stampsFor(null, Number(input[status[0]])) : {});
         const names = [...values.map(([k]) => k), ...stamped.map(([c]) => c)];
@@ -403,6 +415,7 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
         if (status) checkStatus(user, previous, input[status[0]]);
         await hooks.beforeUpdate?.(id, input, tx);
         await checkReferenceRoles(tx, input, current);
+        await checkImages(tx, input, current);
         const extra = (await hooks.beforeWrite?.(input, { tx, user, current })) ?? {};
         const { values, stamped } = assignments(input, extra, status ? stampsFor(previous, Number(input[status[0]])) : {});
         const sets = [...values.map(([key], i) => `${key} = $${i + 2}`), ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];

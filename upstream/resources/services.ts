@@ -8,6 +8,7 @@ import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
+import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { parseBody } from '../routes/validation.ts';
 import { checkCapacity, lockBuddyDays } from './capacity.ts';
 import { registerEntityResource } from './entity-resource.ts';
@@ -123,8 +124,8 @@ export function registerServices(app: FastifyInstance, db: Db, config: UpstreamC
   app.post('/api/services/:id/details/:itemId/images/', { preHandler: writers }, async (req, reply) => {
     const { id, itemId } = parseBody(params, req.params);
     const { url } = parseBody(imageInput, req.body);
-    // Only files stored through our own signed uploads can be attached.
-    if (!url.startsWith(`${config.publicOrigin}/files/service_detail_image/`)) throw new ApiError(400, 'validation_error', undefined, { url: 'validation.url' });
+    // Only files stored through our own signed uploads can be attached (ADR 020).
+    await checkUploadedImage(db, config, url, { field: 'url', kind: 'service_detail_image', current: null });
     const result = await db.transaction(async (tx) => {
       await editableService(id, req.user!, tx);
       await ensureItem(tx, itemId);

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { idField } from '../../shared/schemas/common.ts';
 import { operationalRangeInput, userListInput, userUpdateInput } from '../../shared/schemas/users.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
+import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { parseBody } from '../routes/validation.ts';
 import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
 
@@ -69,6 +71,11 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
   app.put('/api/users/:id/', { preHandler: admin }, async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const { version, ...input } = parseBody(userUpdateInput, req.body);
+    if (input.profile_image) {
+      // The person's own upload, or one the admin made for them; what is stored already may stay.
+      const { rows: stored } = await db.query<{ profile_image: string | null }>('select profile_image from users where id = $1', [id]);
+      await checkUploadedImage(db, config, input.profile_image, { field: 'profile_image', kind: 'user_profile_picture', current: stored[0]?.profile_image, uploadedBy: [id, req.user!.id] });
+    }
     const keys = Object.keys(input) as (keyof typeof input)[];
     const updated = await db.transaction(async (tx) => {
       const deactivating = input.is_active === false;
@@ -125,8 +132,8 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
       resolve: async (b: { role: string }) => (await db.query<{ id: number }>('select id from roles where name = $1', [b.role])).rows[0]?.id,
       grantsAccess: true,
     },
-    { path: 'languages', table: 'user_languages', column: 'language_id', body: z.object({ language_id: z.coerce.number().int().positive() }), resolve: async (b: { language_id: number }) => b.language_id, grantsAccess: false },
-    { path: 'competencies', table: 'user_competencies', column: 'competence_id', body: z.object({ competence_id: z.coerce.number().int().positive() }), resolve: async (b: { competence_id: number }) => b.competence_id, grantsAccess: false },
+    { path: 'languages', table: 'user_languages', column: 'language_id', body: z.object({ language_id: idField() }), resolve: async (b: { language_id: number }) => b.language_id, grantsAccess: false },
+    { path: 'competencies', table: 'user_competencies', column: 'competence_id', body: z.object({ competence_id: idField() }), resolve: async (b: { competence_id: number }) => b.competence_id, grantsAccess: false },
   ] as const;
 
   for (const link of links) {

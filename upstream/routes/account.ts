@@ -1,12 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { acceptInviteInput, confirmEmailInput, forgotPasswordInput, loginInput, profileUpdateInput } from '../../shared/schemas/auth.ts';
-import { emailField, fieldErrorsOf, languageField } from '../../shared/schemas/common.ts';
+import { emailField, fieldErrorsOf, idField, languageField } from '../../shared/schemas/common.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { INVALID_CREDENTIALS } from '../../shared/errors.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
+import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { hashPassword, verifyPassword } from '../lib/password.ts';
 import { signAccessToken } from '../lib/jwt.ts';
 import { createSession, revokeSession, revokeUserSessions } from '../lib/sessions.ts';
@@ -26,7 +27,7 @@ const inviteInput = z.object({
   first_name: z.string().trim().max(80).nullish(),
   last_name: z.string().trim().max(80).nullish(),
   roles: z.array(z.string().max(50)).max(10).optional(),
-  user_type: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(5)]).optional(),
+  user_type: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(5)], { error: 'validation.option' }).optional(),
   language: languageField.optional(),
 });
 type InviteInput = z.infer<typeof inviteInput>;
@@ -290,7 +291,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
 
   /** Pending: a fresh link. Canceled: re-opened with a fresh link, but only while the account is active. */
   app.post('/api/account/resend-invite', { preHandler: admin }, async (req, reply) => {
-    const { user_id } = parseBody(z.object({ user_id: z.coerce.number().int().positive().max(2 ** 53) }), req.body);
+    const { user_id } = parseBody(z.object({ user_id: idField() }), req.body);
     const user = await findUser(db, { id: user_id });
     if (!user) throw new ApiError(404, 'not_found');
     if (user.invitation_status !== 'pending' && user.invitation_status !== 'canceled') throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
@@ -420,6 +421,10 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
 
   app.put('/api/account/', { preHandler: authed }, async (req, reply) => {
     const input = parseBody(profileUpdateInput, req.body);
+    if (input.profile_image) {
+      const { rows: stored } = await db.query<{ profile_image: string | null }>('select profile_image from users where id = $1', [req.user!.id]);
+      await checkUploadedImage(db, config, input.profile_image, { field: 'profile_image', kind: 'user_profile_picture', current: stored[0]?.profile_image, uploadedBy: [req.user!.id] });
+    }
     const keys = Object.keys(input) as (keyof typeof input)[];
     if (keys.length > 0) {
       const sets = keys.map((key, i) => `${key} = $${i + 2}`).join(', ');

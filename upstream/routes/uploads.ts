@@ -37,6 +37,25 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
     }
   };
 
+  /**
+   * The per-user quota (ADR 020): at signing, at most `uploadsPerHour` addresses an hour and some of the
+   * day's bytes left; at storing (this file already counted), the day's bytes within `uploadBytesPerDay`.
+   */
+  async function checkQuota(tx: Db, userId: number, phase: 'sign' | 'store') {
+    // One user's uploads are counted one at a time, so parallel requests cannot all slip under the limit.
+    await tx.query("select pg_advisory_xact_lock(hashtext('uploads'), hashtext($1::text))", [String(userId)]);
+    const { rows } = await tx.query<{ signed: number; stored: number }>(
+      `select count(*) filter (where created_at > now() - interval '1 hour')::int as signed,
+              coalesce(sum(size) filter (where used_at > now() - interval '1 day'), 0)::bigint as stored
+         from uploads where created_by = $1 and created_at > now() - interval '1 day'`,
+      [userId],
+    );
+    const signed = Number(rows[0]!.signed);
+    const stored = Number(rows[0]!.stored);
+    if (phase === 'sign' && signed >= config.uploadsPerHour) throw new ApiError(429, 'upload_quota');
+    if (phase === 'sign' ? stored >= config.uploadBytesPerDay : stored > config.uploadBytesPerDay) throw new ApiError(413, 'upload_quota_bytes');
+  }
+
   app.get('/api/upload/', { preHandler: requireAuth(config, STAFF_ROLES) }, async (req, reply) => {
     const query = z
       .object({ kind: z.enum(UPLOAD_KINDS), content_type: z.enum(UPLOAD_CONTENT_TYPES) })
@@ -46,7 +65,10 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
     const key = `${query.data.kind}/${randomUUID()}.${EXTENSION[query.data.content_type]}`;
     const expires = Math.floor(Date.now() / 1000) + SIGNED_URL_TTL_SECONDS;
     const sig = hmac(config.jwtSecret, key, query.data.content_type, String(expires));
-    await db.query('insert into uploads (key, kind, content_type) values ($1, $2, $3)', [key, query.data.kind, query.data.content_type]);
+    await db.transaction(async (tx) => {
+      await checkQuota(tx, req.user!.id, 'sign');
+      await tx.query('insert into uploads (key, kind, content_type, created_by) values ($1, $2, $3, $4)', [key, query.data.kind, query.data.content_type, req.user!.id]);
+    });
     const params = new URLSearchParams({ expires: String(expires), sig });
     return ok(reply, {
       url: `${config.publicOrigin}/files/upload/${key}?${params}`,
@@ -56,35 +78,53 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
     });
   });
 
+  // Before anything else, so even an answer the route never sees (a body over the size limit, 413) can be
+  // read by the back office's page and explained.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.url.startsWith('/files/')) cors(req, reply);
+  });
+
   app.options('/files/*', async (req, reply) => {
-    cors(req, reply);
     return reply.code(204).send();
   });
 
   app.put('/files/upload/*', { bodyLimit: config.maxUploadBytes }, async (req, reply) => {
-    cors(req, reply);
     const key = (req.params as { '*': string })['*'];
     const { expires, sig } = req.query as { expires?: string; sig?: string };
-    const { rows } = await db.query<{ content_type: string; uploaded_at: Date | null }>('select content_type, uploaded_at from uploads where key = $1', [key]);
+    const { rows } = await db.query<{ content_type: string; used_at: Date | null }>('select content_type, used_at from uploads where key = $1', [key]);
     const upload = rows[0];
     const expected = upload && expires ? Buffer.from(hmac(config.jwtSecret, key, upload.content_type, expires)) : null;
     const given = Buffer.from(sig ?? '');
     if (!KEY.test(key) || !upload || !expected || expected.length !== given.length || !timingSafeEqual(expected, given)) throw new ApiError(403, 'invalid_signature');
-    if (Number(expires) * 1000 < Date.now() || upload.uploaded_at) throw new ApiError(403, 'invalid_signature');
+    if (Number(expires) * 1000 < Date.now() || upload.used_at) throw new ApiError(403, 'invalid_signature');
     if (req.headers['content-type'] !== upload.content_type) throw new ApiError(415, 'invalid_upload');
     if (req.headers['x-amz-acl'] !== 'public-read') throw new ApiError(403, 'invalid_signature', 'The public-read access header is required.');
     const body = req.body as Buffer;
     if (!Buffer.isBuffer(body) || body.length === 0) throw new ApiError(400, 'invalid_upload');
     if (!magicMatches(body, upload.content_type)) throw new ApiError(415, 'invalid_upload');
+    // The address is used up here, in one statement: of two PUTs racing with it, exactly one gets the row.
+    await db.transaction(async (tx) => {
+      const { rows: claimed } = await tx.query<{ created_by: number | null }>(
+        'update uploads set used_at = now(), size = $2 where key = $1 and used_at is null returning created_by',
+        [key, body.length],
+      );
+      if (!claimed[0]) throw new ApiError(403, 'invalid_signature');
+      if (claimed[0].created_by !== null) await checkQuota(tx, Number(claimed[0].created_by), 'store');
+    });
     const path = join(root, key);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, body);
-    await db.query('update uploads set size = $2, uploaded_at = now() where key = $1', [key, body.length]);
+    try {
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, body);
+    } catch (error) {
+      // Storage failed: the address may be tried again.
+      await db.query('update uploads set used_at = null, size = null where key = $1', [key]);
+      throw error;
+    }
+    await db.query('update uploads set uploaded_at = now() where key = $1', [key]);
     return ok(reply, { key, size: body.length });
   });
 
   app.get('/files/*', async (req, reply) => {
-    cors(req, reply);
     const key = (req.params as { '*': string })['*'];
     if (!KEY.test(key)) throw new ApiError(404, 'not_found');
     const { rows } = await db.query<{ content_type: string }>('select content_type from uploads where key = $1 and uploaded_at is not null', [key]);
@@ -97,7 +137,7 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
       .header('content-length', info.size)
       .header('x-content-type-options', 'nosniff')
       .header('cross-origin-resource-policy', 'cross-origin')
-      .header('cache-control', 'public, max-age=31536000, immutable');
+      .header('cache-control', 'private, max-age=31536000, immutable');
     return reply.send(createReadStream(path));
   });
 }

@@ -15,10 +15,21 @@ export interface Refund {
   period_days: number;
 }
 
-/** What activate and cancel answer: the subscription as it is now, and the refund a cancel paid out. */
+/** What activate and cancel answer: the subscription as it is now, the refund a cancel paid out, and whether anything changed. */
 export interface SubscriptionActionResult {
   subscription: EntityRecord;
   refund: Refund | null;
+  /** False when the subscription already was in the state asked for (the actions are idempotent, ADR 019). */
+  changed: boolean;
+}
+
+/** A refund a subscription paid out, as listed under it (issue 13). */
+export interface RefundRecord extends Refund {
+  id: number;
+  payment_id: number | null;
+  created_at: string;
+  created_by: number | null;
+  created_by_label: string | null;
 }
 
 export interface PublicPlan {
@@ -34,12 +45,18 @@ export interface PublicPlan {
 }
 
 const actionProcedure = roleProcedure(...rolesOf(subscriptionsEntity.route));
-const idInput = z.object({ id: z.number().int().positive() });
+const idInput = z.object({ id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
 
 function expectAction(data: unknown): SubscriptionActionResult {
   const result = data as Partial<SubscriptionActionResult> | null;
   if (!result?.subscription || typeof result.subscription !== 'object') throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
-  return { subscription: result.subscription, refund: result.refund ?? null };
+  return { subscription: result.subscription, refund: result.refund ?? null, changed: result.changed !== false };
+}
+
+function expectRefunds(data: unknown): RefundRecord[] {
+  const results = (data as { results?: unknown } | null)?.results;
+  if (!Array.isArray(results)) throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
+  return results as RefundRecord[];
 }
 
 export const subscriptionPlansRouter = router({
@@ -61,4 +78,8 @@ export const subscriptionsRouter = router({
     .mutation(async ({ ctx, input }) =>
       expectAction(await ctx.session.call({ method: 'POST', path: `subscriptions/${input.id}/cancel/`, body: { at_period_end: input.atPeriodEnd ?? false }, lang: ctx.lang })),
     ),
+  /** The refunds it paid out, newest first: date, amount in its currency, days, who cancelled. */
+  refunds: actionProcedure
+    .input(idInput)
+    .query(async ({ ctx, input }) => expectRefunds(await ctx.session.call({ method: 'GET', path: `subscriptions/${input.id}/refunds/`, lang: ctx.lang }))),
 });
