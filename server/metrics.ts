@@ -34,6 +34,7 @@ const CUSTOM_TEMPLATES = [
   'account/invite',
   'account/bulk-invite',
   'account/resend-invite',
+  'account/cancel-invite',
   'account/forgot-password',
   'account/reset-password',
   'account/accept-invite',

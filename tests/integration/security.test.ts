@@ -285,7 +285,7 @@ describe('operations endpoints', () => {
     expect(after.map((line) => line.replace(/ [\d.e+-]+$/, ''))).toEqual(before.map((line) => line.replace(/ [\d.e+-]+$/, '')));
     expect(after.join('\n')).toContain('path="public/subscription-plans/:param/"');
     for (const s of slugs.slice(0, 50)) expect(after.join('\n')).not.toContain(`/${s}/`);
-  });
+  }, 120_000);
 
   it('limits failed sign-in attempts per address and account, never correct ones', async () => {
     const limited = await startStack({ upstream: stack.upstream, app: { loginLimits: { perAccountPer15Minutes: 3, perIpPerMinute: 100 } } });
