@@ -4,10 +4,10 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
-import { CalendarToolbar, Chip, STATUS_STYLE, MonthGrid, SlotGrid, WeekdayHeader, formatDate, todayIso, useCalendarState, weekdayNames, type IsoDate } from '../components/calendar.tsx';
+import { CalendarToolbar, Chip, DayAgenda, STATUS_STYLE, MonthGrid, SlotGrid, WeekdayHeader, formatDate, todayIso, useCalendarState, weekdayNames, type IsoDate } from '../components/calendar.tsx';
 import { ErrorState } from '../components/error-state.tsx';
 import { useAccess } from '../entity/access.ts';
-import { statusText } from '../entity/status-label.tsx';
+import { StatusLabel, statusText } from '../entity/status-label.tsx';
 import { trpc } from '../trpc.ts';
 import { ReferencePicker } from '../entity/reference-choices.tsx';
 import { BUDDY_REFERENCE } from '../../shared/entities/people.ts';
@@ -33,6 +33,22 @@ function ServiceChip({ service, showBuddy, detailed, withSlot }: { service: Enti
   );
 }
 
+/** One service of the phone's day agenda: status, what (and who, for an admin) and where, opening the service. */
+function AgendaService({ service, showBuddy }: { service: EntityRecord; showBuddy: boolean }) {
+  return (
+    <>
+      <span>
+        <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={service.status} />
+      </span>
+      <Link to={`/services/${service.id}`} data-testid="agenda-service" data-status={String(service.status)}>
+        {String(service.bicycle_id_label ?? `#${service.id}`)}
+      </Link>
+      {showBuddy && <span>{String(service.buddy_id_label ?? '')}</span>}
+      {service.address ? <span style={{ color: 'var(--fgColor-muted)', fontSize: 13 }}>{String(service.address)}</span> : null}
+    </>
+  );
+}
+
 /** §2 /services/calendar: services by date and slot in month, week and day views, coloured by status. */
 export default function ServicesCalendarPage() {
   const { t, i18n } = useTranslation();
@@ -55,7 +71,7 @@ export default function ServicesCalendarPage() {
     <section>
       <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 8, flexWrap: 'wrap' }}>
         <Heading as="h1">{t('routes.servicesCalendar')}</Heading>
-        <div style={{ display: 'flex', gap: 8 }}>
+        <div style={{ display: 'flex', flexWrap: 'wrap', gap: 8 }}>
           <Button as={Link} to="/services" leadingVisual={ListUnorderedIcon}>
             {t('services.list')}
           </Button>
@@ -89,8 +105,16 @@ export default function ServicesCalendarPage() {
       </ul>
       {services.error && <ErrorState error={services.error} onRetry={() => void services.refetch()} />}
       {services.data?.truncated && <Flash variant="warning">{t('calendar.truncated')}</Flash>}
+      <DayAgenda
+        empty={t('agenda.noServices')}
+        items={sorted(byDay.get(state.date) ?? []).map((s) => ({
+          key: s.id,
+          time: [String(s.service_slot_id_label ?? ''), s.service_time ? String(s.service_time).slice(0, 5) : ''].filter(Boolean).join(' · '),
+          content: <AgendaService service={s} showBuddy={showBuddy} />,
+        }))}
+      />
       {state.view === 'month' ? (
-        <div data-testid="calendar-month">
+        <div className="wide-only" data-testid="calendar-month">
           <WeekdayHeader aria-hidden="true">
             {weekdayNames(i18n.language).map((name) => (
               <div key={name}>{name}</div>

@@ -1,6 +1,6 @@
 import { Avatar } from '@primer/react';
-import { SidebarCollapseIcon, SidebarExpandIcon } from '@primer/octicons-react';
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { SidebarCollapseIcon, SidebarExpandIcon, ThreeBarsIcon, XIcon } from '@primer/octicons-react';
+import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router-dom';
 import styled, { css } from 'styled-components';
@@ -11,6 +11,7 @@ import { PageSpinner } from '../components/page-spinner.tsx';
 import { ICONS } from './icons.ts';
 import { LanguageSwitch } from './language-switch.tsx';
 import { usePublicConfig } from '../public-config.tsx';
+import { PHONE_MEDIA, WIDE_MEDIA, WIDE_QUERY } from '../components/breakpoints.ts';
 
 export const DEFAULT_AVATAR = '/default-avatar.svg';
 const SIDEBAR_KEY = 'sidebar-collapsed';
@@ -22,6 +23,10 @@ const Frame = styled.div`
   grid-template-areas: 'header header' 'sidebar main' 'sidebar footer';
   min-height: 100vh;
   background: var(--bgColor-default, #fff);
+  ${PHONE_MEDIA} {
+    grid-template-columns: minmax(0, 1fr);
+    grid-template-areas: 'header' 'main' 'footer';
+  }
 `;
 
 const Header = styled.header`
@@ -35,6 +40,10 @@ const Header = styled.header`
   position: sticky;
   top: 0;
   z-index: 10;
+  ${PHONE_MEDIA} {
+    gap: 8px;
+    padding: 8px 12px;
+  }
 `;
 
 const Brand = styled(Link)`
@@ -43,6 +52,12 @@ const Brand = styled(Link)`
   color: var(--fgColor-default, #1f2328);
   text-decoration: none;
   margin-right: auto;
+  ${PHONE_MEDIA} {
+    min-width: 0;
+    overflow: hidden;
+    text-overflow: ellipsis;
+    white-space: nowrap;
+  }
 `;
 
 const IconButton = styled.button`
@@ -56,22 +71,81 @@ const IconButton = styled.button`
   background: var(--bgColor-default, #fff);
   color: var(--fgColor-muted, #59636e);
   cursor: pointer;
+  flex-shrink: 0;
+  ${PHONE_MEDIA} {
+    width: 40px;
+    height: 40px;
+  }
 `;
 
+/**
+ * The sidebar: a column of the grid on wide screens (collapsible to icons), a drawer over the page on
+ * phones (ADR 021). Which one is CSS, so the server's HTML is laid out right before any script runs.
+ */
 const Side = styled.nav<{ $collapsed: boolean }>`
   grid-area: sidebar;
-  width: ${(p) => (p.$collapsed ? '56px' : '248px')};
   border-right: 1px solid var(--borderColor-default, #d0d7de);
   padding: 8px 4px;
   overflow-x: hidden;
-  transition: width 120ms ease;
-  ${(p) => (p.$collapsed ? '[data-label]{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);}' : '')}
+  ${WIDE_MEDIA} {
+    width: ${(p) => (p.$collapsed ? '56px' : '248px')};
+    transition: width 120ms ease;
+    ${(p) => (p.$collapsed ? '[data-label]{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);}' : '')}
+  }
+  ${PHONE_MEDIA} {
+    position: fixed;
+    top: 0;
+    bottom: 0;
+    left: 0;
+    z-index: 40;
+    width: min(300px, 85vw);
+    padding: 8px;
+    overflow-y: auto;
+    overscroll-behavior: contain;
+    background: var(--bgColor-default, #fff);
+    box-shadow: 0 8px 24px rgba(66, 74, 83, 0.3);
+    transform: translateX(-100%);
+    visibility: hidden;
+    transition: transform 160ms ease, visibility 0s linear 160ms;
+    &[data-open='true'] {
+      transform: none;
+      visibility: visible;
+      transition: transform 160ms ease;
+    }
+    a {
+      min-height: 44px;
+    }
+  }
+  @media (prefers-reduced-motion: reduce) {
+    transition: none !important;
+  }
+`;
+
+const DrawerHead = styled.div`
+  display: flex;
+  align-items: center;
+  justify-content: space-between;
+  gap: 8px;
+  padding: 0 0 8px 8px;
+  margin-bottom: 4px;
+  border-bottom: 1px solid var(--borderColor-muted, #d8dee4);
+  font-weight: 600;
+`;
+
+const Backdrop = styled.div`
+  position: fixed;
+  inset: 0;
+  z-index: 30;
+  background: rgba(31, 35, 40, 0.5);
 `;
 
 const Main = styled.main`
   grid-area: main;
   padding: 24px 32px;
   min-width: 0;
+  ${PHONE_MEDIA} {
+    padding: 16px 12px 24px;
+  }
 `;
 
 const Footer = styled.footer`
@@ -83,6 +157,10 @@ const Footer = styled.footer`
   font-size: 12px;
   color: var(--fgColor-muted, #59636e);
   border-top: 1px solid var(--borderColor-muted, #d8dee4);
+  ${PHONE_MEDIA} {
+    flex-wrap: wrap;
+    padding: 12px;
+  }
 `;
 
 // The sidebar is plain links styled like Primer's NavList: NavList is built on ActionList and brings
@@ -151,7 +229,16 @@ const AccountButton = styled.button`
   &:hover {
     background: var(--bgColor-neutral-muted, #afb8c133);
   }
+  /* On a phone the avatar stands for the account; the name is in the button's label. */
+  ${PHONE_MEDIA} {
+    min-height: 40px;
+    [data-testid='user-full-name'] {
+      display: none;
+    }
+  }
 `;
+
+const focusableIn = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>('a[href], button:not([disabled])')].filter((el) => el.getClientRects().length > 0);
 
 function SidebarItems({ entries, pathname }: { entries: SidebarEntry[]; pathname: string }) {
   const { t } = useTranslation();
@@ -193,7 +280,11 @@ export function AppShell() {
   const { version } = usePublicConfig();
   const [collapsed, setCollapsed] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
+  const [drawerOpen, setDrawerOpen] = useState(false);
   const accountButton = useRef<HTMLButtonElement>(null);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const closeButton = useRef<HTMLButtonElement>(null);
+  const sidebar = useRef<HTMLElement>(null);
   const logout = trpc.auth.logout.useMutation({
     onSettled: () => window.location.assign('/login'),
   });
@@ -201,6 +292,57 @@ export function AppShell() {
   useEffect(() => {
     setCollapsed(window.localStorage.getItem(SIDEBAR_KEY) === '1');
   }, []);
+
+  // The drawer closes on navigation (back and forward included).
+  useEffect(() => setDrawerOpen(false), [pathname]);
+
+  // While open: focus in the drawer, the page behind it still, and closed if the window widens.
+  useEffect(() => {
+    if (!drawerOpen) return;
+    closeButton.current?.focus();
+    const wide = window.matchMedia(WIDE_QUERY);
+    const onWidth = () => wide.matches && setDrawerOpen(false);
+    wide.addEventListener('change', onWidth);
+    const overflow = document.body.style.overflow;
+    document.body.style.overflow = 'hidden';
+    return () => {
+      wide.removeEventListener('change', onWidth);
+      document.body.style.overflow = overflow;
+    };
+  }, [drawerOpen]);
+
+  const closeDrawer = () => {
+    setDrawerOpen(false);
+    menuButton.current?.focus();
+  };
+
+  // Focus stays in the open drawer: Tab from the last item goes to the first, Shift+Tab the other way.
+  const onDrawerKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    if (!drawerOpen || !sidebar.current) return;
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      closeDrawer();
+      return;
+    }
+    if (event.key !== 'Tab') return;
+    const items = focusableIn(sidebar.current);
+    const first = items[0];
+    const last = items[items.length - 1];
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last?.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first?.focus();
+    }
+  };
+
+  // A link chosen in the drawer closes it (even the current page's) and leaves focus on the content.
+  const onDrawerClick = (event: MouseEvent<HTMLElement>) => {
+    if (!drawerOpen || !(event.target as Element).closest('a')) return;
+    setDrawerOpen(false);
+    document.getElementById('main')?.focus({ preventScroll: true });
+  };
 
   const toggle = () => {
     setCollapsed((value) => {
@@ -217,9 +359,12 @@ export function AppShell() {
       <a className="skip-link" href="#main">
         {t('shell.skipToContent')}
       </a>
-      <Header>
-        <IconButton type="button" onClick={toggle} aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')} aria-expanded={!collapsed} aria-controls="sidebar">
+      <Header inert={drawerOpen}>
+        <IconButton type="button" className="wide-only" onClick={toggle} aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')} aria-expanded={!collapsed} aria-controls="sidebar">
           {collapsed ? <SidebarExpandIcon /> : <SidebarCollapseIcon />}
+        </IconButton>
+        <IconButton ref={menuButton} type="button" className="phone-only" onClick={() => setDrawerOpen(true)} aria-label={t('phone.openMenu')} aria-expanded={drawerOpen} aria-controls="sidebar" data-testid="menu-button">
+          <ThreeBarsIcon />
         </IconButton>
         <Brand to="/">{t('app.name')}</Brand>
         <LanguageSwitch />
@@ -241,15 +386,31 @@ export function AppShell() {
           </Suspense>
         )}
       </Header>
-      <Side id="sidebar" aria-label={t('shell.mainNavigation')} $collapsed={collapsed} data-collapsed={collapsed}>
+      {drawerOpen && <Backdrop className="phone-only" onClick={() => setDrawerOpen(false)} data-testid="drawer-backdrop" />}
+      <Side
+        ref={sidebar}
+        id="sidebar"
+        aria-label={t('shell.mainNavigation')}
+        $collapsed={collapsed}
+        data-collapsed={collapsed}
+        data-open={drawerOpen}
+        onKeyDown={onDrawerKeyDown}
+        onClick={onDrawerClick}
+      >
+        <DrawerHead className="phone-only">
+          <span>{t('app.name')}</span>
+          <IconButton ref={closeButton} type="button" onClick={closeDrawer} aria-label={t('phone.closeMenu')} data-testid="drawer-close">
+            <XIcon />
+          </IconButton>
+        </DrawerHead>
         <SidebarItems entries={entries} pathname={pathname} />
       </Side>
-      <Main id="main" tabIndex={-1}>
+      <Main id="main" tabIndex={-1} inert={drawerOpen}>
         <Suspense fallback={<PageSpinner />}>
           <Outlet />
         </Suspense>
       </Main>
-      <Footer>
+      <Footer inert={drawerOpen}>
         <span>{t('app.tagline')}</span>
         <span data-testid="app-version">{t('app.version', { version })}</span>
       </Footer>
