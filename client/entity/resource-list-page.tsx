@@ -16,7 +16,8 @@ import { CsvExportButton } from './csv-export.tsx';
 import { Pager } from '../components/pager.tsx';
 import { useAccess } from './access.ts';
 import { ReferencePicker } from './reference-choices.tsx';
-import { DataTable, FilterBar } from '../components/data-table.ts';
+import { DataTable } from '../components/data-table.ts';
+import { FilterBar } from '../components/filter-bar.tsx';
 import { PHONE_MEDIA, WIDE_MEDIA } from '../components/breakpoints.ts';
 
 const Table = styled(DataTable)`
@@ -84,10 +85,6 @@ const RowAction = styled.button`
   &:focus-visible {
     outline: 2px solid var(--focus-outlineColor, #0969da);
   }
-  ${PHONE_MEDIA} {
-    width: 40px;
-    height: 40px;
-  }
 `;
 
 // The create/edit dialog (Primer Dialog and the whole form machinery) loads when it is first opened.
@@ -125,19 +122,36 @@ function DateFilterInput({ value, onChange, label, testId }: { value: string | u
   );
 }
 
+const RangeGroup = styled.span`
+  display: inline-flex;
+  gap: 4px;
+  align-items: center;
+  /* A phone: the label on its own line, the two dates side by side below it. */
+  ${PHONE_MEDIA} {
+    display: grid;
+    grid-template-columns: minmax(0, 1fr) auto minmax(0, 1fr);
+    > :first-child {
+      grid-column: 1 / -1;
+    }
+    input {
+      min-width: 0;
+    }
+  }
+`;
+
 /** A from/to pair of date inputs for a `filter: 'range'` field. */
 function RangeFilter({ def, name, from, to, onChange }: { def: EntityDef; name: string; from: string | undefined; to: string | undefined; onChange: (changes: Record<string, string | undefined>) => void }) {
   const { t } = useTranslation();
   const label = t(`resources.${def.name}.fields.${name}`);
   return (
-    <span role="group" aria-label={label} style={{ display: 'inline-flex', flexWrap: 'wrap', gap: 4, alignItems: 'center' }}>
+    <RangeGroup role="group" aria-label={label}>
       <span aria-hidden="true" style={{ fontSize: 14, color: 'var(--fgColor-muted)' }}>
         {label}
       </span>
       <DateFilterInput label={t('list.rangeFrom', { name: label })} value={from} onChange={(v) => onChange({ [`f_${name}_from`]: v })} testId={`filter-${name}-from`} />
       <span aria-hidden="true">–</span>
       <DateFilterInput label={t('list.rangeTo', { name: label })} value={to} onChange={(v) => onChange({ [`f_${name}_to`]: v })} testId={`filter-${name}-to`} />
-    </span>
+    </RangeGroup>
   );
 }
 
@@ -293,16 +307,20 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
         </div>
       </div>
       {children}
-      <FilterBar role="search">
-        <TextInput
-          leadingVisual={SearchIcon}
-          aria-label={t('list.search')}
-          placeholder={t('list.search')}
-          value={searchText}
-          onChange={(e) => setSearchText(e.target.value)}
-          data-testid="list-search"
-        />
-        {filterFields.map(([key, field]) =>
+      <FilterBar
+        active={Object.values(urlParams.filters).filter((v) => v !== undefined && v !== '').length}
+        search={
+          <TextInput
+            leadingVisual={SearchIcon}
+            aria-label={t('list.search')}
+            placeholder={t('list.search')}
+            value={searchText}
+            onChange={(e) => setSearchText(e.target.value)}
+            data-testid="list-search"
+          />
+        }
+      >
+        {filterFields.length > 0 && filterFields.map(([key, field]) =>
           field.filter === 'range' ? (
             <RangeFilter key={key} def={def} name={key} from={params.filters[`${key}_from`] as string | undefined} to={params.filters[`${key}_to`] as string | undefined} onChange={(changes) => update(changes)} />
           ) : (

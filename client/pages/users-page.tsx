@@ -22,7 +22,8 @@ import { useSession } from '../session.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
-import { DataTable, FilterBar } from '../components/data-table.ts';
+import { DataTable } from '../components/data-table.ts';
+import { FilterBar } from '../components/filter-bar.tsx';
 import { WIDE_MEDIA } from '../components/breakpoints.ts';
 
 const Table = styled(DataTable)`
@@ -265,8 +266,10 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
         )}
       </div>
       {isAdmin && <UsersTabs current="users" />}
-      <FilterBar role="search">
-        <TextInput leadingVisual={SearchIcon} aria-label={t('list.search')} placeholder={t('list.search')} value={text} onChange={(e) => setText(e.target.value)} data-testid="list-search" />
+      <FilterBar
+        active={(['role', 'user_type', 'account_status', 'invitation_status'] as const).filter((key) => params[key] !== undefined).length}
+        search={<TextInput leadingVisual={SearchIcon} aria-label={t('list.search')} placeholder={t('list.search')} value={text} onChange={(e) => setText(e.target.value)} data-testid="list-search" />}
+      >
         {filter('role', roleNames, (o) => String(o))}
         {filter('user_type', USER_TYPES, (o) => t(`users.types.${o}`))}
         {filter('account_status', ACCOUNT_STATUSES, (o) => t(`users.accountStatus.${o}`))}

@@ -1,5 +1,5 @@
 import { Avatar } from '@primer/react';
-import { SidebarCollapseIcon, SidebarExpandIcon, ThreeBarsIcon, XIcon } from '@primer/octicons-react';
+import { SidebarCollapseIcon, SidebarExpandIcon, ThreeBarsIcon } from '@primer/octicons-react';
 import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router-dom';
@@ -11,7 +11,9 @@ import { PageSpinner } from '../components/page-spinner.tsx';
 import { ICONS } from './icons.ts';
 import { LanguageSwitch } from './language-switch.tsx';
 import { usePublicConfig } from '../public-config.tsx';
-import { PHONE_MEDIA, WIDE_MEDIA, WIDE_QUERY } from '../components/breakpoints.ts';
+import { WIDE_MEDIA, WIDE_QUERY } from '../components/breakpoints.ts';
+// The phone layout of the shell (drawer, header, paddings): static CSS, linked with this chunk (ADR 021).
+import './app-shell-phone.css';
 
 export const DEFAULT_AVATAR = '/default-avatar.svg';
 const SIDEBAR_KEY = 'sidebar-collapsed';
@@ -23,10 +25,6 @@ const Frame = styled.div`
   grid-template-areas: 'header header' 'sidebar main' 'sidebar footer';
   min-height: 100vh;
   background: var(--bgColor-default, #fff);
-  ${PHONE_MEDIA} {
-    grid-template-columns: minmax(0, 1fr);
-    grid-template-areas: 'header' 'main' 'footer';
-  }
 `;
 
 const Header = styled.header`
@@ -40,10 +38,6 @@ const Header = styled.header`
   position: sticky;
   top: 0;
   z-index: 10;
-  ${PHONE_MEDIA} {
-    gap: 8px;
-    padding: 8px 12px;
-  }
 `;
 
 const Brand = styled(Link)`
@@ -52,12 +46,6 @@ const Brand = styled(Link)`
   color: var(--fgColor-default, #1f2328);
   text-decoration: none;
   margin-right: auto;
-  ${PHONE_MEDIA} {
-    min-width: 0;
-    overflow: hidden;
-    text-overflow: ellipsis;
-    white-space: nowrap;
-  }
 `;
 
 const IconButton = styled.button`
@@ -72,15 +60,12 @@ const IconButton = styled.button`
   color: var(--fgColor-muted, #59636e);
   cursor: pointer;
   flex-shrink: 0;
-  ${PHONE_MEDIA} {
-    width: 40px;
-    height: 40px;
-  }
 `;
 
 /**
  * The sidebar: a column of the grid on wide screens (collapsible to icons), a drawer over the page on
- * phones (ADR 021). Which one is CSS, so the server's HTML is laid out right before any script runs.
+ * phones (app-shell-phone.css). Which one is CSS, so the server's HTML is laid out right before any
+ * script runs.
  */
 const Side = styled.nav<{ $collapsed: boolean }>`
   grid-area: sidebar;
@@ -92,60 +77,12 @@ const Side = styled.nav<{ $collapsed: boolean }>`
     transition: width 120ms ease;
     ${(p) => (p.$collapsed ? '[data-label]{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);}' : '')}
   }
-  ${PHONE_MEDIA} {
-    position: fixed;
-    top: 0;
-    bottom: 0;
-    left: 0;
-    z-index: 40;
-    width: min(300px, 85vw);
-    padding: 8px;
-    overflow-y: auto;
-    overscroll-behavior: contain;
-    background: var(--bgColor-default, #fff);
-    box-shadow: 0 8px 24px rgba(66, 74, 83, 0.3);
-    transform: translateX(-100%);
-    visibility: hidden;
-    transition: transform 160ms ease, visibility 0s linear 160ms;
-    &[data-open='true'] {
-      transform: none;
-      visibility: visible;
-      transition: transform 160ms ease;
-    }
-    a {
-      min-height: 44px;
-    }
-  }
-  @media (prefers-reduced-motion: reduce) {
-    transition: none !important;
-  }
-`;
-
-const DrawerHead = styled.div`
-  display: flex;
-  align-items: center;
-  justify-content: space-between;
-  gap: 8px;
-  padding: 0 0 8px 8px;
-  margin-bottom: 4px;
-  border-bottom: 1px solid var(--borderColor-muted, #d8dee4);
-  font-weight: 600;
-`;
-
-const Backdrop = styled.div`
-  position: fixed;
-  inset: 0;
-  z-index: 30;
-  background: rgba(31, 35, 40, 0.5);
 `;
 
 const Main = styled.main`
   grid-area: main;
   padding: 24px 32px;
   min-width: 0;
-  ${PHONE_MEDIA} {
-    padding: 16px 12px 24px;
-  }
 `;
 
 const Footer = styled.footer`
@@ -157,10 +94,6 @@ const Footer = styled.footer`
   font-size: 12px;
   color: var(--fgColor-muted, #59636e);
   border-top: 1px solid var(--borderColor-muted, #d8dee4);
-  ${PHONE_MEDIA} {
-    flex-wrap: wrap;
-    padding: 12px;
-  }
 `;
 
 // The sidebar is plain links styled like Primer's NavList: NavList is built on ActionList and brings
@@ -229,13 +162,6 @@ const AccountButton = styled.button`
   &:hover {
     background: var(--bgColor-neutral-muted, #afb8c133);
   }
-  /* On a phone the avatar stands for the account; the name is in the button's label. */
-  ${PHONE_MEDIA} {
-    min-height: 40px;
-    [data-testid='user-full-name'] {
-      display: none;
-    }
-  }
 `;
 
 const focusableIn = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>('a[href], button:not([disabled])')].filter((el) => el.getClientRects().length > 0);
@@ -285,6 +211,8 @@ export function AppShell() {
   const menuButton = useRef<HTMLButtonElement>(null);
   const closeButton = useRef<HTMLButtonElement>(null);
   const sidebar = useRef<HTMLElement>(null);
+  // Where focus goes once the drawer has closed (the page behind it is inert until then).
+  const focusAfterClose = useRef<'menu' | 'main' | null>(null);
   const logout = trpc.auth.logout.useMutation({
     onSettled: () => window.location.assign('/login'),
   });
@@ -298,7 +226,12 @@ export function AppShell() {
 
   // While open: focus in the drawer, the page behind it still, and closed if the window widens.
   useEffect(() => {
-    if (!drawerOpen) return;
+    if (!drawerOpen) {
+      if (focusAfterClose.current === 'menu') menuButton.current?.focus();
+      else if (focusAfterClose.current === 'main') document.getElementById('main')?.focus({ preventScroll: true });
+      focusAfterClose.current = null;
+      return;
+    }
     closeButton.current?.focus();
     const wide = window.matchMedia(WIDE_QUERY);
     const onWidth = () => wide.matches && setDrawerOpen(false);
@@ -312,8 +245,8 @@ export function AppShell() {
   }, [drawerOpen]);
 
   const closeDrawer = () => {
+    focusAfterClose.current = 'menu';
     setDrawerOpen(false);
-    menuButton.current?.focus();
   };
 
   // Focus stays in the open drawer: Tab from the last item goes to the first, Shift+Tab the other way.
@@ -340,8 +273,8 @@ export function AppShell() {
   // A link chosen in the drawer closes it (even the current page's) and leaves focus on the content.
   const onDrawerClick = (event: MouseEvent<HTMLElement>) => {
     if (!drawerOpen || !(event.target as Element).closest('a')) return;
+    focusAfterClose.current = 'main';
     setDrawerOpen(false);
-    document.getElementById('main')?.focus({ preventScroll: true });
   };
 
   const toggle = () => {
@@ -355,21 +288,22 @@ export function AppShell() {
   const entries = visibleSidebar(SIDEBAR, roles);
 
   return (
-    <Frame>
+    <Frame className="app-frame">
       <a className="skip-link" href="#main">
         {t('shell.skipToContent')}
       </a>
-      <Header inert={drawerOpen}>
-        <IconButton type="button" className="wide-only" onClick={toggle} aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')} aria-expanded={!collapsed} aria-controls="sidebar">
+      <Header className="app-header" inert={drawerOpen}>
+        <IconButton type="button" className="wide-only app-icon-button" onClick={toggle} aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')} aria-expanded={!collapsed} aria-controls="sidebar">
           {collapsed ? <SidebarExpandIcon /> : <SidebarCollapseIcon />}
         </IconButton>
-        <IconButton ref={menuButton} type="button" className="phone-only" onClick={() => setDrawerOpen(true)} aria-label={t('phone.openMenu')} aria-expanded={drawerOpen} aria-controls="sidebar" data-testid="menu-button">
+        <IconButton ref={menuButton} type="button" className="phone-only app-icon-button" onClick={() => setDrawerOpen(true)} aria-label={t('phone.openMenu')} aria-expanded={drawerOpen} aria-controls="sidebar" data-testid="menu-button">
           <ThreeBarsIcon />
         </IconButton>
-        <Brand to="/">{t('app.name')}</Brand>
+        <Brand className="app-brand" to="/">{t('app.name')}</Brand>
         <LanguageSwitch />
         <AccountButton
           ref={accountButton}
+          className="app-account"
           type="button"
           aria-label={t('shell.accountMenu', { name })}
           aria-haspopup="true"
@@ -386,7 +320,7 @@ export function AppShell() {
           </Suspense>
         )}
       </Header>
-      {drawerOpen && <Backdrop className="phone-only" onClick={() => setDrawerOpen(false)} data-testid="drawer-backdrop" />}
+      {drawerOpen && <div className="phone-only drawer-backdrop" aria-hidden="true" onClick={() => setDrawerOpen(false)} data-testid="drawer-backdrop" />}
       <Side
         ref={sidebar}
         id="sidebar"
@@ -397,12 +331,15 @@ export function AppShell() {
         onKeyDown={onDrawerKeyDown}
         onClick={onDrawerClick}
       >
-        <DrawerHead className="phone-only">
+        <div className="phone-only drawer-head">
           <span>{t('app.name')}</span>
-          <IconButton ref={closeButton} type="button" onClick={closeDrawer} aria-label={t('phone.closeMenu')} data-testid="drawer-close">
-            <XIcon />
+          <IconButton ref={closeButton} type="button" className="app-icon-button" onClick={closeDrawer} aria-label={t('phone.closeMenu')} data-testid="drawer-close">
+            {/* Octicon x, drawn here: importing XIcon would split it into a chunk of its own (it is shared with dialogs). */}
+            <svg width="16" height="16" viewBox="0 0 16 16" fill="currentColor" aria-hidden="true">
+              <path d="M3.72 3.72a.75.75 0 0 1 1.06 0L8 6.94l3.22-3.22a.75.75 0 1 1 1.06 1.06L9.06 8l3.22 3.22a.75.75 0 1 1-1.06 1.06L8 9.06l-3.22 3.22a.75.75 0 0 1-1.06-1.06L6.94 8 3.72 4.78a.75.75 0 0 1 0-1.06Z" />
+            </svg>
           </IconButton>
-        </DrawerHead>
+        </div>
         <SidebarItems entries={entries} pathname={pathname} />
       </Side>
       <Main id="main" tabIndex={-1} inert={drawerOpen}>
@@ -410,7 +347,7 @@ export function AppShell() {
           <Outlet />
         </Suspense>
       </Main>
-      <Footer inert={drawerOpen}>
+      <Footer className="app-footer" inert={drawerOpen}>
         <span>{t('app.tagline')}</span>
         <span data-testid="app-version">{t('app.version', { version })}</span>
       </Footer>
