@@ -34,6 +34,11 @@ const Bar = styled.div`
       width: 100%;
       max-width: 100%;
     }
+    /* A choice list with its own filter box (reference pickers) fills the line too. */
+    [data-filters] > span > * {
+      flex: 1 1 auto;
+      min-width: 0;
+    }
   }
 `;
 

@@ -11,6 +11,7 @@ import { StatusLabel, statusText } from '../entity/status-label.tsx';
 import { trpc } from '../trpc.ts';
 import { ReferencePicker } from '../entity/reference-choices.tsx';
 import { BUDDY_REFERENCE } from '../../shared/entities/people.ts';
+import { inVisitOrder } from './today-query.ts';
 
 const MONTH_CELL_LIMIT = 4;
 
@@ -95,7 +96,7 @@ export default function ServicesCalendarPage() {
         )}
         {services.isFetching && <Spinner size="small" srText={t('app.loading')} />}
       </CalendarToolbar>
-      <ul aria-label={t('calendar.legend')} style={{ display: 'flex', flexWrap: 'wrap', gap: 12, listStyle: 'none', padding: 0, margin: '0 0 12px', fontSize: 12 }}>
+      <ul className="wide-only" aria-label={t('calendar.legend')} style={{ display: 'flex', flexWrap: 'wrap', gap: 12, listStyle: 'none', padding: 0, margin: '0 0 12px', fontSize: 12 }}>
         {Object.entries(SERVICE_STATUS_FLOW.colors).map(([status, color]) => (
           <li key={status} style={{ display: 'inline-flex', alignItems: 'center', gap: 4 }}>
             <span aria-hidden="true" style={{ width: 12, height: 12, borderRadius: 3, background: STATUS_STYLE[color].background, border: `2px solid ${STATUS_STYLE[color].border}` }} />
@@ -107,7 +108,7 @@ export default function ServicesCalendarPage() {
       {services.data?.truncated && <Flash variant="warning">{t('calendar.truncated')}</Flash>}
       <DayAgenda
         empty={t('agenda.noServices')}
-        items={sorted(byDay.get(state.date) ?? []).map((s) => ({
+        items={inVisitOrder(byDay.get(state.date) ?? []).map((s) => ({
           key: s.id,
           time: [String(s.service_slot_id_label ?? ''), s.service_time ? String(s.service_time).slice(0, 5) : ''].filter(Boolean).join(' · '),
           content: <AgendaService service={s} showBuddy={showBuddy} />,

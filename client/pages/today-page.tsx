@@ -1,5 +1,5 @@
 import { ChevronLeftIcon, ChevronRightIcon } from '@primer/octicons-react';
-import { useState } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
@@ -12,7 +12,6 @@ import { ErrorState } from '../components/error-state.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { StopsMap, type Stop } from '../components/stops-map.tsx';
 import { useAccess } from '../entity/access.ts';
-import { ReferencePicker } from '../entity/reference-choices.tsx';
 import { StatusLabel, statusText } from '../entity/status-label.tsx';
 import { errorText } from '../errors.ts';
 import { usePublicConfig } from '../public-config.tsx';
@@ -193,6 +192,9 @@ const Alert = styled.p`
   background: var(--bgColor-danger-muted, #ffebe9);
   color: var(--fgColor-danger, #d1242f);
 `;
+
+// Only an Admin chooses a buddy: the choice list (Primer Select and a filter box) is not a buddy's download.
+const ReferencePicker = lazy(() => import('../entity/reference-choices.tsx').then((m) => ({ default: m.ReferencePicker })));
 
 /** Directions to a stop in the phone's maps app (Google Maps' universal link opens the app where installed). */
 const directionsUrl = (lat: number, lng: number) => `https://www.google.com/maps/dir/?api=1&destination=${lat},${lng}`;
@@ -395,21 +397,25 @@ export default function TodayPage() {
         </DayNav>
       </Top>
       {!access.ownerScoped && (
-        <div style={{ marginBottom: 12 }}>
-          <ReferencePicker
-            reference={BUDDY_REFERENCE}
-            value={buddy}
-            onChange={(v) => setSearch((current) => {
-              const next = new URLSearchParams(current);
-              if (v === null) next.delete('buddy');
-              else next.set('buddy', String(v));
-              return next;
-            })}
-            label={t('resources.services.fields.buddy_id')}
-            emptyLabel={t('today.allBuddies')}
-            stacked
-            testId="today-buddy"
-          />
+        <div style={{ marginBottom: 12, minHeight: 32 }}>
+          <Suspense fallback={null}>
+            <ReferencePicker
+              reference={BUDDY_REFERENCE}
+              value={buddy}
+              onChange={(v) =>
+                setSearch((current) => {
+                  const next = new URLSearchParams(current);
+                  if (v === null) next.delete('buddy');
+                  else next.set('buddy', String(v));
+                  return next;
+                })
+              }
+              label={t('resources.services.fields.buddy_id')}
+              emptyLabel={t('today.allBuddies')}
+              stacked
+              testId="today-buddy"
+            />
+          </Suspense>
         </div>
       )}
       {services.error ? (

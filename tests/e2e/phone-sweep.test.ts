@@ -99,6 +99,34 @@ describe('no horizontal scroll at 360 px', () => {
     await sweep(context, page, urls, 'admin');
   }, 240_000);
 
+  it('in the dialogs: record form, invitations, confirmation', async () => {
+    const context = await phoneContext(browser, NARROW_PHONE);
+    const page = await context.newPage();
+    await signInAs(page, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
+    const failures: string[] = [];
+    const check = async (name: string, open: () => Promise<void>) => {
+      await open();
+      const dialog = page.getByRole(name === 'confirm' ? 'alertdialog' : 'dialog');
+      await dialog.waitFor();
+      const box = (await dialog.boundingBox())!;
+      const report = await overflowReport(page);
+      if (box.x < 0 || box.x + box.width > NARROW_PHONE.width || report.scrollWidth > NARROW_PHONE.width || report.outside.length || report.innerScrollers.length) {
+        failures.push(`${name}: dialog [${Math.round(box.x)}..${Math.round(box.x + box.width)}] scrollWidth ${report.scrollWidth}\n  outside: ${report.outside.join('\n           ')}\n  scrolls sideways: ${report.innerScrollers.join('\n           ')}`);
+      }
+      await screenshot(page, `phone-360-dialog-${name}`);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+    };
+    await gotoHydrated(page, `${stack.baseUrl}/languages`);
+    await check('record', () => page.getByTestId('list-new').click());
+    await check('confirm', () => page.getByTestId('list-table').locator('tbody tr').first().getByRole('button', { name: /^Delete/ }).click());
+    await gotoHydrated(page, `${stack.baseUrl}/users`);
+    await check('invite', () => page.getByTestId('invite').click());
+    await check('bulk-invite', () => page.getByTestId('bulk-invite').click());
+    await context.close();
+    expect(failures, failures.join('\n')).toEqual([]);
+  }, 120_000);
+
   it('on every page a Buddy may open', async () => {
     const urls = await urlsFor('buddy@example.com', ['Buddy']);
     expect(urls).toContain('/services/calendar');
