@@ -12,12 +12,20 @@ import { ErrorState } from '../components/error-state.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
+import { PHONE_MEDIA } from '../components/breakpoints.ts';
 
 const Cards = styled.dl`
   display: grid;
   grid-template-columns: repeat(auto-fill, minmax(170px, 1fr));
   gap: 12px;
   margin: 8px 0 24px;
+  /* Two counters side by side on a phone. */
+  ${PHONE_MEDIA} {
+    grid-template-columns: repeat(2, minmax(0, 1fr));
+    dd {
+      font-size: 22px;
+    }
+  }
   div {
     border: 1px solid var(--borderColor-default, #d1d9e0);
     border-radius: 8px;

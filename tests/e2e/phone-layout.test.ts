@@ -171,10 +171,11 @@ describe('lists and calendars on a phone', () => {
 
     await page.getByTestId('agenda-next').tap();
     await page.waitForURL(new RegExp(`date=${daysFromToday(1)}`));
-    expect(await page.getByTestId('agenda-day').innerText()).not.toBe(dayLabel);
+    await page.waitForFunction((label) => document.querySelector('[data-testid="agenda-day"]')?.textContent !== label, dayLabel);
     await page.getByTestId('agenda-previous').tap();
     await page.waitForURL(new RegExp(`date=${today}`));
-    expect(await page.getByTestId('agenda-day').innerText()).toBe(dayLabel);
+    await page.getByTestId('agenda-day').getByText(dayLabel, { exact: true }).waitFor();
+    expect(await items.count()).toBe(mine.length);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
 
     // The scheduler calendar too: the day's slots with the buddy's shifts.
