@@ -109,11 +109,17 @@ export async function runLighthouse(db: BenchDb, opts: { runs?: number } = {}): 
     let version = '';
     for (let run = 0; run < runs; run++) {
       for (const page of pages) {
-        await setSession(page.cookie);
-        const result = await lighthouse(page.url, { port: chromium.port, output: 'json', logLevel: 'error', onlyCategories: ['performance'], disableStorageReset: true });
-        if (!result) throw new Error(`lighthouse gave no result for ${page.url}`);
-        const lhr = result.lhr;
-        if (lhr.runtimeError) throw new Error(`lighthouse: ${lhr.runtimeError.message}`);
+        // A trace that failed to record (NO_NAVSTART and the like, seen on a loaded machine) is run
+        // again once, as Lighthouse itself advises; a second failure stops the benchmark.
+        const measure = async () => {
+          await setSession(page.cookie);
+          const result = await lighthouse(page.url, { port: chromium.port, output: 'json', logLevel: 'error', onlyCategories: ['performance'], disableStorageReset: true });
+          if (!result) throw new Error(`lighthouse gave no result for ${page.url}`);
+          return result.lhr;
+        };
+        let lhr = await measure();
+        if (lhr.runtimeError) lhr = await measure();
+        if (lhr.runtimeError) throw new Error(`lighthouse on ${page.name}: ${lhr.runtimeError.message}`);
         if (new URL(lhr.finalDisplayedUrl).pathname !== page.name) throw new Error(`${page.name} ended on ${lhr.finalDisplayedUrl}`);
         version = lhr.lighthouseVersion;
         const audit = (id: string) => lhr.audits[id]?.numericValue ?? NaN;
