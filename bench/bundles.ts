@@ -28,7 +28,15 @@ export const BUNDLE_BUDGETS: Record<string, { js: { target: number; enforced: nu
   '/login': { js: { target: 120, enforced: 216 }, css: { target: 25, enforced: 25 } },
   // Services and scheduling (issue 5) add four entity definitions to the registry the router reads and
   // their English texts to the one translation file every page loads (~3 KB together): +3 KB.
-  '/bicycles': { js: { target: 190, enforced: 230 }, css: { target: 25, enforced: 25 } },
+  // Issue 13 (phone layout, ADR 021): 227.4 → 230.8 KB. The drawer's behaviour and the menu icon in the
+  // shell (+1.1), the folding filter bar and labelled cells of the list (+0.7), the card table's chunk
+  // (+0.4; its phone rules are CSS), the /today route, its query and the new texts every page loads (+1.0,
+  // also on /login), and a chunk split Rolldown chose for the calendar dates (+0.2). The Today page itself,
+  // its map and the Admin's buddy picker load on their own.
+  '/bicycles': { js: { target: 190, enforced: 231 }, css: { target: 25, enforced: 25 } },
+  // Issue 13: the buddy's phone page (Lighthouse mobile ≥ 90) stays below what /bicycles loads: 209.2 KB
+  // when it landed, the map (Leaflet) and the Admin's buddy picker on demand.
+  '/today': { js: { target: 211, enforced: 211 }, css: { target: 25, enforced: 25 } },
 };
 
 export function readManifest(clientDir: string): Manifest {

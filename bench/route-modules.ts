@@ -6,6 +6,7 @@
 export const BUDGET_ROUTE_MODULES: Record<string, readonly string[]> = {
   '/login': ['client/pages/login-page.tsx'],
   '/bicycles': ['client/shell/app-shell.tsx', 'client/entity/resource-list-page.tsx'],
+  '/today': ['client/shell/app-shell.tsx', 'client/pages/today-page.tsx'],
 };
 
 /** Loaded before hydrating on every page in English (client/i18n.ts, languageModules('en')). */

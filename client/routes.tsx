@@ -13,6 +13,7 @@ import { parseListParams } from './entity/list-state.ts';
 import { parseUserListParams } from './pages/users-list-params.ts';
 import { daysOf, isValidIsoDate, todayIso, type CalendarView } from './components/calendar-dates.ts';
 import { USERS_TABS, usersTabOf } from './pages/users-tabs.ts';
+import { todayQuery } from './pages/today-query.ts';
 
 export type PrefetchHelpers = ReturnType<typeof createServerSideHelpers<AppRouter>>;
 
@@ -113,6 +114,12 @@ PAGES['/services/:id'] = {
     const id = Number(params.id);
     if (Number.isInteger(id) && id > 0) await Promise.all([h.services.get.prefetch({ id }), h.services.details.prefetch({ id })]);
   },
+};
+PAGES['/today'] = {
+  module: 'client/pages/today-page.tsx',
+  load: () => import('./pages/today-page.tsx'),
+  // The role is not known here: a buddy's `buddy` parameter (ignored by the page) costs a refetch, nothing more.
+  prefetch: (h, _params, search) => h.services.calendar.prefetch(todayQuery(search, false)),
 };
 PAGES['/expert'] = { ...entityListPage(entity('expert-requests')), module: 'client/pages/expert-page.tsx', load: () => import('./pages/expert-page.tsx') };
 PAGES['/bike-buddy-scheduler'] = {

@@ -175,6 +175,29 @@ const ADDRESSES = [
 ] as const;
 
 /**
+ * The demo buddy's day (issue 13, the Today page): besides the booking the loop above made, four more
+ * stops at agreed times across the morning and afternoon, one already finished and one still to accept,
+ * spread over Stockholm so the map shows a route. Added after the loop so the other demo data stays as it was.
+ */
+async function seedDemoBuddyToday(tx: Db, buddy: number, bikes: { id: number; owner_id: number | null }[]) {
+  const stops: [slot: number, time: string, status: number, address: string, lat: number, lng: number, notes: string | null][] = [
+    [1, '08:15', 4, 'Odengatan 60, Stockholm', 59.3455, 18.0505, null],
+    [1, '10:00', 2, 'Vasagatan 10, Stockholm', 59.3318, 18.0578, 'Ring the bell marked Berg, 3rd floor'],
+    [2, '13:00', 2, 'Hornsgatan 40, Stockholm', 59.318, 18.056, null],
+    [2, '15:30', 1, 'Karlavägen 50, Stockholm', 59.34, 18.085, 'Cargo bike, front brake squeals'],
+  ];
+  for (const [i, [slot, time, status, address, lat, lng, notes]] of stops.entries()) {
+    const bike = bikes[(i * 5 + 3) % bikes.length]!;
+    await tx.query(
+      `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, service_type, operational_range_id, address, latitude, longitude, notes, finished_at)
+       values ($1::date, $2::bigint, $3::time, $4::smallint, $5, $6, $7, 'subscriber_', 'standard', 1, $8, $9, $10, $11,
+               case when $4::smallint = 4 then ($1::date + $3::time + interval '45 minutes')::timestamptz end)`,
+      [demoDate(0), slot, time, status, buddy, bike.id, bike.owner_id, address, lat, lng, notes],
+    );
+  }
+}
+
+/**
  * Work slots for the coming weeks (and the last month), a few not-working slots, services in every
  * status for the demo buddy and others (within capacity), service details of finished ones, and
  * expert requests. The demo buddy works mornings and afternoons every day from 30 days ago to 60 ahead.
@@ -236,6 +259,7 @@ async function seedScheduling(tx: Db) {
       }
     }
   }
+  await seedDemoBuddyToday(tx, buddies[0]!, bikes);
   // Checklists of the first finished services.
   await tx.query(
     `insert into service_details (service_id, service_item_id, check_status, needs_repair, notes)

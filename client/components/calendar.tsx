@@ -1,5 +1,6 @@
 import { Button, IconButton } from '@primer/react';
 import { ChevronLeftIcon, ChevronRightIcon } from '@primer/octicons-react';
+import { PHONE_MEDIA } from './breakpoints.ts';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSearchParams } from 'react-router-dom';
@@ -38,7 +39,9 @@ export function useCalendarState() {
       return next;
     });
   const step = (direction: 1 | -1) => set({ date: view === 'month' ? addMonths(date, direction) : addDays(date, direction * (view === 'week' ? 7 : 1)) });
-  return { view, date, search, set, step, days: daysOf(view, date) };
+  // The phone's day agenda steps a day at a time inside whatever period the view loads.
+  const stepDay = (direction: 1 | -1) => set({ date: addDays(date, direction) });
+  return { view, date, search, set, step, stepDay, days: daysOf(view, date) };
 }
 
 const Bar = styled.div`
@@ -64,20 +67,99 @@ export function CalendarToolbar({ state, children }: { state: ReturnType<typeof 
       <Button onClick={() => state.set({ date: todayIso() })} data-testid="calendar-today">
         {t('calendar.today')}
       </Button>
-      <IconButton icon={ChevronLeftIcon} aria-label={t('calendar.previous')} onClick={() => state.step(-1)} data-testid="calendar-previous" />
-      <IconButton icon={ChevronRightIcon} aria-label={t('calendar.next')} onClick={() => state.step(1)} data-testid="calendar-next" />
-      <strong style={{ fontSize: 16, minWidth: 180 }} aria-live="polite" data-testid="calendar-period">
+      <IconButton className="wide-only" icon={ChevronLeftIcon} aria-label={t('calendar.previous')} onClick={() => state.step(-1)} data-testid="calendar-previous" />
+      <IconButton className="wide-only" icon={ChevronRightIcon} aria-label={t('calendar.next')} onClick={() => state.step(1)} data-testid="calendar-next" />
+      <strong className="wide-only" style={{ fontSize: 16, minWidth: 180 }} aria-live="polite" data-testid="calendar-period">
         {label}
       </strong>
-      <div role="group" aria-label={t('calendar.view')} style={{ display: 'inline-flex', gap: 4 }}>
+      {/* A phone shows one day (ADR 021): its own previous/next day and the day's name. */}
+      <IconButton className="phone-only" icon={ChevronLeftIcon} aria-label={t('agenda.previousDay')} onClick={() => state.stepDay(-1)} data-testid="agenda-previous" />
+      <strong className="phone-only" style={{ fontSize: 16, flex: '1 1 0', minWidth: 0, textAlign: 'center' }} aria-live="polite" data-testid="agenda-day">
+        {formatDate(date, i18n.language, { weekday: 'long', day: 'numeric', month: 'long' })}
+      </strong>
+      <IconButton className="phone-only" icon={ChevronRightIcon} aria-label={t('agenda.nextDay')} onClick={() => state.stepDay(1)} data-testid="agenda-next" />
+      <div className="wide-only" role="group" aria-label={t('calendar.view')} style={{ display: 'inline-flex', gap: 4 }}>
         {CALENDAR_VIEWS.map((v) => (
           <Button key={v} aria-pressed={v === view} variant={v === view ? 'primary' : 'default'} onClick={() => state.set({ view: v })} data-testid={`calendar-view-${v}`}>
             {t(`calendar.${v}`)}
           </Button>
         ))}
       </div>
-      <div style={{ display: 'flex', gap: 8, flexWrap: 'wrap', alignItems: 'center', marginLeft: 'auto' }}>{children}</div>
+      <Filters>{children}</Filters>
     </Bar>
+  );
+}
+
+const Filters = styled.div`
+  display: flex;
+  gap: 8px;
+  flex-wrap: wrap;
+  align-items: center;
+  margin-left: auto;
+  ${PHONE_MEDIA} {
+    flex: 1 1 100%;
+    margin-left: 0;
+    > * {
+      flex: 1 1 100%;
+      max-width: 100%;
+    }
+    &:empty {
+      display: none;
+    }
+  }
+`;
+
+const AgendaList = styled.ol`
+  list-style: none;
+  margin: 0;
+  padding: 0;
+  display: grid;
+  gap: 8px;
+  > li {
+    display: grid;
+    gap: 6px;
+    padding: 10px 12px;
+    border: 1px solid var(--borderColor-default, #d0d7de);
+    border-radius: 8px;
+    min-width: 0;
+  }
+  [data-agenda-time] {
+    font-size: 13px;
+    font-weight: 600;
+    color: var(--fgColor-muted, #59636e);
+  }
+`;
+
+export interface AgendaItem {
+  key: string | number;
+  /** When, as the entry is read: a slot and its hours, a time. */
+  time: string;
+  content: ReactNode;
+}
+
+/**
+ * A calendar on a phone (ADR 021): the one day of the URL's date, its entries in time order, each with
+ * its time above it. Rendered beside the grid and shown instead of it below 768 px (CSS), so the
+ * server's HTML is right for either width and the same data serves both.
+ */
+export function DayAgenda({ items, empty }: { items: readonly AgendaItem[]; empty: string }) {
+  return (
+    <section className="phone-only" data-testid="calendar-agenda">
+      {items.length === 0 ? (
+        <p style={{ color: 'var(--fgColor-muted, #59636e)', padding: '16px 0' }} data-testid="agenda-empty">
+          {empty}
+        </p>
+      ) : (
+        <AgendaList>
+          {items.map((item) => (
+            <li key={item.key} data-testid="agenda-item">
+              <span data-agenda-time="">{item.time}</span>
+              <div style={{ display: 'grid', gap: 4, minWidth: 0 }}>{item.content}</div>
+            </li>
+          ))}
+        </AgendaList>
+      )}
+    </section>
   );
 }
 
@@ -184,7 +266,7 @@ export function weekdayNames(lang: string): string[] {
 export function SlotGrid({ state, today, slots, slotHeading, cell }: { state: ReturnType<typeof useCalendarState>; today: string; slots: readonly { id: number; label: string }[]; slotHeading: string; cell: (day: IsoDate, slotId: number) => ReactNode }) {
   const { i18n } = useTranslation();
   return (
-    <div style={{ overflowX: 'auto' }}>
+    <div className="wide-only" style={{ overflowX: 'auto' }}>
       <SlotTable data-testid={`calendar-${state.view}`} style={{ minWidth: state.view === 'week' ? 760 : undefined }}>
         <thead>
           <tr>

@@ -20,17 +20,27 @@ export interface MapView {
   destroy(): void;
 }
 
+// Numbered stop markers (the Today page): a round badge per stop, red and dashed when outside the range.
+const STOP_CSS = `
+.stop-marker{display:flex;align-items:center;justify-content:center;border-radius:50%;border:2px solid #fff;background:#0969da;color:#fff;font:600 13px/1 system-ui,sans-serif;box-shadow:0 1px 4px rgba(0,0,0,.4)}
+.stop-marker[data-done='true']{background:#1a7f37}
+.stop-marker[data-outside='true']{background:#cf222e;border-style:dashed}
+`;
+
 function ensureStyles() {
   if (document.querySelector('style[data-leaflet]')) return;
   const style = document.createElement('style');
   style.dataset.leaflet = '';
-  style.textContent = leafletCss;
+  style.textContent = leafletCss + STOP_CSS;
   document.head.appendChild(style);
 }
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-export function createMapView(element: HTMLElement, options: MapViewOptions): MapView {
+type RangeOptions = Pick<MapViewOptions, 'centre' | 'radiusMetres' | 'tileUrl' | 'attribution'>;
+
+/** A Leaflet map with the tiles (if any), the operation range and its centre. */
+function rangeMap(element: HTMLElement, options: RangeOptions) {
   ensureStyles();
   const map = L.map(element, { attributionControl: Boolean(options.tileUrl), zoomSnap: 0.25 });
   if (options.tileUrl) L.tileLayer(options.tileUrl, { attribution: escapeHtml(options.attribution), maxZoom: 19, crossOrigin: false }).addTo(map);
@@ -39,6 +49,11 @@ export function createMapView(element: HTMLElement, options: MapViewOptions): Ma
   map.setView(centre, 12);
   const range = L.circle(centre, { radius: options.radiusMetres, color: '#0969da', weight: 2, fillColor: '#0969da', fillOpacity: 0.06, interactive: false }).addTo(map);
   L.circleMarker(centre, { radius: 3, color: '#0969da', weight: 1, fillOpacity: 1, interactive: false }).addTo(map);
+  return { map, range };
+}
+
+export function createMapView(element: HTMLElement, options: MapViewOptions): MapView {
+  const { map, range } = rangeMap(element, options);
   let marker: L.CircleMarker | null = null;
 
   const fit = () => {
@@ -77,4 +92,50 @@ export function createMapView(element: HTMLElement, options: MapViewOptions): Ma
     map.on('click', (event: L.LeafletMouseEvent) => pick({ lat: event.latlng.lat, lng: event.latlng.lng }));
   }
   return view;
+}
+
+export interface Stop {
+  /** 1, 2, 3…: the stop's place in the day, shown on its marker and beside it in the list. */
+  number: number;
+  lat: number;
+  lng: number;
+  /** Read by screen readers and shown on hover: the number and the address. */
+  title: string;
+  outside: boolean;
+  done: boolean;
+}
+
+export interface StopsMapView {
+  setStops(stops: readonly Stop[]): void;
+  destroy(): void;
+}
+
+/** The range and a numbered marker per stop, fitted to show all of them (the Today page). */
+export function createStopsMapView(element: HTMLElement, options: RangeOptions & { stops: readonly Stop[]; onStop?: (number: number) => void }): StopsMapView {
+  const { map, range } = rangeMap(element, options);
+  const layer = L.layerGroup().addTo(map);
+  const setStops = (stops: readonly Stop[]) => {
+    layer.clearLayers();
+    const bounds = range.getBounds();
+    for (const stop of stops) {
+      const at = L.latLng(stop.lat, stop.lng);
+      const icon = L.divIcon({
+        className: '',
+        html: `<div class="stop-marker" data-outside="${stop.outside}" data-done="${stop.done}" style="width:24px;height:24px">${stop.number}</div>`,
+        iconSize: [28, 28],
+        iconAnchor: [14, 14],
+      });
+      const marker = L.marker(at, { icon, title: stop.title, alt: stop.title, keyboard: true, riseOnHover: true }).addTo(layer);
+      if (options.onStop) marker.on('click', () => options.onStop?.(stop.number));
+      bounds.extend(at);
+    }
+    map.fitBounds(bounds, { padding: [28, 28] });
+  };
+  setStops(options.stops);
+  return {
+    setStops,
+    destroy() {
+      map.remove();
+    },
+  };
 }

@@ -10,7 +10,7 @@ export function Pager({ paginator, onPage, onPageSize }: { paginator: Paginator;
   return (
     <nav aria-label={t('list.pagination')} style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', gap: 8, marginTop: 12, fontSize: 14 }}>
       <span data-testid="list-count">{t('list.summary', { page: paginator.page, pages: Math.max(1, paginator.total_pages), count: paginator.count })}</span>
-      <div style={{ display: 'flex', gap: 8, alignItems: 'center' }}>
+      <div style={{ display: 'flex', flexWrap: 'wrap', gap: 8, alignItems: 'center' }}>
         <label style={{ display: 'inline-flex', gap: 6, alignItems: 'center' }}>
           {t('list.pageSize')}
           <Select value={String(paginator.page_size)} onChange={(e) => onPageSize(Number(e.target.value))} data-testid="page-size">

@@ -16,50 +16,29 @@ import { CsvExportButton } from './csv-export.tsx';
 import { Pager } from '../components/pager.tsx';
 import { useAccess } from './access.ts';
 import { ReferencePicker } from './reference-choices.tsx';
+import { DataTable } from '../components/data-table.ts';
+import { FilterBar } from '../components/filter-bar.tsx';
+import { PHONE_MEDIA, WIDE_MEDIA } from '../components/breakpoints.ts';
 
-const Bar = styled.div`
-  display: flex;
-  flex-wrap: wrap;
-  gap: 8px;
-  align-items: center;
-  margin: 16px 0;
-  select {
-    max-width: 280px;
-  }
-`;
-
-const Table = styled.table`
-  width: 100%;
-  border-collapse: collapse;
-  font-size: 14px;
-  th,
-  td {
-    text-align: left;
-    padding: 8px 10px;
-    border-bottom: 1px solid var(--borderColor-muted, #d8dee4);
-    vertical-align: middle;
-  }
-  th {
-    font-weight: 600;
-    background: var(--bgColor-muted, #f6f8fa);
-    white-space: nowrap;
-  }
+const Table = styled(DataTable)`
   tbody tr {
     background: var(--bgColor-default, #fff);
   }
-  tbody tr:hover {
-    background: var(--bgColor-muted, #f6f8fa);
-  }
-  /* Row actions stay in view when a wide list scrolls sideways. */
-  .row-actions {
-    position: sticky;
-    right: 0;
-    background: inherit;
-    white-space: nowrap;
-    text-align: right;
-  }
-  th.row-actions {
-    background: var(--bgColor-muted, #f6f8fa);
+  ${WIDE_MEDIA} {
+    tbody tr:hover {
+      background: var(--bgColor-muted, #f6f8fa);
+    }
+    /* Row actions stay in view when a wide list scrolls sideways. */
+    .row-actions {
+      position: sticky;
+      right: 0;
+      background: inherit;
+      white-space: nowrap;
+      text-align: right;
+    }
+    th.row-actions {
+      background: var(--bgColor-muted, #f6f8fa);
+    }
   }
 `;
 
@@ -143,19 +122,36 @@ function DateFilterInput({ value, onChange, label, testId }: { value: string | u
   );
 }
 
+const RangeGroup = styled.span`
+  display: inline-flex;
+  gap: 4px;
+  align-items: center;
+  /* A phone: the label on its own line, the two dates side by side below it. */
+  ${PHONE_MEDIA} {
+    display: grid;
+    grid-template-columns: minmax(0, 1fr) auto minmax(0, 1fr);
+    > :first-child {
+      grid-column: 1 / -1;
+    }
+    input {
+      min-width: 0;
+    }
+  }
+`;
+
 /** A from/to pair of date inputs for a `filter: 'range'` field. */
 function RangeFilter({ def, name, from, to, onChange }: { def: EntityDef; name: string; from: string | undefined; to: string | undefined; onChange: (changes: Record<string, string | undefined>) => void }) {
   const { t } = useTranslation();
   const label = t(`resources.${def.name}.fields.${name}`);
   return (
-    <span role="group" aria-label={label} style={{ display: 'inline-flex', gap: 4, alignItems: 'center' }}>
+    <RangeGroup role="group" aria-label={label}>
       <span aria-hidden="true" style={{ fontSize: 14, color: 'var(--fgColor-muted)' }}>
         {label}
       </span>
       <DateFilterInput label={t('list.rangeFrom', { name: label })} value={from} onChange={(v) => onChange({ [`f_${name}_from`]: v })} testId={`filter-${name}-from`} />
       <span aria-hidden="true">–</span>
       <DateFilterInput label={t('list.rangeTo', { name: label })} value={to} onChange={(v) => onChange({ [`f_${name}_to`]: v })} testId={`filter-${name}-to`} />
-    </span>
+    </RangeGroup>
   );
 }
 
@@ -269,6 +265,8 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
   const data = list.data;
   // An owner-scoped user owns every row: their own name in a column says nothing.
   const cols = columns(def, fixedFilters).filter(([key]) => !(access.ownerScoped && key === access.ownerField));
+  const colLabels = cols.map(([key]) => t(`resources.${def.name}.fields.${key}`));
+  const metaLabels = { id: t('list.meta.id'), created_at: t('list.meta.created_at') };
   const rowLabels = { edit: labelTemplate(t, 'list.edit'), delete: labelTemplate(t, 'list.delete') };
   const filterFields = Object.entries(def.fields).filter(([key, f]) => f.filter && !f.filterHidden && !(key in fixedFilters) && !(access.ownerScoped && key === access.ownerField));
   const meta = def.metaColumns ?? [];
@@ -279,7 +277,7 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
   const sortHeader = (key: string, label: string, sortable: boolean) => {
     const sorted = params.ordering === key ? 'ascending' : params.ordering === `-${key}` ? 'descending' : undefined;
     return (
-      <th key={key} aria-sort={sorted ?? 'none'} scope="col">
+      <th key={key} aria-sort={sorted ?? 'none'} scope="col" data-sortable={sortable || undefined}>
         {sortable ? (
           <SortButton type="button" onClick={() => sortBy(key)} data-testid={`sort-${key}`}>
             {label}
@@ -294,7 +292,7 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
 
   return (
     <section data-testid={`list-${def.name}`}>
-      <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 8 }}>
+      <div style={{ display: 'flex', flexWrap: 'wrap', alignItems: 'center', justifyContent: 'space-between', gap: 8 }}>
         <Heading as={headingLevel} style={headingLevel === 'h2' ? { fontSize: 20 } : undefined}>
           {heading ?? title}
         </Heading>
@@ -309,23 +307,27 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
         </div>
       </div>
       {children}
-      <Bar role="search">
-        <TextInput
-          leadingVisual={SearchIcon}
-          aria-label={t('list.search')}
-          placeholder={t('list.search')}
-          value={searchText}
-          onChange={(e) => setSearchText(e.target.value)}
-          data-testid="list-search"
-        />
-        {filterFields.map(([key, field]) =>
+      <FilterBar
+        active={Object.values(urlParams.filters).filter((v) => v !== undefined && v !== '').length}
+        search={
+          <TextInput
+            leadingVisual={SearchIcon}
+            aria-label={t('list.search')}
+            placeholder={t('list.search')}
+            value={searchText}
+            onChange={(e) => setSearchText(e.target.value)}
+            data-testid="list-search"
+          />
+        }
+      >
+        {filterFields.length > 0 && filterFields.map(([key, field]) =>
           field.filter === 'range' ? (
             <RangeFilter key={key} def={def} name={key} from={params.filters[`${key}_from`] as string | undefined} to={params.filters[`${key}_to`] as string | undefined} onChange={(changes) => update(changes)} />
           ) : (
             <FilterSelect key={key} def={def} name={key} field={field} value={params.filters[key] as string | undefined} onChange={(v) => update({ [`f_${key}`]: v })} />
           ),
         )}
-      </Bar>
+      </FilterBar>
 
       {list.error ? (
         <Flash variant="danger" role="alert" data-testid="list-error">
@@ -347,9 +349,9 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
           <Table data-testid="list-table">
             <thead>
               <tr>
-                {meta.includes('id') && sortHeader('id', t('list.meta.id'), true)}
-                {cols.map(([key, field]) => sortHeader(key, t(`resources.${def.name}.fields.${key}`), Boolean(field.sortable)))}
-                {meta.includes('created_at') && sortHeader('created_at', t('list.meta.created_at'), true)}
+                {meta.includes('id') && sortHeader('id', metaLabels.id, true)}
+                {cols.map(([key, field], index) => sortHeader(key, colLabels[index]!, Boolean(field.sortable)))}
+                {meta.includes('created_at') && sortHeader('created_at', metaLabels.created_at, true)}
                 {hasActions && (
                   <th scope="col" className="row-actions">
                     <span className="visually-hidden">{t('list.actions')}</span>
@@ -364,12 +366,12 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
                 return (
                   <tr key={record.id} data-testid={`row-${record.id}`}>
                     {meta.includes('id') && (
-                      <td>
+                      <td data-label={metaLabels.id}>
                         <MetaValue column="id" record={record} />
                       </td>
                     )}
                     {cols.map(([key, field], index) => (
-                      <td key={key}>
+                      <td key={key} data-label={colLabels[index]}>
                         {index === 0 && def.detailRoute ? (
                           <Link to={def.detailRoute.replace(':id', String(record.id))}>{fieldValueContent(t, i18n.language, def, key, field, record)}</Link>
                         ) : (
@@ -378,7 +380,7 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
                       </td>
                     ))}
                     {meta.includes('created_at') && (
-                      <td>
+                      <td data-label={metaLabels.created_at}>
                         <MetaValue column="created_at" record={record} />
                       </td>
                     )}

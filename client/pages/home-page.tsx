@@ -1,6 +1,7 @@
 import { Heading, Text } from '@primer/react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 import styled from 'styled-components';
 import { SERVICE_STATUS_FLOW } from '../../shared/entities/services.ts';
 import { ROLE } from '../../shared/roles.ts';
@@ -11,12 +12,20 @@ import { ErrorState } from '../components/error-state.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
+import { PHONE_MEDIA } from '../components/breakpoints.ts';
 
 const Cards = styled.dl`
   display: grid;
   grid-template-columns: repeat(auto-fill, minmax(170px, 1fr));
   gap: 12px;
   margin: 8px 0 24px;
+  /* Two counters side by side on a phone. */
+  ${PHONE_MEDIA} {
+    grid-template-columns: repeat(2, minmax(0, 1fr));
+    dd {
+      font-size: 22px;
+    }
+  }
   div {
     border: 1px solid var(--borderColor-default, #d1d9e0);
     border-radius: 8px;
@@ -51,6 +60,31 @@ const Panels = styled.div`
     display: flex;
     justify-content: space-between;
     gap: 8px;
+  }
+`;
+
+/** A buddy's way into their day (issue 13): the first thing on their home page, big enough for a thumb. */
+const TodayLink = styled(Link)`
+  display: flex;
+  flex-wrap: wrap;
+  align-items: center;
+  justify-content: space-between;
+  gap: 4px 16px;
+  min-height: 56px;
+  margin: 12px 0 20px;
+  padding: 12px 16px;
+  border-radius: 10px;
+  background: var(--bgColor-accent-emphasis, #0969da);
+  color: var(--fgColor-onEmphasis, #fff);
+  font-size: 16px;
+  text-decoration: none;
+  &:hover {
+    text-decoration: none;
+    filter: brightness(1.08);
+  }
+  &:focus-visible {
+    outline: 2px solid var(--focus-outlineColor, #0969da);
+    outline-offset: 2px;
   }
 `;
 
@@ -182,6 +216,10 @@ export default function HomePage() {
         </>
       ) : (
         <>
+          <TodayLink to="/today" data-testid="home-today">
+            <strong>{t('today.homeLink', { count: data.counters.services_today ?? 0 })}</strong>
+            <span>{t('today.homeLinkAction')} →</span>
+          </TodayLink>
           <CounterCards t={t} lang={lang} keys={['services_today', 'scheduled_services', 'services_performed']} counters={data.counters} />
           <Heading as="h2" style={{ fontSize: 16 }}>
             {t('home.last30')}

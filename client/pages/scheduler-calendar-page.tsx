@@ -5,7 +5,7 @@ import { Link } from 'react-router-dom';
 import { buddyWorkSlotsEntity } from '../../shared/entities/buddy-work-slots.ts';
 import { CAPACITY_STATUSES, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
-import { CalendarToolbar, Chip, STATUS_STYLE, MonthGrid, SlotGrid, WeekdayHeader, formatDate, todayIso, useCalendarState, weekdayNames, type IsoDate } from '../components/calendar.tsx';
+import { CalendarToolbar, Chip, DayAgenda, STATUS_STYLE, MonthGrid, SlotGrid, WeekdayHeader, formatDate, todayIso, useCalendarState, weekdayNames, type IsoDate } from '../components/calendar.tsx';
 import { ErrorState } from '../components/error-state.tsx';
 import { useAccess } from '../entity/access.ts';
 import { statusText } from '../entity/status-label.tsx';
@@ -114,8 +114,14 @@ export default function SchedulerCalendarPage() {
         {(work.isFetching || services.isFetching) && <Spinner size="small" srText={t('app.loading')} />}
       </CalendarToolbar>
       {error && <ErrorState error={error} />}
+      <DayAgenda
+        empty={t('agenda.nothingScheduled')}
+        items={(slots.data ?? [])
+          .filter((slot) => [workAt, awayAt, servicesAt].some((at) => (at.get(keyOf(state.date, slot.id)) ?? []).length > 0))
+          .map((slot) => ({ key: slot.id, time: slot.label, content: cell(state.date, slot.id) }))}
+      />
       {state.view === 'month' ? (
-        <div data-testid="calendar-month">
+        <div className="wide-only" data-testid="calendar-month">
           <WeekdayHeader aria-hidden="true">
             {weekdayNames(i18n.language).map((name) => (
               <div key={name}>{name}</div>

@@ -4,13 +4,14 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
-import { CalendarToolbar, Chip, STATUS_STYLE, MonthGrid, SlotGrid, WeekdayHeader, formatDate, todayIso, useCalendarState, weekdayNames, type IsoDate } from '../components/calendar.tsx';
+import { CalendarToolbar, Chip, DayAgenda, STATUS_STYLE, MonthGrid, SlotGrid, WeekdayHeader, formatDate, todayIso, useCalendarState, weekdayNames, type IsoDate } from '../components/calendar.tsx';
 import { ErrorState } from '../components/error-state.tsx';
 import { useAccess } from '../entity/access.ts';
-import { statusText } from '../entity/status-label.tsx';
+import { StatusLabel, statusText } from '../entity/status-label.tsx';
 import { trpc } from '../trpc.ts';
 import { ReferencePicker } from '../entity/reference-choices.tsx';
 import { BUDDY_REFERENCE } from '../../shared/entities/people.ts';
+import { inVisitOrder } from './today-query.ts';
 
 const MONTH_CELL_LIMIT = 4;
 
@@ -30,6 +31,22 @@ function ServiceChip({ service, showBuddy, detailed, withSlot }: { service: Enti
         {text}
       </Link>
     </Chip>
+  );
+}
+
+/** One service of the phone's day agenda: status, what (and who, for an admin) and where, opening the service. */
+function AgendaService({ service, showBuddy }: { service: EntityRecord; showBuddy: boolean }) {
+  return (
+    <>
+      <span>
+        <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={service.status} />
+      </span>
+      <Link to={`/services/${service.id}`} data-testid="agenda-service" data-status={String(service.status)}>
+        {String(service.bicycle_id_label ?? `#${service.id}`)}
+      </Link>
+      {showBuddy && <span>{String(service.buddy_id_label ?? '')}</span>}
+      {service.address ? <span style={{ color: 'var(--fgColor-muted)', fontSize: 13 }}>{String(service.address)}</span> : null}
+    </>
   );
 }
 
@@ -55,7 +72,7 @@ export default function ServicesCalendarPage() {
     <section>
       <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 8, flexWrap: 'wrap' }}>
         <Heading as="h1">{t('routes.servicesCalendar')}</Heading>
-        <div style={{ display: 'flex', gap: 8 }}>
+        <div style={{ display: 'flex', flexWrap: 'wrap', gap: 8 }}>
           <Button as={Link} to="/services" leadingVisual={ListUnorderedIcon}>
             {t('services.list')}
           </Button>
@@ -79,7 +96,7 @@ export default function ServicesCalendarPage() {
         )}
         {services.isFetching && <Spinner size="small" srText={t('app.loading')} />}
       </CalendarToolbar>
-      <ul aria-label={t('calendar.legend')} style={{ display: 'flex', flexWrap: 'wrap', gap: 12, listStyle: 'none', padding: 0, margin: '0 0 12px', fontSize: 12 }}>
+      <ul className="wide-only" aria-label={t('calendar.legend')} style={{ display: 'flex', flexWrap: 'wrap', gap: 12, listStyle: 'none', padding: 0, margin: '0 0 12px', fontSize: 12 }}>
         {Object.entries(SERVICE_STATUS_FLOW.colors).map(([status, color]) => (
           <li key={status} style={{ display: 'inline-flex', alignItems: 'center', gap: 4 }}>
             <span aria-hidden="true" style={{ width: 12, height: 12, borderRadius: 3, background: STATUS_STYLE[color].background, border: `2px solid ${STATUS_STYLE[color].border}` }} />
@@ -89,8 +106,16 @@ export default function ServicesCalendarPage() {
       </ul>
       {services.error && <ErrorState error={services.error} onRetry={() => void services.refetch()} />}
       {services.data?.truncated && <Flash variant="warning">{t('calendar.truncated')}</Flash>}
+      <DayAgenda
+        empty={t('agenda.noServices')}
+        items={inVisitOrder(byDay.get(state.date) ?? []).map((s) => ({
+          key: s.id,
+          time: [String(s.service_slot_id_label ?? ''), s.service_time ? String(s.service_time).slice(0, 5) : ''].filter(Boolean).join(' · '),
+          content: <AgendaService service={s} showBuddy={showBuddy} />,
+        }))}
+      />
       {state.view === 'month' ? (
-        <div data-testid="calendar-month">
+        <div className="wide-only" data-testid="calendar-month">
           <WeekdayHeader aria-hidden="true">
             {weekdayNames(i18n.language).map((name) => (
               <div key={name}>{name}</div>

@@ -13,6 +13,7 @@ import { errorText, fieldText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
+import { DataTable } from '../components/data-table.ts';
 
 const Section = styled.section`
   margin-top: 32px;
@@ -22,18 +23,10 @@ const Section = styled.section`
   }
 `;
 
-const Table = styled.table`
-  width: 100%;
-  border-collapse: collapse;
-  font-size: 14px;
+const Table = styled(DataTable)`
   th,
   td {
-    text-align: left;
     padding: 6px 8px;
-    border-bottom: 1px solid var(--borderColor-muted, #d8dee4);
-  }
-  th {
-    background: var(--bgColor-muted, #f6f8fa);
   }
 `;
 
@@ -153,6 +146,8 @@ function InviteForm({ id }: { id: number }) {
   );
 }
 
+const INVITE_COLUMNS = ['email', 'status', 'invitedAt', 'registeredAt', 'sentCount'] as const;
+
 function Invites({ id }: { id: number }) {
   const { t, i18n } = useTranslation();
   const toast = useToast();
@@ -161,9 +156,10 @@ function Invites({ id }: { id: number }) {
   const invites = trpc.trialGroups.invites.useQuery({ id });
   const reinvite = trpc.trialGroups.reinvite.useMutation();
   const waiting = (invites.data ?? []).filter((i) => i.status === 'invited').length;
+  const inviteLabels = Object.fromEntries(INVITE_COLUMNS.map((c) => [c, t(`trialGroups.columns.${c}`)])) as Record<(typeof INVITE_COLUMNS)[number], string>;
   return (
     <Section aria-labelledby="trial-invites-title" data-testid="trial-invites">
-      <div style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center', gap: 8 }}>
+      <div style={{ display: 'flex', flexWrap: 'wrap', justifyContent: 'space-between', alignItems: 'center', gap: 8 }}>
         <Heading as="h2" id="trial-invites-title">
           {t('trialGroups.invites')}
         </Heading>
@@ -194,9 +190,9 @@ function Invites({ id }: { id: number }) {
           <Table>
             <thead>
               <tr>
-                {['email', 'status', 'invitedAt', 'registeredAt', 'sentCount'].map((c) => (
+                {INVITE_COLUMNS.map((c) => (
                   <th key={c} scope="col">
-                    {t(`trialGroups.columns.${c}`)}
+                    {inviteLabels[c]}
                   </th>
                 ))}
               </tr>
@@ -204,13 +200,13 @@ function Invites({ id }: { id: number }) {
             <tbody>
               {invites.data.map((invite) => (
                 <tr key={invite.id} data-testid={`invite-${invite.email}`}>
-                  <td>{invite.email}</td>
-                  <td>
+                  <td data-label={inviteLabels.email}>{invite.email}</td>
+                  <td data-label={inviteLabels.status}>
                     <Label variant={invite.status === 'registered' ? 'success' : 'attention'}>{t(`trialGroups.status.${invite.status}`)}</Label>
                   </td>
-                  <td>{dateText(invite.invited_at, i18n.language)}</td>
-                  <td>{dateText(invite.registered_at, i18n.language)}</td>
-                  <td>{invite.sent_count}</td>
+                  <td data-label={inviteLabels.invitedAt}>{dateText(invite.invited_at, i18n.language)}</td>
+                  <td data-label={inviteLabels.registeredAt}>{dateText(invite.registered_at, i18n.language)}</td>
+                  <td data-label={inviteLabels.sentCount}>{invite.sent_count}</td>
                 </tr>
               ))}
             </tbody>
@@ -294,11 +290,11 @@ function Members({ id }: { id: number }) {
                 const name = [m.first_name, m.last_name].filter(Boolean).join(' ') || m.email;
                 return (
                   <tr key={m.user_id} data-testid={`member-${m.email}`}>
-                    <td>
+                    <td data-label={t('users.fields.name')}>
                       <Link to={`/users/${m.user_id}`}>{name}</Link>
                     </td>
-                    <td>{m.email}</td>
-                    <td>{dateText(m.added_at, i18n.language)}</td>
+                    <td data-label={t('users.fields.email')}>{m.email}</td>
+                    <td data-label={t('trialGroups.columns.addedAt')}>{dateText(m.added_at, i18n.language)}</td>
                     <td style={{ textAlign: 'right' }}>
                       <IconButton
                         icon={TrashIcon}

@@ -22,29 +22,28 @@ import { useRoleNames } from './use-role-names.ts';
 import { useSession } from '../session.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
+import { DataTable } from '../components/data-table.ts';
+import { FilterBar } from '../components/filter-bar.tsx';
+import { WIDE_MEDIA } from '../components/breakpoints.ts';
 
-const Table = styled.table`
-  width: 100%;
-  border-collapse: collapse;
-  font-size: 14px;
+const Table = styled(DataTable)`
   th,
   td {
-    text-align: left;
     padding: 8px;
-    border-bottom: 1px solid var(--borderColor-muted, #d8dee4);
-  }
-  th {
-    background: var(--bgColor-muted, #f6f8fa);
-    white-space: nowrap;
+    vertical-align: top;
   }
   /* Ten columns fit a laptop screen when long values wrap; dates and the action stay on one line. */
   td {
     overflow-wrap: anywhere;
   }
-  td:nth-last-child(-n + 3) {
-    white-space: nowrap;
+  ${WIDE_MEDIA} {
+    td:nth-last-child(-n + 3) {
+      white-space: nowrap;
+    }
   }
 `;
+
+const COLUMNS = ['name', 'email', 'phone_number', 'country', 'language', 'roles', 'account_status', 'invited_at', 'member_since'] as const;
 
 /** Roles an invitation gives: chosen explicitly, none by default (a role can open the back office). */
 function RoleChoice({ value, onChange }: { value: string[]; onChange: (roles: string[]) => void }) {
@@ -216,6 +215,7 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
   const [dialog, setDialog] = useState<'invite' | 'bulk' | null>(null);
   const [text, setText] = useState(params.search ?? '');
   const roleNames = useRoleNames();
+  const label = Object.fromEntries(COLUMNS.map((c) => [c, t(`users.fields.${c}`)])) as Record<(typeof COLUMNS)[number], string>;
 
   const update = (changes: Record<string, string | number | undefined>) =>
     setSearch((current) => {
@@ -249,10 +249,10 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
 
   return (
     <section>
-      <div style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center', gap: 8 }}>
+      <div style={{ display: 'flex', flexWrap: 'wrap', justifyContent: 'space-between', alignItems: 'center', gap: 8 }}>
         <Heading as="h1">{t('routes.users')}</Heading>
         {isAdmin && (
-          <div style={{ display: 'flex', gap: 8 }}>
+          <div style={{ display: 'flex', flexWrap: 'wrap', gap: 8 }}>
             <Button leadingVisual={MailIcon} onClick={() => setDialog('bulk')} data-testid="bulk-invite">
               {t('users.bulkInvite')}
             </Button>
@@ -263,13 +263,15 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
         )}
       </div>
       {isAdmin && <UsersTabs current="users" />}
-      <div role="search" style={{ display: 'flex', flexWrap: 'wrap', gap: 8, margin: '16px 0' }}>
-        <TextInput leadingVisual={SearchIcon} aria-label={t('list.search')} placeholder={t('list.search')} value={text} onChange={(e) => setText(e.target.value)} data-testid="list-search" />
+      <FilterBar
+        active={(['role', 'user_type', 'account_status', 'invitation_status'] as const).filter((key) => params[key] !== undefined).length}
+        search={<TextInput leadingVisual={SearchIcon} aria-label={t('list.search')} placeholder={t('list.search')} value={text} onChange={(e) => setText(e.target.value)} data-testid="list-search" />}
+      >
         {filter('role', roleNames, (o) => String(o))}
         {filter('user_type', USER_TYPES, (o) => t(`users.types.${o}`))}
         {filter('account_status', ACCOUNT_STATUSES, (o) => t(`users.accountStatus.${o}`))}
         {filter('invitation_status', INVITATION_STATUSES, (o) => t(`users.invitationStatus.${o}`))}
-      </div>
+      </FilterBar>
       {list.error ? (
         <ErrorState error={list.error} onRetry={() => void list.refetch()} />
       ) : !list.data ? (
@@ -281,9 +283,9 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
           <Table data-testid="list-table">
             <thead>
               <tr>
-                {['name', 'email', 'phone_number', 'country', 'language', 'roles', 'account_status', 'invited_at', 'member_since'].map((c) => (
+                {COLUMNS.map((c) => (
                   <th key={c} scope="col">
-                    {t(`users.fields.${c}`)}
+                    {label[c]}
                   </th>
                 ))}
                 <th scope="col">
@@ -296,24 +298,24 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
                 const name = [u.first_name, u.last_name].filter(Boolean).join(' ') || '—';
                 return (
                   <tr key={u.id}>
-                    <td>{isAdmin ? <Link to={`/users/${u.id}`}>{name}</Link> : name}</td>
-                    <td>{u.email}</td>
-                    <td>{u.phone_number ?? '—'}</td>
-                    <td>{u.country ? t(`profile.countries.${u.country}`) : '—'}</td>
-                    <td>{u.language ? t(`languages.${u.language}`) : '—'}</td>
-                    <td>
+                    <td data-label={label.name}>{isAdmin ? <Link to={`/users/${u.id}`}>{name}</Link> : name}</td>
+                    <td data-label={label.email}>{u.email}</td>
+                    <td data-label={label.phone_number}>{u.phone_number ?? '—'}</td>
+                    <td data-label={label.country}>{u.country ? t(`profile.countries.${u.country}`) : '—'}</td>
+                    <td data-label={label.language}>{u.language ? t(`languages.${u.language}`) : '—'}</td>
+                    <td data-label={label.roles}>
                       {u.roles.map((r) => (
                         <Label key={r} style={{ marginRight: 4 }}>
                           {r}
                         </Label>
                       ))}
                     </td>
-                    <td>
+                    <td data-label={label.account_status}>
                       {t(`users.accountStatus.${u.account_status}`)}
                       {u.invitation_status === 'pending' || u.invitation_status === 'canceled' ? ` · ${t(`users.invitationStatus.${u.invitation_status}`)}` : ''}
                     </td>
-                    <td>{date(u.invited_at, i18n.language)}</td>
-                    <td>{date(u.member_since, i18n.language)}</td>
+                    <td data-label={label.invited_at}>{date(u.invited_at, i18n.language)}</td>
+                    <td data-label={label.member_since}>{date(u.member_since, i18n.language)}</td>
                     <td>
                       {isAdmin && <InvitationActions user={u} />}
                     </td>

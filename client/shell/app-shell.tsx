@@ -1,6 +1,6 @@
 import { Avatar } from '@primer/react';
-import { SidebarCollapseIcon, SidebarExpandIcon } from '@primer/octicons-react';
-import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { SidebarCollapseIcon, SidebarExpandIcon, ThreeBarsIcon } from '@primer/octicons-react';
+import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router-dom';
 import styled, { css } from 'styled-components';
@@ -11,6 +11,9 @@ import { PageSpinner } from '../components/page-spinner.tsx';
 import { ICONS } from './icons.ts';
 import { LanguageSwitch } from './language-switch.tsx';
 import { usePublicConfig } from '../public-config.tsx';
+import { WIDE_MEDIA, WIDE_QUERY } from '../components/breakpoints.ts';
+// The phone layout of the shell (drawer, header, paddings): static CSS, linked with this chunk (ADR 021).
+import './app-shell-phone.css';
 
 export const DEFAULT_AVATAR = '/default-avatar.svg';
 const SIDEBAR_KEY = 'sidebar-collapsed';
@@ -56,16 +59,24 @@ const IconButton = styled.button`
   background: var(--bgColor-default, #fff);
   color: var(--fgColor-muted, #59636e);
   cursor: pointer;
+  flex-shrink: 0;
 `;
 
+/**
+ * The sidebar: a column of the grid on wide screens (collapsible to icons), a drawer over the page on
+ * phones (app-shell-phone.css). Which one is CSS, so the server's HTML is laid out right before any
+ * script runs.
+ */
 const Side = styled.nav<{ $collapsed: boolean }>`
   grid-area: sidebar;
-  width: ${(p) => (p.$collapsed ? '56px' : '248px')};
   border-right: 1px solid var(--borderColor-default, #d0d7de);
   padding: 8px 4px;
   overflow-x: hidden;
-  transition: width 120ms ease;
-  ${(p) => (p.$collapsed ? '[data-label]{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);}' : '')}
+  ${WIDE_MEDIA} {
+    width: ${(p) => (p.$collapsed ? '56px' : '248px')};
+    transition: width 120ms ease;
+    ${(p) => (p.$collapsed ? '[data-label]{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);}' : '')}
+  }
 `;
 
 const Main = styled.main`
@@ -153,6 +164,8 @@ const AccountButton = styled.button`
   }
 `;
 
+const focusableIn = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>('a[href], button:not([disabled])')].filter((el) => el.getClientRects().length > 0);
+
 function SidebarItems({ entries, pathname }: { entries: SidebarEntry[]; pathname: string }) {
   const { t } = useTranslation();
   return (
@@ -193,7 +206,13 @@ export function AppShell() {
   const { version } = usePublicConfig();
   const [collapsed, setCollapsed] = useState(false);
   const [menuOpen, setMenuOpen] = useState(false);
+  const [drawerOpen, setDrawerOpen] = useState(false);
   const accountButton = useRef<HTMLButtonElement>(null);
+  const menuButton = useRef<HTMLButtonElement>(null);
+  const closeButton = useRef<HTMLButtonElement>(null);
+  const sidebar = useRef<HTMLElement>(null);
+  // Where focus goes once the drawer has closed (the page behind it is inert until then).
+  const focusAfterClose = useRef<'menu' | 'main' | null>(null);
   const logout = trpc.auth.logout.useMutation({
     onSettled: () => window.location.assign('/login'),
   });
@@ -201,6 +220,62 @@ export function AppShell() {
   useEffect(() => {
     setCollapsed(window.localStorage.getItem(SIDEBAR_KEY) === '1');
   }, []);
+
+  // The drawer closes on navigation (back and forward included).
+  useEffect(() => setDrawerOpen(false), [pathname]);
+
+  // While open: focus in the drawer, the page behind it still, and closed if the window widens.
+  useEffect(() => {
+    if (!drawerOpen) {
+      if (focusAfterClose.current === 'menu') menuButton.current?.focus();
+      else if (focusAfterClose.current === 'main') document.getElementById('main')?.focus({ preventScroll: true });
+      focusAfterClose.current = null;
+      return;
+    }
+    closeButton.current?.focus();
+    const wide = window.matchMedia(WIDE_QUERY);
+    const onWidth = () => wide.matches && setDrawerOpen(false);
+    wide.addEventListener('change', onWidth);
+    const overflow = document.body.style.overflow;
+    document.body.style.overflow = 'hidden';
+    return () => {
+      wide.removeEventListener('change', onWidth);
+      document.body.style.overflow = overflow;
+    };
+  }, [drawerOpen]);
+
+  const closeDrawer = () => {
+    focusAfterClose.current = 'menu';
+    setDrawerOpen(false);
+  };
+
+  // Focus stays in the open drawer: Tab from the last item goes to the first, Shift+Tab the other way.
+  const onDrawerKeyDown = (event: KeyboardEvent<HTMLElement>) => {
+    if (!drawerOpen || !sidebar.current) return;
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      closeDrawer();
+      return;
+    }
+    if (event.key !== 'Tab') return;
+    const items = focusableIn(sidebar.current);
+    const first = items[0];
+    const last = items[items.length - 1];
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last?.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first?.focus();
+    }
+  };
+
+  // A link chosen in the drawer closes it (even the current page's) and leaves focus on the content.
+  const onDrawerClick = (event: MouseEvent<HTMLElement>) => {
+    if (!drawerOpen || !(event.target as Element).closest('a')) return;
+    focusAfterClose.current = 'main';
+    setDrawerOpen(false);
+  };
 
   const toggle = () => {
     setCollapsed((value) => {
@@ -213,18 +288,22 @@ export function AppShell() {
   const entries = visibleSidebar(SIDEBAR, roles);
 
   return (
-    <Frame>
+    <Frame className="app-frame">
       <a className="skip-link" href="#main">
         {t('shell.skipToContent')}
       </a>
-      <Header>
-        <IconButton type="button" onClick={toggle} aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')} aria-expanded={!collapsed} aria-controls="sidebar">
+      <Header className="app-header" inert={drawerOpen}>
+        <IconButton type="button" className="wide-only app-icon-button" onClick={toggle} aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')} aria-expanded={!collapsed} aria-controls="sidebar">
           {collapsed ? <SidebarExpandIcon /> : <SidebarCollapseIcon />}
         </IconButton>
-        <Brand to="/">{t('app.name')}</Brand>
+        <IconButton ref={menuButton} type="button" className="phone-only app-icon-button" onClick={() => setDrawerOpen(true)} aria-label={t('phone.openMenu')} aria-expanded={drawerOpen} aria-controls="sidebar" data-testid="menu-button">
+          <ThreeBarsIcon />
+        </IconButton>
+        <Brand className="app-brand" to="/">{t('app.name')}</Brand>
         <LanguageSwitch />
         <AccountButton
           ref={accountButton}
+          className="app-account"
           type="button"
           aria-label={t('shell.accountMenu', { name })}
           aria-haspopup="true"
@@ -241,15 +320,34 @@ export function AppShell() {
           </Suspense>
         )}
       </Header>
-      <Side id="sidebar" aria-label={t('shell.mainNavigation')} $collapsed={collapsed} data-collapsed={collapsed}>
+      {drawerOpen && <div className="phone-only drawer-backdrop" aria-hidden="true" onClick={() => setDrawerOpen(false)} data-testid="drawer-backdrop" />}
+      <Side
+        ref={sidebar}
+        id="sidebar"
+        aria-label={t('shell.mainNavigation')}
+        $collapsed={collapsed}
+        data-collapsed={collapsed}
+        data-open={drawerOpen}
+        onKeyDown={onDrawerKeyDown}
+        onClick={onDrawerClick}
+      >
+        <div className="phone-only drawer-head">
+          <span>{t('app.name')}</span>
+          <IconButton ref={closeButton} type="button" className="app-icon-button" onClick={closeDrawer} aria-label={t('phone.closeMenu')} data-testid="drawer-close">
+            {/* Octicon x, drawn here: importing XIcon would split it into a chunk of its own (it is shared with dialogs). */}
+            <svg width="16" height="16" viewBox="0 0 16 16" fill="currentColor" aria-hidden="true">
+              <path d="M3.72 3.72a.75.75 0 0 1 1.06 0L8 6.94l3.22-3.22a.75.75 0 1 1 1.06 1.06L9.06 8l3.22 3.22a.75.75 0 1 1-1.06 1.06L8 9.06l-3.22 3.22a.75.75 0 0 1-1.06-1.06L6.94 8 3.72 4.78a.75.75 0 0 1 0-1.06Z" />
+            </svg>
+          </IconButton>
+        </div>
         <SidebarItems entries={entries} pathname={pathname} />
       </Side>
-      <Main id="main" tabIndex={-1}>
+      <Main id="main" tabIndex={-1} inert={drawerOpen}>
         <Suspense fallback={<PageSpinner />}>
           <Outlet />
         </Suspense>
       </Main>
-      <Footer>
+      <Footer className="app-footer" inert={drawerOpen}>
         <span>{t('app.tagline')}</span>
         <span data-testid="app-version">{t('app.version', { version })}</span>
       </Footer>

@@ -68,6 +68,11 @@ export const servicesEntity = defineEntity({
       filterHidden: true,
     },
     owner_id: { kind: 'reference', readOnly: true, reference: USER_REFERENCE, searchable: true, filter: true, filterHidden: true },
+    // Read through the references (ADR 021): the buddy calls the owner, and a day's stops are put in
+    // order by their slot's hours when no time was agreed.
+    owner_phone: { kind: 'phone', lookup: { via: 'owner_id', column: 'phone_number' } },
+    slot_start_time: { kind: 'time', lookup: { via: 'service_slot_id', column: 'start_time' }, hidden: true },
+    slot_end_time: { kind: 'time', lookup: { via: 'service_slot_id', column: 'end_time' }, hidden: true },
     origin_type: { kind: 'enum', required: true, options: ORIGIN_TYPES, list: true, filter: true },
     service_type: { kind: 'enum', options: SERVICE_TYPES },
     operational_range_id: { kind: 'reference', reference: { entity: 'operational-ranges', label: 'name' }, filter: true },

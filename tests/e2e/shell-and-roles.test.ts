@@ -64,7 +64,7 @@ describe('the user story of the foundation', () => {
     await page.waitForURL(stack.baseUrl + '/bicycles');
     expect(await page.getByTestId('user-full-name').innerText()).toBe('Ada Admin');
     const labels = await sidebarLabels(page);
-    expect(labels).toHaveLength(19);
+    expect(labels).toHaveLength(20);
     expect(labels).toContain('Promo codes');
     expect(await page.getByTestId('app-version').innerText()).toMatch(/Version test/);
     await screenshot(page, 'admin-shell-en');
@@ -92,7 +92,7 @@ describe('the user story of the foundation', () => {
     await login(page, 'buddy@example.com');
     await page.waitForURL(stack.baseUrl + '/');
     await page.getByTestId('home-welcome').waitFor();
-    expect(await sidebarLabels(page)).toEqual(['Home', 'Bike Buddy Scheduler', 'Services']);
+    expect(await sidebarLabels(page)).toEqual(['Home', 'Today', 'Bike Buddy Scheduler', 'Services']);
     // Keyboard: the first Tab offers to skip the header and sidebar, and Enter lands in the content.
     await page.keyboard.press('Tab');
     const skip = page.getByRole('link', { name: 'Skip to content' });
@@ -107,7 +107,7 @@ describe('the user story of the foundation', () => {
     const page = await context.newPage();
     await login(page, 'shop@example.com', '/users');
     await page.waitForURL(stack.baseUrl + '/users');
-    expect(await sidebarLabels(page)).toEqual(['Home', 'Bike Buddy Scheduler', 'Services', 'Users']);
+    expect(await sidebarLabels(page)).toEqual(['Home', 'Today', 'Bike Buddy Scheduler', 'Services', 'Users']);
     await context.close();
   });
 

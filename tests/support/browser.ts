@@ -16,7 +16,9 @@ export const SCREENSHOT_DIR = join(import.meta.dirname, '..', 'e2e', '__screensh
 export async function screenshot(page: Page, name: string): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  // Transitions finished at once: a full-page capture resizes the view for a moment, which would otherwise
+  // catch a width transition (the sidebar's) half-way.
+  await page.screenshot({ path, fullPage: true, animations: 'disabled' });
   return path;
 }
 

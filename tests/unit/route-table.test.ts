@@ -21,7 +21,8 @@ describe('route table', () => {
     expect(rolesOf('/users/:id')).toEqual([ROLE.Admin]);
     expect(rolesOf('/services/:id')).toEqual([ROLE.Admin, ROLE.Buddy]);
     expect(APP_ROUTES.filter((r) => !('roles' in r)).map((r) => r.path)).toHaveLength(9);
-    expect(APP_ROUTES).toHaveLength(9 + 29);
+    expect(APP_ROUTES).toHaveLength(9 + 30);
+    expect(rolesOf('/today')).toEqual([ROLE.Admin, ROLE.Buddy]);
   });
 
   it('guards: anonymous to /login with the original location, no role to /forbidden', () => {
@@ -36,8 +37,8 @@ describe('route table', () => {
 
   it('shows each role its sidebar', () => {
     const paths = (scope: string[]) => visibleSidebar(SIDEBAR, rolesFromScope(scope)).map((e) => e.path);
-    expect(paths(['Buddy'])).toEqual(['/', '/bike-buddy-scheduler', '/services']);
-    expect(paths(['Buddy', 'Shop'])).toEqual(['/', '/bike-buddy-scheduler', '/services', '/users']);
+    expect(paths(['Buddy'])).toEqual(['/', '/today', '/bike-buddy-scheduler', '/services']);
+    expect(paths(['Buddy', 'Shop'])).toEqual(['/', '/today', '/bike-buddy-scheduler', '/services', '/users']);
     expect(paths(['Shop'])).toEqual([]);
     expect(paths(['Admin'])).toHaveLength(SIDEBAR.length);
     expect(paths(['Customer'])).toEqual([]);

@@ -1,0 +1,459 @@
+import { ChevronLeftIcon, ChevronRightIcon } from '@primer/octicons-react';
+import { lazy, Suspense, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router-dom';
+import styled from 'styled-components';
+import { BUDDY_REFERENCE } from '../../shared/entities/people.ts';
+import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
+import { isFinalStatus, nextStatuses, type EntityRecord } from '../../shared/entity/define.ts';
+import { isWithinRange } from '../../shared/geo.ts';
+import { addDays, formatDate, todayIso } from '../components/calendar-dates.ts';
+import { ErrorState } from '../components/error-state.tsx';
+import { PageSpinner } from '../components/page-spinner.tsx';
+import { StopsMap, type Stop } from '../components/stops-map.tsx';
+import { useAccess } from '../entity/access.ts';
+import { StatusLabel, statusText } from '../entity/status-label.tsx';
+import { errorText } from '../errors.ts';
+import { usePublicConfig } from '../public-config.tsx';
+import { useConfirm } from '../shell/confirm.tsx';
+import { useToast } from '../shell/toasts.tsx';
+import { trpc } from '../trpc.ts';
+import { inVisitOrder, isCanceled, stopTime, todayDate, todayQuery } from './today-query.ts';
+
+const Top = styled.div`
+  display: flex;
+  flex-wrap: wrap;
+  align-items: center;
+  justify-content: space-between;
+  gap: 8px 16px;
+  margin-bottom: 12px;
+  h1 {
+    margin: 0;
+  }
+`;
+
+const DayNav = styled.nav`
+  display: flex;
+  align-items: center;
+  gap: 8px;
+  a {
+    display: inline-flex;
+    align-items: center;
+    justify-content: center;
+    min-width: 44px;
+    min-height: 44px;
+    padding: 0 10px;
+    border: 1px solid var(--borderColor-default, #d0d7de);
+    border-radius: 8px;
+    color: var(--fgColor-default, #1f2328);
+    background: var(--bgColor-muted, #f6f8fa);
+    text-decoration: none;
+    font-size: 14px;
+  }
+`;
+
+/** One column on a phone; the stops beside a sticky map from 1024 px. */
+const Layout = styled.div`
+  display: grid;
+  gap: 16px;
+  align-items: start;
+  @media (min-width: 1024px) {
+    grid-template-columns: minmax(0, 1fr) minmax(320px, 42%);
+    > aside {
+      position: sticky;
+      top: 72px;
+    }
+  }
+`;
+
+const Stops = styled.ol`
+  list-style: none;
+  margin: 0;
+  padding: 0;
+  display: grid;
+  gap: 12px;
+`;
+
+const Card = styled.li`
+  display: grid;
+  gap: 8px;
+  padding: 12px;
+  border: 1px solid var(--borderColor-default, #d0d7de);
+  border-left-width: 4px;
+  border-radius: 10px;
+  background: var(--bgColor-default, #fff);
+  min-width: 0;
+  font-size: 15px;
+  &[data-status='1'] {
+    border-left-color: var(--borderColor-attention-emphasis, #9a6700);
+  }
+  &[data-status='2'] {
+    border-left-color: var(--borderColor-accent-emphasis, #0969da);
+  }
+  &[data-status='4'] {
+    border-left-color: var(--borderColor-success-emphasis, #1a7f37);
+  }
+  &[data-canceled='true'] {
+    color: var(--fgColor-muted, #59636e);
+    border-left-color: var(--borderColor-default, #d0d7de);
+  }
+  p {
+    margin: 0;
+  }
+  a {
+    color: var(--fgColor-accent, #0969da);
+  }
+`;
+
+const CardHead = styled.div`
+  display: flex;
+  align-items: center;
+  flex-wrap: wrap;
+  gap: 8px;
+  time {
+    font-weight: 600;
+    font-variant-numeric: tabular-nums;
+  }
+`;
+
+const StopNumber = styled.span`
+  display: inline-flex;
+  align-items: center;
+  justify-content: center;
+  width: 28px;
+  height: 28px;
+  border-radius: 50%;
+  background: #0969da;
+  color: #fff;
+  font-weight: 600;
+  font-size: 14px;
+  flex-shrink: 0;
+  &[data-done='true'] {
+    background: #1a7f37;
+  }
+  &[data-outside='true'] {
+    background: #cf222e;
+  }
+`;
+
+const Muted = styled.span`
+  color: var(--fgColor-muted, #59636e);
+  font-size: 13px;
+`;
+
+const Flag = styled.span`
+  display: inline-block;
+  margin-left: 6px;
+  padding: 0 8px;
+  border-radius: 999px;
+  font-size: 12px;
+  line-height: 20px;
+  color: var(--fgColor-danger, #d1242f);
+  border: 1px solid var(--borderColor-danger-emphasis, #cf222e);
+`;
+
+/** Big buttons at the bottom of a card, where a thumb reaches them (at least 48 px high). */
+const Actions = styled.div`
+  display: grid;
+  grid-template-columns: repeat(auto-fit, minmax(120px, 1fr));
+  gap: 8px;
+  margin-top: 4px;
+  button {
+    min-height: 48px;
+    padding: 0 12px;
+    border-radius: 8px;
+    font: inherit;
+    font-size: 16px;
+    font-weight: 600;
+    cursor: pointer;
+    border: 1px solid var(--borderColor-default, #d0d7de);
+    background: var(--bgColor-muted, #f6f8fa);
+    color: var(--fgColor-danger, #d1242f);
+  }
+  button[data-primary='true'] {
+    border-color: transparent;
+    background: var(--button-primary-bgColor-rest, #1f883d);
+    color: #fff;
+  }
+  button:disabled {
+    opacity: 0.6;
+    cursor: progress;
+  }
+  button:focus-visible {
+    outline: 2px solid var(--focus-outlineColor, #0969da);
+    outline-offset: 2px;
+  }
+`;
+
+const Alert = styled.p`
+  padding: 8px 10px;
+  border-radius: 6px;
+  border: 1px solid var(--borderColor-danger-emphasis, #cf222e);
+  background: var(--bgColor-danger-muted, #ffebe9);
+  color: var(--fgColor-danger, #d1242f);
+`;
+
+// Only an Admin chooses a buddy: the choice list (Primer Select and a filter box) is not a buddy's download.
+const ReferencePicker = lazy(() => import('../entity/reference-choices.tsx').then((m) => ({ default: m.ReferencePicker })));
+
+/** Directions to a stop in the phone's maps app (Google Maps' universal link opens the app where installed). */
+const directionsUrl = (lat: number, lng: number) => `https://www.google.com/maps/dir/?api=1&destination=${lat},${lng}`;
+const telHref = (phone: string) => `tel:${phone.replace(/[^\d+]/g, '')}`;
+const PRIMARY_STEPS: readonly number[] = [SERVICE_STATUS.Booked, SERVICE_STATUS.Finished];
+
+function timeText(service: EntityRecord): string {
+  if (service.service_time) return String(service.service_time).slice(0, 5);
+  const start = String(service.slot_start_time ?? '').slice(0, 5);
+  const end = String(service.slot_end_time ?? '').slice(0, 5);
+  return start && end ? `${start}–${end}` : start;
+}
+
+interface StopCardProps {
+  service: EntityRecord;
+  number?: number;
+  outside: boolean;
+  showBuddy: boolean;
+  steps: readonly number[];
+  pending: number | null;
+  error: string | undefined;
+  onStep: (to: number) => void;
+}
+
+function StopCard({ service, number, outside, showBuddy, steps, pending, error, onStep }: StopCardProps) {
+  const { t } = useTranslation();
+  const lat = Number(service.latitude);
+  const lng = Number(service.longitude);
+  const address = String(service.address ?? '') || `${lat.toFixed(5)}, ${lng.toFixed(5)}`;
+  const owner = String(service.owner_id_label ?? '');
+  const phone = service.owner_phone ? String(service.owner_phone) : null;
+  const status = Number(service.status);
+  return (
+    <Card id={number ? `stop-${number}` : undefined} data-testid="today-stop" data-service={service.id} data-status={status} data-canceled={isCanceled(service)} aria-labelledby={`stop-title-${service.id}`}>
+      <CardHead>
+        {number !== undefined && (
+          <StopNumber data-done={status === SERVICE_STATUS.Finished} data-outside={outside} aria-hidden="true">
+            {number}
+          </StopNumber>
+        )}
+        <time id={`stop-title-${service.id}`} data-testid="stop-time">
+          {number !== undefined && <span className="visually-hidden">{t('today.stopNumber', { number })} </span>}
+          {timeText(service) || t('today.noTime')}
+        </time>
+        <Muted>{String(service.service_slot_id_label ?? '')}</Muted>
+        <span style={{ marginLeft: 'auto' }}>
+          <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={status} />
+        </span>
+      </CardHead>
+      <p>
+        <a href={directionsUrl(lat, lng)} target="_blank" rel="noopener noreferrer" data-testid="stop-address" aria-label={t('today.directions', { address })}>
+          {address} <span aria-hidden="true">↗</span>
+        </a>
+        {outside && <Flag data-testid="stop-outside">{t('today.outsideRange')}</Flag>}
+      </p>
+      <p data-testid="stop-bicycle">
+        <Muted>{t('resources.services.fields.bicycle_id')}: </Muted>
+        {String(service.bicycle_id_label ?? '—')}
+      </p>
+      {owner && (
+        <p data-testid="stop-owner">
+          <Muted>{t('resources.services.fields.owner_id')}: </Muted>
+          {owner}
+          {phone && (
+            <>
+              {' · '}
+              <a href={telHref(phone)} aria-label={t('today.call', { phone })}>
+                {phone}
+              </a>
+            </>
+          )}
+        </p>
+      )}
+      {showBuddy && (
+        <p>
+          <Muted>{t('resources.services.fields.buddy_id')}: </Muted>
+          {String(service.buddy_id_label ?? '')}
+        </p>
+      )}
+      {service.notes ? <p style={{ whiteSpace: 'pre-wrap' }}>{String(service.notes)}</p> : null}
+      <p>
+        <Link to={`/services/${service.id}`} data-testid="stop-details">
+          {t('today.details')}
+        </Link>
+      </p>
+      {error && (
+        <Alert role="alert" data-testid="stop-error">
+          {error}
+        </Alert>
+      )}
+      {steps.length > 0 && (
+        <Actions>
+          {steps.map((to) => (
+            <button key={to} type="button" data-primary={PRIMARY_STEPS.includes(to)} disabled={pending !== null} aria-busy={pending === to} onClick={() => onStep(to)} data-testid={`stop-step-${to}`}>
+              {pending === to ? t('today.working') : t(`today.steps.${to}`)}
+            </button>
+          ))}
+        </Actions>
+      )}
+    </Card>
+  );
+}
+
+/**
+ * /today (issue 13): a buddy's services of the day in the order they visit them, each with its address
+ * (directions in the phone's maps app), bicycle, owner and the status steps open to them as big buttons;
+ * a map of the numbered stops in the operation range below (beside, on a wide screen). An Admin sees
+ * every buddy's day, or one buddy's. Other days through `?date=`.
+ */
+export default function TodayPage() {
+  const { t, i18n } = useTranslation();
+  const [search, setSearch] = useSearchParams();
+  const access = useAccess(servicesEntity);
+  const { map } = usePublicConfig();
+  const toast = useToast();
+  const confirm = useConfirm();
+  const utils = trpc.useUtils();
+  const transition = trpc.services.transition.useMutation();
+  const [pending, setPending] = useState<{ id: number; to: number } | null>(null);
+  const [errors, setErrors] = useState<Record<number, string>>({});
+  const date = todayDate(search);
+  const query = todayQuery(search, access.ownerScoped);
+  const services = trpc.services.calendar.useQuery(query);
+  const today = todayIso();
+  const buddy = 'buddy_id' in query.filters ? Number(query.filters.buddy_id) : null;
+  const dayHref = (day: string) => `?${new URLSearchParams({ ...Object.fromEntries(search), date: day })}`;
+
+  const ordered = inVisitOrder(services.data?.results ?? []);
+  const active = ordered.filter((s) => !isCanceled(s));
+  const canceled = ordered.filter(isCanceled);
+  const outside = (s: EntityRecord) => !isWithinRange(map, { lat: Number(s.latitude), lng: Number(s.longitude) });
+  const stops: Stop[] = active.map((s, i) => ({
+    number: i + 1,
+    lat: Number(s.latitude),
+    lng: Number(s.longitude),
+    title: `${i + 1}. ${stopTime(s)} ${String(s.address ?? '')}`.trim(),
+    outside: outside(s),
+    done: Number(s.status) === SERVICE_STATUS.Finished,
+  }));
+  const finished = active.filter((s) => Number(s.status) === SERVICE_STATUS.Finished).length;
+
+  const step = async (service: EntityRecord, to: number) => {
+    const target = statusText(t, servicesEntity, 'status', to);
+    if (isFinalStatus(SERVICE_STATUS_FLOW, to) && !(await confirm({ title: t('services.confirmTitle'), message: t(`services.confirm.${to}`), danger: to !== SERVICE_STATUS.Finished }))) return;
+    setPending({ id: service.id, to });
+    setErrors(({ [service.id]: _gone, ...rest }) => rest);
+    try {
+      const saved = await transition.mutateAsync({ id: service.id, to, version: service.version });
+      utils.services.get.setData({ id: service.id }, saved);
+      await Promise.all([utils.services.calendar.invalidate(), utils.services.list.invalidate()]);
+      toast.success(t('services.transitioned', { status: target }));
+    } catch (error) {
+      const message = errorText(t, error);
+      setErrors((e) => ({ ...e, [service.id]: message }));
+      toast.error(message);
+      // Someone else moved it first: show what it is now.
+      await utils.services.calendar.invalidate();
+    } finally {
+      setPending(null);
+    }
+  };
+
+  const card = (service: EntityRecord, number?: number) => (
+    <StopCard
+      key={service.id}
+      service={service}
+      number={number}
+      outside={outside(service)}
+      showBuddy={!access.ownerScoped && buddy === null}
+      steps={access.canTransition ? nextStatuses(SERVICE_STATUS_FLOW, Number(service.status), access.roles) : []}
+      pending={pending?.id === service.id ? pending.to : null}
+      error={errors[service.id]}
+      onStep={(to) => void step(service, to)}
+    />
+  );
+
+  return (
+    <section>
+      <Top>
+        <div>
+          <h1 data-testid="today-title">{date === today ? t('today.title') : formatDate(date, i18n.language, { weekday: 'long', day: 'numeric', month: 'long' })}</h1>
+          {date === today && (
+            <Muted as="p" style={{ margin: 0, fontSize: 15 }} data-testid="today-date">
+              {formatDate(date, i18n.language, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' })}
+            </Muted>
+          )}
+        </div>
+        <DayNav aria-label={t('today.days')}>
+          <Link to={dayHref(addDays(date, -1))} aria-label={t('agenda.previousDay')} data-testid="today-previous">
+            <ChevronLeftIcon />
+          </Link>
+          {date !== today && (
+            <Link to={dayHref(today)} data-testid="today-today">
+              {t('calendar.today')}
+            </Link>
+          )}
+          <Link to={dayHref(addDays(date, 1))} aria-label={t('agenda.nextDay')} data-testid="today-next">
+            <ChevronRightIcon />
+          </Link>
+        </DayNav>
+      </Top>
+      {!access.ownerScoped && (
+        <div style={{ marginBottom: 12, minHeight: 32 }}>
+          <Suspense fallback={null}>
+            <ReferencePicker
+              reference={BUDDY_REFERENCE}
+              value={buddy}
+              onChange={(v) =>
+                setSearch((current) => {
+                  const next = new URLSearchParams(current);
+                  if (v === null) next.delete('buddy');
+                  else next.set('buddy', String(v));
+                  return next;
+                })
+              }
+              label={t('resources.services.fields.buddy_id')}
+              emptyLabel={t('today.allBuddies')}
+              stacked
+              testId="today-buddy"
+            />
+          </Suspense>
+        </div>
+      )}
+      {services.error ? (
+        <ErrorState error={services.error} onRetry={() => void services.refetch()} />
+      ) : !services.data ? (
+        <PageSpinner />
+      ) : (
+        <Layout>
+          <div>
+            <p style={{ margin: '0 0 12px' }} data-testid="today-summary">
+              {active.length === 0 ? t('today.none') : t('today.summary', { count: active.length, finished })}{' '}
+              {active.length > 0 && <a href="#today-map">{t('today.toMap')}</a>}
+            </p>
+            {services.data.truncated && <Alert role="alert">{t('calendar.truncated')}</Alert>}
+            {active.length > 0 && (
+              <Stops aria-label={t('today.stops')} data-testid="today-stops">
+                {active.map((s, i) => card(s, i + 1))}
+              </Stops>
+            )}
+            {canceled.length > 0 && (
+              <>
+                <h2 style={{ fontSize: 16, margin: '24px 0 8px' }}>{t('today.canceled', { count: canceled.length })}</h2>
+                <Stops data-testid="today-canceled">{canceled.map((s) => card(s))}</Stops>
+              </>
+            )}
+          </div>
+          {active.length > 0 && (
+            <aside aria-label={t('today.map')}>
+              <StopsMap stops={stops} onStop={(n) => document.getElementById(`stop-${n}`)?.scrollIntoView({ behavior: 'smooth', block: 'start' })} />
+              {stops.some((s) => s.outside) && (
+                <p style={{ fontSize: 13, marginTop: 8 }} data-testid="today-outside-note">
+                  {t('today.outsideNote')}
+                </p>
+              )}
+            </aside>
+          )}
+        </Layout>
+      )}
+    </section>
+  );
+}

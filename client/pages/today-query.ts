@@ -1,0 +1,32 @@
+import type { EntityRecord } from '../../shared/entity/define.ts';
+import { SERVICE_STATUS } from '../../shared/entities/services.ts';
+import { isValidIsoDate, todayIso } from '../components/calendar-dates.ts';
+
+/**
+ * What /today shows, from its URL (`?date=2026-11-25&buddy=7`): the services calendar read of one day.
+ * The server's prefetch and the page build the same query from it, so the page hydrates from the
+ * prefetched data. A buddy's own services are scoped by the API (ADR 009); an Admin may pick a buddy.
+ */
+export function todayDate(search: URLSearchParams): string {
+  const date = search.get('date') ?? '';
+  return isValidIsoDate(date) ? date : todayIso();
+}
+
+export function todayQuery(search: URLSearchParams, ownerScoped: boolean) {
+  const date = todayDate(search);
+  const buddy = ownerScoped ? null : search.get('buddy');
+  return { from: date, to: date, filters: buddy && /^[1-9]\d{0,15}$/.test(buddy) ? { buddy_id: buddy } : {} };
+}
+
+const CANCELED: readonly number[] = [SERVICE_STATUS.CanceledByBuddy, SERVICE_STATUS.CanceledByUserOrAdmin];
+export const isCanceled = (service: EntityRecord) => CANCELED.includes(Number(service.status));
+
+/** When a stop happens: the agreed time, else the start of its slot ("HH:MM", sortable as text). */
+export function stopTime(service: EntityRecord): string {
+  return String(service.service_time ?? service.slot_start_time ?? '').slice(0, 5);
+}
+
+/** The day's services in the order the buddy works through them: by time, then by booking. */
+export function inVisitOrder(services: readonly EntityRecord[]): EntityRecord[] {
+  return [...services].sort((a, b) => (stopTime(a) || '99:99').localeCompare(stopTime(b) || '99:99') || a.id - b.id);
+}

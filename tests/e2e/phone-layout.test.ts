@@ -1,0 +1,331 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_OPERATION_RANGE, destinationPoint } from '../../shared/geo.ts';
+import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
+import { daysFromToday } from '../support/entity-samples.ts';
+import { agent, mutate, query, signIn } from '../support/http.ts';
+import { PHONE, phoneContext } from '../support/phone.ts';
+import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+
+/**
+ * Issue 13 at phone size (390×844, touch): the shell's drawer (open, close, focus, keyboard), lists as
+ * cards, calendars as a day agenda, and the buddy's Today page (order, status steps, confirmation,
+ * errors, the map's numbered stops, stops outside the range). The 360 px sweep over every route is in
+ * phone-sweep.test.ts.
+ */
+let stack: Stack;
+let browser: Browser;
+const today = daysFromToday(0);
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+async function phonePage(email: string, landing = '/'): Promise<Page> {
+  const context = await phoneContext(browser, PHONE);
+  const page = await context.newPage();
+  await signInAs(page, stack.baseUrl, email, DEMO_PASSWORD, landing);
+  // The router moves to the landing page before it has rendered: wait for the signed-in shell and its data.
+  await page.locator('#sidebar').waitFor({ state: 'attached' });
+  await page.waitForLoadState('networkidle');
+  return page;
+}
+
+const focusedInSidebar = (page: Page) => page.evaluate(() => Boolean(document.activeElement?.closest('#sidebar')));
+const isVisible = (page: Page, selector: string) => page.locator(selector).isVisible();
+
+describe('the shell on a phone', () => {
+  it('keeps the sidebar in a drawer: menu button, focus moved in and held, Escape, backdrop and navigation close it', async () => {
+    const page = await phonePage('buddy@example.com');
+    const menu = page.getByTestId('menu-button');
+    expect(await isVisible(page, '#sidebar')).toBe(false);
+    expect(await menu.getAttribute('aria-controls')).toBe('sidebar');
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    // The page is not wider than the phone, and the main column has the whole width.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect((await page.locator('#main').boundingBox())!.width).toBe(PHONE.width);
+    await screenshot(page, 'phone-buddy-home');
+
+    // Keyboard: skip link, then the menu button; Enter opens the drawer with focus inside it.
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    expect(await menu.evaluate((el) => el === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await page.locator('#sidebar').getByRole('link', { name: 'Today' }).waitFor();
+    expect(await menu.getAttribute('aria-expanded')).toBe('true');
+    expect(await focusedInSidebar(page)).toBe(true);
+    expect(await page.locator('#main').getAttribute('inert')).not.toBeNull();
+    await screenshot(page, 'phone-buddy-drawer');
+    // Tab and Shift+Tab go round the drawer's items and never leave it.
+    const items = await page.locator('#sidebar a, #sidebar button').count();
+    for (let i = 0; i < items + 2; i++) {
+      await page.keyboard.press('Tab');
+      expect(await focusedInSidebar(page), `Tab ${i + 1}`).toBe(true);
+    }
+    for (let i = 0; i < items + 2; i++) {
+      await page.keyboard.press('Shift+Tab');
+      expect(await focusedInSidebar(page), `Shift+Tab ${i + 1}`).toBe(true);
+    }
+    // Escape closes it and gives focus back to the menu button.
+    await page.keyboard.press('Escape');
+    await page.locator('#sidebar').waitFor({ state: 'hidden' });
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    expect(await menu.evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await page.locator('#main').getAttribute('inert')).toBeNull();
+
+    // The backdrop closes it (a tap beside the drawer).
+    await menu.tap();
+    await page.getByTestId('drawer-backdrop').waitFor();
+    await page.mouse.click(PHONE.width - 10, PHONE.height / 2);
+    await page.locator('#sidebar').waitFor({ state: 'hidden' });
+
+    // Choosing a page closes it and navigates.
+    await menu.tap();
+    await page.locator('#sidebar').getByRole('link', { name: 'Services' }).tap();
+    await page.waitForURL(`${stack.baseUrl}/services`);
+    await page.locator('#sidebar').waitFor({ state: 'hidden' });
+    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    await page.context().close();
+  });
+
+  it('leaves the desktop layout as it was: a sidebar column and no menu button', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await signInAs(page, stack.baseUrl, 'buddy@example.com', DEMO_PASSWORD);
+    await page.getByTestId('home-today').waitFor();
+    expect(await page.getByTestId('menu-button').isVisible()).toBe(false);
+    const side = (await page.locator('#sidebar').boundingBox())!;
+    expect(side.x).toBe(0);
+    expect(side.width).toBe(248);
+    expect(await page.getByTestId('user-full-name').isVisible()).toBe(true);
+    await screenshot(page, 'desktop-buddy-home');
+    await context.close();
+  });
+});
+
+describe('lists and calendars on a phone', () => {
+  it('shows each record of a list as a labelled card with its actions, and folds the filters away', async () => {
+    const page = await phonePage('admin@example.com', '/services');
+    const table = page.getByTestId('list-table');
+    const rows = table.locator('tbody tr');
+    expect(await rows.count()).toBeGreaterThan(3);
+    const first = rows.first();
+    const box = (await first.boundingBox())!;
+    expect(box.width).toBeLessThanOrEqual(PHONE.width - 24);
+    // One card per row, stacked: the second card is below the first, not beside it.
+    expect((await rows.nth(1).boundingBox())!.y).toBeGreaterThan(box.y + box.height - 1);
+    // Every value is labelled with its column's name.
+    const labels = await first.locator('td[data-label]').evaluateAll((cells) => cells.map((td) => getComputedStyle(td, '::before').content));
+    expect(labels).toEqual(expect.arrayContaining(['"Service date"', '"Status"', '"Bicycle"', '"Address"']));
+    // Edit and delete are there, big enough for a thumb.
+    const edit = first.getByRole('button', { name: /^Edit/ });
+    const editBox = (await edit.boundingBox())!;
+    expect(editBox.width).toBeGreaterThanOrEqual(40);
+    expect(editBox.height).toBeGreaterThanOrEqual(40);
+    // Sorting stays reachable as a row of chips.
+    expect(await page.getByTestId('sort-service_date').isVisible()).toBe(true);
+    // The filters are folded behind one button; the search stays.
+    expect(await page.getByTestId('list-search').isVisible()).toBe(true);
+    expect(await page.getByTestId('filter-status').isVisible()).toBe(false);
+    await page.getByTestId('filters-toggle').tap();
+    await page.getByTestId('filter-status').selectOption('2');
+    await page.waitForURL(/f_status=2/);
+    expect(await page.getByTestId('filters-toggle').innerText()).toContain('Filters (1)');
+    await page.getByTestId('list-count').waitFor();
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await screenshot(page, 'phone-admin-services-cards');
+    await page.context().close();
+  });
+
+  it('shows the users list as cards, e-mails wrapped inside them', async () => {
+    const page = await phonePage('admin@example.com', '/users');
+    const card = page.getByTestId('list-table').locator('tbody tr').first();
+    const box = (await card.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(PHONE.width);
+    expect(await card.locator('td[data-label="E-mail"]').isVisible()).toBe(true);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await screenshot(page, 'phone-admin-users-cards');
+    await page.context().close();
+  });
+
+  it('turns the services calendar into a day agenda: one day in time order, previous and next day', async () => {
+    const page = await phonePage('buddy@example.com', '/services/calendar');
+    const api = agent(stack);
+    await signIn(api, 'buddy@example.com', DEMO_PASSWORD);
+    const mine = (await query(api, 'services.calendar', { from: today, to: today, filters: {} })).body.result.data.results as { id: number }[];
+    expect(mine.length).toBeGreaterThanOrEqual(5);
+
+    expect(await page.getByTestId('calendar-agenda').isVisible()).toBe(true);
+    expect(await page.getByTestId('calendar-week').isVisible()).toBe(false);
+    const items = page.getByTestId('agenda-item');
+    expect(await items.count()).toBe(mine.length);
+    // Morning before afternoon.
+    const times = await page.getByTestId('calendar-agenda').locator('[data-agenda-time]').allInnerTexts();
+    expect(times.findIndex((t) => t.startsWith('Afternoon'))).toBeGreaterThan(times.findLastIndex((t) => t.startsWith('Morning')));
+    const dayLabel = await page.getByTestId('agenda-day').innerText();
+    await screenshot(page, 'phone-buddy-calendar-agenda');
+
+    await page.getByTestId('agenda-next').tap();
+    await page.waitForURL(new RegExp(`date=${daysFromToday(1)}`));
+    await page.waitForFunction((label) => document.querySelector('[data-testid="agenda-day"]')?.textContent !== label, dayLabel);
+    await page.getByTestId('agenda-previous').tap();
+    await page.waitForURL(new RegExp(`date=${today}`));
+    await page.getByTestId('agenda-day').getByText(dayLabel, { exact: true }).waitFor();
+    expect(await items.count()).toBe(mine.length);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+
+    // The scheduler calendar too: the day's slots with the buddy's shifts.
+    await gotoHydrated(page, `${stack.baseUrl}/bike-buddy-scheduler/calendar`);
+    expect(await page.getByTestId('calendar-agenda').isVisible()).toBe(true);
+    expect(await page.getByTestId('calendar-agenda').getByTestId('calendar-work-slot').count()).toBeGreaterThanOrEqual(2);
+    await screenshot(page, 'phone-buddy-scheduler-agenda');
+    await page.context().close();
+  });
+});
+
+describe("the buddy's Today page", () => {
+  it('lists the day in visiting order with address, bicycle and owner; finishing asks, then changes the status', async () => {
+    const page = await phonePage('buddy@example.com');
+    // The home page leads there first.
+    await page.getByTestId('home-today').tap();
+    await page.waitForURL(`${stack.baseUrl}/today`);
+    await page.getByTestId('today-stops').waitFor();
+    const stops = page.getByTestId('today-stops').getByTestId('today-stop');
+    expect(await stops.count()).toBe(5);
+    const times = await stops.getByTestId('stop-time').allInnerTexts();
+    const starts = times.map((t) => /(\d\d:\d\d)/.exec(t)![1]!);
+    expect(starts).toEqual([...starts].sort());
+    expect(starts).toEqual(['08:00', '08:15', '10:00', '13:00', '15:30']);
+    const second = stops.nth(2);
+    expect(await second.getByTestId('stop-address').innerText()).toContain('Vasagatan 10');
+    expect(await second.getByTestId('stop-address').getAttribute('href')).toMatch(/^https:\/\/www\.google\.com\/maps\/dir\/\?api=1&destination=59\.33/);
+    expect(await second.getByTestId('stop-bicycle').innerText()).toMatch(/\(WTU\d+\)/);
+    expect(await page.getByTestId('today-summary').innerText()).toContain('5 stops, 1 finished');
+    // Thumb-sized actions: the 10:00 stop is booked, so it can be finished or cancelled.
+    const finish = second.getByTestId('stop-step-4');
+    const box = (await finish.boundingBox())!;
+    expect(box.height).toBeGreaterThanOrEqual(48);
+    expect(await second.getByTestId('stop-step-2').count()).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    // The map below the five stops is not downloaded until the buddy scrolls towards it.
+    expect(await page.getByTestId('stops-map').getAttribute('data-ready')).toBeNull();
+    expect(await page.evaluate(() => performance.getEntriesByType('resource').some((r) => r.name.includes('leaflet-map-view')))).toBe(false);
+    await screenshot(page, 'phone-buddy-today');
+
+    await finish.tap();
+    await page.getByTestId('confirm-message').getByText('Mark this service as finished?').waitFor();
+    await page.getByRole('button', { name: 'Yes', exact: true }).tap();
+    await page.getByTestId('toasts').getByText('The service is now: Finished.').waitFor();
+    await page.getByTestId('today-summary').getByText('5 stops, 2 finished').waitFor();
+    expect(await stops.nth(2).getByTestId('status-status').getAttribute('data-status')).toBe('4');
+    expect(await stops.nth(2).getByTestId('stop-step-4').count()).toBe(0);
+    await page.context().close();
+  });
+
+  it('asks before cancelling; No leaves the stop, Yes moves it to the canceled list', async () => {
+    const page = await phonePage('buddy@example.com', '/today');
+    const stops = page.getByTestId('today-stops').getByTestId('today-stop');
+    const last = stops.last();
+    expect(await last.getByTestId('status-status').getAttribute('data-status')).toBe('1');
+    const id = await last.getAttribute('data-service');
+    // Requested: accept or cancel (as the bike buddy); never "cancel by user or admin" for a buddy.
+    expect(await last.getByTestId('stop-step-2').isVisible()).toBe(true);
+    expect(await last.getByTestId('stop-step-5').count()).toBe(0);
+    await last.getByTestId('stop-step-3').tap();
+    await page.getByTestId('confirm-message').getByText(/Cancel this service as canceled by the bike buddy\?/).waitFor();
+    await page.getByRole('button', { name: 'No', exact: true }).tap();
+    await page.getByTestId('confirm-message').waitFor({ state: 'detached' });
+    expect(await stops.count()).toBe(5);
+
+    await page.locator(`[data-service="${id}"]`).getByTestId('stop-step-3').tap();
+    await page.getByRole('button', { name: 'Yes', exact: true }).tap();
+    await page.getByTestId('today-canceled').locator(`[data-service="${id}"]`).waitFor();
+    expect(await stops.count()).toBe(4);
+    await page.context().close();
+  });
+
+  it('shows an error in the card when the service changed meanwhile, and shows its new status', async () => {
+    const page = await phonePage('buddy@example.com', '/today');
+    const booked = page.getByTestId('today-stops').locator('[data-status="2"]').first();
+    const id = Number(await booked.getAttribute('data-service'));
+    // Someone else finishes it first (another device).
+    const api = agent(stack);
+    await signIn(api, 'buddy@example.com', DEMO_PASSWORD);
+    expect((await mutate(api, 'services.transition', { id, to: 4 })).status).toBe(200);
+    await booked.getByTestId('stop-step-3').tap();
+    await page.getByRole('button', { name: 'Yes', exact: true }).tap();
+    const card = page.locator(`[data-service="${id}"]`);
+    await card.getByTestId('stop-error').waitFor();
+    expect(await card.getByTestId('stop-error').getAttribute('role')).toBe('alert');
+    await card.locator('[data-testid="status-status"][data-status="4"]').waitFor();
+    await page.context().close();
+  });
+
+  it('maps the stops with numbered markers in the operation range and flags a stop outside it', async () => {
+    // A service booked before the range was narrowed: the API would refuse it today, the data keeps it.
+    const day = daysFromToday(2);
+    const far = destinationPoint(DEFAULT_OPERATION_RANGE.centre, 90, DEFAULT_OPERATION_RANGE.radiusMetres + 1500);
+    const { rows } = await stack.upstream.db.query<{ id: number }>(
+      `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, address, latitude, longitude)
+       select $1::date, 2, '14:45', 2, u.id, b.id, b.owner_id, 'one_off', 'Lidingövägen 99, Lidingö', $2, $3
+         from users u, bicycles b where u.email = 'buddy@example.com' and b.id = (select min(id) from bicycles) returning id`,
+      [day, far.lat, far.lng],
+    );
+    const page = await phonePage('buddy@example.com', `/today?date=${day}`);
+    const stops = page.getByTestId('today-stops').getByTestId('today-stop');
+    const count = await stops.count();
+    expect(count).toBeGreaterThan(0);
+    const outside = page.locator(`[data-service="${rows[0]!.id}"]`);
+    expect(await outside.getByTestId('stop-outside').innerText()).toBe('Outside the operation range');
+    expect(await page.getByTestId('today-outside-note').isVisible()).toBe(true);
+    // One numbered marker per stop, the one outside the range marked.
+    const map = page.getByTestId('stops-map');
+    await map.scrollIntoViewIfNeeded();
+    await page.locator('[data-testid="stops-map"][data-ready="true"]').waitFor();
+    const markers = map.locator('.leaflet-marker-icon');
+    await markers.nth(count - 1).waitFor();
+    expect(await markers.count()).toBe(count);
+    expect((await markers.allInnerTexts()).map(Number)).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    expect(await map.locator('.stop-marker[data-outside="true"]').count()).toBe(1);
+    expect(await map.locator('path.leaflet-interactive, path').count()).toBeGreaterThan(0);
+    await screenshot(page, 'phone-buddy-today-map');
+    await page.context().close();
+  });
+
+  it('in Swedish, and for an Admin every buddy’s day with a buddy to choose', async () => {
+    const page = await phonePage('admin@example.com', '/today');
+    const all = await page.getByTestId('today-stops').getByTestId('today-stop').count();
+    expect(all).toBeGreaterThanOrEqual(5);
+    await page.getByTestId('today-buddy').selectOption({ label: 'Bo Buddy <buddy@example.com>' });
+    await page.waitForURL(/buddy=\d+/);
+    await page.getByTestId('today-summary').waitFor();
+    const own = await page.getByTestId('today-stops').getByTestId('today-stop').count();
+    expect(own).toBeLessThan(all);
+    // An Admin may also cancel on the user's behalf.
+    expect(await page.getByTestId('today-stops').locator('[data-status="2"]').first().getByTestId('stop-step-5').isVisible()).toBe(true);
+    await page.getByTestId('language-switch').selectOption('sv');
+    await page.getByTestId('today-title').getByText('Idag').waitFor();
+    await page.getByTestId('today-summary').getByText(/stopp/).waitFor();
+    await screenshot(page, 'phone-admin-today-sv');
+    await page.getByTestId('language-switch').selectOption('en');
+    await page.context().close();
+  });
+
+  it('on a desktop: the stops beside the map', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await signInAs(page, stack.baseUrl, 'buddy@example.com', DEMO_PASSWORD, '/today');
+    await page.getByTestId('today-stops').waitFor();
+    const list = (await page.getByTestId('today-stops').boundingBox())!;
+    const map = (await page.getByTestId('stops-map').boundingBox())!;
+    expect(map.x).toBeGreaterThan(list.x + list.width - 1);
+    await page.locator('[data-testid="stops-map"][data-ready="true"]').waitFor();
+    expect((await page.locator('#sidebar').boundingBox())!.width).toBe(248);
+    await screenshot(page, 'desktop-buddy-today');
+    await context.close();
+  });
+});
