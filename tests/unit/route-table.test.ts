@@ -21,7 +21,10 @@ describe('route table', () => {
     expect(rolesOf('/users/:id')).toEqual([ROLE.Admin]);
     expect(rolesOf('/services/:id')).toEqual([ROLE.Admin, ROLE.Buddy]);
     expect(APP_ROUTES.filter((r) => !('roles' in r)).map((r) => r.path)).toHaveLength(9);
-    expect(APP_ROUTES).toHaveLength(9 + 29);
+    // §2's 29 login routes, plus issue 13's dispatch board, service types and assets (list and detail).
+    expect(APP_ROUTES).toHaveLength(9 + 29 + 4);
+    expect(rolesOf('/dispatch')).toEqual([ROLE.Admin]);
+    expect(rolesOf('/assets/:id')).toEqual([ROLE.Admin]);
   });
 
   it('guards: anonymous to /login with the original location, no role to /forbidden', () => {

@@ -21,6 +21,8 @@ import { eventBookingsEntity } from '../../../shared/entities/event-bookings.ts'
 import { calendarProcedure, createCrudProcedures, createCrudRouter, createReadProcedures, transitionProcedure } from '../crud-router.ts';
 import { subscriptionPlansRouter, subscriptionsRouter } from './subscriptions.ts';
 import { trialGroupsRouter } from './trial-groups.ts';
+import { serviceTypesEntity } from '../../../shared/entities/service-types.ts';
+import { assetsEntity } from '../../../shared/entities/assets.ts';
 import { roleProcedure, router } from '../init.ts';
 import type { EntityRecord } from '../../../shared/entity/define.ts';
 
@@ -54,6 +56,7 @@ export const entityRouters = {
     /** The three check statuses of a service detail, with ids and colours (§3). */
     checkStatuses: roleProcedure(...rolesOf('/services')).query(() => SERVICE_CHECK_STATUSES),
   }),
+  serviceTypes: createCrudRouter(serviceTypesEntity),
   products: createCrudRouter(productsEntity),
   companies: createCrudRouter(companiesEntity),
   bicycles: router({
@@ -84,4 +87,5 @@ export const entityRouters = {
   eventSlots: createCrudRouter(eventSlotsEntity),
   eventBookings: router(createReadProcedures(eventBookingsEntity)),
   trialGroups: trialGroupsRouter,
+  assets: createCrudRouter(assetsEntity),
 };
