@@ -124,6 +124,15 @@ PAGES['/bike-buddy-scheduler'] = {
   },
 };
 
+PAGES['/dispatch'] = {
+  module: 'client/pages/dispatch-page.tsx',
+  load: () => import('./pages/dispatch-page.tsx'),
+  prefetch: async (h, _params, search) => {
+    const date = search.get('date') ?? '';
+    await h.dispatch.board.prefetch({ date: isValidIsoDate(date) ? date : todayIso() });
+  },
+};
+
 /** The range a calendar URL shows, for the server's prefetch (the page computes the same). */
 function calendarRange(search: URLSearchParams) {
   const view = (['month', 'week', 'day'] as const).find((v) => v === search.get('view')) ?? ('week' satisfies CalendarView);

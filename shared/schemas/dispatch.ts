@@ -45,6 +45,8 @@ export interface DispatchCell {
 export interface DispatchBuddy {
   id: number;
   name: string;
+  /** Tells apart two buddies of the same name. */
+  email: string;
   /** The day's limit (the strictest max per day of the working work slots; null: not working that day) and the places held. */
   day_limit: number | null;
   day_taken: number;

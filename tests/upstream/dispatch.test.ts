@@ -13,7 +13,7 @@ import { testLogger } from '../support/run-log.ts';
 type Upstream = Awaited<ReturnType<typeof startUpstream>>;
 let up: Upstream;
 const tokens: Record<string, string> = {};
-const ids: Record<string, number> = {};
+const ids = { bo: 0, sam: 0, third: 0 };
 
 async function call(path: string, init: { method?: string; body?: unknown; as?: string } = {}) {
   const token = tokens[init.as ?? 'admin'];

@@ -49,8 +49,8 @@ async function readBoard(tx: Db, date: string, lang: 'en' | 'sv'): Promise<Dispa
        from service_slots where is_active or id = any($1::bigint[]) order by start_time, id`,
     [[...new Set(services.map((s) => Number(s.service_slot_id)))]],
   );
-  const { rows: buddies } = await tx.query<{ id: number; name: string }>(
-    `select u.id, ${label('u')} as name from users u
+  const { rows: buddies } = await tx.query<{ id: number; name: string; email: string }>(
+    `select u.id, ${label('u')} as name, u.email from users u
       where u.is_active and exists (select 1 from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id and r.name = 'Buddy')
       order by 2, u.id`,
   );
@@ -74,6 +74,7 @@ async function readBoard(tx: Db, date: string, lang: 'en' | 'sv'): Promise<Dispa
     return {
       id,
       name: b.name,
+      email: b.email,
       day_limit: dayLimitOf(work.filter((w) => Number(w.buddy_id) === id)),
       day_taken: services.filter((s) => Number(s.buddy_id) === id).length,
       cells: slots.map((slot) => {
