@@ -16,6 +16,7 @@ import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { RelatedServices } from '../components/related-services.tsx';
 import { appCodeOf, errorText } from '../errors.ts';
+import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import { SubscriptionsList } from './subscriptions-list.tsx';
@@ -46,9 +47,13 @@ function formValues(u: UserDetail) {
   };
 }
 
+/** A user's name as the confirmations say it. */
+const nameOf = (u: UserDetail) => [u.first_name, u.last_name].filter(Boolean).join(' ') || u.email;
+
 function UserForm({ user }: { user: UserDetail }) {
   const { t } = useTranslation();
   const toast = useToast();
+  const confirm = useConfirm();
   const utils = trpc.useUtils();
   const update = trpc.users.update.useMutation();
   const initial = formValues(user);
@@ -66,6 +71,8 @@ function UserForm({ user }: { user: UserDetail }) {
         e.preventDefault();
         const data = form.validate();
         if (!data) return;
+        // Deactivating locks the person out: ask before sending (issue 13).
+        if (user.is_active && !data.is_active && !(await confirm({ title: t('userConfirm.deactivateTitle'), message: t('userConfirm.deactivate', { name: nameOf(user) }), danger: true }))) return;
         try {
           const saved = await update.mutateAsync({ id: user.id, data: { ...data, version: user.version } });
           utils.users.get.setData({ id: user.id }, saved);
@@ -119,6 +126,7 @@ function UserForm({ user }: { user: UserDetail }) {
 function Links({ user }: { user: UserDetail }) {
   const { t } = useTranslation();
   const toast = useToast();
+  const confirm = useConfirm();
   const utils = trpc.useUtils();
   const addRole = trpc.users.roles.add.useMutation();
   const removeRole = trpc.users.roles.remove.useMutation();
@@ -173,12 +181,12 @@ function Links({ user }: { user: UserDetail }) {
             <FormControl key={role}>
               <Checkbox
                 checked={roles.includes(role)}
-                onChange={(e) => {
-                  setRoles(e.target.checked ? [...roles, role] : roles.filter((r) => r !== role));
-                  void run(
-                    (e.target.checked ? addRole : removeRole).mutateAsync({ id: user.id, value: role }),
-                    t(e.target.checked ? 'users.roleAdded' : 'users.roleRemoved', { role }),
-                  );
+                onChange={async (e) => {
+                  const adding = e.target.checked;
+                  // Taking a role away takes screens away from the person: ask first (issue 13).
+                  if (!adding && !(await confirm({ title: t('userConfirm.removeRoleTitle'), message: t('userConfirm.removeRole', { role, name: nameOf(user) }), danger: true }))) return;
+                  setRoles(adding ? [...roles, role] : roles.filter((r) => r !== role));
+                  void run((adding ? addRole : removeRole).mutateAsync({ id: user.id, value: role }), t(adding ? 'users.roleAdded' : 'users.roleRemoved', { role }));
                 }}
               />
               <FormControl.Label>{role}</FormControl.Label>
@@ -267,7 +275,7 @@ export default function UserPage() {
         ← {t('routes.users')}
       </PrimerLink>
       <Heading as="h1" style={{ margin: '12px 0 4px' }} data-testid="detail-title">
-        {[u.first_name, u.last_name].filter(Boolean).join(' ') || u.email}
+        {nameOf(u)}
       </Heading>
       <p style={{ color: 'var(--fgColor-muted)', marginTop: 0 }}>
         {u.email} · {t(`users.accountStatus.${u.account_status}`)} · {t(`users.invitationStatus.${u.invitation_status}`)}

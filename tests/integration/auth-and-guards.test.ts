@@ -169,3 +169,54 @@ describe('tRPC auth procedures', () => {
     expect((await client.get('/')).headers.location).toBe('/login?redirect=%2F');
   });
 });
+
+describe('the profile language at sign-in (ADR 023)', () => {
+  // A seeded buddy whose profile is set to Swedish here; the demo logins' profiles are English.
+  let email = '';
+  beforeAll(async () => {
+    const { rows } = await stack.upstream.db.query<{ email: string }>(
+      "select u.email from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id where r.name = 'Buddy' and u.email not in ('buddy@example.com', 'shop@example.com') order by u.id limit 1",
+    );
+    email = rows[0]!.email;
+    await stack.upstream.db.query("update users set language = 'sv' where email = $1", [email]);
+  });
+  const langCookie = (res: { headers: Record<string, unknown> }) => setCookies(res).find((c) => /^lang=/.test(c));
+
+  it('the sign-in (tRPC) answers the profile language and sets the lang cookie, readable by the page and a year long', async () => {
+    const client = agent(stack);
+    const res = await mutate(client, 'auth.login', { email, password: DEMO_PASSWORD }).set('cookie', 'lang=en');
+    expect(res.status).toBe(200);
+    expect(res.body.result.data).toEqual({ roles: ['Buddy'], language: 'sv' });
+    const cookie = langCookie(res)!;
+    expect(cookie).toMatch(/^lang=sv;/);
+    expect(cookie).toMatch(/Max-Age=31536000/);
+    expect(cookie).toMatch(/Path=\//);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/HttpOnly/);
+    const home = await client.get('/');
+    expect(home.text).toContain('<html lang="sv">');
+  });
+
+  it('the form post without JavaScript applies it too: the next page is in Swedish', async () => {
+    const client = agent(stack);
+    const res = await client.post('/login').set('cookie', 'lang=en').type('form').send({ email, password: DEMO_PASSWORD, redirect: '/services' });
+    expect(res.status).toBe(303);
+    expect(langCookie(res)).toMatch(/^lang=sv;/);
+    const page = await client.get('/services');
+    expect(page.text).toContain('<html lang="sv">');
+    expect(page.text).toContain('Servicejobb');
+  });
+
+  it('a profile without a language leaves the sign-in page language alone', async () => {
+    await stack.upstream.db.query('update users set language = null where email = $1', [email]);
+    try {
+      const client = agent(stack);
+      const res = await mutate(client, 'auth.login', { email, password: DEMO_PASSWORD });
+      expect(res.body.result.data.language).toBeNull();
+      expect(langCookie(res)).toBeUndefined();
+      expect((await client.get('/')).text).toContain('<html lang="en">');
+    } finally {
+      await stack.upstream.db.query("update users set language = 'sv' where email = $1", [email]);
+    }
+  });
+});
