@@ -3,7 +3,7 @@ import { StarFillIcon } from '@primer/octicons-react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
-import { SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
+import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import { StatusLabel } from '../entity/status-label.tsx';
 import { errorText } from '../errors.ts';
 import { trpc } from '../trpc.ts';
@@ -63,9 +63,10 @@ const Table = styled.table`
   }
 `;
 
-function Rating({ value }: { value: number | null }) {
+/** A finished service's rating; only finished services are rated, so the others show a dash. */
+function Rating({ value, finished }: { value: number | null; finished: boolean }) {
   const { t } = useTranslation();
-  if (value === null) return <span className="muted">{t('bicycleHistory.notRated')}</span>;
+  if (value === null) return <span className="muted">{finished ? t('bicycleHistory.notRated') : '—'}</span>;
   return (
     <span aria-label={t('bicycleHistory.rating', { value })} title={t('bicycleHistory.rating', { value })} style={{ whiteSpace: 'nowrap' }}>
       <StarFillIcon size={14} fill="var(--fgColor-attention, #9a6700)" /> {value}/5
@@ -149,7 +150,7 @@ export function BicycleHistory({ bicycleId }: { bicycleId: number }) {
                     </span>
                   </td>
                   <td data-label={columns.rating}>
-                    <Rating value={s.rating} />
+                    <Rating value={s.rating} finished={s.status === SERVICE_STATUS.Finished} />
                   </td>
                 </tr>
               ))}

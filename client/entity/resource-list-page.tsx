@@ -148,7 +148,7 @@ function RangeFilter({ def, name, from, to, onChange }: { def: EntityDef; name: 
   const { t } = useTranslation();
   const label = t(`resources.${def.name}.fields.${name}`);
   return (
-    <span role="group" aria-label={label} style={{ display: 'inline-flex', gap: 4, alignItems: 'center' }}>
+    <span role="group" aria-label={label} style={{ display: 'inline-flex', flexWrap: 'wrap', gap: 4, alignItems: 'center', maxWidth: '100%' }}>
       <span aria-hidden="true" style={{ fontSize: 14, color: 'var(--fgColor-muted)' }}>
         {label}
       </span>
