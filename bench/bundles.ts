@@ -28,7 +28,9 @@ export const BUNDLE_BUDGETS: Record<string, { js: { target: number; enforced: nu
   '/login': { js: { target: 120, enforced: 216 }, css: { target: 25, enforced: 25 } },
   // Services and scheduling (issue 5) add four entity definitions to the registry the router reads and
   // their English texts to the one translation file every page loads (~3 KB together): +3 KB.
-  '/bicycles': { js: { target: 190, enforced: 230 }, css: { target: 25, enforced: 25 } },
+  // Issue 13 (dispatch board, assets, service types, bicycle history; their screens are lazy) adds two
+  // definitions, three sidebar entries with their icons and the English texts (230.1 KB): +1 KB.
+  '/bicycles': { js: { target: 190, enforced: 231 }, css: { target: 25, enforced: 25 } },
 };
 
 export function readManifest(clientDir: string): Manifest {

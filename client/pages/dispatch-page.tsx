@@ -1,5 +1,5 @@
 import { Button, Heading, Label, Spinner, TextInput } from '@primer/react';
-import { ChevronLeftIcon, ChevronRightIcon, LinkExternalIcon } from '@primer/octicons-react';
+import { ArrowUpRightIcon, ChevronLeftIcon, ChevronRightIcon } from '@primer/octicons-react';
 import { useEffect, useMemo, useState, type DragEvent } from 'react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
@@ -237,7 +237,7 @@ function ServiceCard({ service, picked, anyPicked, onPick, onDragStart, onDragEn
         <div className="pick">{body}</div>
       )}
       <Link to={`/services/${service.id}`} tabIndex={anyPicked ? -1 : undefined} aria-label={t('dispatch.open', { id: service.id })} title={t('dispatch.open', { id: service.id })}>
-        <LinkExternalIcon size={14} />
+        <ArrowUpRightIcon size={14} />
       </Link>
     </Card>
   );
