@@ -138,6 +138,19 @@ describe('dispatch board', () => {
     expect(await serviceNow(ids.second)).toMatchObject({ status: 2, buddy_id: ids.bo, service_slot_id: 2 });
   });
 
+  it("reassigns a booked service to another buddy by dragging it from one buddy's slot to another's", async () => {
+    await ok('buddyWorkSlots.create', { buddy_id: ids.third, service_date: day, service_slot_id: 3, max_services_per_day: 2, is_working_day: true });
+    await gotoHydrated(page, `${stack.baseUrl}/dispatch?date=${day}`);
+    const card = cell(page, ids.bo, 2).getByTestId(`dispatch-service-${ids.first}`);
+    expect(await card.getAttribute('data-status')).toBe('2');
+    await card.dragTo(cell(page, ids.third, 3));
+    await toast(page, `Service #${ids.first} is now with Alva Andersson, Evening.`);
+    await cell(page, ids.third, 3).getByTestId(`dispatch-service-${ids.first}`).waitFor();
+    expect(await cell(page, ids.bo, 2).getByTestId(`dispatch-service-${ids.first}`).count()).toBe(0);
+    expect(await serviceNow(ids.first)).toMatchObject({ status: 2, buddy_id: ids.third, service_slot_id: 3 });
+    expect(await page.getByTestId(`dispatch-buddy-${ids.third}`).getByTestId('dispatch-day-capacity').innerText()).toBe('1 of 2 today · 1 left');
+  });
+
   it('in Swedish, the capacity and the refusals read in Swedish', async () => {
     await gotoHydrated(page, `${stack.baseUrl}/dispatch?date=${day}`);
     await page.getByTestId('language-switch').selectOption('sv');
