@@ -80,6 +80,16 @@ describe('dispatch board', () => {
     await screenshot(page, 'dispatch-desktop');
   });
 
+  it("opens on today, where the demo data's requests wait in the tray", async () => {
+    await gotoHydrated(page, `${stack.baseUrl}/dispatch`);
+    expect(await tray(page).locator('[data-testid^="dispatch-service-"]').count()).toBeGreaterThanOrEqual(3);
+    await page.getByTestId('dispatch-next').click();
+    await page.waitForURL(/\/dispatch\?date=\d{4}-\d{2}-\d{2}$/);
+    await page.getByTestId('dispatch-previous').click();
+    await page.waitForURL(`${stack.baseUrl}/dispatch`);
+    await screenshot(page, 'dispatch-today-demo');
+  });
+
   it('drag and drop: a request dropped on a free slot is booked there; one dropped on a full day is refused with the API message and stays', async () => {
     await gotoHydrated(page, `${stack.baseUrl}/dispatch?date=${day}`);
     await tray(page).getByTestId(`dispatch-service-${ids.first}`).dragTo(cell(page, ids.bo, 2));
