@@ -33,7 +33,9 @@ export const BUNDLE_BUDGETS: Record<string, { js: { target: number; enforced: nu
   // (+0.4; its phone rules are CSS), the /today route, its query and the new texts every page loads (+1.0,
   // also on /login), and a chunk split Rolldown chose for the calendar dates (+0.2). The Today page itself,
   // its map and the Admin's buddy picker load on their own.
-  '/bicycles': { js: { target: 190, enforced: 231 }, css: { target: 25, enforced: 25 } },
+  // Issue 13 (dispatch board, assets, service types, bicycle history; their screens are lazy) adds two
+  // definitions, three sidebar entries with their icons and the English texts: +1 KB.
+  '/bicycles': { js: { target: 190, enforced: 233 }, css: { target: 25, enforced: 25 } },
   // Issue 13: the buddy's phone page (Lighthouse mobile ≥ 90) stays below what /bicycles loads: 209.2 KB
   // when it landed, the map (Leaflet) and the Admin's buddy picker on demand.
   '/today': { js: { target: 211, enforced: 211 }, css: { target: 25, enforced: 25 } },

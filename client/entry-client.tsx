@@ -22,11 +22,14 @@ async function start() {
   // §2: any leftover service worker from an older app on this origin is unregistered.
   void navigator.serviceWorker?.getRegistrations().then((registrations) => registrations.forEach((r) => void r.unregister()));
 
-  // The server rendered the cookie's language; local storage (§9 key `lang`) wins if they differ.
+  // The server rendered the language of the `lang` cookie. The cookie and local storage (§9 key `lang`)
+  // are written together, except when the server sets the cookie at sign-in to the profile's language
+  // (ADR 023): then the cookie wins. Without a cookie (cleared, expired) local storage wins.
   const stored = window.localStorage.getItem(LANG_STORAGE_KEY);
   const lang = isLanguage(state.lang) ? state.lang : 'en';
-  if (isLanguage(stored) && stored !== lang) persistLanguage(stored);
-  else if (!stored) persistLanguage(lang);
+  const cookie = /(?:^|;\s*)lang=([^;]*)/.exec(document.cookie)?.[1];
+  const switchTo = isLanguage(stored) && stored !== lang && !isLanguage(cookie) ? stored : null;
+  persistLanguage(switchTo ?? lang);
 
   const queryClient = createQueryClient(() => {
     queryClient.clear();
@@ -49,7 +52,7 @@ async function start() {
       router={(children) => <BrowserRouter>{children}</BrowserRouter>}
     />,
   );
-  if (isLanguage(stored) && stored !== lang) void i18n.changeLanguage(stored);
+  if (switchTo) void i18n.changeLanguage(switchTo);
 }
 
 void start();

@@ -14,6 +14,7 @@ import { parseUserListParams } from './pages/users-list-params.ts';
 import { daysOf, isValidIsoDate, todayIso, type CalendarView } from './components/calendar-dates.ts';
 import { USERS_TABS, usersTabOf } from './pages/users-tabs.ts';
 import { todayQuery } from './pages/today-query.ts';
+import { historyParams } from './components/bicycle-history-params.ts';
 
 export type PrefetchHelpers = ReturnType<typeof createServerSideHelpers<AppRouter>>;
 
@@ -103,7 +104,14 @@ for (const def of ENTITIES as readonly EntityDef[]) {
   if (def.detailRoute) PAGES[def.detailRoute] ??= entityDetailPage(def);
 }
 PAGES['/promo-codes/:id'] = entityDetailPage(ENTITIES.find((e) => e.name === 'promo-codes')!, { module: 'client/pages/promo-code-page.tsx', load: () => import('./pages/promo-code-page.tsx') });
-PAGES['/bicycles/:id'] = entityDetailPage(ENTITIES.find((e) => e.name === 'bicycles')!, { module: 'client/pages/bicycle-page.tsx', load: () => import('./pages/bicycle-page.tsx') });
+const bicyclePage = entityDetailPage(ENTITIES.find((e) => e.name === 'bicycles')!, { module: 'client/pages/bicycle-page.tsx', load: () => import('./pages/bicycle-page.tsx') });
+PAGES['/bicycles/:id'] = {
+  ...bicyclePage,
+  prefetch: async (h, params, search) => {
+    const id = Number(params.id);
+    await Promise.all([bicyclePage.prefetch!(h, params, search), Number.isInteger(id) && id > 0 ? h.bicycles.history.prefetch({ id, ...historyParams(search) }) : undefined]);
+  },
+};
 PAGES['/trial-groups/:id'] = entityDetailPage(ENTITIES.find((e) => e.name === 'trial-groups')!, { module: 'client/pages/trial-group-page.tsx', load: () => import('./pages/trial-group-page.tsx') });
 const entity = (name: string) => (ENTITIES as readonly EntityDef[]).find((e) => e.name === name)!;
 PAGES['/services'] = { ...entityListPage(entity('services')), module: 'client/pages/services-page.tsx', load: () => import('./pages/services-page.tsx') };
@@ -128,6 +136,15 @@ PAGES['/bike-buddy-scheduler'] = {
   prefetch: (h, _params, search) => {
     const def = entity(search.get('tab') === 'away' ? 'not-working-slots' : 'buddy-work-slots');
     return (h as unknown as ListPrefetch)[routerKey(def)]!.list.prefetch(parseListParams(def, search));
+  },
+};
+
+PAGES['/dispatch'] = {
+  module: 'client/pages/dispatch-page.tsx',
+  load: () => import('./pages/dispatch-page.tsx'),
+  prefetch: async (h, _params, search) => {
+    const date = search.get('date') ?? '';
+    await h.dispatch.board.prefetch({ date: isValidIsoDate(date) ? date : todayIso() });
   },
 };
 

@@ -164,6 +164,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     googleClientId: opts.googleClientId,
     geocoder,
     loginGuard,
+    secureCookies: opts.secureCookies,
   });
 
   await app.register(fastifyCookie, { parseOptions: {} });

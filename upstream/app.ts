@@ -22,6 +22,7 @@ import { registerSchedule } from './resources/schedule.ts';
 import { registerSubscriptionPlans, registerSubscriptions } from './resources/subscriptions.ts';
 import { registerEventSlots } from './resources/event-slots.ts';
 import { registerTrialGroups } from './resources/trial-groups.ts';
+import { registerDispatch } from './resources/dispatch.ts';
 
 export interface BuildUpstreamOptions {
   db: Db;
@@ -100,6 +101,7 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   for (const def of ENTITIES as readonly EntityDef[]) (custom[def.name] ?? (() => registerEntityResource(app, db, config, def)))();
   registerUsers(app, db, config);
   registerDashboard(app, db, config);
+  registerDispatch(app, db, config);
 
   app.get('/api/promo-codes/:id/users/', { preHandler: requireAuth(config, ['Admin']) }, async (req, reply) => {
     const id = Number((req.params as { id: string }).id);

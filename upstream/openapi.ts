@@ -37,6 +37,8 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'DELETE /api/users/:id/competencies/:target/': 'Remove a competence (Admin)',
   'POST /api/bicycles/:id/activate/': 'Activate a bicycle (the owner’s limit applies)',
   'POST /api/bicycles/:id/deactivate/': 'Deactivate a bicycle',
+  'GET /api/bicycles/:id/services/': 'A bicycle’s service history, newest first, paged (?page, ?page_size; 10 by default): type, status, buddy, notes, rating and the checklist in two counts (ADR 023)',
+  'GET /api/dispatch/': 'The dispatch board of a day (?date=YYYY-MM-DD, Admin): every active buddy’s work and not-working slots, places held per slot and day, and the day’s services, in one snapshot (ADR 022)',
   'GET /api/bicycles/:id/images/': 'A bicycle’s images and defect images',
   'POST /api/bicycles/:id/images/': 'Attach an uploaded image {url, kind: image | defect}',
   'DELETE /api/bicycles/:id/images/:imageId/': 'Remove an image',

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Db } from './db.ts';
 import { hashPassword } from './lib/password.ts';
 import { setUserRoles } from './users.ts';
-import { ORIGIN_TYPES, SERVICE_TYPES } from '../shared/entities/services.ts';
+import { ORIGIN_TYPES } from '../shared/entities/services.ts';
 import { seedEvents, seedSubscriptions, seedTrialGroups } from './seed-events.ts';
 
 export const DEMO_ACCOUNTS = [
@@ -149,6 +149,7 @@ export async function seedDemo(db: Db, password: string, scryptCost: number): Pr
       );
     }
     await seedScheduling(tx);
+    await seedCatalogueAndAssets(tx);
     await seedSubscriptions(tx);
     await seedEvents(tx);
     await seedTrialGroups(tx);
@@ -189,12 +190,60 @@ async function seedDemoBuddyToday(tx: Db, buddy: number, bikes: { id: number; ow
   for (const [i, [slot, time, status, address, lat, lng, notes]] of stops.entries()) {
     const bike = bikes[(i * 5 + 3) % bikes.length]!;
     await tx.query(
-      `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, service_type, operational_range_id, address, latitude, longitude, notes, finished_at)
-       values ($1::date, $2::bigint, $3::time, $4::smallint, $5, $6, $7, 'subscriber_', 'standard', 1, $8, $9, $10, $11,
+      `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, service_type_id, operational_range_id, address, latitude, longitude, notes, finished_at)
+       values ($1::date, $2::bigint, $3::time, $4::smallint, $5, $6, $7, 'subscriber_', (select id from service_types where name_en = 'Standard'), 1, $8, $9, $10, $11,
                case when $4::smallint = 4 then ($1::date + $3::time + interval '45 minutes')::timestamptz end)`,
       [demoDate(0), slot, time, status, buddy, bike.id, bike.owner_id, address, lat, lng, notes],
     );
   }
+}
+
+/**
+ * A service type the catalogue offers besides the four every database starts with (migration 076), one
+ * retired from the offer, and the vans, cargo bikes and kit the buddies work with (ADR 023).
+ */
+async function seedCatalogueAndAssets(tx: Db) {
+  await insertAll(tx, 'service_types', ['name_en', 'name_sv', 'description', 'duration_minutes', 'price_sek', 'is_active'], [
+    ['E-bike check', 'Elcykelkontroll', 'Motor, battery and wiring diagnostics with a firmware update.', 90, 1195, true],
+    ['Winter tyres fitted', 'Vinterdäck monteras', 'Studded tyres fitted and the old ones stored (discontinued).', 45, 595, false],
+  ]);
+  const { rows } = await tx.query<{ id: number }>(
+    "select u.id from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id where r.name = 'Buddy' order by u.id limit 3",
+  );
+  const [bo, sam, third] = rows.map((r) => Number(r.id));
+  await insertAll(tx, 'assets', ['name', 'asset_type', 'identifier', 'status', 'buddy_id', 'purchase_date', 'purchase_value', 'next_inspection', 'notes'], [
+    ['Service van 1', 'van', 'ABC 123', 2, bo, '2023-03-14', 289000, demoDate(40), 'Carries two workstands and the spare-parts shelf'],
+    ['Service van 2', 'van', 'DEF 456', 3, null, '2022-09-01', 265000, demoDate(-3), 'At the garage: brake service, back next week'],
+    ['Cargo bike Bullitt', 'cargo_bike', 'WBU-2291', 2, sam, '2024-04-20', 42000, demoDate(75), null],
+    ['Cargo bike Omnium', 'cargo_bike', 'OMN-0831', 1, null, '2024-05-02', 38500, demoDate(90), 'Spare, kept at the depot'],
+    ['Tool kit A', 'tool_kit', 'TK-A-01', 2, bo, '2023-01-10', 12500, null, 'Park Tool professional kit'],
+    ['Tool kit B', 'tool_kit', 'TK-B-02', 2, third, '2023-01-10', 12500, null, null],
+    ['Workstand PRS-2', 'workstand', 'PRS2-7781', 1, null, '2021-06-30', 6900, null, null],
+    ['E-bike diagnostic tablet', 'diagnostic', 'BOSCH-DT-118', 2, sam, '2024-11-05', 15900, demoDate(20), 'Bosch and Shimano Steps software'],
+    ['Old truing stand', 'workstand', 'TS-1999', 4, null, '2015-02-01', 2400, null, 'Retired: replaced by the PRS-2'],
+  ]);
+}
+
+interface DemoService {
+  date: string;
+  slot: number;
+  status: number;
+  buddy: number;
+  bike: { id: number; owner_id: number | null };
+  /** Picks the origin, service type, address and notes, so the demo varies. */
+  n: number;
+  rating: number | null;
+  notes?: string;
+}
+
+async function insertService(tx: Db, { date, slot, status, buddy, bike, n, rating, notes }: DemoService) {
+  const [address, lat, lng] = ADDRESSES[n % ADDRESSES.length]!;
+  await tx.query(
+    `insert into services (service_date, service_slot_id, status, buddy_id, bicycle_id, owner_id, origin_type, service_type_id, operational_range_id, address, latitude, longitude, notes, rating, finished_at)
+     values ($1::date, $2::bigint, $3::smallint, $4, $5, $6, $7, (select id from service_types order by id offset $8 limit 1), 1, $9, $10, $11, $12, $13,
+             case when $3::smallint = 4 then ($1::date + (select end_time from service_slots where id = $2::bigint))::timestamptz end)`,
+    [date, slot, status, buddy, bike.id, bike.owner_id, ORIGIN_TYPES[n % ORIGIN_TYPES.length], n % 4, address, lat, lng, notes ?? (n % 4 === 0 ? 'Door code 1234, bicycle in the courtyard' : null), rating],
+  );
 }
 
 /**
@@ -248,18 +297,20 @@ async function seedScheduling(tx: Db) {
         const pick = Math.abs(offset + k + bi);
         const status = offset < 0 ? [4, 4, 4, 3, 5][pick % 5]! : offset === 0 ? 2 : [2, 2, 1, 2, 5][pick % 5]!;
         const bike = bikes[n % bikes.length]!;
-        const [address, lat, lng] = ADDRESSES[n % ADDRESSES.length]!;
-        await tx.query(
-          `insert into services (service_date, service_slot_id, status, buddy_id, bicycle_id, owner_id, origin_type, service_type, operational_range_id, address, latitude, longitude, notes, finished_at)
-           values ($1::date, $2::bigint, $3::smallint, $4, $5, $6, $7, $8, 1, $9, $10, $11, $12,
-                   case when $3::smallint = 4 then ($1::date + (select end_time from service_slots where id = $2::bigint))::timestamptz end)`,
-          [demoDate(offset), slot, status, buddy, bike.id, bike.owner_id, ORIGIN_TYPES[n % ORIGIN_TYPES.length], SERVICE_TYPES[n % SERVICE_TYPES.length], address, lat, lng, n % 4 === 0 ? 'Door code 1234, bicycle in the courtyard' : null],
-        );
+        // Most finished services carry the customer's rating (§5, 1–5); some customers never rate.
+        const rating = status === 4 && n % 4 !== 3 ? 3 + (n % 3) : null;
+        await insertService(tx, { date: demoDate(offset), slot, status, buddy, bike, n, rating });
         n++;
       }
     }
   }
   await seedDemoBuddyToday(tx, buddies[0]!, bikes);
+  // Requests that came in for today and wait on the dispatch board (ADR 022): provisionally with the
+  // second demo buddy's morning, which has room on weekdays (the demo buddy's own day is the Today page's five stops).
+  for (const [k, slot] of [1, 1, 1].entries()) {
+    await insertService(tx, { date: demoDate(0), slot, status: 1, buddy: buddies[1]!, bike: bikes[(n + 5) % bikes.length]!, n, rating: null, notes: ['Wants the brakes looked at', 'Puncture, rear wheel', 'Gears slip under load'][k]! });
+    n++;
+  }
   // Checklists of the first finished services.
   await tx.query(
     `insert into service_details (service_id, service_item_id, check_status, needs_repair, notes)

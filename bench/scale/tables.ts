@@ -124,12 +124,14 @@ export const SCALE_TABLES: ScaleTable[] = [
       if (!buddyIds.length || !slotIds.length) throw new Error('services need buddies and active service slots');
       const { rows: ranges } = await db.query<{ id: number }>('select id from operational_ranges order by id limit 3');
       const rangeIds = ranges.map((r) => Number(r.id));
+      const { rows: types } = await db.query<{ id: number }>('select id from service_types order by id limit 4');
+      const typeIds = types.map((r) => Number(r.id));
       // h(k): a cheap deterministic hash of the row number, one per attribute so attributes do not correlate.
       const h = (k: number) => `((g::bigint * ${HASH[k]!}) % 2147483647)`;
       await db.query(
-        `insert into services (bicycle_id, owner_id, buddy_id, service_slot_id, service_date, service_time, status, origin_type, service_type,
+        `insert into services (bicycle_id, owner_id, buddy_id, service_slot_id, service_date, service_time, status, origin_type, service_type_id,
                                operational_range_id, address, latitude, longitude, notes, finished_at, created_at, updated_at)
-         select b.id, b.owner_id, v.buddy_id, v.slot_id, v.day, v.service_time, v.status, v.origin_type, v.service_type, v.range_id,
+         select b.id, b.owner_id, v.buddy_id, v.slot_id, v.day, v.service_time, v.status, v.origin_type, v.service_type_id, v.range_id,
                 v.address, v.latitude, v.longitude, v.notes,
                 case when v.status = 4 then (v.day + v.slot_start + interval '1 hour' + (v.h % 180) * interval '1 minute') at time zone 'UTC' end,
                 ((v.day - 1 - (v.h % 20)::int) + time '09:00') at time zone 'UTC',
@@ -145,7 +147,7 @@ export const SCALE_TABLES: ScaleTable[] = [
                   case when ${h(4)} % 10 < 3 then (array[${slotStarts}]::time[])[1 + ${h(3)} % ${slotIds.length}] + (${h(4)} % 6) * interval '30 minutes' end as service_time,
                   case when ${h(5)} % 100 < 40 then 'one_off' when ${h(5)} % 100 < 75 then 'subscriber_' when ${h(5)} % 100 < 85 then 'e_commerce'
                        when ${h(5)} % 100 < 95 then 'b2b' else 'benefit_bike' end as origin_type,
-                  (array['basic', 'standard', 'premium', 'repair', null])[1 + ${h(6)} % 5] as service_type,
+                  ${typeIds.length ? `(array[${typeIds.join(',')}, null]::bigint[])[1 + ${h(6)} % ${typeIds.length + 1}]` : 'null'} as service_type_id,
                   ${rangeIds.length ? `(array[${rangeIds.join(',')}, null]::bigint[])[1 + ${h(7)} % ${rangeIds.length + 1}]` : 'null'} as range_id,
                   (${sqlArray(STREETS)})[1 + ${h(8)} % ${STREETS.length}] || ' ' || (1 + ${h(9)} % 120) || ', Stockholm' as address,
                   59.28 + (${h(10)} % 10000) / 100000.0 as latitude, 17.95 + (${h(11)} % 20000) / 100000.0 as longitude,

@@ -11,7 +11,7 @@ import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
-import { RelatedServices } from '../components/related-services.tsx';
+import { BicycleHistory } from '../components/bicycle-history.tsx';
 
 const Gallery = styled.ul`
   list-style: none;
@@ -137,7 +137,7 @@ export default function BicyclePage() {
         <>
           <ImageSection bicycleId={id} kind="image" />
           <ImageSection bicycleId={id} kind="defect" />
-          <RelatedServices filters={{ bicycle_id: String(id) }} title={t('services.ofBicycle')} other="buddy_id" testId="bicycle-services" />
+          <BicycleHistory bicycleId={id} />
         </>
       )}
     </ResourceDetailPage>

@@ -11,13 +11,22 @@ import { errorText } from '../errors.ts';
 import { usePublicConfig } from '../public-config.tsx';
 import { useReloadSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
+import { persistLanguage } from '../shell/language-switch.tsx';
+import type { Language } from '../../shared/schemas/common.ts';
+
+/** The profile's language, applied at sign-in (ADR 023): the server has set the cookie; this browser follows. */
+async function applyProfileLanguage(i18n: { language: string; changeLanguage(lang: string): Promise<unknown> }, language: Language | null) {
+  if (!language) return;
+  persistLanguage(language);
+  if (i18n.language !== language) await i18n.changeLanguage(language);
+}
 
 /**
  * Works before JavaScript: the form posts to /login, which the server handles and answers with
  * a redirect. Once hydrated, submit goes through tRPC and errors appear without a reload.
  */
 export default function LoginPage() {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [params] = useSearchParams();
   const navigate = useNavigate();
   const reloadSession = useReloadSession();
@@ -36,6 +45,7 @@ export default function LoginPage() {
     if (!input) return;
     try {
       const result = await login.mutateAsync(input);
+      await applyProfileLanguage(i18n, result.language);
       await reloadSession();
       navigate(result.roles.length > 0 ? redirect : '/forbidden', { replace: true });
     } catch (error) {
@@ -109,6 +119,7 @@ function GoogleSignIn({ redirect, onError }: { redirect: string; onError: (messa
           google
             .mutateAsync({ idToken: response.credential })
             .then(async (result) => {
+              await applyProfileLanguage(i18n, result.language);
               await reloadSession();
               navigate(result.roles.length > 0 ? redirect : '/forbidden', { replace: true });
             })

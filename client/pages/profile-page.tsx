@@ -13,6 +13,9 @@ import { useToast } from '../shell/toasts.tsx';
 import { useReloadSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
+import { useQueryClient } from '@tanstack/react-query';
+import { isLanguage } from '../../shared/schemas/common.ts';
+import { persistLanguage } from '../shell/language-switch.tsx';
 
 const Grid = styled.form`
   display: grid;
@@ -47,7 +50,8 @@ export default function ProfilePage() {
 }
 
 function ProfileForm({ profile }: { profile: Profile }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const queryClient = useQueryClient();
   const toast = useToast();
   const utils = trpc.useUtils();
   const reloadSession = useReloadSession();
@@ -68,6 +72,12 @@ function ProfileForm({ profile }: { profile: Profile }) {
       const saved = await update.mutateAsync(input);
       utils.account.get.setData(undefined, saved);
       await reloadSession();
+      // A newly chosen profile language is applied at once, as it is at every sign-in (ADR 023).
+      if (isLanguage(saved.language) && saved.language !== profile.language && saved.language !== i18n.language) {
+        persistLanguage(saved.language);
+        await i18n.changeLanguage(saved.language);
+        await queryClient.invalidateQueries();
+      }
       toast.success(t('profile.saved'));
     } catch (error) {
       form.applyServerError(error);

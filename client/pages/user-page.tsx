@@ -17,6 +17,7 @@ import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { RelatedServices } from '../components/related-services.tsx';
 import { appCodeOf, errorText, fieldText } from '../errors.ts';
+import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import { SubscriptionsList } from './subscriptions-list.tsx';
@@ -47,9 +48,13 @@ function formValues(u: UserDetail) {
   };
 }
 
+/** A user's name as the confirmations say it. */
+const nameOf = (u: UserDetail) => [u.first_name, u.last_name].filter(Boolean).join(' ') || u.email;
+
 function UserForm({ user }: { user: UserDetail }) {
   const { t } = useTranslation();
   const toast = useToast();
+  const confirm = useConfirm();
   const utils = trpc.useUtils();
   const update = trpc.users.update.useMutation();
   const initial = formValues(user);
@@ -68,6 +73,8 @@ function UserForm({ user }: { user: UserDetail }) {
         const data = form.validate();
         // Never silent: every field message is shown beside its field, and the toast says why nothing was saved.
         if (!data) return toast.error(t('errors.validation_error'));
+        // Deactivating locks the person out: ask before sending (issue 13).
+        if (user.is_active && !data.is_active && !(await confirm({ title: t('userConfirm.deactivateTitle'), message: t('userConfirm.deactivate', { name: nameOf(user) }), danger: true }))) return;
         try {
           const saved = await update.mutateAsync({ id: user.id, data: { ...data, version: user.version } });
           utils.users.get.setData({ id: user.id }, saved);
@@ -122,6 +129,7 @@ function UserForm({ user }: { user: UserDetail }) {
 function Links({ user }: { user: UserDetail }) {
   const { t } = useTranslation();
   const toast = useToast();
+  const confirm = useConfirm();
   const utils = trpc.useUtils();
   const addRole = trpc.users.roles.add.useMutation();
   const removeRole = trpc.users.roles.remove.useMutation();
@@ -176,12 +184,12 @@ function Links({ user }: { user: UserDetail }) {
             <FormControl key={role}>
               <Checkbox
                 checked={roles.includes(role)}
-                onChange={(e) => {
-                  setRoles(e.target.checked ? [...roles, role] : roles.filter((r) => r !== role));
-                  void run(
-                    (e.target.checked ? addRole : removeRole).mutateAsync({ id: user.id, value: role }),
-                    t(e.target.checked ? 'users.roleAdded' : 'users.roleRemoved', { role }),
-                  );
+                onChange={async (e) => {
+                  const adding = e.target.checked;
+                  // Taking a role away takes screens away from the person: ask first (issue 13).
+                  if (!adding && !(await confirm({ title: t('userConfirm.removeRoleTitle'), message: t('userConfirm.removeRole', { role, name: nameOf(user) }), danger: true }))) return;
+                  setRoles(adding ? [...roles, role] : roles.filter((r) => r !== role));
+                  void run((adding ? addRole : removeRole).mutateAsync({ id: user.id, value: role }), t(adding ? 'users.roleAdded' : 'users.roleRemoved', { role }));
                 }}
               />
               <FormControl.Label>{role}</FormControl.Label>
@@ -270,7 +278,7 @@ export default function UserPage() {
         ← {t('routes.users')}
       </PrimerLink>
       <Heading as="h1" style={{ margin: '12px 0 4px' }} data-testid="detail-title">
-        {[u.first_name, u.last_name].filter(Boolean).join(' ') || u.email}
+        {nameOf(u)}
       </Heading>
       <p style={{ color: 'var(--fgColor-muted)', marginTop: 0 }}>
         {u.email} · {t(`users.accountStatus.${u.account_status}`)} · <span data-testid="invitation-status">{t(`users.invitationStatus.${u.invitation_status}`)}</span>

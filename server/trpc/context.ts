@@ -18,9 +18,19 @@ export interface Context {
   geocoder: Geocoder | undefined;
   /** Sign-in limits per client and per account (server/login-limiter.ts). */
   loginGuard: LoginGuard;
+  /** Cookies are sent with Secure (production over https): the `lang` cookie set at sign-in too. */
+  secureCookies: boolean;
 }
 
 export const LANG_COOKIE = 'lang';
+
+/**
+ * The interface language for the next pages (ADR 023): the same cookie the language switch writes, so
+ * readable by the page's script (not HttpOnly), a year long.
+ */
+export function setLanguageCookie(ctx: Pick<Context, 'reply' | 'secureCookies'>, lang: Language): void {
+  ctx.reply.setCookie(LANG_COOKIE, lang, { path: '/', maxAge: 31_536_000, sameSite: 'lax', secure: ctx.secureCookies, httpOnly: false });
+}
 
 export function languageOf(req: FastifyRequest): Language {
   const fromCookie = req.cookies?.[LANG_COOKIE];

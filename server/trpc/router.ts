@@ -6,6 +6,7 @@ import { sessionRouter } from './routers/session.ts';
 import { usersRouter } from './routers/users.ts';
 import { dashboardRouter } from './routers/dashboard.ts';
 import { geoRouter } from './routers/geo.ts';
+import { dispatchRouter } from './routers/dispatch.ts';
 
 export const appRouter = router({
   auth: authRouter,
@@ -16,6 +17,7 @@ export const appRouter = router({
   users: usersRouter,
   dashboard: dashboardRouter,
   geo: geoRouter,
+  dispatch: dispatchRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -20,6 +20,8 @@ import { eventsEntity } from './events.ts';
 import { eventSlotsEntity } from './event-slots.ts';
 import { eventBookingsEntity } from './event-bookings.ts';
 import { trialGroupsEntity } from './trial-groups.ts';
+import { serviceTypesEntity } from './service-types.ts';
+import { assetsEntity } from './assets.ts';
 
 /** Every entity served by the generic engine, in the order their tables are created. */
 export const ENTITIES = [
@@ -30,6 +32,7 @@ export const ENTITIES = [
   operationalRangesEntity,
   serviceSlotsEntity,
   serviceItemsEntity,
+  serviceTypesEntity,
   productsEntity,
   companiesEntity,
   promoCodesEntity,
@@ -44,6 +47,7 @@ export const ENTITIES = [
   eventSlotsEntity,
   eventBookingsEntity,
   trialGroupsEntity,
+  assetsEntity,
 ] as const satisfies readonly EntityDef[];
 
 export function entityByName(name: string): EntityDef | undefined {

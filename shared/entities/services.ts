@@ -27,8 +27,9 @@ export const CAPACITY_STATUSES: readonly number[] = [SERVICE_STATUS.Requested, S
 
 /** §9 origin types, spelt as stored (subscriber_ keeps its trailing underscore). */
 export const ORIGIN_TYPES = ['one_off', 'subscriber_', 'e_commerce', 'b2b', 'benefit_bike'] as const;
-export const SERVICE_TYPES = ['basic', 'standard', 'premium', 'repair'] as const;
 
+/** §5 "Rating: numeric, 1 to 5": the customer's rating of a finished service (ADR 023). */
+export const RATING = { min: 1, max: 5 } as const;
 
 /**
  * §3 Service. A Buddy sees and changes only the services assigned to them (`buddy_id`); only an Admin
@@ -74,12 +75,17 @@ export const servicesEntity = defineEntity({
     slot_start_time: { kind: 'time', lookup: { via: 'service_slot_id', column: 'start_time' }, hidden: true },
     slot_end_time: { kind: 'time', lookup: { via: 'service_slot_id', column: 'end_time' }, hidden: true },
     origin_type: { kind: 'enum', required: true, options: ORIGIN_TYPES, list: true, filter: true },
-    service_type: { kind: 'enum', options: SERVICE_TYPES },
+    service_type_id: { kind: 'reference', reference: { entity: 'service-types', label: 'name_{lang}' }, filter: true },
     operational_range_id: { kind: 'reference', reference: { entity: 'operational-ranges', label: 'name' }, filter: true },
     address: { kind: 'text', max: 255, searchable: true, list: true },
     latitude: { kind: 'decimal', required: true, requiredMessage: 'validation.locationRequired', min: -90, max: 90, scale: 7 },
     longitude: { kind: 'decimal', required: true, requiredMessage: 'validation.locationRequired', min: -180, max: 180, scale: 7 },
     notes: { kind: 'text', max: 2000, multiline: true, searchable: true },
+    rating: { kind: 'integer', min: RATING.min, max: RATING.max, sortable: true, list: true },
     finished_at: { kind: 'datetime', readOnly: true },
   },
+  checks: [
+    // A rating is the customer's verdict on work done: only a finished service has one.
+    { test: (v) => v.rating === null || v.rating === undefined || Number(v.status) === SERVICE_STATUS.Finished, message: 'validation.ratingNeedsFinished', path: 'rating' },
+  ],
 });

@@ -45,3 +45,25 @@ export interface GeocodeResult {
   lat: number;
   lng: number;
 }
+
+/** A page of a bicycle's service history (ADR 023): newest first, 10 to a page unless asked otherwise. */
+export const bicycleHistoryInput = z.object({
+  id: z.number().int().positive(),
+  page: z.number().int().min(1).max(1_000_000).default(1),
+  page_size: z.union([z.literal(10), z.literal(25), z.literal(50), z.literal(100)]).default(10),
+});
+
+/** One service in a bicycle's history, with what was found (the checklist in two counts) and the rating. */
+export interface BicycleHistoryRow {
+  id: number;
+  service_date: string;
+  slot_label: string | null;
+  status: number;
+  service_type_label: string | null;
+  buddy_label: string | null;
+  notes: string | null;
+  rating: number | null;
+  /** Service items with a check status recorded, and those found needing repair. */
+  checked: number;
+  needs_repair: number;
+}

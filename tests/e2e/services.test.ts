@@ -214,7 +214,7 @@ describe('services in the browser', () => {
 
   it('the admin sees the service on the bicycle and its owner, and cancels an expert request', async () => {
     await gotoHydrated(admin, stack.baseUrl + '/bicycles/1');
-    await admin.getByTestId('bicycle-services').locator(`a[href="/services/${serviceId}"]`).waitFor();
+    await admin.getByTestId('bicycle-history').locator(`a[href="/services/${serviceId}"]`).waitFor();
     const ownerId = (await query(await apiAs('admin'), 'services.get', { id: serviceId })).body.result.data.owner_id;
     await gotoHydrated(admin, `${stack.baseUrl}/users/${ownerId}`);
     await admin.getByTestId('user-services').locator(`a[href="/services/${serviceId}"]`).waitFor();

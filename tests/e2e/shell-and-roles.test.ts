@@ -64,7 +64,7 @@ describe('the user story of the foundation', () => {
     await page.waitForURL(stack.baseUrl + '/bicycles');
     expect(await page.getByTestId('user-full-name').innerText()).toBe('Ada Admin');
     const labels = await sidebarLabels(page);
-    expect(labels).toHaveLength(20);
+    expect(labels).toHaveLength(23);
     expect(labels).toContain('Promo codes');
     expect(await page.getByTestId('app-version').innerText()).toMatch(/Version test/);
     await screenshot(page, 'admin-shell-en');

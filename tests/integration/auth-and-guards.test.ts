@@ -1,10 +1,15 @@
+import { createServer } from 'node:http';
+import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startUpstream } from '../../upstream/start.ts';
+import { testLogger } from '../support/run-log.ts';
 import { agent, mutate, query, setCookies, signIn } from '../support/http.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack();
+  // This file signs in more than 30 times a minute from one address; the limit has its own test.
+  stack = await startStack({ app: { loginLimits: { perIpPerMinute: 120 } } });
 });
 afterAll(async () => stack?.close());
 
@@ -164,5 +169,96 @@ describe('tRPC auth procedures', () => {
     );
     expect(after[0]!.n).toBe(before[0]!.n - 1);
     expect((await client.get('/')).headers.location).toBe('/login?redirect=%2F');
+  });
+});
+
+describe('the profile language at sign-in (ADR 023)', () => {
+  // A seeded buddy whose profile is set to Swedish here; the demo logins' profiles are English.
+  let email = '';
+  beforeAll(async () => {
+    const { rows } = await stack.upstream.db.query<{ email: string }>(
+      "select u.email from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id where r.name = 'Buddy' and u.email not in ('buddy@example.com', 'shop@example.com') order by u.id limit 1",
+    );
+    email = rows[0]!.email;
+    await stack.upstream.db.query("update users set language = 'sv' where email = $1", [email]);
+  });
+  const langCookie = (res: { headers: Record<string, unknown> }) => setCookies(res).find((c) => /^lang=/.test(c));
+
+  it('the sign-in (tRPC) answers the profile language and sets the lang cookie, readable by the page and a year long', async () => {
+    const client = agent(stack);
+    const res = await mutate(client, 'auth.login', { email, password: DEMO_PASSWORD }).set('cookie', 'lang=en');
+    expect(res.status).toBe(200);
+    expect(res.body.result.data).toEqual({ roles: ['Buddy'], language: 'sv' });
+    const cookie = langCookie(res)!;
+    expect(cookie).toMatch(/^lang=sv;/);
+    expect(cookie).toMatch(/Max-Age=31536000/);
+    expect(cookie).toMatch(/Path=\//);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).not.toMatch(/HttpOnly/);
+    const home = await client.get('/');
+    expect(home.text).toContain('<html lang="sv">');
+  });
+
+  it('the form post without JavaScript applies it too: the next page is in Swedish', async () => {
+    const client = agent(stack);
+    const res = await client.post('/login').set('cookie', 'lang=en').type('form').send({ email, password: DEMO_PASSWORD, redirect: '/services' });
+    expect(res.status).toBe(303);
+    expect(langCookie(res)).toMatch(/^lang=sv;/);
+    const page = await client.get('/services');
+    expect(page.text).toContain('<html lang="sv">');
+    expect(page.text).toContain('Servicejobb');
+  });
+
+  it('a profile without a language leaves the sign-in page language alone', async () => {
+    await stack.upstream.db.query('update users set language = null where email = $1', [email]);
+    try {
+      const client = agent(stack);
+      const res = await mutate(client, 'auth.login', { email, password: DEMO_PASSWORD });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.result.data.language).toBeNull();
+      expect(langCookie(res)).toBeUndefined();
+      expect((await client.get('/')).text).toContain('<html lang="en">');
+    } finally {
+      await stack.upstream.db.query("update users set language = 'sv' where email = $1", [email]);
+    }
+  });
+});
+
+// Last in the file: a second API starts in this process, and its start keeps the event loop busy.
+describe('the profile language at Google sign-in (ADR 023)', () => {
+  it('Google sign-in applies the profile language too', async () => {
+    // The API verifies Google ID tokens against these keys (an HTTP-level fake of Google's certificates).
+    const keys = await generateKeyPair('RS256');
+    const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+    const certs = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
+    await new Promise<void>((resolve) => certs.listen(0, '127.0.0.1', resolve));
+    const clientId = 'test-client.apps.googleusercontent.com';
+    const upstream = await startUpstream({
+      port: 0,
+      demoPassword: DEMO_PASSWORD,
+      logger: testLogger('upstream-google'),
+      config: { scryptCost: 1024, googleClientId: clientId, googleJwksUrl: `http://127.0.0.1:${(certs.address() as { port: number }).port}/certs` },
+    });
+    const google = await startStack({ upstream, app: { googleClientId: clientId } });
+    try {
+      await upstream.db.query("update users set language = 'sv' where email = 'shop@example.com'");
+      const idToken = await new SignJWT({ email: 'shop@example.com', email_verified: true })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setIssuer('https://accounts.google.com')
+        .setAudience(clientId)
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(keys.privateKey);
+      const client = agent(google);
+      const res = await mutate(client, 'auth.google', { idToken });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.result.data).toEqual({ roles: ['Buddy', 'Shop', 'BuddyShop'], language: 'sv' });
+      expect(setCookies(res).find((c) => /^lang=/.test(c))).toMatch(/^lang=sv;/);
+      expect((await client.get('/')).text).toContain('<html lang="sv">');
+    } finally {
+      await google.close();
+      await upstream.close();
+      certs.close();
+    }
   });
 });

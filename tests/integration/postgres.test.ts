@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import type { EntityDef } from '../../shared/entity/define.ts';
 import { readOnlyRoundTrip, writableRoundTrip } from '../support/entity-round-trip.ts';
-import { agent, signIn } from '../support/http.ts';
+import { agent, query, signIn } from '../support/http.ts';
+import { daysFromToday } from '../support/entity-samples.ts';
+import type { DispatchBoard } from '../../shared/schemas/dispatch.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 
 /**
@@ -38,6 +40,19 @@ describe.skipIf(!adminUrl)('on a PostgreSQL server', () => {
       if (def.readOnly) await readOnlyRoundTrip(client, def);
       else await writableRoundTrip(client, def);
     }
+  });
+
+  it("reads the dispatch board (a repeatable-read snapshot) and a bicycle's history", async () => {
+    const client = agent(stack);
+    await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    const board = await query(client, 'dispatch.board', { date: daysFromToday(0) });
+    expect(board.status, board.text).toBe(200);
+    const day = board.body.result.data as DispatchBoard;
+    expect(day.buddies.length).toBeGreaterThan(0);
+    expect(day.services.filter((s) => s.status === 1).length).toBeGreaterThanOrEqual(3);
+    const history = await query(client, 'bicycles.history', { id: 1 });
+    expect(history.status, history.text).toBe(200);
+    expect(history.body.result.data.paginator).toMatchObject({ page: 1, page_size: 10 });
   });
 
   it('answers the same pair to two refreshes of one token (grace window) with real concurrency', async () => {

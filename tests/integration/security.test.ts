@@ -109,10 +109,12 @@ describe('cookies', () => {
     const secure = await startStack({ upstream: stack.upstream, app: { secureCookies: true } });
     try {
       const res = await mutate(agent(secure), 'auth.login', { email: 'admin@example.com', password: DEMO_PASSWORD });
-      const cookies = setCookies(res).map((c) => c.replace(/=[^;]+;/, '=<sealed>;'));
+      const cookies = setCookies(res).map((c) => c.replace(/^(__Host-bo_\w+)=[^;]+;/, '$1=<sealed>;'));
       expect(cookies).toEqual([
         '__Host-bo_at=<sealed>; Max-Age=2592000; Path=/; HttpOnly; Secure; SameSite=Lax',
         '__Host-bo_rt=<sealed>; Max-Age=2592000; Path=/; HttpOnly; Secure; SameSite=Lax',
+        // The profile's language (ADR 023): not a secret, read by the page's script, so not HttpOnly.
+        'lang=en; Max-Age=31536000; Path=/; Secure; SameSite=Lax',
       ]);
       for (const cookie of setCookies(res)) expect(cookie.length).toBeLessThan(4096);
       const page = await agent(secure).get('/login');

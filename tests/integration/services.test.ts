@@ -72,7 +72,11 @@ describe('geocoding through a Nominatim-compatible service', () => {
 
   it('names a picked point, in the caller\'s language', async () => {
     geocoderRequests.length = 0;
-    const res = await query(admin, 'geo.reverse', { lat: 59.33, lng: 18.06 }).set('accept-language', 'sv-SE,sv;q=0.9');
+    // An admin who has switched to Swedish (the sign-in set the cookie to the profile's English, ADR 023).
+    const swedish = agent(stack);
+    await signIn(swedish, 'admin@example.com', DEMO_PASSWORD);
+    swedish.jar.setCookie('lang=sv', '127.0.0.1', '/');
+    const res = await query(swedish, 'geo.reverse', { lat: 59.33, lng: 18.06 }).set('accept-language', 'sv-SE,sv;q=0.9');
     expect(res.body.result.data).toEqual({ label: 'Sergels torg, Stockholm', lat: 59.33, lng: 18.06 });
     expect(new URL(geocoderRequests[0]!.url!, 'http://x').searchParams.get('accept-language')).toBe('sv');
   });

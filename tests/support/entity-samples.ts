@@ -57,6 +57,8 @@ const OVERRIDES: Record<string, () => Record<string, unknown>> = {
     service_date: daysFromToday(30),
     status: 2,
     origin_type: 'subscriber_',
+    // A booked service has no rating yet (only finished ones do).
+    rating: null,
     latitude: DEFAULT_OPERATION_RANGE.centre.lat,
     longitude: DEFAULT_OPERATION_RANGE.centre.lng,
   }),

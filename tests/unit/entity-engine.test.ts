@@ -5,6 +5,8 @@ import { promoCodesEntity } from '../../shared/entities/promo-codes.ts';
 import { serviceSlotsEntity } from '../../shared/entities/service-slots.ts';
 import { productsEntity } from '../../shared/entities/products.ts';
 import { languagesEntity } from '../../shared/entities/languages.ts';
+import { servicesEntity } from '../../shared/entities/services.ts';
+import { assetsEntity } from '../../shared/entities/assets.ts';
 import { fieldErrorsOf } from '../../shared/schemas/common.ts';
 import { parseListParams } from '../../client/entity/list-state.ts';
 import { routerKey } from '../../client/entity/entity-api.ts';
@@ -94,6 +96,22 @@ describe('§5 rules from the definitions', () => {
     const ok = createSchema(promoCodesEntity).parse({ code: 'SPRING', max_uses: 10, starts_at: '2026-04-01', expires_at: '2026-05-01', uses: 99 });
     expect(ok).not.toHaveProperty('uses');
     expect(ok.company_name).toBeNull();
+  });
+
+  it('rating: a whole number from 1 to 5, on a finished service only (form and API share the rule)', () => {
+    const finished = { service_date: '2026-05-01', service_slot_id: 1, status: 4, buddy_id: 2, bicycle_id: 1, origin_type: 'one_off', latitude: 59.33, longitude: 18.06 };
+    expect(errorsOf(servicesEntity, { ...finished, rating: 0 })).toEqual({ rating: 'validation.min:1' });
+    expect(errorsOf(servicesEntity, { ...finished, rating: 6 })).toEqual({ rating: 'validation.max:5' });
+    expect(errorsOf(servicesEntity, { ...finished, rating: 2.5 })).toEqual({ rating: 'validation.integer' });
+    expect(errorsOf(servicesEntity, { ...finished, rating: '4' })).toEqual({});
+    expect(errorsOf(servicesEntity, { ...finished, rating: '' })).toEqual({});
+    expect(errorsOf(servicesEntity, { ...finished, status: 2, rating: 3 })).toEqual({ rating: 'validation.ratingNeedsFinished' });
+  });
+
+  it('asset: one in use is with a buddy', () => {
+    expect(errorsOf(assetsEntity, { name: 'Van', asset_type: 'van', status: 2 })).toEqual({ buddy_id: 'validation.assetInUseNeedsBuddy' });
+    expect(errorsOf(assetsEntity, { name: 'Van', asset_type: 'van', status: 2, buddy_id: 2 })).toEqual({});
+    expect(errorsOf(assetsEntity, { name: 'Van', asset_type: 'bus', status: 1 })).toEqual({ asset_type: 'validation.option' });
   });
 
   it('updates carry the version they are based on', () => {

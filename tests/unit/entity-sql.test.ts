@@ -1,9 +1,20 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EntityDef } from '../../shared/entity/define.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
+import { openDatabase, type Db } from '../../upstream/db.ts';
 import { entityTableSql } from '../../upstream/resources/entity-sql.ts';
-import { migrationsDir } from '../../upstream/migrate.ts';
+import { migrate, migrationsDir } from '../../upstream/migrate.ts';
+
+/**
+ * Tables whose definition changed after their generated migration: a later, hand-written migration
+ * brought the table to the definition, so the generated text no longer appears verbatim. The schema
+ * test below checks them (and every other table) against the definition instead.
+ */
+const ALTERED_LATER: Record<string, string> = {
+  services: '076 (service type became a reference to the catalogue), 077 (rating)',
+};
 
 describe('entity tables', () => {
   const migrations = readdirSync(migrationsDir())
@@ -11,7 +22,7 @@ describe('entity tables', () => {
     .map((f) => readFileSync(join(migrationsDir(), f), 'utf8'))
     .join('\n');
 
-  it.each(ENTITIES.map((e) => [e.name, e] as const))('%s: the committed migration matches its definition', (_name, def) => {
+  it.each(ENTITIES.filter((e) => !(e.name in ALTERED_LATER)).map((e) => [e.name, e] as const))('%s: the committed migration matches its definition', (_name, def) => {
     expect(migrations).toContain(entityTableSql(def));
   });
 
@@ -20,5 +31,58 @@ describe('entity tables', () => {
     expect(sql).toContain('create unique index promo_codes_code_key on promo_codes (lower(code));');
     expect(sql).toContain('create index promo_codes_starts_at_idx on promo_codes (starts_at, id);');
     expect(sql).toContain('uses integer not null default 0');
+  });
+});
+
+interface TableShape {
+  columns: string[];
+  foreignKeys: string[];
+  indexes: string[];
+}
+
+async function shapeOf(db: Db, schema: string, table: string): Promise<TableShape> {
+  const { rows: columns } = await db.query<{ c: string }>(
+    `select column_name || ' ' || data_type || coalesce('(' || numeric_precision || ',' || numeric_scale || ')', '') || case when is_nullable = 'NO' then ' not null' else '' end as c
+       from information_schema.columns where table_schema = $1 and table_name = $2 order by column_name`,
+    [schema, table],
+  );
+  const { rows: keys } = await db.query<{ k: string }>(
+    `select a.attname || ' -> ' || target.relname || ' on delete ' || c.confdeltype::text as k
+       from pg_constraint c
+       join pg_class own on own.oid = c.conrelid join pg_namespace n on n.oid = own.relnamespace
+       join pg_class target on target.oid = c.confrelid
+       join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
+      where c.contype = 'f' and n.nspname = $1 and own.relname = $2 order by 1`,
+    [schema, table],
+  );
+  const { rows: indexes } = await db.query<{ d: string }>('select indexdef as d from pg_indexes where schemaname = $1 and tablename = $2 order by indexname', [schema, table]);
+  return { columns: columns.map((r) => r.c), foreignKeys: keys.map((r) => r.k), indexes: indexes.map((r) => r.d.replace(`ON ${schema}.`, 'ON ')) };
+}
+
+/**
+ * What the migrations build is what the definitions describe, for every entity — including tables a later
+ * migration altered: the migrated tables are compared with the definitions' own tables, generated beside
+ * them in a schema of their own (references to tables that are not entities, such as users, resolve to
+ * the migrated ones).
+ */
+describe('migrated schema', () => {
+  let db: Db;
+  beforeAll(async () => {
+    db = await openDatabase();
+    await migrate(db);
+    await db.exec('create schema generated; set search_path = generated, public;');
+    for (const def of ENTITIES as readonly EntityDef[]) await db.exec(entityTableSql(def));
+    await db.exec('set search_path = public;');
+  }, 60_000);
+  afterAll(async () => db?.close());
+
+  it.each(ENTITIES.map((e) => [e.name, e] as const))('%s: the migrated table has the columns, references and indexes of its definition', async (_name, def) => {
+    const migrated = await shapeOf(db, 'public', def.table);
+    const generated = await shapeOf(db, 'generated', def.table);
+    expect(migrated.columns).toEqual(generated.columns);
+    // Later migrations add constraints and indexes of their own (a booking's service, searches); the
+    // definition's must all be there.
+    expect(migrated.foreignKeys).toEqual(expect.arrayContaining(generated.foreignKeys));
+    expect(migrated.indexes).toEqual(expect.arrayContaining(generated.indexes));
   });
 });

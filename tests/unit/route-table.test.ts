@@ -21,8 +21,11 @@ describe('route table', () => {
     expect(rolesOf('/users/:id')).toEqual([ROLE.Admin]);
     expect(rolesOf('/services/:id')).toEqual([ROLE.Admin, ROLE.Buddy]);
     expect(APP_ROUTES.filter((r) => !('roles' in r)).map((r) => r.path)).toHaveLength(9);
-    expect(APP_ROUTES).toHaveLength(9 + 30);
+    // §2's 29 login routes, plus issue 13's Today page, dispatch board, service types and assets (list and detail).
+    expect(APP_ROUTES).toHaveLength(9 + 29 + 5);
     expect(rolesOf('/today')).toEqual([ROLE.Admin, ROLE.Buddy]);
+    expect(rolesOf('/dispatch')).toEqual([ROLE.Admin]);
+    expect(rolesOf('/assets/:id')).toEqual([ROLE.Admin]);
   });
 
   it('guards: anonymous to /login with the original location, no role to /forbidden', () => {

@@ -352,3 +352,75 @@ describe('expert requests', () => {
     expect((await call(`expert-requests/${created.body.data.id}/transition/`, { body: { to: 4 }, as: 'buddy' })).status).toBe(403);
   });
 });
+
+describe('rating (§5: numeric, 1 to 5; ADR 023)', () => {
+  it('is taken on a finished service from 1 to 5; 0, 6, 2.5 and text are refused with a field message', async () => {
+    const record = await bookedService();
+    const finished = (await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' })).body.data;
+    const rate = (rating: unknown) => call(`services/${record.id}/`, { method: 'PATCH', body: { version: finished.version, rating } });
+    for (const [value, message] of [[0, 'validation.min:1'], [6, 'validation.max:5'], [2.5, 'validation.integer'], ['five', 'validation.number'], [-1, 'validation.min:1']] as const) {
+      const res = await rate(value);
+      expect(res.status, `rating ${value}`).toBe(400);
+      expect(res.body.error).toMatchObject({ message: 'validation_error', fields: { rating: message } });
+    }
+    const { rows: unchanged } = await up.db.query<{ rating: number | null; version: number }>('select rating, version from services where id = $1', [record.id]);
+    expect(unchanged[0]).toEqual({ rating: null, version: finished.version });
+    for (const value of [1, 5]) {
+      const current = (await call(`services/${record.id}/`)).body.data;
+      const res = await call(`services/${record.id}/`, { method: 'PATCH', body: { version: current.version, rating: value } });
+      expect(res.status).toBe(200);
+      expect(res.body.data.rating).toBe(value);
+    }
+    // Only an Admin edits a service, its rating included.
+    const current = (await call(`services/${record.id}/`)).body.data;
+    expect((await call(`services/${record.id}/`, { method: 'PATCH', body: { version: current.version, rating: 2 }, as: 'buddy' })).status).toBe(403);
+  });
+
+  it('belongs to finished services only: a booked one is refused, and the database holds the rule too', async () => {
+    const record = await bookedService();
+    const res = await call(`services/${record.id}/`, { method: 'PATCH', body: { version: record.version, rating: 4 } });
+    expect(res.status).toBe(400);
+    expect(res.body.error.fields).toEqual({ rating: 'validation.ratingNeedsFinished' });
+    await expect(up.db.query('update services set rating = 4 where id = $1', [record.id])).rejects.toThrow(/services_rating_finished_check/);
+    await expect(up.db.query('update services set rating = 7 where status = 4 and id = (select min(id) from services where status = 4)')).rejects.toThrow(/services_rating_check/);
+  });
+
+  it('sorts the list, unrated services last', async () => {
+    const res = await call('services/?ordering=-rating&status=4&page_size=100');
+    const ratings = (res.body.data.results as { rating: number | null }[]).map((s) => s.rating);
+    const rated = ratings.filter((r) => r !== null) as number[];
+    expect(rated.length).toBeGreaterThan(0);
+    expect(rated).toEqual([...rated].sort((a, b) => b - a));
+    expect(ratings.slice(0, rated.length)).toEqual(rated);
+  });
+});
+
+describe('service types (a catalogue, §1/§7; ADR 023)', () => {
+  it('are referenced by services, labelled in the request language; an unknown one is refused', async () => {
+    const types = (await call('service-types/?page_size=100')).body.data.results as { id: number; name_en: string; name_sv: string }[];
+    const repair = types.find((t) => t.name_en === 'Repair')!;
+    expect(repair.name_sv).toBe('Reparation');
+    const date = freshDate();
+    await workSlot(date);
+    const unknown = await book(date, { service_type_id: 999_999 });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.fields).toEqual({ service_type_id: 'validation.option' });
+    const created = await book(date, { service_type_id: repair.id });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ service_type_id: repair.id, service_type_id_label: 'Repair' });
+    const swedish = await fetch(`${up.url}services/${created.body.data.id}/`, { headers: { authorization: `Bearer ${tokens.admin}`, 'accept-language': 'sv' } });
+    expect(((await swedish.json()) as { data: { service_type_id_label: string } }).data.service_type_id_label).toBe('Reparation');
+    const filtered = await call(`services/?service_type_id=${repair.id}&page_size=100`);
+    expect((filtered.body.data.results as { service_type_id: number }[]).every((s) => s.service_type_id === repair.id)).toBe(true);
+  });
+
+  it('cannot be deleted while a service uses one; an unused one can', async () => {
+    const used = (await call('service-types/?search=Basic')).body.data.results[0] as { id: number };
+    const refused = await call(`service-types/${used.id}/`, { method: 'DELETE' });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toBe('in_use');
+    const spare = await call('service-types/', { body: { name_en: 'Wheel truing', name_sv: 'Hjulriktning', duration_minutes: 30, price_sek: 295 } });
+    expect(spare.status).toBe(201);
+    expect((await call(`service-types/${spare.body.data.id}/`, { method: 'DELETE' })).status).toBe(200);
+  });
+});

@@ -7,9 +7,16 @@ import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { parseBody } from '../routes/validation.ts';
-import { registerEntityResource } from './entity-resource.ts';
+import { langOf, registerEntityResource } from './entity-resource.ts';
+import { PAGE_SIZES } from '../../shared/entity/define.ts';
+import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
+import type { BicycleHistoryRow } from '../../shared/schemas/services.ts';
 
 const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
+const historyQuery = z.object({
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+  page_size: z.coerce.number().int().refine((n) => (PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' }).default(10),
+});
 const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048), kind: z.enum(['image', 'defect']) });
 
 /**
@@ -56,6 +63,44 @@ export function registerBicycles(app: FastifyInstance, db: Db, config: UpstreamC
       return ok(reply, await fetchOne(id));
     });
   }
+
+  // GET bicycles/<id>/services/: the bicycle's service history, newest first, paged (ADR 023).
+  app.get('/api/bicycles/:id/services/', { preHandler: read }, async (req, reply) => {
+    const { id } = parseBody(idParam, req.params);
+    const { page, page_size } = parseBody(historyQuery, req.query);
+    if (!(await fetchOne(id))) throw new ApiError(404, 'not_found');
+    const lang = langOf(req);
+    const [{ rows: counted }, { rows }] = await Promise.all([
+      db.query<{ n: number }>('select count(*)::int as n from services where bicycle_id = $1', [id]),
+      db.query<Record<string, unknown>>(
+        `select s.id, to_char(s.service_date, 'YYYY-MM-DD') as service_date, s.status, s.notes, s.rating,
+                (select r.name from service_slots r where r.id = s.service_slot_id) as slot_label,
+                (select r.name_${lang} from service_types r where r.id = s.service_type_id) as service_type_label,
+                (select ${USER_FULL_NAME_SQL} from users r where r.id = s.buddy_id) as buddy_label,
+                (select count(*) from service_details d where d.service_id = s.id and d.check_status is not null)::int as checked,
+                (select count(*) from service_details d where d.service_id = s.id and d.needs_repair)::int as needs_repair
+           from services s where s.bicycle_id = $1
+          order by s.service_date desc, s.id desc limit ${page_size} offset ${(page - 1) * page_size}`,
+        [id],
+      ),
+    ]);
+    const count = Number(counted[0]?.n ?? 0);
+    const results = rows.map(
+      (r): BicycleHistoryRow => ({
+        id: Number(r.id),
+        service_date: String(r.service_date),
+        slot_label: (r.slot_label as string | null) ?? null,
+        status: Number(r.status),
+        service_type_label: (r.service_type_label as string | null) ?? null,
+        buddy_label: (r.buddy_label as string | null) ?? null,
+        notes: (r.notes as string | null) ?? null,
+        rating: r.rating === null ? null : Number(r.rating),
+        checked: Number(r.checked),
+        needs_repair: Number(r.needs_repair),
+      }),
+    );
+    return ok(reply, { results, paginator: { page, page_size, count, total_pages: Math.ceil(count / page_size) } });
+  });
 
   app.get('/api/bicycles/:id/images/', { preHandler: read }, async (req, reply) => {
     const { id } = parseBody(idParam, req.params);

@@ -1,3 +1,4 @@
+import { capacityRefusal, type CapacityRefusal } from '../../shared/capacity.ts';
 import { CAPACITY_STATUSES } from '../../shared/entities/services.ts';
 import type { Db } from '../db.ts';
 import { ApiError } from '../lib/api-error.ts';
@@ -30,30 +31,42 @@ export async function countBookings(tx: Db, buddyId: number, date: string, slotI
   return Number(rows[0]?.n ?? 0);
 }
 
+const REFUSALS: Record<CapacityRefusal, () => ApiError> = {
+  slot_inactive: () => new ApiError(400, 'validation_error', undefined, { service_slot_id: 'validation.option' }),
+  buddy_not_working: () => refuse('buddy_not_working', 'service_slot_id', 'validation.buddyNotWorking'),
+  buddy_not_scheduled: () => refuse('buddy_not_scheduled', 'service_slot_id', 'validation.buddyNotScheduled'),
+  slot_full: () => refuse('slot_full', 'service_slot_id', 'validation.slotFull'),
+  day_full: () => refuse('day_full', 'service_date', 'validation.dayFull'),
+};
+
 /**
  * May this buddy take one more service in this slot on this day? The caller holds lockBuddyDay.
- * Refusals carry a stable code and a field message (shared i18n keys).
+ * Refusals carry a stable code and a field message (shared i18n keys); the rule itself is
+ * shared/capacity.ts, which the dispatch board applies to the same facts.
  */
 export async function checkCapacity(tx: Db, booking: { buddyId: number; date: string; slotId: number; excludeId: number | null }): Promise<void> {
   const { buddyId, date, slotId, excludeId } = booking;
   const { rows: slots } = await tx.query<{ max: number; is_active: boolean }>('select max, is_active from service_slots where id = $1', [slotId]);
-  const slot = slots[0];
-  if (!slot || !slot.is_active) throw new ApiError(400, 'validation_error', undefined, { service_slot_id: 'validation.option' });
-
   const { rows: away } = await tx.query('select 1 from not_working_slots where user_id = $1 and service_date = $2 and service_slot_id = $3', [buddyId, date, slotId]);
-  if (away.length > 0) throw refuse('buddy_not_working', 'service_slot_id', 'validation.buddyNotWorking');
-
   const { rows: work } = await tx.query<{ service_slot_id: number; max_services_per_day: number; is_working_day: boolean }>(
     'select service_slot_id, max_services_per_day, is_working_day from buddy_work_slots where buddy_id = $1 and service_date = $2',
     [buddyId, date],
   );
   const here = work.find((w) => Number(w.service_slot_id) === slotId);
-  if (!here) throw refuse('buddy_not_scheduled', 'service_slot_id', 'validation.buddyNotScheduled');
-  if (!here.is_working_day) throw refuse('buddy_not_working', 'service_slot_id', 'validation.buddyNotWorking');
+  const refusal = capacityRefusal({
+    slotActive: Boolean(slots[0]?.is_active),
+    slotMax: Number(slots[0]?.max ?? 0),
+    away: away.length > 0,
+    work: here ? { isWorkingDay: here.is_working_day } : null,
+    dayLimit: dayLimitOf(work),
+    slotTaken: await countBookings(tx, buddyId, date, slotId, excludeId),
+    dayTaken: await countBookings(tx, buddyId, date, null, excludeId),
+  });
+  if (refusal) throw REFUSALS[refusal]();
+}
 
-  if ((await countBookings(tx, buddyId, date, slotId, excludeId)) >= Number(slot.max)) throw refuse('slot_full', 'service_slot_id', 'validation.slotFull');
-
-  // The day's limit is the strictest one the buddy has set for that day's working slots.
-  const dayLimit = Math.min(...work.filter((w) => w.is_working_day).map((w) => Number(w.max_services_per_day)));
-  if ((await countBookings(tx, buddyId, date, null, excludeId)) >= dayLimit) throw refuse('day_full', 'service_date', 'validation.dayFull');
+/** The day's limit is the strictest one the buddy has set for that day's working slots (null: none working). */
+export function dayLimitOf(work: readonly { max_services_per_day: number; is_working_day: boolean }[]): number | null {
+  const limits = work.filter((w) => w.is_working_day).map((w) => Number(w.max_services_per_day));
+  return limits.length ? Math.min(...limits) : null;
 }

@@ -10,7 +10,8 @@ import {
 import { isTokenPair, type TokenPair } from '../../session/tokens.ts';
 import { UpstreamError } from '../../upstream/client.ts';
 import { AppError, publicProcedure, router } from '../init.ts';
-import type { Context } from '../context.ts';
+import { setLanguageCookie, type Context } from '../context.ts';
+import { isLanguage, type Language } from '../../../shared/schemas/common.ts';
 
 /** §5: a login answer without a token pair is unsuccessful with 'Unexpected server response'. */
 function requirePair(data: unknown): TokenPair {
@@ -18,11 +19,28 @@ function requirePair(data: unknown): TokenPair {
   return data;
 }
 
+/**
+ * Stores the new session and applies the language of the person's profile (ADR 023): the profile's
+ * language wins over the one the sign-in page was shown in. Without one, the page's language stays.
+ */
 async function signIn(ctx: Context, call: Promise<unknown>) {
   const pair = requirePair(await call);
   ctx.session.set(pair);
   const info = ctx.session.info();
-  return { roles: info?.roles ?? [] };
+  const language = await profileLanguage(ctx);
+  if (language) setLanguageCookie(ctx, language);
+  return { roles: info?.roles ?? [], language };
+}
+
+async function profileLanguage(ctx: Context): Promise<Language | null> {
+  try {
+    const profile = await ctx.session.call<{ language?: unknown } | null>({ method: 'GET', path: 'account/', lang: ctx.lang });
+    return isLanguage(profile?.language) ? profile.language : null;
+  } catch (error) {
+    // The sign-in itself succeeded; the page simply keeps its language.
+    ctx.log.warn({ err: error }, 'profile language not read at sign-in');
+    return null;
+  }
 }
 
 export async function loginWithPassword(ctx: Context, input: z.infer<typeof loginInput>) {

@@ -21,8 +21,11 @@ import { eventBookingsEntity } from '../../../shared/entities/event-bookings.ts'
 import { calendarProcedure, createCrudProcedures, createCrudRouter, createReadProcedures, transitionProcedure } from '../crud-router.ts';
 import { subscriptionPlansRouter, subscriptionsRouter } from './subscriptions.ts';
 import { trialGroupsRouter } from './trial-groups.ts';
+import { serviceTypesEntity } from '../../../shared/entities/service-types.ts';
+import { assetsEntity } from '../../../shared/entities/assets.ts';
 import { roleProcedure, router } from '../init.ts';
-import type { EntityRecord } from '../../../shared/entity/define.ts';
+import type { EntityRecord, Paged } from '../../../shared/entity/define.ts';
+import { bicycleHistoryInput, type BicycleHistoryRow } from '../../../shared/schemas/services.ts';
 
 export interface BicycleImage {
   id: number;
@@ -54,12 +57,19 @@ export const entityRouters = {
     /** The three check statuses of a service detail, with ids and colours (§3). */
     checkStatuses: roleProcedure(...rolesOf('/services')).query(() => SERVICE_CHECK_STATUSES),
   }),
+  serviceTypes: createCrudRouter(serviceTypesEntity),
   products: createCrudRouter(productsEntity),
   companies: createCrudRouter(companiesEntity),
   bicycles: router({
     ...createCrudProcedures(bicyclesEntity),
     activate: bicycleProcedure.input(bicycleId).mutation(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'POST', path: `bicycles/${input.id}/activate/`, lang: ctx.lang })),
     deactivate: bicycleProcedure.input(bicycleId).mutation(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'POST', path: `bicycles/${input.id}/deactivate/`, lang: ctx.lang })),
+    /** The bicycle's services, newest first, paged, with the checklist summed up and the rating (ADR 023). */
+    history: bicycleProcedure
+      .input(bicycleHistoryInput)
+      .query(({ ctx, input }) =>
+        ctx.session.call<Paged<BicycleHistoryRow>>({ method: 'GET', path: `bicycles/${input.id}/services/`, query: { page: input.page, page_size: input.page_size }, lang: ctx.lang }),
+      ),
     images: bicycleProcedure.input(bicycleId).query(({ ctx, input }) => ctx.session.call<BicycleImage[]>({ method: 'GET', path: `bicycles/${input.id}/images/`, lang: ctx.lang })),
     addImage: bicycleProcedure
       .input(bicycleId.extend({ url: z.url({ protocol: /^https?$/ }).max(2048), kind: z.enum(['image', 'defect']) }))
@@ -84,4 +94,5 @@ export const entityRouters = {
   eventSlots: createCrudRouter(eventSlotsEntity),
   eventBookings: router(createReadProcedures(eventBookingsEntity)),
   trialGroups: trialGroupsRouter,
+  assets: createCrudRouter(assetsEntity),
 };

@@ -1,0 +1,164 @@
+import { Heading, Spinner } from '@primer/react';
+import { StarFillIcon } from '@primer/octicons-react';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router-dom';
+import styled from 'styled-components';
+import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
+import { StatusLabel } from '../entity/status-label.tsx';
+import { errorText } from '../errors.ts';
+import { trpc } from '../trpc.ts';
+import { Pager } from './pager.tsx';
+import { historyParams } from './bicycle-history-params.ts';
+
+/** A table on wide screens; on a phone each service is a block of labelled lines (no sideways scroll). */
+const Table = styled.table`
+  width: 100%;
+  border-collapse: collapse;
+  font-size: 14px;
+  th,
+  td {
+    text-align: left;
+    padding: 8px 10px;
+    border-bottom: 1px solid var(--borderColor-muted, #d8dee4);
+    vertical-align: top;
+  }
+  th {
+    font-weight: 600;
+    background: var(--bgColor-muted, #f6f8fa);
+    white-space: nowrap;
+  }
+  .muted {
+    color: var(--fgColor-muted, #59636e);
+  }
+  .repair {
+    color: var(--fgColor-danger, #d1242f);
+  }
+  @media (max-width: 640px) {
+    thead {
+      position: absolute;
+      width: 1px;
+      height: 1px;
+      overflow: hidden;
+      clip: rect(0 0 0 0);
+    }
+    tr {
+      display: block;
+      border: 1px solid var(--borderColor-default, #d0d7de);
+      border-radius: 6px;
+      margin-bottom: 8px;
+      padding: 6px 0;
+    }
+    td {
+      display: grid;
+      grid-template-columns: 8em 1fr;
+      gap: 8px;
+      border: 0;
+      padding: 3px 10px;
+      overflow-wrap: anywhere;
+    }
+    td::before {
+      content: attr(data-label);
+      font-weight: 600;
+    }
+  }
+`;
+
+/** A finished service's rating; only finished services are rated, so the others show a dash. */
+function Rating({ value, finished }: { value: number | null; finished: boolean }) {
+  const { t } = useTranslation();
+  if (value === null) return <span className="muted">{finished ? t('bicycleHistory.notRated') : '—'}</span>;
+  return (
+    <span aria-label={t('bicycleHistory.rating', { value })} title={t('bicycleHistory.rating', { value })} style={{ whiteSpace: 'nowrap' }}>
+      <StarFillIcon size={14} fill="var(--fgColor-attention, #9a6700)" /> {value}/5
+    </span>
+  );
+}
+
+/** Per-bicycle service history on /bicycles/:id: date, type, status, buddy, findings and rating, paged. */
+export function BicycleHistory({ bicycleId }: { bicycleId: number }) {
+  const { t } = useTranslation();
+  const [search, setSearch] = useSearchParams();
+  const { page, page_size } = historyParams(search);
+  const history = trpc.bicycles.history.useQuery({ id: bicycleId, page, page_size }, { placeholderData: (previous) => previous });
+  const go = (changes: { history_page?: number; history_size?: number }) =>
+    setSearch(
+      (current) => {
+        const next = new URLSearchParams(current);
+        for (const [key, value] of Object.entries(changes)) next.set(key, String(value));
+        if (changes.history_size) next.delete('history_page');
+        return next;
+      },
+      { preventScrollReset: true },
+    );
+  const data = history.data;
+  const columns = {
+    date: t('bicycleHistory.date'),
+    type: t('resources.services.fields.service_type_id'),
+    status: t('resources.services.fields.status'),
+    buddy: t('resources.services.fields.buddy_id'),
+    findings: t('bicycleHistory.findings'),
+    rating: t('resources.services.fields.rating'),
+  };
+
+  return (
+    <section style={{ marginTop: 32 }} data-testid="bicycle-history" aria-labelledby="bicycle-history-title">
+      <div style={{ display: 'flex', alignItems: 'center', gap: 8, marginBottom: 8 }}>
+        <Heading as="h2" id="bicycle-history-title" style={{ fontSize: 16 }}>
+          {t('bicycleHistory.title')}
+        </Heading>
+        {history.isFetching && <Spinner size="small" srText={t('app.loading')} />}
+      </div>
+      {history.error && !data ? (
+        <p role="alert">{errorText(t, history.error)}</p>
+      ) : !data ? null : data.results.length === 0 ? (
+        <p style={{ color: 'var(--fgColor-muted)' }}>{t('bicycleHistory.none')}</p>
+      ) : (
+        <>
+          <Table>
+            <thead>
+              <tr>
+                {Object.values(columns).map((label) => (
+                  <th key={label} scope="col">
+                    {label}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {data.results.map((s) => (
+                <tr key={s.id} data-testid={`history-${s.id}`}>
+                  <td data-label={columns.date}>
+                    <span>
+                      <Link to={`/services/${s.id}`} style={{ whiteSpace: 'nowrap' }}>
+                        {s.service_date}
+                      </Link>
+                      {s.slot_label && <span className="muted"> · {s.slot_label}</span>}
+                    </span>
+                  </td>
+                  <td data-label={columns.type}>{s.service_type_label ?? <span className="muted">—</span>}</td>
+                  <td data-label={columns.status}>
+                    <span>
+                      <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={s.status} />
+                    </span>
+                  </td>
+                  <td data-label={columns.buddy}>{s.buddy_label ?? <span className="muted">—</span>}</td>
+                  <td data-label={columns.findings}>
+                    <span>
+                      {s.checked > 0 ? t('bicycleHistory.checked', { count: s.checked }) : <span className="muted">{t('bicycleHistory.noChecklist')}</span>}
+                      {s.needs_repair > 0 && <span className="repair"> · {t('bicycleHistory.needsRepair', { count: s.needs_repair })}</span>}
+                      {s.notes && <span className="muted" style={{ display: 'block' }}>“{s.notes.length > 120 ? `${s.notes.slice(0, 119)}…` : s.notes}”</span>}
+                    </span>
+                  </td>
+                  <td data-label={columns.rating}>
+                    <Rating value={s.rating} finished={s.status === SERVICE_STATUS.Finished} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </Table>
+          <Pager paginator={data.paginator} onPage={(next) => go({ history_page: next })} onPageSize={(size) => go({ history_size: size })} />
+        </>
+      )}
+    </section>
+  );
+}

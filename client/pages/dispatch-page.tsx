@@ -1,0 +1,502 @@
+import { Button, Heading, Label, Spinner, TextInput } from '@primer/react';
+import { ArrowUpRightIcon, ChevronLeftIcon, ChevronRightIcon } from '@primer/octicons-react';
+import { useEffect, useMemo, useState, type DragEvent } from 'react';
+import type { TFunction } from 'i18next';
+import { useTranslation } from 'react-i18next';
+import { Link, useSearchParams } from 'react-router-dom';
+import styled from 'styled-components';
+import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
+import { cellRefusal, type DispatchBoard, type DispatchBuddy, type DispatchCell, type DispatchService, type DispatchSlot } from '../../shared/schemas/dispatch.ts';
+import { addDays, formatDate, isValidIsoDate, todayIso } from '../components/calendar-dates.ts';
+import { STATUS_STYLE } from '../components/calendar.tsx';
+import { ErrorState } from '../components/error-state.tsx';
+import { PageSpinner } from '../components/page-spinner.tsx';
+import { statusText } from '../entity/status-label.tsx';
+import { errorText } from '../errors.ts';
+import { useToast } from '../shell/toasts.tsx';
+import { trpc } from '../trpc.ts';
+
+/** The board's day from the URL (`/dispatch?date=2026-05-04`), today when absent or invalid. */
+export function dispatchDateOf(search: URLSearchParams): string {
+  const date = search.get('date') ?? '';
+  return isValidIsoDate(date) ? date : todayIso();
+}
+
+const Toolbar = styled.div`
+  display: flex;
+  flex-wrap: wrap;
+  gap: 8px;
+  align-items: center;
+  margin: 12px 0 16px;
+`;
+
+const Tray = styled.section`
+  border: 1px dashed var(--borderColor-attention-emphasis, #9a6700);
+  background: var(--bgColor-attention-muted, #fff8c5);
+  border-radius: 8px;
+  padding: 12px;
+  margin-bottom: 20px;
+  h2 {
+    font-size: 16px;
+    margin: 0 0 4px;
+  }
+  > p {
+    margin: 0 0 8px;
+    font-size: 13px;
+  }
+`;
+
+const CardList = styled.ul`
+  list-style: none;
+  margin: 0;
+  padding: 0;
+  display: grid;
+  grid-template-columns: repeat(auto-fill, minmax(min(100%, 240px), 1fr));
+  gap: 8px;
+`;
+
+/** Buddies side by side where there is room, one under the other on a phone: never a sideways page. */
+const Board = styled.div`
+  display: grid;
+  grid-template-columns: repeat(auto-fill, minmax(min(100%, 250px), 1fr));
+  gap: 12px;
+  align-items: start;
+`;
+
+const Column = styled.section`
+  border: 1px solid var(--borderColor-default, #d0d7de);
+  border-radius: 8px;
+  background: var(--bgColor-default, #fff);
+  min-width: 0;
+  header {
+    padding: 8px 10px;
+    border-bottom: 1px solid var(--borderColor-muted, #d8dee4);
+  }
+  h2 {
+    font-size: 15px;
+    margin: 0;
+    overflow-wrap: anywhere;
+  }
+  header p {
+    margin: 2px 0 0;
+    font-size: 12px;
+    color: var(--fgColor-muted, #59636e);
+    overflow-wrap: anywhere;
+  }
+  header .email {
+    margin: 0;
+  }
+  &[data-unscheduled='true'] {
+    opacity: 0.75;
+  }
+`;
+
+const Cell = styled.div`
+  padding: 8px 10px;
+  border-top: 1px solid var(--borderColor-muted, #d8dee4);
+  &:first-of-type {
+    border-top: 0;
+  }
+  &[data-state='open'] {
+    min-height: 56px;
+  }
+  &[data-state='closed'] {
+    background: repeating-linear-gradient(135deg, transparent 0 6px, var(--bgColor-neutral-muted, #afb8c133) 6px 12px);
+  }
+  &[data-over='true'] {
+    outline: 2px solid var(--focus-outlineColor, #0969da);
+    outline-offset: -2px;
+    background: var(--bgColor-accent-muted, #ddf4ff);
+  }
+  &[data-over='true'][data-refusal] {
+    outline-color: var(--borderColor-danger-emphasis, #cf222e);
+    background: var(--bgColor-danger-muted, #ffebe9);
+  }
+  .cell-head {
+    display: flex;
+    flex-wrap: wrap;
+    justify-content: space-between;
+    gap: 4px 8px;
+    font-size: 12px;
+  }
+  .cell-head + * {
+    margin-top: 6px;
+  }
+  .cell-head strong {
+    font-size: 13px;
+  }
+  ul {
+    list-style: none;
+    margin: 0;
+    padding: 0;
+    display: grid;
+    gap: 6px;
+  }
+`;
+
+const Card = styled.div`
+  display: flex;
+  align-items: stretch;
+  border-radius: 6px;
+  border-left: 4px solid var(--card-border);
+  background: var(--card-background);
+  color: var(--fgColor-default, #1f2328);
+  font-size: 13px;
+  min-width: 0;
+  &[draggable='true'] {
+    cursor: grab;
+  }
+  &[data-picked='true'] {
+    outline: 2px solid var(--focus-outlineColor, #0969da);
+    outline-offset: 1px;
+  }
+  .pick {
+    all: unset;
+    flex: 1;
+    min-width: 0;
+    padding: 6px 8px;
+    overflow-wrap: anywhere;
+    cursor: inherit;
+  }
+  .pick:focus-visible {
+    outline: 2px solid var(--focus-outlineColor, #0969da);
+  }
+  .pick span {
+    display: block;
+  }
+  .meta {
+    color: var(--fgColor-muted, #59636e);
+    font-size: 12px;
+  }
+  a {
+    display: flex;
+    align-items: center;
+    padding: 0 8px;
+    color: var(--fgColor-muted, #59636e);
+  }
+`;
+
+const MOVABLE: readonly number[] = [SERVICE_STATUS.Requested, SERVICE_STATUS.Booked];
+
+interface Target {
+  buddy: DispatchBuddy;
+  slot: DispatchSlot;
+}
+
+/** A service on the board: picked up by a click, Enter or Space (then dropped on a slot), or dragged. */
+function ServiceCard({ service, picked, anyPicked, onPick, onDragStart, onDragEnd, where }: {
+  service: DispatchService;
+  picked: boolean;
+  anyPicked: boolean;
+  onPick: () => void;
+  onDragStart: (event: DragEvent) => void;
+  onDragEnd: () => void;
+  /** Where a card in the tray is now (buddy and slot). */
+  where?: string;
+}) {
+  const { t } = useTranslation();
+  const style = STATUS_STYLE[SERVICE_STATUS_FLOW.colors[service.status] ?? 'secondary'];
+  const status = statusText(t, servicesEntity, 'status', service.status);
+  const movable = MOVABLE.includes(service.status);
+  const details = [service.service_time, service.service_type_label, service.address].filter(Boolean).join(' · ');
+  const body = (
+    <>
+      <span>
+        <strong>#{service.id}</strong> {service.bicycle_label}
+      </span>
+      {details && <span className="meta">{details}</span>}
+      {where && <span className="meta">{where}</span>}
+      {service.notes && <span className="meta">“{service.notes}”</span>}
+      <span className="visually-hidden">{status}</span>
+    </>
+  );
+  return (
+    <Card
+      style={{ ['--card-border' as string]: style.border, ['--card-background' as string]: style.background }}
+      draggable={movable}
+      onDragStart={movable ? onDragStart : undefined}
+      onDragEnd={onDragEnd}
+      data-picked={picked}
+      data-testid={`dispatch-service-${service.id}`}
+      data-status={service.status}
+      title={status}
+    >
+      {movable ? (
+        <button
+          type="button"
+          className="pick"
+          aria-pressed={picked}
+          aria-label={t('dispatch.pick', { id: service.id, status, bicycle: service.bicycle_label })}
+          // While a card is picked, the slots are the next stops of the Tab key, not the other cards.
+          tabIndex={anyPicked && !picked ? -1 : 0}
+          onClick={onPick}
+        >
+          {body}
+        </button>
+      ) : (
+        <div className="pick">{body}</div>
+      )}
+      <Link to={`/services/${service.id}`} tabIndex={anyPicked ? -1 : undefined} aria-label={t('dispatch.open', { id: service.id })} title={t('dispatch.open', { id: service.id })}>
+        <ArrowUpRightIcon size={14} />
+      </Link>
+    </Card>
+  );
+}
+
+/** What a slot of a buddy says about itself: working and how full, or why nothing can go there. */
+function cellSummary(t: TFunction, slot: DispatchSlot, cell: DispatchCell, requested: number): string {
+  if (!slot.is_active) return t('dispatch.slotInactive');
+  if (cell.away) return cell.note ? t('dispatch.notWorkingNote', { note: cell.note }) : t('dispatch.notWorking');
+  if (!cell.scheduled) return t('dispatch.notScheduled');
+  if (!cell.working) return cell.note ? t('dispatch.notWorkingNote', { note: cell.note }) : t('dispatch.notWorking');
+  const text = t('dispatch.slotCapacity', { taken: cell.taken, max: slot.max, left: Math.max(0, slot.max - cell.taken) });
+  return requested > 0 ? `${text} · ${t('dispatch.requestedCount', { count: requested })}` : text;
+}
+
+/**
+ * /dispatch (Admin, ADR 022): a day of every active buddy — slots with the places left, the day's limit,
+ * not-working slots — with the day's booked services, and a tray of requests to dispatch. A service moves
+ * by drag and drop, or by keyboard (Enter on a card, then Enter on a slot's "Move here"); the API decides
+ * (capacity, ADR 010) and the board shows its answer, then reloads: nothing is moved before the API agrees.
+ */
+export default function DispatchPage() {
+  const { t, i18n } = useTranslation();
+  const toast = useToast();
+  const [search, setSearch] = useSearchParams();
+  const date = dispatchDateOf(search);
+  const utils = trpc.useUtils();
+  const board = trpc.dispatch.board.useQuery({ date });
+  const move = trpc.dispatch.move.useMutation();
+  // A card picked by click, tap or keyboard (the slots then offer "Move here"), or being dragged (the
+  // slots only light up: nothing may move under the pointer during a drag).
+  const [picked, setPicked] = useState<DispatchService | null>(null);
+  const [dragged, setDragged] = useState<DispatchService | null>(null);
+  const [over, setOver] = useState<string | null>(null);
+  const [announcement, setAnnouncement] = useState('');
+
+  const setDate = (next: string) => {
+    setPicked(null);
+    setSearch(next === todayIso() ? {} : { date: next });
+  };
+
+  // A card stays picked until it is dropped, Escape is pressed or the day changes.
+  useEffect(() => {
+    if (!picked) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== 'Escape') return;
+      setPicked(null);
+      setAnnouncement(t('dispatch.cancelled'));
+    };
+    document.addEventListener('keydown', onKey);
+    return () => document.removeEventListener('keydown', onKey);
+  }, [picked, t]);
+
+  const data = board.data;
+  const onBoard = useMemo(() => new Set(data?.buddies.map((b) => b.id)), [data]);
+  // The tray: requests waiting for a buddy's confirmed slot, and open services whose buddy is gone.
+  const tray = useMemo(() => (data?.services ?? []).filter((s) => s.status === SERVICE_STATUS.Requested || (MOVABLE.includes(s.status) && !onBoard.has(s.buddy_id))), [data, onBoard]);
+  const slotName = (id: number) => data?.slots.find((s) => s.id === id)?.name ?? '';
+  // Buddies who work that day first; the others stay on the board (a drop there says why it cannot be).
+  const buddies = useMemo(() => [...(data?.buddies ?? [])].sort((a, b) => Number(b.day_limit !== null) - Number(a.day_limit !== null)), [data]);
+
+  const pick = (service: DispatchService) => {
+    if (picked?.id === service.id) {
+      setPicked(null);
+      setAnnouncement(t('dispatch.cancelled'));
+      return;
+    }
+    setPicked(service);
+    setAnnouncement(t('dispatch.picked', { id: service.id }));
+  };
+
+  const drop = async (service: DispatchService, target: Target) => {
+    setOver(null);
+    setPicked(null);
+    const place = t('dispatch.place', { buddy: target.buddy.name, slot: target.slot.name });
+    const book = service.status === SERVICE_STATUS.Requested;
+    if (!book && service.buddy_id === target.buddy.id && service.service_slot_id === target.slot.id) return;
+    try {
+      await move.mutateAsync({ id: service.id, version: service.version, buddy_id: target.buddy.id, service_slot_id: target.slot.id, book });
+      const message = t(book ? 'dispatch.booked' : 'dispatch.moved', { id: service.id, place });
+      toast.success(message);
+      setAnnouncement(message);
+    } catch (error) {
+      // The API's own reason (slot full, day full, not working, not scheduled, changed meanwhile).
+      const message = errorText(t, error);
+      toast.error(message);
+      setAnnouncement(message);
+    } finally {
+      // The board shows what the API holds now, never a guess.
+      await utils.dispatch.board.invalidate({ date });
+    }
+  };
+
+  const startDrag = (service: DispatchService) => (event: DragEvent) => {
+    event.dataTransfer.setData('text/plain', String(service.id));
+    event.dataTransfer.effectAllowed = 'move';
+    setDragged(service);
+  };
+  const endDrag = () => {
+    setOver(null);
+    setDragged(null);
+  };
+
+  const heading = (
+    <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 8, flexWrap: 'wrap' }}>
+      <Heading as="h1">{t('routes.dispatch')}</Heading>
+      {(board.isFetching || move.isPending) && <Spinner size="small" srText={t('app.loading')} />}
+    </div>
+  );
+  const toolbar = (
+    <Toolbar role="group" aria-label={t('dispatch.day')}>
+      <Button leadingVisual={ChevronLeftIcon} onClick={() => setDate(addDays(date, -1))} data-testid="dispatch-previous">
+        {t('dispatch.previousDay')}
+      </Button>
+      <TextInput type="date" aria-label={t('dispatch.day')} value={date} onChange={(e) => isValidIsoDate(e.target.value) && setDate(e.target.value)} data-testid="dispatch-date" />
+      <Button trailingVisual={ChevronRightIcon} onClick={() => setDate(addDays(date, 1))} data-testid="dispatch-next">
+        {t('dispatch.nextDay')}
+      </Button>
+      {date !== todayIso() && <Button onClick={() => setDate(todayIso())}>{t('dispatch.today')}</Button>}
+      <span style={{ fontSize: 14, color: 'var(--fgColor-muted)' }} data-testid="dispatch-day-label">
+        {formatDate(date, i18n.language, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' })}
+      </span>
+    </Toolbar>
+  );
+
+  if (!data) {
+    return (
+      <section>
+        {heading}
+        {toolbar}
+        {board.error ? <ErrorState error={board.error} onRetry={() => void board.refetch()} /> : <PageSpinner />}
+      </section>
+    );
+  }
+
+  const targetProps = (buddy: DispatchBuddy, slot: DispatchSlot, cell: DispatchCell) => {
+    const key = `${buddy.id}:${slot.id}`;
+    const refusal = dragged ? cellRefusal(data, buddy, cell, dragged) : null;
+    return {
+      'data-over': over === key,
+      'data-refusal': over === key && refusal ? refusal : undefined,
+      onDragOver: (event: DragEvent) => {
+        if (!dragged) return;
+        event.preventDefault();
+        event.dataTransfer.dropEffect = 'move';
+        if (over !== key) setOver(key);
+      },
+      onDragLeave: () => setOver((current) => (current === key ? null : current)),
+      onDrop: (event: DragEvent) => {
+        event.preventDefault();
+        const service = dragged;
+        setDragged(null);
+        if (service) void drop(service, { buddy, slot });
+      },
+    };
+  };
+
+  return (
+    <section data-testid="dispatch-board">
+      {heading}
+      {toolbar}
+      <p className="visually-hidden" aria-live="polite" data-testid="dispatch-announcement">
+        {announcement}
+      </p>
+
+      <Tray aria-labelledby="dispatch-tray-title" data-testid="dispatch-tray">
+        <h2 id="dispatch-tray-title">{t('dispatch.trayTitle', { count: tray.length })}</h2>
+        <p>{t('dispatch.trayHelp')}</p>
+        {tray.length === 0 ? (
+          <p data-testid="dispatch-tray-empty">{t('dispatch.trayEmpty')}</p>
+        ) : (
+          <CardList>
+            {tray.map((service) => (
+              <li key={service.id}>
+                <ServiceCard
+                  service={service}
+                  picked={picked?.id === service.id}
+                  anyPicked={picked !== null}
+                  onPick={() => pick(service)}
+                  onDragStart={startDrag(service)}
+                  onDragEnd={endDrag}
+                  where={
+                    onBoard.has(service.buddy_id)
+                      ? t('dispatch.requestedWith', { place: t('dispatch.place', { buddy: service.buddy_label, slot: slotName(service.service_slot_id) }) })
+                      : t('dispatch.buddyUnavailable', { buddy: service.buddy_label })
+                  }
+                />
+              </li>
+            ))}
+          </CardList>
+        )}
+        {picked && (
+          <div style={{ marginTop: 8, display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
+            <Label variant="accent">{t('dispatch.pickedShort', { id: picked.id })}</Label>
+            <Button size="small" onClick={() => setPicked(null)} data-testid="dispatch-cancel-pick">
+              {t('dispatch.cancelPick')}
+            </Button>
+          </div>
+        )}
+      </Tray>
+
+      {buddies.length === 0 ? (
+        <p>{t('dispatch.noBuddies')}</p>
+      ) : (
+        <Board>
+          {buddies.map((buddy) => (
+            <Column key={buddy.id} aria-labelledby={`dispatch-buddy-${buddy.id}`} data-testid={`dispatch-buddy-${buddy.id}`} data-unscheduled={buddy.day_limit === null}>
+              <header>
+                <h2 id={`dispatch-buddy-${buddy.id}`}>{buddy.name}</h2>
+                <p className="email">{buddy.email}</p>
+                <p data-testid="dispatch-day-capacity">
+                  {buddy.day_limit === null
+                    ? t(buddy.cells.some((c) => c.scheduled) ? 'dispatch.dayNotWorking' : 'dispatch.dayNotScheduled')
+                    : t('dispatch.dayCapacity', { taken: buddy.day_taken, limit: buddy.day_limit, left: Math.max(0, buddy.day_limit - buddy.day_taken) })}
+                </p>
+              </header>
+              {data.slots.map((slot) => {
+                const cell = buddy.cells.find((c) => c.slot_id === slot.id)!;
+                const here = data.services.filter((s) => s.buddy_id === buddy.id && s.service_slot_id === slot.id);
+                const shown = here.filter((s) => !tray.includes(s));
+                const open = slot.is_active && !cell.away && cell.scheduled && cell.working;
+                const refusal = picked ? cellRefusal(data, buddy, cell, picked) : null;
+                const summary = cellSummary(t, slot, cell, here.length - shown.length);
+                return (
+                  <Cell key={slot.id} data-state={open ? 'open' : 'closed'} data-testid={`dispatch-cell-${buddy.id}-${slot.id}`} {...targetProps(buddy, slot, cell)}>
+                    <div className="cell-head">
+                      <strong>
+                        {slot.name} {slot.start_time}–{slot.end_time}
+                      </strong>
+                      <span data-testid="dispatch-cell-summary">{summary}</span>
+                    </div>
+                    {shown.length > 0 && (
+                      <ul>
+                        {shown.map((service) => (
+                          <li key={service.id}>
+                            <ServiceCard service={service} picked={picked?.id === service.id} anyPicked={picked !== null} onPick={() => pick(service)} onDragStart={startDrag(service)} onDragEnd={endDrag} />
+                          </li>
+                        ))}
+                      </ul>
+                    )}
+                    {picked && !(picked.buddy_id === buddy.id && picked.service_slot_id === slot.id && picked.status !== SERVICE_STATUS.Requested) && (
+                      <Button
+                        size="small"
+                        block
+                        variant={refusal ? 'default' : 'primary'}
+                        onClick={() => void drop(picked, { buddy, slot })}
+                        aria-label={t('dispatch.moveTo', { id: picked.id, place: t('dispatch.place', { buddy: buddy.name, slot: slot.name }), summary })}
+                        data-testid={`dispatch-move-here-${buddy.id}-${slot.id}`}
+                      >
+                        {refusal ? t(`dispatch.hint.${refusal}`) : t('dispatch.moveHere')}
+                      </Button>
+                    )}
+                  </Cell>
+                );
+              })}
+            </Column>
+          ))}
+        </Board>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,22 @@
+import { defineEntity } from '../entity/define.ts';
+
+/**
+ * §1/§7 service types, a catalogue the API serves rather than a fixed list (ADR 023): named per
+ * language, with what a booking of the type usually takes and costs. Services reference it; a type in
+ * use cannot be deleted (409 `in_use`), only made inactive.
+ */
+export const serviceTypesEntity = defineEntity({
+  name: 'service-types',
+  route: '/service-types',
+  table: 'service_types',
+  defaultSort: 'name_en',
+  label: (r, lang) => String((lang === 'sv' ? r.name_sv : r.name_en) ?? ''),
+  fields: {
+    name_en: { kind: 'text', required: true, max: 80, unique: true, searchable: true, sortable: true, list: true },
+    name_sv: { kind: 'text', required: true, max: 80, searchable: true, sortable: true, list: true },
+    description: { kind: 'text', max: 1000, multiline: true },
+    duration_minutes: { kind: 'integer', min: 15, max: 600, list: true },
+    price_sek: { kind: 'money', currency: 'sek', min: 0, sortable: true, list: true },
+    is_active: { kind: 'boolean', default: true, filter: true, list: true, sortable: true },
+  },
+});
