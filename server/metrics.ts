@@ -62,6 +62,8 @@ const CUSTOM_TEMPLATES = [
   'bicycles/:id/deactivate/',
   'bicycles/:id/images/',
   'bicycles/:id/images/:id/',
+  'bicycles/:id/services/',
+  'dispatch/',
   'promo-codes/:id/users/',
   'services/:id/details/',
   'services/:id/details/:id/',

@@ -5,7 +5,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { safeRedirectPath } from '../../shared/route-table.ts';
 import { agent, mutate, query, setCookies, signIn } from '../support/http.ts';
-import { COOKIE_SECRET, DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { pathTemplate, OTHER_UPSTREAM_PATH } from '../../server/metrics.ts';
+import { COOKIE_SECRET, DEMO_PASSWORD, openApiDocument, startStack, type Stack } from '../support/stack.ts';
 
 const logLines: string[] = [];
 const logStream = new Writable({
@@ -228,6 +229,14 @@ describe('operations endpoints', () => {
     expect(metrics.text).toContain('backoffice_http_request_duration_seconds_bucket');
     expect(metrics.text).toContain('backoffice_upstream_request_duration_seconds_bucket{');
     expect(metrics.text).toMatch(/backoffice_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+  });
+
+  it('labels every route the API serves by its own template, so no call of ours is lumped under `other` (issue 12 M3)', async () => {
+    const doc = await openApiDocument<{ paths: Record<string, unknown> }>(stack.upstream);
+    const paths = Object.keys(doc.paths).filter((path) => path.startsWith('/api/'));
+    expect(paths.length).toBeGreaterThan(50);
+    const unlabelled = paths.filter((path) => pathTemplate(path.slice('/api/'.length).replace(/\{[^}]+\}/g, '7')) === OTHER_UPSTREAM_PATH);
+    expect(unlabelled).toEqual([]);
   });
 
   it('protects /metrics: a token when configured, open only in development, otherwise not there (issue 12 M3)', async () => {
