@@ -1,0 +1,204 @@
+import fc from 'fast-check';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../upstream/db.ts';
+import { compactTallies } from '../../upstream/dashboard-tallies.ts';
+import { migrate, migrationsDir } from '../../upstream/migrate.ts';
+import { applyWrite, applyWrites, createFixtures, expectTalliesMatchRecount, writeArb, writesArb, type Fixtures, type WriteTally } from '../support/dashboard-writes.ts';
+
+/**
+ * ADR 025: the dashboard's counters are kept current by the database's triggers, and must equal a recount
+ * from the tables (ADR 016's definitions, upstream/resources/dashboard-recount.ts) after any writes — on
+ * PGlite always, and on PostgreSQL when TEST_DATABASE_URL is set (each run makes its own databases).
+ */
+const adminUrl = process.env.TEST_DATABASE_URL;
+const TALLIES_MIGRATION = '080-dashboard-tallies.sql';
+
+interface Backend {
+  name: string;
+  runs: number;
+  open(): Promise<Db>;
+  cleanup(): Promise<void>;
+}
+
+function pgliteBackend(): Backend {
+  return { name: 'PGlite', runs: 30, open: () => openDatabase(), cleanup: async () => undefined };
+}
+
+function postgresBackend(url: string): Backend {
+  const admin = new pg.Client({ connectionString: url });
+  const created: string[] = [];
+  let connected: Promise<void> | undefined;
+  return {
+    name: 'PostgreSQL',
+    runs: 20,
+    async open() {
+      connected ??= admin.connect().then(() => undefined);
+      await connected;
+      const name = `tally_${process.pid}_${Date.now()}_${created.length}`;
+      await admin.query(`create database ${name}`);
+      created.push(name);
+      const dbUrl = new URL(url);
+      dbUrl.pathname = `/${name}`;
+      return openDatabase({ databaseUrl: dbUrl.toString() });
+    },
+    async cleanup() {
+      if (!connected) return;
+      for (const name of created) await admin.query(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+const ROLLBACK = new Error('roll back this run');
+/** Runs `fn` in a transaction that is always rolled back, so every property run starts from the same rows. */
+async function rolledBack(db: Db, fn: (tx: Db) => Promise<void>) {
+  await db.transaction(async (tx) => {
+    await fn(tx);
+    throw ROLLBACK;
+  }).catch((error: unknown) => {
+    if (error !== ROLLBACK) throw error;
+  });
+}
+
+/** The migrations directory as it was before the tallies: a database that has data when 080 arrives. */
+function migrationsBeforeTallies(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'migrations-before-tallies-'));
+  for (const file of readdirSync(migrationsDir())) if (file.endsWith('.sql') && file < TALLIES_MIGRATION) copyFileSync(join(migrationsDir(), file), join(dir, file));
+  return dir;
+}
+
+const backends = [pgliteBackend(), ...(adminUrl ? [postgresBackend(adminUrl)] : [])];
+
+for (const backend of backends) {
+  describe(`dashboard tallies on ${backend.name} (ADR 025)`, () => {
+    let db: Db;
+    let fixtures: Fixtures;
+    const opened: Db[] = [];
+    const open = async () => {
+      const next = await backend.open();
+      opened.push(next);
+      return next;
+    };
+
+    beforeAll(async () => {
+      db = await open();
+      await migrate(db);
+      fixtures = await createFixtures(db);
+    });
+    afterAll(async () => {
+      for (const each of opened) await each.close();
+      await backend.cleanup();
+    });
+
+    it('equal a recount after any sequence of inserts, updates, deletes, role and state changes, before and after compaction', async () => {
+      const tally: WriteTally = new Map();
+      await fc.assert(
+        fc.asyncProperty(writesArb(40), async (writes) => {
+          await rolledBack(db, async (tx) => {
+            await applyWrites(tx, fixtures, writes, tally);
+            // Seen today, tomorrow and in a week: the per-day buckets hold what "today" later means.
+            await expectTalliesMatchRecount(tx, [0, 1, 8]);
+            await tx.query('select dashboard_compact()');
+            expect(Number((await tx.query<{ n: number }>('select count(*) as n from dashboard_tally_deltas')).rows[0]!.n)).toBe(0);
+            await expectTalliesMatchRecount(tx, [0]);
+          });
+        }),
+        { numRuns: backend.runs },
+      );
+      // The writes did happen: every kind was applied, and the database refused only what it must.
+      console.log([...tally].map(([kind, t]) => `${kind} ${t.applied}/${t.applied + t.refused.length} ${[...new Set(t.refused)].slice(0, 2).join(' | ')}`).join('\n'));
+    }, 240_000);
+
+    it('backfills the tallies from the rows a database already holds when the migration runs', async () => {
+      const before = migrationsBeforeTallies();
+      try {
+        await fc.assert(
+          fc.asyncProperty(writesArb(60), async (writes) => {
+            const fresh = await open();
+            await migrate(fresh, before);
+            const freshFixtures = await createFixtures(fresh);
+            await fresh.transaction((tx) => applyWrites(tx, freshFixtures, writes));
+            expect(await migrate(fresh)).toEqual([TALLIES_MIGRATION, ...readdirSync(migrationsDir()).filter((f) => f.endsWith('.sql') && f > TALLIES_MIGRATION).sort()]);
+            await expectTalliesMatchRecount(fresh, [0, 1]);
+          }),
+          { numRuns: 3 },
+        );
+      } finally {
+        rmSync(before, { recursive: true, force: true });
+      }
+    }, 240_000);
+
+    it.skipIf(backend.name !== 'PostgreSQL')('stays exact with writers on many connections at once, compaction running among them', async () => {
+      const writers = Array.from({ length: 6 }, () => fc.sample(writeArb, 60));
+      // Races on the same few users: their state and their Buddy role, changed at the same moment.
+      const { rows } = await db.query<{ id: number }>("insert into users (email) select 'race' || g || '-' || $1 || '@test.example' from generate_series(1, 3) g returning id", [process.pid]);
+      const racers = rows.map((r) => Number(r.id));
+      const race = racers.flatMap((id) => [
+        `update users set is_active = not is_active where id = ${id}`,
+        `insert into user_roles (user_id, role_id) select ${id}, id from roles where name = 'Buddy' on conflict do nothing`,
+        `delete from user_roles where user_id = ${id} and role_id = (select id from roles where name = 'Buddy')`,
+        `update users set account_status = case account_status when 'active' then 'inactive' else 'active' end where id = ${id}`,
+      ]);
+      let writing = true;
+      const compactor = (async () => {
+        while (writing) {
+          await compactTallies(db);
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      })();
+      const results = await Promise.all([
+        ...writers.map(async (writes) => {
+          let applied = 0;
+          for (const write of writes) if (await applyWrite(db, fixtures, write)) applied += 1;
+          return applied;
+        }),
+        ...Array.from({ length: 4 }, async () => {
+          for (let i = 0; i < 40; i++) await db.query(race[Math.floor(Math.random() * race.length)]!);
+          return 40;
+        }),
+      ]);
+      writing = false;
+      await compactor;
+      expect(results.reduce((a, b) => a + b, 0)).toBeGreaterThan(200);
+      await expectTalliesMatchRecount(db, [0, 1]);
+    }, 120_000);
+
+    it.skipIf(backend.name !== 'PostgreSQL')('keeps no counter row that one writer holds while another waits (no hot row)', async () => {
+      const { rows } = await db.query<{ name: string }>('select current_database() as name');
+      const url = new URL(adminUrl!);
+      url.pathname = `/${rows[0]!.name}`;
+      const [first, second] = [new pg.Client({ connectionString: url.toString() }), new pg.Client({ connectionString: url.toString() })];
+      await Promise.all([first.connect(), second.connect()]);
+      const writeEverything = async (client: pg.Client, n: number) => {
+        const { rows: service } = await client.query(
+          `insert into services (service_date, service_slot_id, status, buddy_id, bicycle_id, origin_type, latitude, longitude)
+           values (current_date, $1, 2, $2, $3, 'one_off', 59.33, 18.06) returning id`,
+          [fixtures.slot, fixtures.owner, fixtures.bicycle],
+        );
+        await client.query('update services set status = 4, finished_at = now() where id = $1', [service[0].id]);
+        const { rows: user } = await client.query("insert into users (email, member_since) values ($1, now()) returning id", [`hot-${n}-${process.pid}@test.example`]);
+        await client.query("insert into subscriptions (user_id, plan_id, status, current_period_start, current_period_end, amount) values ($1, $2, 'active', current_date, current_date + 30, 99)", [user[0].id, fixtures.plan]);
+        await client.query('insert into promo_code_uses (promo_code_id, user_id) values ($1, $2)', [fixtures.promoCodes[0], user[0].id]);
+        await client.query("insert into trial_groups (name, end_date) values ($1, current_date)", [`Hot ${n} ${process.pid}`]);
+      };
+      try {
+        // The first writer books and finishes a service today for a buddy, adds a member, a subscription,
+        // a promo-code use and a trial group, and keeps its transaction open…
+        await first.query('begin');
+        await writeEverything(first, 1);
+        // …while the second does the same for the same buddy, day and counters: none of it may wait.
+        await second.query("set lock_timeout = '2s'");
+        await writeEverything(second, 2);
+        await second.query('select dashboard_compact()');
+        await first.query('commit');
+      } finally {
+        await Promise.all([first.end(), second.end()]);
+      }
+      await expectTalliesMatchRecount(db, [0]);
+    }, 60_000);
+  });
+}
