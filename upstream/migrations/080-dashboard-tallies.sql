@@ -199,15 +199,13 @@ begin
 end
 $$;
 
+-- A deleted user's roles go with them (on delete cascade), and that delete re-decides them: only a
+-- change of state needs a trigger on users.
 create function dashboard_user_state_changed() returns trigger language plpgsql as $$
 begin
-  if tg_op = 'UPDATE' then
-    perform dashboard_refresh_buddies(array(
-      select n.id from old_rows o join new_rows n on n.id = o.id
-       where (o.is_active and o.account_status = 'active') is distinct from (n.is_active and n.account_status = 'active')));
-  else
-    perform dashboard_refresh_buddies(array(select o.id from old_rows o join dashboard_active_buddies b on b.user_id = o.id));
-  end if;
+  perform dashboard_refresh_buddies(array(
+    select n.id from old_rows o join new_rows n on n.id = o.id
+     where (o.is_active and o.account_status = 'active') is distinct from (n.is_active and n.account_status = 'active')));
   return null;
 end
 $$;
@@ -329,7 +327,6 @@ create trigger dashboard_subscribers_update after update on subscriptions refere
 create trigger dashboard_subscribers_delete after delete on subscriptions referencing old table as old_rows for each statement execute function dashboard_subscriptions_changed();
 
 create trigger dashboard_buddies_update after update on users referencing old table as old_rows new table as new_rows for each statement execute function dashboard_user_state_changed();
-create trigger dashboard_buddies_delete after delete on users referencing old table as old_rows for each statement execute function dashboard_user_state_changed();
 create trigger dashboard_buddies_insert after insert on user_roles referencing new table as new_rows for each statement execute function dashboard_user_roles_changed();
 create trigger dashboard_buddies_update after update on user_roles referencing old table as old_rows new table as new_rows for each statement execute function dashboard_user_roles_changed();
 create trigger dashboard_buddies_delete after delete on user_roles referencing old table as old_rows for each statement execute function dashboard_user_roles_changed();
