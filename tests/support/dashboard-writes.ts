@@ -25,7 +25,7 @@ const dateOf = (day: number) => at(day, 0).slice(0, 10);
 const pick = (table: string, k: number) => `(select id from ${table} order by id offset (${k} % greatest((select count(*) from ${table}), 1)) limit 1)`;
 
 const ROLES = ['Admin', 'Buddy', 'Customer', 'Buddy (renamed)'] as const;
-const second = fc.constantFrom(0, 1, 43_200, 86_399);
+const second = fc.constantFrom<number>(0, 1, 43_200, 86_399);
 const moment = fc.record({ day: fc.integer({ min: -400, max: 3 }), second });
 const recent = fc.record({ day: fc.integer({ min: -40, max: 2 }), second });
 const serviceDay = fc.integer({ min: -100, max: 20 });
