@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import pg from 'pg';
 import { openDatabase, type Db } from '../upstream/db.ts';
 import { compactTallies } from '../upstream/dashboard-tallies.ts';
@@ -157,7 +158,7 @@ async function reads(db: Db) {
     await maintained();
     const fast = await timings(40, maintained);
     const slow = await timings(5, recount);
-    out[name] = { maintained: spread(fast.ms, 2), maintainedP95Ms: Number(percentile(fast.ms, 95).toFixed(2)), recount: spread(slow.ms, 0), same: JSON.stringify(fast.value) === JSON.stringify(slow.value) };
+    out[name] = { maintained: spread(fast.ms, 2), maintainedP95Ms: Number(percentile(fast.ms, 95).toFixed(2)), recount: spread(slow.ms, 0), same: isDeepStrictEqual(fast.value, slow.value) };
   }
   return out;
 }
@@ -177,7 +178,7 @@ async function busyBuddy(url: string) {
       const today = new Date();
       const fast = await timings(20, () => buddyDashboard(tx, buddy, today));
       const slow = await timings(5, async () => ({ scope: 'own', counters: await recountBuddyCounters(tx, buddy, today), series: await recountSeries(tx, today, buddy) }));
-      result = { services: Number(count[0]!.n), moveSeconds: Number(moveSeconds.toFixed(2)), maintainedP50Ms: Number(percentile(fast.ms, 50).toFixed(2)), recountP50Ms: Number(percentile(slow.ms, 50).toFixed(1)), same: JSON.stringify(fast.value) === JSON.stringify(slow.value) };
+      result = { services: Number(count[0]!.n), moveSeconds: Number(moveSeconds.toFixed(2)), maintainedP50Ms: Number(percentile(fast.ms, 50).toFixed(2)), recountP50Ms: Number(percentile(slow.ms, 50).toFixed(1)), same: isDeepStrictEqual(fast.value, slow.value) };
       throw new Error('roll back');
     })
     .catch((error: unknown) => {

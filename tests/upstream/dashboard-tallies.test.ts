@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../upstream/db.ts';
 import { compactTallies } from '../../upstream/dashboard-tallies.ts';
+import { adminDashboard, buddyDashboard, statistics } from '../../upstream/resources/dashboard.ts';
 import { migrate, migrationsDir } from '../../upstream/migrate.ts';
 import { applyWrite, applyWrites, createFixtures, expectTalliesMatchRecount, writeArb, writesArb, type Fixtures, type Write, type WriteTally } from '../support/dashboard-writes.ts';
 
@@ -191,6 +192,17 @@ for (const backend of backends) {
         });
       }
     }, 120_000);
+
+    it('are all a dashboard or statistics request reads: never the tables they count', async () => {
+      const statements: string[] = [];
+      const recording: Db = { ...db, query: (sql, params) => (statements.push(sql), db.query(sql, params)) };
+      const { rows } = await db.query<{ id: number }>('select min(id) as id from users');
+      await adminDashboard(recording, new Date());
+      await buddyDashboard(recording, Number(rows[0]!.id), new Date());
+      await statistics(recording, new Date());
+      expect(statements.length).toBeGreaterThan(0);
+      for (const sql of statements) expect(sql.match(/\b(from|join)\s+(\w+)/gi)?.map((m) => m.split(/\s+/).pop())).toEqual(['dashboard_tally_rows']);
+    });
 
     it('backfills the tallies from the rows a database already holds when the migration runs', async () => {
       const before = migrationsBeforeTallies();
