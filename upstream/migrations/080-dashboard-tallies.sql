@@ -53,8 +53,10 @@ create function dashboard_keys(r users) returns table (metric text, scope bigint
     ('users.active', null, r.is_active and r.account_status = 'active'),
     ('users.invited', null, r.invitation_status = 'pending'),
     ('users.direct_active', null, r.is_active and r.account_status = 'active' and r.user_type = 4),
-    -- Members by the UTC day they joined: new users (last 30 days), the series, members per month.
-    ('users.members', (r.member_since at time zone 'UTC')::date, r.member_since is not null)
+    -- Members by the UTC day they joined (new users in the last 30 days, the series), and by month (the
+    -- statistics' members per month and the total before: a few dozen rows, not a row per day since launch).
+    ('users.members', (r.member_since at time zone 'UTC')::date, r.member_since is not null),
+    ('users.members_by_month', date_trunc('month', r.member_since at time zone 'UTC')::date, r.member_since is not null)
   ) as k(metric, day, counted)
   where k.counted
 $$;

@@ -85,12 +85,12 @@ export async function statistics(db: Db, today: Date): Promise<Statistics> {
   const statuses = [1, 2, 3, 4, 5];
   const [services, members] = await Promise.all([
     readTallies(db, ALL, [...statuses.map((s) => `services.status.${s}`), 'services.by_date', 'services.finished_by_date'], weeks[0]!),
-    readTallies(db, ALL, ['users.members'], null),
+    readTallies(db, ALL, ['users.members_by_month'], null),
   ]);
   const weekRange = (week: string) => ({ from: week, to: dayOf(new Date(`${week}T00:00:00Z`), 6) });
-  const joinedByMonth = new Map<string, number>();
-  for (const row of members) joinedByMonth.set(row.day!.slice(0, 7), (joinedByMonth.get(row.day!.slice(0, 7)) ?? 0) + row.n);
-  const before = members.filter((row) => row.day! < monthStart).reduce((total, row) => total + row.n, 0);
+  // Rows are keyed by each month's first day.
+  const joinedByMonth = new Map(members.map((row) => [row.day!.slice(0, 7), row.n]));
+  const before = sumTallies(members, 'users.members_by_month', { to: dayOf(new Date(`${monthStart}T00:00:00Z`), -1) });
   return {
     servicesByStatus: statuses.map((status) => ({ status, count: sumTallies(services, `services.status.${status}`) })),
     servicesByWeek: weeks.map((week) => ({ week, count: sumTallies(services, 'services.by_date', weekRange(week)), finished: sumTallies(services, 'services.finished_by_date', weekRange(week)) })),
