@@ -238,8 +238,10 @@ end
 $$;
 
 -- Recounts one source's tallies from its rows: the backfill below, after a TRUNCATE (which fires no row
--- changes), and by hand after a load that bypassed triggers (`select dashboard_rebuild()`).
-create function dashboard_rebuild(source text) returns void language plpgsql as $$
+-- changes), and by hand after a load that bypassed triggers (`select dashboard_rebuild()`). Without
+-- memoize: the planner would cache dashboard_keys() per row, and every row is different (2M services:
+-- 2× slower).
+create function dashboard_rebuild(source text) returns void language plpgsql set enable_memoize = off as $$
 begin
   delete from dashboard_tallies where split_part(metric, '.', 1) = source;
   delete from dashboard_tally_deltas where split_part(metric, '.', 1) = source;
@@ -345,3 +347,5 @@ create trigger dashboard_rebuild_truncate after truncate on trial_groups for eac
 -- Backfill from the rows already there. The triggers above hold a lock that keeps writers out of these
 -- tables until this migration commits, so nothing is counted twice or missed.
 select dashboard_rebuild();
+-- Planner statistics now, not at autovacuum's next visit (PGlite has none).
+analyze dashboard_tallies, dashboard_subscriber_users, dashboard_active_buddies;
