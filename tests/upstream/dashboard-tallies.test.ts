@@ -176,8 +176,10 @@ for (const backend of backends) {
         }),
         { numRuns: backend.runs },
       );
-      // The writes did happen: every kind was applied, and the database refused only what it must.
-      console.log([...tally].map(([kind, t]) => `${kind} ${t.applied}/${t.applied + t.refused.length} ${[...new Set(t.refused)].slice(0, 2).join(' | ')}`).join('\n'));
+      // The writes did happen: every kind was tried and applied (deleting a user is often refused, rightly:
+      // they still have services, subscriptions or bicycles).
+      expect(tally.size).toBeGreaterThanOrEqual(20);
+      for (const [kind, { applied, refused }] of tally) if (kind !== 'deleteUser') expect(applied, `${kind}: ${refused.slice(0, 3).join(' | ')}`).toBeGreaterThan(0);
     }, 240_000);
 
     it('equal a recount after each write of hand-picked scenarios (role moves, renames, dates across today and month edges, moves between users and buddies)', async () => {
@@ -216,7 +218,7 @@ for (const backend of backends) {
             expect(await migrate(fresh)).toEqual([TALLIES_MIGRATION, ...readdirSync(migrationsDir()).filter((f) => f.endsWith('.sql') && f > TALLIES_MIGRATION).sort()]);
             await expectTalliesMatchRecount(fresh, [0, 1]);
           }),
-          { numRuns: 3 },
+          { numRuns: 2 },
         );
       } finally {
         rmSync(before, { recursive: true, force: true });
