@@ -130,7 +130,8 @@ export interface TalliesResult {
   busyBuddy?: { services: number; moveSeconds: number; maintainedP50Ms: number; recountP50Ms: number; same: boolean };
 }
 
-const spreads = (runs: Record<string, number>[]) => Object.fromEntries(Object.keys(runs[0] ?? {}).map((key) => [key, spread(runs.map((r) => r[key]!), 3)]));
+/** Each measure's spread over the rounds: rates as whole numbers, times to the microsecond. */
+const spreads = (runs: Record<string, number>[]) => Object.fromEntries(Object.keys(runs[0] ?? {}).map((key) => [key, spread(runs.map((r) => r[key]!), key.endsWith('PerSecond') ? 0 : 3)]));
 
 async function timings<T>(n: number, fn: () => Promise<T>): Promise<{ value: T; ms: number[] }> {
   let value!: T;
