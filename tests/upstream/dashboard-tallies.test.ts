@@ -261,6 +261,31 @@ for (const backend of backends) {
       await expectTalliesMatchRecount(db, [0, 1]);
     }, 120_000);
 
+    it.skipIf(backend.name !== 'PostgreSQL')('recounts by hand (`select dashboard_rebuild()`) exactly while a writer is mid-transaction: the recount waits for it', async () => {
+      const { rows } = await db.query<{ name: string }>('select current_database() as name');
+      const url = new URL(adminUrl!);
+      url.pathname = `/${rows[0]!.name}`;
+      const [writer, rebuilder] = [new pg.Client({ connectionString: url.toString() }), new pg.Client({ connectionString: url.toString() })];
+      await Promise.all([writer.connect(), rebuilder.connect()]);
+      try {
+        await writer.query('begin');
+        await writer.query(
+          `insert into services (service_date, service_slot_id, status, buddy_id, bicycle_id, origin_type, latitude, longitude)
+           values (current_date, $1, 2, $2, $3, 'one_off', 59.33, 18.06)`,
+          [fixtures.slot, fixtures.owner, fixtures.bicycle],
+        );
+        let rebuilt = false;
+        const rebuild = rebuilder.query('select dashboard_rebuild()').then(() => (rebuilt = true));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(rebuilt).toBe(false);
+        await writer.query('commit');
+        await rebuild;
+      } finally {
+        await Promise.all([writer.end(), rebuilder.end()]);
+      }
+      await expectTalliesMatchRecount(db, [0]);
+    });
+
     it.skipIf(backend.name !== 'PostgreSQL')('keeps no counter row that one writer holds while another waits (no hot row)', async () => {
       const { rows } = await db.query<{ name: string }>('select current_database() as name');
       const url = new URL(adminUrl!);

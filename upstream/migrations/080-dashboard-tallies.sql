@@ -243,6 +243,13 @@ $$;
 -- 2× slower).
 create function dashboard_rebuild(source text) returns void language plpgsql set enable_memoize = off as $$
 begin
+  -- Writers to the counted tables wait until the caller commits: a row written between the recount and
+  -- the deletes below would otherwise count twice or not at all.
+  if source = 'buddies' then
+    lock table users, user_roles, roles in share mode;
+  else
+    execute format('lock table %I in share mode', source);
+  end if;
   delete from dashboard_tallies where split_part(metric, '.', 1) = source;
   delete from dashboard_tally_deltas where split_part(metric, '.', 1) = source;
   if source = 'users' then
