@@ -244,12 +244,14 @@ $$;
 create function dashboard_rebuild(source text) returns void language plpgsql set enable_memoize = off as $$
 begin
   -- Writers to the counted tables wait until the caller commits: a row written between the recount and
-  -- the deletes below would otherwise count twice or not at all.
+  -- the deletes below would otherwise count twice or not at all. So does compaction (it would fold deltas
+  -- into rows this deletes, or add a row this does not see).
   if source = 'buddies' then
     lock table users, user_roles, roles in share mode;
   else
     execute format('lock table %I in share mode', source);
   end if;
+  perform pg_advisory_xact_lock(hashtext('dashboard_compact'));
   delete from dashboard_tallies where split_part(metric, '.', 1) = source;
   delete from dashboard_tally_deltas where split_part(metric, '.', 1) = source;
   if source = 'users' then
