@@ -326,6 +326,32 @@ for (const backend of backends) {
       await expectTalliesMatchRecount(db, [0]);
     });
 
+    it.skipIf(backend.name !== 'PostgreSQL')('counts a Buddy role granted while the role is being renamed away from Buddy, and back', async () => {
+      const { rows } = await db.query<{ name: string }>('select current_database() as name');
+      const url = new URL(adminUrl!);
+      url.pathname = `/${rows[0]!.name}`;
+      const [renamer, granter] = [new pg.Client({ connectionString: url.toString() }), new pg.Client({ connectionString: url.toString() })];
+      await Promise.all([renamer.connect(), granter.connect()]);
+      const { rows: people } = await db.query<{ id: number }>("insert into users (email) select 'renamed' || g || '-' || $1 || '@test.example' from generate_series(1, 2) g returning id", [process.pid]);
+      const buddyRole = Number((await db.query<{ id: number }>("select id from roles where name = 'Buddy'")).rows[0]!.id);
+      const grantWhileRenaming = async (userId: number, newName: string) => {
+        await renamer.query('begin');
+        await renamer.query('update roles set name = $2 where id = $1', [buddyRole, newName]);
+        const granted = granter.query('insert into user_roles (user_id, role_id) values ($1, $2)', [userId, buddyRole]);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await renamer.query('commit');
+        await granted;
+        await expectTalliesMatchRecount(db, [0]);
+      };
+      try {
+        await grantWhileRenaming(Number(people[0]!.id), 'Buddy (renamed)');
+        await grantWhileRenaming(Number(people[1]!.id), 'Buddy');
+      } finally {
+        await db.query("update roles set name = 'Buddy' where id = $1", [buddyRole]);
+        await Promise.all([renamer.end(), granter.end()]);
+      }
+    });
+
     it.skipIf(backend.name !== 'PostgreSQL')('keeps no counter row that one writer holds while another waits (no hot row)', async () => {
       const { rows } = await db.query<{ name: string }>('select current_database() as name');
       const url = new URL(adminUrl!);

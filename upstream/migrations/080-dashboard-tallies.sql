@@ -212,17 +212,30 @@ begin
 end
 $$;
 
+-- The roles granted or taken are locked (shared) before their name is read, in the next statement: a
+-- concurrent rename to or from Buddy waits for this transaction, or this for the rename and then reads
+-- the new name, so one of the two sees the other.
 create function dashboard_user_roles_changed() returns trigger language plpgsql as $$
+declare
+  changed bigint[];
+  buddy_roles bigint[];
 begin
   if tg_op = 'INSERT' then
-    perform dashboard_refresh_buddies(array(select distinct user_id from new_rows where role_id in (select id from roles where name = 'Buddy')));
+    changed := array(select role_id from new_rows);
   elsif tg_op = 'DELETE' then
-    perform dashboard_refresh_buddies(array(select distinct user_id from old_rows where role_id in (select id from roles where name = 'Buddy')));
+    changed := array(select role_id from old_rows);
+  else
+    changed := array(select role_id from old_rows union select role_id from new_rows);
+  end if;
+  perform 1 from roles where id = any(changed) order by id for share;
+  buddy_roles := array(select id from roles where id = any(changed) and name = 'Buddy');
+  if tg_op = 'INSERT' then
+    perform dashboard_refresh_buddies(array(select distinct user_id from new_rows where role_id = any(buddy_roles)));
+  elsif tg_op = 'DELETE' then
+    perform dashboard_refresh_buddies(array(select distinct user_id from old_rows where role_id = any(buddy_roles)));
   else
     perform dashboard_refresh_buddies(array(
-      select user_id from old_rows where role_id in (select id from roles where name = 'Buddy')
-      union
-      select user_id from new_rows where role_id in (select id from roles where name = 'Buddy')));
+      select user_id from old_rows where role_id = any(buddy_roles) union select user_id from new_rows where role_id = any(buddy_roles)));
   end if;
   return null;
 end
