@@ -14,8 +14,8 @@ import { dayOf, firstMonth, firstWeek, monthlyTotals, seriesDays, weekStarts } f
  * tables, and the tests hold the two equal.
  */
 
-/** Where each counter comes from: a metric, summed over all its rows, from today on, or over the last 30 days. */
-type Window = 'all' | 'from_today' | 'last_30_days';
+/** Where each counter comes from: a metric, summed over all its rows, from today on, today only, or the last 30 days. */
+type Window = 'all' | 'from_today' | 'today' | 'last_30_days';
 const ADMIN_SOURCES: Record<AdminCounter, [metric: string, window: Window][]> = {
   total_users: [['users.total', 'all']],
   active_users: [['users.active', 'all']],
@@ -33,7 +33,7 @@ const ADMIN_SOURCES: Record<AdminCounter, [metric: string, window: Window][]> = 
   subscribers: [['subscriptions.subscribers', 'all']],
   direct_active: [['users.direct_active', 'all']],
 };
-const BUDDY_SOURCES: Record<BuddyCounter, [metric: string, window: Window | 'today'][]> = {
+const BUDDY_SOURCES: Record<BuddyCounter, [metric: string, window: Window][]> = {
   services_performed: [['services.status.4', 'all']],
   scheduled_services: [['services.booked_by_date', 'from_today']],
   services_today: [['services.booked_by_date', 'today']],
@@ -42,12 +42,12 @@ const BUDDY_SOURCES: Record<BuddyCounter, [metric: string, window: Window | 'tod
 const ADMIN_SERIES_SOURCES = { new_users: 'users.members', services_performed: 'services.finished_by_day', new_subscriptions: 'subscriptions.created' } as const;
 const BUDDY_SERIES_SOURCES = { services_performed: 'services.finished_by_day' } as const;
 
-function windowRange(window: Window | 'today', today: Date) {
+function windowRange(window: Window, today: Date) {
   const ranges = { all: {}, from_today: { from: dayOf(today, 0) }, today: { from: dayOf(today, 0), to: dayOf(today, 0) }, last_30_days: { from: seriesDays(today)[0] } };
   return ranges[window];
 }
 
-function counters<K extends string>(rows: readonly TallyRow[], sources: Record<K, [string, Window | 'today'][]>, order: readonly K[], today: Date): Record<K, number> {
+function counters<K extends string>(rows: readonly TallyRow[], sources: Record<K, [string, Window][]>, order: readonly K[], today: Date): Record<K, number> {
   return Object.fromEntries(order.map((name) => [name, sources[name].reduce((total, [metric, window]) => total + sumTallies(rows, metric, windowRange(window, today)), 0)])) as Record<K, number>;
 }
 
