@@ -17,7 +17,7 @@ function table(head: string[], rows: (string | number)[][]): string {
 const failed = (section: Any) => (section && 'error' in section ? `Failed: ${section.error}\n` : null);
 
 /** The benchmark sections of results.json, in run order. */
-export const SECTIONS = ['bundles', 'ssr', 'lighthouse', 'overhead', 'export', 'refresh', 'scale'] as const;
+export const SECTIONS = ['bundles', 'ssr', 'lighthouse', 'overhead', 'export', 'refresh', 'scale', 'tallies'] as const;
 
 /**
  * A subset run (BENCH_ONLY) keeps the other sections of the previous results, each with the run it came
@@ -184,6 +184,51 @@ export function renderResults(r: Any): string {
         ),
         '',
       );
+    }
+  }
+  if (r.tallies) {
+    const t = r.tallies;
+    out.push(`### 8. Dashboard tallies (ADR 025): what the counting triggers cost writers, and reads at scale (PostgreSQL)`, '');
+    if (failed(t)) out.push(failed(t)!);
+    else {
+      const s = t.singleRows;
+      const b = t.bulk;
+      const cost = (without: Spread, withTriggers: Spread, lowerIsBetter = false) => `${lowerIsBetter ? '+' : '−'}${Math.abs(Math.round((withTriggers.median / without.median - 1) * 100))} %`;
+      out.push(
+        `Alternating rounds with the dashboard's triggers enabled and disabled on a database of their own (${t.rounds} rounds each):`,
+        '',
+        table(
+          ['write', 'without triggers', 'with triggers', 'cost'],
+          [
+            [`insert a Booked service, one at a time (${s.n})`, fmt(s.without.insertsPerSecond, '/s'), fmt(s.with.insertsPerSecond, '/s'), cost(s.without.insertsPerSecond, s.with.insertsPerSecond)],
+            ['… p50 per insert', fmt(s.without.insertP50Ms, ' ms'), fmt(s.with.insertP50Ms, ' ms'), cost(s.without.insertP50Ms, s.with.insertP50Ms, true)],
+            [`finish it (status and finished_at), one at a time (${s.n})`, fmt(s.without.finishesPerSecond, '/s'), fmt(s.with.finishesPerSecond, '/s'), cost(s.without.finishesPerSecond, s.with.finishesPerSecond)],
+            ['… p50 per update', fmt(s.without.finishP50Ms, ' ms'), fmt(s.with.finishP50Ms, ' ms'), cost(s.without.finishP50Ms, s.with.finishP50Ms, true)],
+            ["a user's sign-in update (no counted column changes), p50", fmt(s.without.userUpdateP50Ms, ' ms'), fmt(s.with.userUpdateP50Ms, ' ms'), cost(s.without.userUpdateP50Ms, s.with.userUpdateP50Ms, true)],
+            [`insert ${b.rows.toLocaleString('en')} services in one statement`, fmt(b.without.insertSeconds, ' s'), fmt(b.with.insertSeconds, ' s'), cost(b.without.insertSeconds, b.with.insertSeconds, true)],
+            [`finish those ${b.rows.toLocaleString('en')} in one statement`, fmt(b.without.updateSeconds, ' s'), fmt(b.with.updateSeconds, ' s'), cost(b.without.updateSeconds, b.with.updateSeconds, true)],
+            [`8 connections booking and finishing services of one buddy on one day (${t.concurrent.seconds} s)`, fmt(t.concurrent.without, ' pairs/s'), fmt(t.concurrent.with, ' pairs/s'), cost(t.concurrent.without, t.concurrent.with)],
+          ],
+        ),
+        '',
+        `Compaction after a round: ${t.compaction.deltas.toLocaleString('en')} delta rows folded in ${t.compaction.seconds} s.`,
+        '',
+      );
+      if (t.reads) {
+        out.push(
+          `The figures on ${t.reads.db}, at the database (no HTTP): read from the tallies vs counted from the tables as before this change (ADR 016's live SQL, the reference the tests use):`,
+          '',
+          table(
+            ['figures', 'from the tallies p50', 'p95', 'counted from the tables p50', 'same answer'],
+            Object.entries(t.reads.rows).map(([name, x]: [string, Any]) => [name, fmt(x.maintained, ' ms'), `${x.maintainedP95Ms} ms`, fmt(x.recount, ' ms'), x.same ? 'yes' : '**no**']),
+          ),
+          '',
+        );
+      }
+      if (t.busyBuddy) {
+        const bb = t.busyBuddy;
+        out.push(`A buddy given ${bb.services.toLocaleString('en')} services (one statement moving them, ${bb.moveSeconds} s, rolled back afterwards): their dashboard from the tallies ${bb.maintainedP50Ms} ms p50, counted from the tables ${bb.recountP50Ms} ms; same answer: ${bb.same ? 'yes' : '**no**'}.`, '');
+      }
     }
   }
   return out.join('\n');

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * `npm run bench`: the seven benchmarks of issue 7 on the production build, results in bench/results.json
+ * `npm run bench`: the benchmarks of issue 7 (and 8, the dashboard tallies of issue 14) on the production build, results in bench/results.json
  * and the generated section of bench/RESULTS.md. PostgreSQL: BENCH_DATABASE_URL, else a throw-away server
  * from Debian's binaries on bench/.data/pg, else PGlite only (said in the results). Data sets are generated
  * once and kept under bench/.data/ (git-ignored). BENCH_ONLY=ssr,export,… runs a subset (the other sections are kept from the last
@@ -26,6 +26,7 @@ const { runOverhead } = await import('./overhead.ts');
 const { runExport } = await import('./export.ts');
 const { runRefreshStorm } = await import('./refresh-storm.ts');
 const { runDataScale } = await import('./data-scale.ts');
+const { runTallies } = await import('./tallies.ts');
 const { SECTIONS, carryForward, renderResults, writeResultsSection } = await import('./report.ts');
 
 const ALL = SECTIONS;
@@ -68,7 +69,7 @@ try {
   const needs = (...names: string[]) => names.some((n) => only.has(n));
   const small = needs('ssr', 'lighthouse', 'overhead', 'refresh') ? await prepareDataSet('small', where, log) : null;
   const k100 = needs('export') ? await prepareDataSet('k100', where, log) : null;
-  const scale = needs('export', 'scale') ? await prepareDataSet('scale', where, log) : null;
+  const scale = needs('export', 'scale', 'tallies') ? await prepareDataSet('scale', where, log) : null;
   const pgliteScale = needs('scale') && postgres ? await prepareDataSet('scale', 'pglite', log) : null;
   results.dataSets = {
     small: small && describeDb(small.db),
@@ -94,6 +95,10 @@ try {
     const runs = [await runDataScale(scale!.db, scale!.report, { samples: quick ? 10 : 40 })];
     if (pgliteScale) runs.push(await runDataScale(pgliteScale.db, pgliteScale.report, { samples: quick ? 5 : 20 }));
     return runs;
+  });
+  await step('tallies', async () => {
+    if (!postgres) throw new Error('needs PostgreSQL (BENCH_DATABASE_URL or Debian binaries)');
+    return runTallies(postgres.url, scale?.db.kind === 'postgres' ? scale.db.url : null, quick ? { rounds: 1, n: 200, bulkRows: 10_000, seconds: 1 } : {});
   });
 } finally {
   await postgres?.stop();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { projectRoot } from '../shared/project-root.server.ts';
 import { buildUpstream } from './app.ts';
 import { DEFAULT_CONFIG, type UpstreamConfig } from './config.ts';
+import { compactTallies } from './dashboard-tallies.ts';
 import { openDatabase, type Db } from './db.ts';
 import { sweepUnusedUploads } from './lib/upload-sweep.ts';
 import { migrate } from './migrate.ts';
@@ -33,6 +34,8 @@ async function jwtSecretFrom(db: Db, configured?: string): Promise<string> {
 }
 
 const SWEEP_INTERVAL_MS = 3600 * 1000;
+/** How often the dashboard's deltas are folded (ADR 025); reads are exact either way, folding keeps them small. */
+const TALLY_COMPACTION_INTERVAL_MS = 10 * 1000;
 
 /**
  * Every refresh adds a row; expired rows no longer decide anything (an expired token is refused either way).
@@ -91,8 +94,16 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
     void sweepUploads().catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
+  let compacting: Promise<unknown> = Promise.resolve();
+  const compact = () => {
+    compacting = compactTallies(db).catch((error: unknown) => app.log.warn({ err: error }, 'dashboard tally compaction failed'));
+  };
+  const compactor = setInterval(compact, TALLY_COMPACTION_INTERVAL_MS);
+  compactor.unref();
+  compact();
   await app.listen({ port: opts.port ?? 0, host }).catch(async (error: unknown) => {
     clearInterval(sweeper);
+    clearInterval(compactor);
     await app.close();
     if (tempUploadDir) rmSync(tempUploadDir, { recursive: true, force: true });
     throw error;
@@ -116,6 +127,8 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
     demoAccounts: shouldSeed ? DEMO_ACCOUNTS : null,
     async close() {
       clearInterval(sweeper);
+      clearInterval(compactor);
+      await compacting;
       await app.close();
       await db.close();
       if (tempUploadDir) rmSync(tempUploadDir, { recursive: true, force: true });

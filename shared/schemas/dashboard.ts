@@ -1,6 +1,7 @@
 /**
- * The dashboard's figures (spec §1), defined in ADR 016 and computed by SQL in the reference API
- * (`upstream/resources/dashboard.ts`). Dates are UTC calendar days, as everywhere in the API.
+ * The dashboard's figures (spec §1), defined in ADR 016; the reference API reads them from tallies its
+ * database keeps current (`upstream/resources/dashboard.ts`, ADR 025). Dates are UTC calendar days, as
+ * everywhere in the API.
  */
 export const ADMIN_COUNTERS = [
   'total_users',
