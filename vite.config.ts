@@ -1,5 +1,5 @@
 import react from '@vitejs/plugin-react';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -59,6 +59,8 @@ function precompress(): Plugin {
       const dir = join(options.dir!, 'assets');
       for (const file of readdirSync(dir)) {
         if (!/\.(js|css|svg|json)$/.test(file)) continue;
+        // Names carry a content hash: a file compressed by the other client build is already current.
+        if (existsSync(join(dir, file + '.br'))) continue;
         const body = readFileSync(join(dir, file));
         if (body.length < 1024) continue;
         writeFileSync(join(dir, file + '.br'), brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
@@ -68,12 +70,18 @@ function precompress(): Plugin {
   };
 }
 
+/** The public pages' script (ADR 024), built on its own: see `--mode public` below. */
+export const PUBLIC_ENTRY = 'client/entry-public.ts';
+
 /**
- * One config, two builds (`npm run build`):
+ * One config, three builds (`npm run build`):
  *  - client: dist/client, hashed assets + manifest for the server to link;
+ *  - public (`--mode public`): the public pages' script into the same dist/client, with a manifest of its
+ *    own. Built apart because chunks shared with the app would carry the app's half of zod into it:
+ *    alone it tree-shakes to the zod/mini it uses (~5 KB instead of ~15 KB gzip);
  *  - ssr:    dist/server, the React render entry and the server itself (deps stay external).
  */
-export default defineConfig(({ isSsrBuild }) => ({
+export default defineConfig(({ isSsrBuild, mode }) => ({
   plugins: [react(), primerLightTheme(), octicons16(), precompress()],
   publicDir: 'client/public',
   // Primer ships CSS files next to its JS, and styled-components' Node entry is CommonJS whose
@@ -91,13 +99,22 @@ export default defineConfig(({ isSsrBuild }) => ({
           output: { format: 'es', entryFileNames: '[name].js' },
         },
       }
-    : {
-        outDir: 'dist/client',
-        emptyOutDir: true,
-        manifest: true,
-        target: 'es2022',
-        // Each chunk carries the CSS of the components it uses; the server links a route's CSS only.
-        cssCodeSplit: true,
-        rollupOptions: { input: 'client/entry-client.tsx' },
-      },
+    : mode === 'public'
+      ? {
+          outDir: 'dist/client',
+          emptyOutDir: false,
+          copyPublicDir: false,
+          manifest: '.vite/manifest-public.json',
+          target: 'es2022',
+          rollupOptions: { input: PUBLIC_ENTRY },
+        }
+      : {
+          outDir: 'dist/client',
+          emptyOutDir: true,
+          manifest: true,
+          target: 'es2022',
+          // Each chunk carries the CSS of the components it uses; the server links a route's CSS only.
+          cssCodeSplit: true,
+          rollupOptions: { input: 'client/entry-client.tsx' },
+        },
 }));

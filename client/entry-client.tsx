@@ -2,14 +2,14 @@ import { hydrate as hydrateQueries } from '@tanstack/react-query';
 import { hydrateRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { matchRoute } from '../shared/route-table.ts';
-import { isLanguage } from '../shared/schemas/common.ts';
+import { isLanguage } from '../shared/languages.ts';
 import { App } from './app.tsx';
-import { contentLanguage, createI18n, LANG_STORAGE_KEY, loadLanguages } from './i18n.ts';
+import { contentLanguage, createI18n, loadLanguages } from './i18n.ts';
+import { persistLanguage, storedLanguage } from './language-preference.ts';
 import { createQueryClient } from './query-client.ts';
 import { preloadRoute } from './routes.tsx';
 import { STATE_ELEMENT_ID, type SsrState } from './ssr-state.ts';
 import { createTrpcClient } from './trpc.ts';
-import { persistLanguage } from './shell/language-switch.tsx';
 // Primer's light colour tokens (vite.config.ts trims them to light mode), then the app's own styles.
 import 'virtual:primer-light-theme.css';
 import './styles.css';
@@ -23,9 +23,9 @@ async function start() {
   void navigator.serviceWorker?.getRegistrations().then((registrations) => registrations.forEach((r) => void r.unregister()));
 
   // The server rendered the cookie's language; local storage (§9 key `lang`) wins if they differ.
-  const stored = window.localStorage.getItem(LANG_STORAGE_KEY);
+  const stored = storedLanguage();
   const lang = isLanguage(state.lang) ? state.lang : 'en';
-  if (isLanguage(stored) && stored !== lang) persistLanguage(stored);
+  if (stored && stored !== lang) persistLanguage(stored);
   else if (!stored) persistLanguage(lang);
 
   const queryClient = createQueryClient(() => {
@@ -49,7 +49,7 @@ async function start() {
       router={(children) => <BrowserRouter>{children}</BrowserRouter>}
     />,
   );
-  if (isLanguage(stored) && stored !== lang) void i18n.changeLanguage(stored);
+  if (stored && stored !== lang) void i18n.changeLanguage(stored);
 }
 
 void start();

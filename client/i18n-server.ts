@@ -3,7 +3,7 @@ import enCommon from '../locales/en/common.json';
 import svCommon from '../locales/sv/common.json';
 import enResources from '../locales/en/resources.json';
 import svResources from '../locales/sv/resources.json';
-import type { Language } from '../shared/schemas/common.ts';
+import type { Language } from '../shared/languages.ts';
 import { bundle, createI18n } from './i18n.ts';
 
 const RESOURCES = { en: bundle(enCommon, enResources), sv: bundle(svCommon, svResources) };

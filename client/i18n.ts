@@ -1,6 +1,6 @@
 import i18next, { type BackendModule, type i18n, type Resource } from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { DEFAULT_LANGUAGE, LANGUAGES, isLanguage, type Language } from '../shared/schemas/common.ts';
+import { DEFAULT_LANGUAGE, LANGUAGES, isLanguage, type Language } from '../shared/languages.ts';
 
 export type Bundle = { common: Record<string, unknown> };
 
@@ -72,5 +72,3 @@ export function createI18n(lang: Language, resources: Resource): i18n {
   return instance;
 }
 
-export const LANG_STORAGE_KEY = 'lang';
-export const LANG_COOKIE = 'lang';

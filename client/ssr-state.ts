@@ -1,5 +1,5 @@
 import type { DehydratedState } from '@tanstack/react-query';
-import type { Language } from '../shared/schemas/common.ts';
+import type { Language } from '../shared/languages.ts';
 import type { PublicConfig } from './public-config.tsx';
 
 export const STATE_ELEMENT_ID = '__BO_STATE__';

@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import type { EntityDef, ListParams } from '../../shared/entity/define.ts';
 import { csvRecordCounter } from '../../shared/csv.ts';
 import { useToast } from '../shell/toasts.tsx';
-import { CSRF_HEADER } from '../trpc.ts';
+import { CSRF_HEADER } from '../../shared/http-headers.ts';
 
 function fileNameOf(disposition: string | null, fallback: string): string {
   return /filename="([^"]+)"/.exec(disposition ?? '')?.[1] ?? fallback;

@@ -9,8 +9,11 @@ export interface DocumentParts {
   nonce: string;
   head: string;
   html: string;
+  /** JSON for the page's script, in `<script type="application/json" id=stateId>` (already HTML-safe). */
   state: string;
+  stateId: string;
   styles: string[];
+  inlineStyles?: string[];
   scripts: string[];
   preloads: string[];
 }
@@ -26,12 +29,13 @@ export function renderDocument(p: DocumentParts): string {
     `<title>${escapeHtml(p.title)}</title>`,
     '<link rel="icon" href="/favicon.svg" type="image/svg+xml">',
     ...p.styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`),
+    ...(p.inlineStyles ?? []).map((css) => `<style nonce="${n}">${css.replace(/<\/style/gi, '<\\/style')}</style>`),
     ...p.preloads.map((href) => `<link rel="modulepreload" href="${escapeHtml(href)}">`),
     p.head.replace(/<style /g, `<style nonce="${n}" `),
     '</head>',
     '<body>',
     `<div id="root">${p.html}</div>`,
-    `<script id="__BO_STATE__" type="application/json" nonce="${n}">${p.state}</script>`,
+    `<script id="${escapeHtml(p.stateId)}" type="application/json" nonce="${n}">${p.state}</script>`,
     ...p.scripts.map((src) => `<script type="module" src="${escapeHtml(src)}" nonce="${n}"></script>`),
     '</body>',
     '</html>',

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_LANGUAGE, isLanguage, type Language } from '../../shared/schemas/common.ts';
+import { DEFAULT_LANGUAGE, isLanguage, type Language } from '../../shared/languages.ts';
 import type { LoginGuard } from '../login-limiter.ts';
 import type { RequestSession } from '../session/request-session.ts';
 import type { UpstreamClient } from '../upstream/client.ts';

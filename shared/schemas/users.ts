@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { COUNTRIES, LANGUAGES, MSG, emailField } from './common.ts';
+import { LANGUAGES } from '../languages.ts';
+import { COUNTRIES } from './common.ts';
+import { emailField } from './credentials.ts';
+import { MSG } from './messages.ts';
 
 export const USER_TYPES = [1, 2, 4, 5] as const;
 export const ACCOUNT_STATUSES = ['active', 'inactive', 'pending'] as const;

@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchBrowser } from '../support/browser.ts';
+import { gotoHydrated, hydrated, launchBrowser } from '../support/browser.ts';
 import { DEMO_PASSWORD, latestMail, linkPath, startStack, startUpstreamForTests, type Stack, type Upstream } from '../support/stack.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,6 +37,7 @@ describe('sessions and account flows in the browser', () => {
     await page.getByLabel('Password').fill(DEMO_PASSWORD);
     await page.getByTestId('login-submit').click();
     await page.waitForURL(stack.baseUrl + '/');
+    await hydrated(page);
     const before = stack.app.refreshStats.refreshes;
     await sleep(3000); // the access token lives 2 s here
     await page.getByRole('link', { name: 'Ada Admin' }).or(page.getByTestId('account-menu')).first().click();
@@ -69,6 +70,7 @@ describe('sessions and account flows in the browser', () => {
     await page.getByLabel('Password').fill(DEMO_PASSWORD);
     await page.getByTestId('login-submit').click();
     await page.waitForURL(stack.baseUrl + '/profile');
+    await hydrated(page);
     await page.getByTestId('change-email').click();
     const form = page.getByTestId('change-email-form');
     await form.getByLabel('New e-mail address').fill('admin@example.com');

@@ -12,7 +12,7 @@ describe('HTML-safe state serialization', () => {
 
   it('escapes the title and attributes of the document', () => {
     expect(escapeHtml(`"<x>'&`)).toBe('&quot;&lt;x&gt;&#39;&amp;');
-    const html = renderDocument({ lang: 'en', title: '<b>', nonce: 'n0', head: '<style data-x>a{}</style>', html: '', state: '{}', styles: [], scripts: ['/a.js'], preloads: [] });
+    const html = renderDocument({ lang: 'en', title: '<b>', nonce: 'n0', head: '<style data-x>a{}</style>', html: '', state: '{}', stateId: '__BO_STATE__', styles: [], scripts: ['/a.js'], preloads: [] });
     expect(html).toContain('<title>&lt;b&gt;</title>');
     expect(html).toContain('<style nonce="n0" data-x>');
     expect(html).toContain('<script type="module" src="/a.js" nonce="n0"></script>');

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { acceptInviteInput, confirmEmailInput, forgotPasswordInput, loginInput, profileUpdateInput } from '../../shared/schemas/auth.ts';
-import { emailField, fieldErrorsOf, languageField } from '../../shared/schemas/common.ts';
+import { profileUpdateInput } from '../../shared/schemas/auth.ts';
+import { languageField } from '../../shared/schemas/common.ts';
+import { confirmEmailInput, emailField, forgotPasswordInput, loginInput, newPasswordInput } from '../../shared/schemas/credentials.ts';
+import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
@@ -269,7 +271,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
   });
 
   app.post('/api/account/reset-password', async (req, reply) => {
-    const input = parseBody(acceptInviteInput, req.body);
+    const input = parseBody(newPasswordInput, req.body);
     const userId = await consumeToken(input.token, 'reset');
     await db.query('update users set password_hash = $2, failed_logins = 0, locked_until = null, updated_at = now() where id = $1', [userId, await hashPassword(input.password, config.scryptCost)]);
     await db.query('update refresh_tokens set revoked_at = now() where user_id = $1 and revoked_at is null', [userId]);
@@ -277,7 +279,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
   });
 
   app.post('/api/account/accept-invite', async (req, reply) => {
-    const input = parseBody(acceptInviteInput, req.body);
+    const input = parseBody(newPasswordInput, req.body);
     const userId = await consumeToken(input.token, 'invite');
     await db.query(
       `update users set password_hash = $2, invitation_status = 'accepted', account_status = 'active', is_active = true,

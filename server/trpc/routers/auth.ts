@@ -1,12 +1,5 @@
-import { z } from 'zod';
-import {
-  acceptInviteInput,
-  confirmEmailInput,
-  forgotPasswordInput,
-  googleLoginInput,
-  loginInput,
-  resetPasswordInput,
-} from '../../../shared/schemas/auth.ts';
+import { googleLoginInput } from '../../../shared/schemas/auth.ts';
+import { confirmEmailInput, forgotPasswordInput, loginInput, newPasswordInput, type LoginInput } from '../../../shared/schemas/credentials.ts';
 import { isTokenPair, type TokenPair } from '../../session/tokens.ts';
 import { UpstreamError } from '../../upstream/client.ts';
 import { AppError, publicProcedure, router } from '../init.ts';
@@ -25,7 +18,7 @@ async function signIn(ctx: Context, call: Promise<unknown>) {
   return { roles: info?.roles ?? [] };
 }
 
-export async function loginWithPassword(ctx: Context, input: z.infer<typeof loginInput>) {
+export async function loginWithPassword(ctx: Context, input: LoginInput) {
   await ctx.loginGuard.check(ctx.req, input.email);
   try {
     const result = await signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'account/login', body: input, lang: ctx.lang }));
@@ -62,12 +55,12 @@ export const authRouter = router({
     return { ok: true as const };
   }),
 
-  resetPassword: publicProcedure.input(resetPasswordInput).mutation(async ({ ctx, input }) => {
+  resetPassword: publicProcedure.input(newPasswordInput).mutation(async ({ ctx, input }) => {
     await ctx.upstream.call({ method: 'POST', path: 'account/reset-password', body: input, lang: ctx.lang });
     return { ok: true as const };
   }),
 
-  acceptInvite: publicProcedure.input(acceptInviteInput).mutation(async ({ ctx, input }) => {
+  acceptInvite: publicProcedure.input(newPasswordInput).mutation(async ({ ctx, input }) => {
     await ctx.upstream.call({ method: 'POST', path: 'account/accept-invite', body: input, lang: ctx.lang });
     return { ok: true as const };
   }),

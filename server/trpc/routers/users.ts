@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { OPTIONS_LIMIT, optionsInput, type ChoiceOption, type Paged } from '../../../shared/entity/define.ts';
+import { OPTIONS_LIMIT, type ChoiceOption, type Paged } from '../../../shared/entity/define.ts';
+import { optionsInput } from '../../../shared/entity/schemas.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
 import type { Profile } from '../../../shared/schemas/auth.ts';
 import { bulkInviteInput, inviteInput, operationalRangeInput, splitAddresses, userListInput, userUpdateInput, type BulkInviteResult } from '../../../shared/schemas/users.ts';
