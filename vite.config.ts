@@ -1,6 +1,6 @@
 import react from '@vitejs/plugin-react';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
@@ -70,6 +70,28 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * Which chunk each of the app's source modules ended up in, as `.vite/module-chunks.json`: the server links
+ * a route's lazy modules by source path, and a module that other chunks also import statically is bundled
+ * into a shared chunk that the manifest names only by its file (server/ssr/manifest.ts `manifestKeyOf`).
+ */
+function moduleChunks(): Plugin {
+  return {
+    name: 'backoffice-module-chunks',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      const { build, root } = this.environment.config;
+      if (build.ssr || build.manifest !== true) return;
+      const map: Record<string, string> = {};
+      for (const output of Object.values(bundle)) {
+        if (output.type !== 'chunk') continue;
+        for (const id of output.moduleIds) if (id.startsWith(root) && !id.includes('/node_modules/')) map[relative(root, id)] = output.fileName;
+      }
+      this.emitFile({ type: 'asset', fileName: '.vite/module-chunks.json', source: JSON.stringify(map) });
+    },
+  };
+}
+
 /** The public pages' script (ADR 024), built on its own: see `--mode public` below. */
 export const PUBLIC_ENTRY = 'client/entry-public.ts';
 
@@ -82,7 +104,7 @@ export const PUBLIC_ENTRY = 'client/entry-public.ts';
  *  - ssr:    dist/server, the React render entry and the server itself (deps stay external).
  */
 export default defineConfig(({ isSsrBuild, mode }) => ({
-  plugins: [react(), primerLightTheme(), octicons16(), precompress()],
+  plugins: [react(), primerLightTheme(), octicons16(), moduleChunks(), precompress()],
   publicDir: 'client/public',
   // Primer ships CSS files next to its JS, and styled-components' Node entry is CommonJS whose
   // default export Node's ESM loader does not unwrap: both are bundled into the SSR build.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { manifestKeyOf, type Manifest } from './manifest.ts';
+import { MODULE_CHUNKS_FILE, manifestKeyOf, type Manifest, type ModuleChunks } from './manifest.ts';
 
 export interface ClientAssets {
   styles: string[];
@@ -45,6 +45,7 @@ export function loadPublicAssets(clientDir: string): ClientAssets {
  */
 export function loadClientAssets(clientDir: string): (modules: readonly string[]) => ClientAssets {
   const manifest = JSON.parse(readFileSync(join(clientDir, '.vite', 'manifest.json'), 'utf8')) as Manifest;
+  const moduleChunks = JSON.parse(readFileSync(join(clientDir, MODULE_CHUNKS_FILE), 'utf8')) as ModuleChunks;
   const entry = manifest[CLIENT_ENTRY];
   if (!entry) throw new Error(`${CLIENT_ENTRY} missing from the client manifest; run npm run build`);
   // CSS attached to no chunk (one global style sheet when CSS is not code-split) belongs to every page.
@@ -71,7 +72,7 @@ export function loadClientAssets(clientDir: string): (modules: readonly string[]
     };
     visit(CLIENT_ENTRY);
     for (const module of modules) {
-      const key = manifestKeyOf(manifest, module);
+      const key = manifestKeyOf(manifest, moduleChunks, module);
       if (key) visit(key);
     }
     const assets = { styles: [...styles], scripts: ['/' + entry.file], preloads: [...preloads] };
