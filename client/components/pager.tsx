@@ -1,4 +1,4 @@
-import { Button, Select } from '@primer/react';
+import { Button, Select } from './controls.tsx';
 import { useTranslation } from 'react-i18next';
 import type { Paginator } from '../../shared/entity/define.ts';
 

@@ -1,4 +1,4 @@
-import { Button } from '@primer/react';
+import { Button } from '../components/controls.tsx';
 import { DownloadIcon } from '@primer/octicons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';

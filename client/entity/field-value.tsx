@@ -1,4 +1,4 @@
-import { Avatar, Label } from '@primer/react';
+import { Avatar, Label } from '../components/controls.tsx';
 import type { TFunction } from 'i18next';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';

@@ -1,4 +1,4 @@
-import { Select, TextInput } from '@primer/react';
+import { Select, TextInput } from '../components/controls.tsx';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';

@@ -1,4 +1,4 @@
-import { Button, Flash, Heading, Select, Spinner, TextInput } from '@primer/react';
+import { Button, Flash, Heading, Select, Spinner, TextInput } from '../components/controls.tsx';
 import { PencilIcon, PlusIcon, SearchIcon, TrashIcon, TriangleDownIcon, TriangleUpIcon } from '@primer/octicons-react';
 import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { TFunction } from 'i18next';

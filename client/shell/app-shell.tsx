@@ -1,4 +1,3 @@
-import { Avatar } from '@primer/react';
 import { SidebarCollapseIcon, SidebarExpandIcon } from '@primer/octicons-react';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,6 +6,7 @@ import styled, { css } from 'styled-components';
 import { SIDEBAR, isExternalLink, visibleSidebar, type SidebarEntry } from '../../shared/route-table.ts';
 import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
+import { Avatar } from '../components/controls.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { ICONS } from './icons.ts';
 import { LanguageSwitch } from './language-switch.tsx';
