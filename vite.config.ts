@@ -4,6 +4,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
+import { TRANSLATION_LOADERS, TRANSLATIONS_PREFIX, pickGroups } from './client/translation-parts.ts';
 
 /**
  * Primer's light theme as the app uses it. The package's light.css declares every colour twice: for
@@ -26,6 +27,40 @@ function primerLightTheme(): Plugin {
 }
 
 /**
+ * The browser's translations in parts (client/translation-parts.ts, ADR 024): `virtual:translations/<lang>/<part>`
+ * is common.json's first-load groups (`core`), the others (`more`), resources.json (`resources`) or one
+ * entity's labels (`resources/<entity>`); `virtual:translations/loaders` imports each of them lazily.
+ */
+function translationParts(): Plugin {
+  const localeFile = (lang: string, file: string) => fileURLToPath(new URL(`./locales/${lang}/${file}.json`, import.meta.url));
+  const languages = () => readdirSync(fileURLToPath(new URL('./locales/', import.meta.url))).filter((lang) => /^[a-z]{2}$/.test(lang));
+  const read = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+  return {
+    name: 'backoffice-translation-parts',
+    resolveId: (id) => (id.startsWith(TRANSLATIONS_PREFIX) ? '\0' + id : undefined),
+    load(id) {
+      if (!id.startsWith('\0' + TRANSLATIONS_PREFIX)) return undefined;
+      if (id === '\0' + TRANSLATION_LOADERS) {
+        const entries = languages().map((lang) => {
+          const part = (name: string) => `() => import(${JSON.stringify(`${TRANSLATIONS_PREFIX}${lang}/${name}`)})`;
+          const entities = Object.keys(read(localeFile(lang, 'resources'))).map((entity) => `${JSON.stringify(entity)}: ${part(`resources/${entity}`)}`);
+          return `${lang}: { core: ${part('core')}, more: ${part('more')}, resources: ${part('resources')}, entities: { ${entities.join(', ')} } }`;
+        });
+        return `export default { ${entries.join(',\n')} };`;
+      }
+      const [lang, part, entity] = id.slice(TRANSLATIONS_PREFIX.length + 1).split('/') as [string, 'core' | 'more' | 'resources', string | undefined];
+      if (!languages().includes(lang)) throw new Error(`no translations for ${lang}`);
+      const file = localeFile(lang, part === 'resources' ? 'resources' : 'common');
+      this.addWatchFile(file);
+      const all = read(file);
+      const picked = part === 'resources' ? (entity ? { [entity]: all[entity] } : all) : pickGroups(all, part);
+      // JSON.parse of a string literal: parsed faster than the same object as a JavaScript literal.
+      return `export default JSON.parse(${JSON.stringify(JSON.stringify(picked))});`;
+    },
+  };
+}
+
+/**
  * Octicons ship every icon drawn at 16 and at 24 px; the app draws them at 16 px or smaller, so the
  * 24 px paths (half of every icon module) are dropped from the client build. An icon asked for larger
  * would be scaled from its 16 px drawing.
@@ -43,6 +78,39 @@ function octicons16(): Plugin {
       const trimmed = code.slice(0, start) + code.slice(end + 3);
       return { code: trimmed.replace('var heights = ["16", "24"];', 'var heights = ["16"];'), map: null };
     },
+  };
+}
+
+/**
+ * React Router 7 exports its development build for every condition (remix-run/react-router#14102, open):
+ * dev warnings and checks in production, on the server and in the browser. Its production build ships in
+ * the same package; the builds use it (react-router is bundled into the server build for that, below).
+ */
+function reactRouterProduction(): Plugin {
+  const builds: Record<string, string> = { 'react-router': 'index.mjs', 'react-router/dom': 'dom-export.mjs' };
+  return {
+    name: 'backoffice-react-router-production',
+    apply: 'build',
+    enforce: 'pre',
+    resolveId(id) {
+      const file = builds[id];
+      return file ? fileURLToPath(new URL(`./node_modules/react-router/dist/production/${file}`, import.meta.url)) : undefined;
+    },
+  };
+}
+
+/**
+ * Primer's BaseStyles imports the `focus-visible` polyfill (for browsers before 2021); every browser the
+ * build targets (es2022) has `:focus-visible`, which Primer's CSS uses first. Not shipped.
+ */
+function noFocusVisiblePolyfill(): Plugin {
+  const EMPTY = '\0no-focus-visible-polyfill';
+  return {
+    name: 'backoffice-no-focus-visible-polyfill',
+    apply: 'build',
+    enforce: 'pre',
+    resolveId: (id) => (id === 'focus-visible' ? EMPTY : undefined),
+    load: (id) => (id === EMPTY ? 'export {};' : undefined),
   };
 }
 
@@ -85,7 +153,10 @@ function moduleChunks(): Plugin {
       const map: Record<string, string> = {};
       for (const output of Object.values(bundle)) {
         if (output.type !== 'chunk') continue;
-        for (const id of output.moduleIds) if (id.startsWith(root) && !id.includes('/node_modules/')) map[relative(root, id)] = output.fileName;
+        for (const id of output.moduleIds) {
+          if (id.startsWith(root) && !id.includes('/node_modules/')) map[relative(root, id)] = output.fileName;
+          else if (id.startsWith('\0' + TRANSLATIONS_PREFIX)) map[id.slice(1)] = output.fileName;
+        }
       }
       this.emitFile({ type: 'asset', fileName: '.vite/module-chunks.json', source: JSON.stringify(map) });
     },
@@ -104,11 +175,12 @@ export const PUBLIC_ENTRY = 'client/entry-public.ts';
  *  - ssr:    dist/server, the React render entry and the server itself (deps stay external).
  */
 export default defineConfig(({ isSsrBuild, mode }) => ({
-  plugins: [react(), primerLightTheme(), octicons16(), moduleChunks(), precompress()],
+  plugins: [react(), primerLightTheme(), translationParts(), octicons16(), reactRouterProduction(), noFocusVisiblePolyfill(), moduleChunks(), precompress()],
   publicDir: 'client/public',
   // Primer ships CSS files next to its JS, and styled-components' Node entry is CommonJS whose
-  // default export Node's ESM loader does not unwrap: both are bundled into the SSR build.
-  ssr: { noExternal: ['@primer/react', 'styled-components'] },
+  // default export Node's ESM loader does not unwrap: both are bundled into the SSR build. React Router
+  // is bundled so that the server runs its production build too (reactRouterProduction).
+  ssr: { noExternal: ['@primer/react', 'styled-components', 'react-router', 'react-router-dom'] },
   build: isSsrBuild
     ? {
         ssr: true,
@@ -137,6 +209,11 @@ export default defineConfig(({ isSsrBuild, mode }) => ({
           target: 'es2022',
           // Each chunk carries the CSS of the components it uses; the server links a route's CSS only.
           cssCodeSplit: true,
-          rollupOptions: { input: 'client/entry-client.tsx' },
+          rollupOptions: {
+            input: 'client/entry-client.tsx',
+            // Everything the entry imports statically is downloaded by every page anyway: one chunk for it
+            // instead of the several Rolldown would split out because lazy pages share some of it.
+            output: { codeSplitting: { groups: [{ name: 'app', tags: ['$initial'] }] } },
+          },
         },
 }));

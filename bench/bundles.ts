@@ -37,7 +37,7 @@ export const BUNDLE_BUDGETS: Record<string, { js: { target: number; enforced: nu
   '/subscriptions/:plan/:language?': PUBLIC_BUDGET,
   // Issue 14: 160 KB. React DOM alone is ~63 KB, i18next ~17, React Router ~14, TanStack Query + tRPC ~21,
   // styled-components ~8: see RESULTS.md for what the rest is.
-  '/bicycles': { js: { target: 160, enforced: 200 }, css: { target: 25, enforced: 25 } },
+  '/bicycles': { js: { target: 160, enforced: 160 }, css: { target: 25, enforced: 25 } },
 };
 
 /** What the client build wrote: the app's manifest and module map, and the public entry's manifest (vite.config.ts). */

@@ -1,7 +1,7 @@
 import { PUBLIC_PAGE } from './bundles.ts';
 
 /**
- * The lazily loaded modules (layout, page, entity definition) of the app routes that have bundle budgets,
+ * The lazily loaded modules (page, entity definition) of the app routes that have bundle budgets,
  * as source paths in Vite's client manifest; public routes are served by the public entry (ADR 024).
  * Plain data so Node can read it without the client's TSX; the budget test checks that it agrees with
  * client/routes.tsx (`routeModules`), which the server uses to link a route's chunks.
@@ -16,11 +16,14 @@ export const BUDGET_ROUTE_MODULES: Record<string, readonly string[] | typeof PUB
   '/privacy-policy': PUBLIC_PAGE,
   '/terms-and-conditions/:lang': PUBLIC_PAGE,
   '/subscriptions/:plan/:language?': PUBLIC_PAGE,
-  '/bicycles': ['client/shell/app-shell.tsx', 'client/entity/resource-list-page.tsx', 'shared/entities/bicycles.ts'],
+  '/bicycles': ['client/entity/resource-list-page.tsx', 'shared/entities/bicycles.ts'],
 };
 
-/** Loaded before hydrating on every app page in English (client/i18n.ts, languageModules('en')). */
-export const ENGLISH_MODULES = ['locales/en/common.json', 'locales/en/resources.json'];
+/**
+ * The English translations /bicycles loads before hydrating: the first-load part and the bicycles' labels
+ * (client/i18n.ts `languageModules`; the budget test checks they agree).
+ */
+export const ENGLISH_MODULES = ['virtual:translations/en/core', 'virtual:translations/en/resources/bicycles'];
 
 /** What the budget counts for a route: the public entry, or its lazy modules and the English translations. */
 export function budgetRouteModules(route: string): readonly string[] | typeof PUBLIC_PAGE {

@@ -4,10 +4,10 @@ import { BrowserRouter } from 'react-router-dom';
 import { matchRoute } from '../shared/route-table.ts';
 import { isLanguage } from '../shared/languages.ts';
 import { App } from './app.tsx';
-import { contentLanguage, createI18n, loadLanguages } from './i18n.ts';
+import { completeTranslations, contentLanguage, createI18n, loadLanguages } from './i18n.ts';
 import { persistLanguage, storedLanguage } from './language-preference.ts';
 import { createQueryClient } from './query-client.ts';
-import { preloadRoute } from './routes.tsx';
+import { preloadRoute, routeTranslations } from './routes.tsx';
 import { STATE_ELEMENT_ID, type SsrState } from './ssr-state.ts';
 import { createTrpcClient } from './trpc.ts';
 // Primer's light colour tokens (vite.config.ts trims them to light mode), then the app's own styles.
@@ -36,7 +36,7 @@ async function start() {
 
   // Load the current page's code before hydrating so the server's HTML is adopted, not replaced.
   const match = matchRoute(window.location.pathname);
-  const [resources] = await Promise.all([loadLanguages(lang, contentLanguage(match?.params)), preloadRoute(match?.route.path)]);
+  const [resources] = await Promise.all([loadLanguages(routeTranslations(match?.route.path), lang, contentLanguage(match?.params)), preloadRoute(match?.route.path)]);
 
   const i18n = createI18n(lang, resources);
   hydrateRoot(
@@ -50,6 +50,9 @@ async function start() {
     />,
   );
   if (stored && stored !== lang) void i18n.changeLanguage(stored);
+  // The texts a list page left out, for the screens the user opens next (ADR 024); they wait for it anyway.
+  const whenIdle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 200));
+  whenIdle(() => void completeTranslations().catch(() => undefined));
 }
 
 void start();

@@ -8,7 +8,7 @@ import type { Language } from '../shared/languages.ts';
 import { App } from './app.tsx';
 import { contentLanguage, languageModules } from './i18n.ts';
 import { serverI18n } from './i18n-server.ts';
-import { preloadRoute, routeModules } from './routes.tsx';
+import { preloadRoute, routeModules, routeTranslations } from './routes.tsx';
 import { prefetchRoute, type PrefetchHelpers } from './route-data.ts';
 import { serializeState, type SsrState } from './ssr-state.ts';
 import { PUBLIC_MESSAGE_KEYS, type PublicBoot } from './public-pages/boot.ts';
@@ -112,7 +112,7 @@ export async function render(input: RenderInput): Promise<RenderOutput> {
   const title = `${match ? i18n.t(match.route.titleKey) : i18n.t('routes.notFound')} · ${i18n.t('app.name')}`;
   const serialized = serializeState(state);
   const timings = { prefetchMs: prefetched - started, renderMs: performance.now() - prefetched, renderCpuMs: (threadCpuMicros() - cpuBefore) / 1000 };
-  return { kind: 'app', html, head, title, state: serialized, modules: [...routeModules(match?.route.path ?? ''), ...languageModules(input.lang, contentLanguage(match?.params))], status: match ? 200 : 404, timings };
+  return { kind: 'app', html, head, title, state: serialized, modules: [...routeModules(match?.route.path ?? ''), ...languageModules(routeTranslations(match.route.path), input.lang, contentLanguage(match.params))], status: match ? 200 : 404, timings };
 }
 
 /** A page without roles (or an unknown address): static markup for the public entry, no app state. */

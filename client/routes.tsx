@@ -5,6 +5,8 @@ import type { EntityDef } from '../shared/entity/define.ts';
 import { PageSpinner } from './components/page-spinner.tsx';
 import { ErrorState } from './components/error-state.tsx';
 import { useSession } from './session.ts';
+import { AppShell } from './shell/app-shell.tsx';
+import { withAllTranslations, type TranslationNeed } from './i18n.ts';
 
 interface PageModule {
   default: ComponentType;
@@ -15,6 +17,8 @@ export interface PageDef {
   modules: readonly string[];
   /** The entity whose generic screen this is (checked against the registry by tests/unit/route-table.test.ts). */
   entity?: string;
+  /** Texts the first render needs: the first-load part and one entity's labels for generic lists, every text otherwise (ADR 024). */
+  translations?: TranslationNeed;
 }
 
 /**
@@ -50,6 +54,7 @@ function entityList(name: string): PageDef {
   return {
     entity: name,
     modules: [LIST_SCREEN, def.module],
+    translations: { list: name },
     load: () => Promise.all([import('./entity/resource-list-page.tsx'), def.load()]).then(([m, d]) => ({ default: () => <m.ResourceListPage def={d} /> })),
   };
 }
@@ -96,13 +101,7 @@ const PAGES: Partial<Record<AppPath, PageDef>> = {
   '/bike-buddy-scheduler/calendar': { modules: ['client/pages/scheduler-calendar-page.tsx'], load: () => import('./pages/scheduler-calendar-page.tsx') },
 };
 
-/**
- * The signed-in shell (header, sidebar, account menu) and the placeholder of unbuilt screens are code
- * of their own, loaded with the pages that use them.
- */
-const SHELL_MODULE = 'client/shell/app-shell.tsx';
-const loadShell = () => import('./shell/app-shell.tsx').then((m) => ({ default: m.AppShell }));
-const AppShell = lazy(loadShell);
+/** The placeholder of unbuilt screens is code of its own, loaded when one is opened. */
 const PENDING_MODULE = 'client/pages/pending-page.tsx';
 const loadPending = () => import('./pages/pending-page.tsx').then((m) => ({ default: m.PendingPage }));
 const PendingPage = lazy(loadPending);
@@ -110,11 +109,15 @@ const PendingPage = lazy(loadPending);
 const ALL_ROUTES: readonly AppRoute[] = APP_ROUTES;
 const findRoute = (path: string) => ALL_ROUTES.find((r) => r.path === path);
 
-/** The lazily loaded modules of a signed-in route (its layout, page and definition), as source paths of the client manifest. */
+/**
+ * The lazily loaded modules of a signed-in route (its page and definition), as source paths of the client
+ * manifest. The shell is not among them: every page the app serves has it (the public pages are not the
+ * app's: ADR 024), so it is part of the entry.
+ */
 export function routeModules(path: string): string[] {
   const route = findRoute(path);
   if (!route?.roles) return [];
-  return [SHELL_MODULE, ...(pageDef(path)?.modules ?? [PENDING_MODULE])];
+  return [...(pageDef(path)?.modules ?? [PENDING_MODULE])];
 }
 
 /**
@@ -125,14 +128,15 @@ export async function preloadRoute(path: string | undefined): Promise<void> {
   const route = path ? findRoute(path) : undefined;
   if (!route?.roles) return;
   const def = pageDef(route.path);
-  await Promise.all([loadShell(), def ? def.load() : loadPending()]);
+  await (def ? def.load() : loadPending());
 }
 
 const lazyCache = new Map<string, LazyExoticComponent<ComponentType>>();
 function lazyPage(path: string, def: PageDef) {
   let component = lazyCache.get(path);
   if (!component) {
-    component = lazy(def.load);
+    // Reached by navigating in the browser: a page beyond the lists brings the rest of the texts along.
+    component = lazy(def.translations ? def.load : () => withAllTranslations(def.load()));
     lazyCache.set(path, component);
   }
   return component;
@@ -140,6 +144,11 @@ function lazyPage(path: string, def: PageDef) {
 
 export function pageDef(path: string): PageDef | undefined {
   return PAGES[path as AppPath];
+}
+
+/** What a route's first render needs of the translations. */
+export function routeTranslations(path: string | undefined): TranslationNeed {
+  return (path ? pageDef(path)?.translations : undefined) ?? 'all';
 }
 
 function RequireRoute({ route, children }: { route: AppRoute; children: ReactNode }) {
@@ -193,13 +202,7 @@ export function AppRoutes() {
   const privateRoutes = ALL_ROUTES.filter((r) => r.roles);
   return (
     <Routes>
-      <Route
-        element={
-          <Suspense fallback={<PageSpinner />}>
-            <AppShell />
-          </Suspense>
-        }
-      >
+      <Route element={<AppShell />}>
         {privateRoutes.map((route) => (
           <Route key={route.path} path={route.path} element={element(route)} />
         ))}

@@ -7,6 +7,7 @@ import { Link, useNavigate } from 'react-router-dom';
 import styled from 'styled-components';
 import { type EntityDef, type EntityRecord, type FieldDef, type ListParams } from '../../shared/entity/define.ts';
 import { errorText } from '../errors.ts';
+import { withAllTranslations } from '../i18n.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { entityApi, useEntityUtils } from './entity-api.ts';
@@ -109,7 +110,7 @@ const RowAction = styled.button`
 `;
 
 // The create/edit dialog (Primer Dialog and the whole form machinery) loads when it is first opened.
-const RecordDialog = lazy(() => import('./record-dialog.tsx'));
+const RecordDialog = lazy(() => withAllTranslations(import('./record-dialog.tsx')));
 
 /**
  * A translated label with one `{{name}}`, translated once per render and filled per row: i18next's

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { BUNDLE_BUDGETS, CLIENT_ENTRY, PUBLIC_ENTRY, PUBLIC_PAGE, kb, readClientBuild, routeBundle } from '../../bench/bundles.ts';
 import { BUDGET_ROUTE_MODULES, budgetRouteModules } from '../../bench/route-modules.ts';
 import { PUBLIC_PAGES } from '../../client/public-pages/public-routes.tsx';
-import { routeModules } from '../../client/routes.tsx';
+import { languageModules } from '../../client/i18n.ts';
+import { routeModules, routeTranslations } from '../../client/routes.tsx';
 import { APP_ROUTES, type AppRoute } from '../../shared/route-table.ts';
 import { manifestKeyOf } from '../../server/ssr/manifest.ts';
 
@@ -29,6 +30,7 @@ describe('bundle budgets', () => {
   it('counts the lazy modules the router loads for each route, and the public entry for each public route', () => {
     for (const [route, modules] of Object.entries(BUDGET_ROUTE_MODULES)) {
       expect(routeModules(route), route).toEqual(modules === PUBLIC_PAGE ? [] : modules);
+      if (modules !== PUBLIC_PAGE) expect(budgetRouteModules(route), route).toEqual([...routeModules(route), ...languageModules(routeTranslations(route), 'en')]);
       const isPublic = !routes.find((r) => r.path === route)?.roles;
       expect(modules === PUBLIC_PAGE, `${route} is ${isPublic ? 'public' : 'signed in'}`).toBe(isPublic);
     }
