@@ -1,10 +1,11 @@
 import react from '@vitejs/plugin-react';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 import { TRANSLATION_LOADERS, TRANSLATIONS_PREFIX, pickGroups } from './client/translation-parts.ts';
+import { NAV_ICON_OCTICONS, NAV_ICONS_CSS } from './client/shell/nav-icon-names.ts';
 
 /**
  * Primer's light theme as the app uses it. The package's light.css declares every colour twice: for
@@ -56,6 +57,40 @@ function translationParts(): Plugin {
       const picked = part === 'resources' ? (entity ? { [entity]: all[entity] } : all) : pickGroups(all, part);
       // JSON.parse of a string literal: parsed faster than the same object as a JavaScript literal.
       return `export default JSON.parse(${JSON.stringify(JSON.stringify(picked))});`;
+    },
+  };
+}
+
+/**
+ * The sidebar's icons as a style sheet (client/shell/nav-icon-names.ts, ADR 024): each octicon's 16 px
+ * drawing, read from its module in @primer/octicons-react, becomes a mask painted in the text colour.
+ * Cached with the other CSS instead of repeated in every page's HTML.
+ */
+function navIcons(): Plugin {
+  const ID = '\0' + NAV_ICONS_CSS;
+  const pathsOf = (octicon: string): string[] => {
+    const file = join(dirname(fileURLToPath(import.meta.resolve("@primer/octicons-react"))), "icons", `${octicon}.mjs`);
+    const code = readFileSync(file, 'utf8');
+    const start = code.indexOf('"16": {');
+    const end = code.indexOf('\n\t}', start);
+    const paths = start < 0 ? [] : [...code.slice(start, end).matchAll(/d: "([^"]+)"/g)].map((m) => m[1]!);
+    if (paths.length === 0) throw new Error(`no 16 px drawing in ${file}`);
+    return paths;
+  };
+  return {
+    name: 'backoffice-nav-icons',
+    resolveId: (id) => (id === NAV_ICONS_CSS ? ID : undefined),
+    load(id) {
+      if (id !== ID) return undefined;
+      const rules = Object.entries(NAV_ICON_OCTICONS).map(([name, octicon]) => {
+        const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">${pathsOf(octicon).map((d) => `<path d="${d}"/>`).join('')}</svg>`;
+        return `.nav-icon[data-icon="${name}"]{--nav-icon:url("data:image/svg+xml,${encodeURIComponent(svg)}")}`;
+      });
+      return [
+        '.nav-icon{display:inline-block;flex-shrink:0;width:16px;height:16px;background-color:var(--fgColor-muted,#59636e);-webkit-mask:var(--nav-icon) center/contain no-repeat;mask:var(--nav-icon) center/contain no-repeat}',
+        '@media (forced-colors:active){.nav-icon{forced-color-adjust:none;background-color:CanvasText}}',
+        ...rules,
+      ].join('\n');
     },
   };
 }
@@ -175,12 +210,13 @@ export const PUBLIC_ENTRY = 'client/entry-public.ts';
  *  - ssr:    dist/server, the React render entry and the server itself (deps stay external).
  */
 export default defineConfig(({ isSsrBuild, mode }) => ({
-  plugins: [react(), primerLightTheme(), translationParts(), octicons16(), reactRouterProduction(), noFocusVisiblePolyfill(), moduleChunks(), precompress()],
+  plugins: [react(), primerLightTheme(), translationParts(), navIcons(), octicons16(), reactRouterProduction(), noFocusVisiblePolyfill(), moduleChunks(), precompress()],
   publicDir: 'client/public',
   // Primer ships CSS files next to its JS, and styled-components' Node entry is CommonJS whose
   // default export Node's ESM loader does not unwrap: both are bundled into the SSR build. React Router
-  // is bundled so that the server runs its production build too (reactRouterProduction).
-  ssr: { noExternal: ['@primer/react', 'styled-components', 'react-router', 'react-router-dom'] },
+  // is bundled so that the server runs its production build too (reactRouterProduction), with the
+  // versions of its dependencies it was built with (the app's own `cookie` is another major version).
+  ssr: { noExternal: ['@primer/react', 'styled-components', 'react-router', 'react-router-dom', 'cookie', 'set-cookie-parser'] },
   build: isSsrBuild
     ? {
         ssr: true,

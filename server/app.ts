@@ -12,6 +12,8 @@ import { guardRoute, matchRoute, safeRedirectPath } from '../shared/route-table.
 import { csrfRefusal } from './csrf.ts';
 import { createCookieSealer } from './session/cookie-crypto.ts';
 import { createRefreshCoordinator } from './session/refresh-coordinator.ts';
+import { createProfileCache } from './session/profile-cache.ts';
+import type { SessionUser } from './trpc/routers/session.ts';
 import { SessionExpiredError, createRequestSession, type RequestSession } from './session/request-session.ts';
 import { createSsrRenderer, type SsrMode } from './ssr/renderer.ts';
 import { languageOf, type Context } from './trpc/context.ts';
@@ -135,6 +137,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.decorate('refreshStats', coordinator.stats);
   app.addHook('onClose', async () => upstream.close());
 
+  const profiles = createProfileCache<SessionUser>();
   const sessionConfig = { secure: opts.secureCookies, maxAgeSeconds: opts.sessionMaxAgeSeconds ?? 30 * 24 * 3600 };
   const sessionOf = (req: FastifyRequest, reply: FastifyReply) =>
     (req.backofficeSession ??= createRequestSession(req, reply, { upstream, sealer, coordinator, config: sessionConfig }));
@@ -149,6 +152,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     googleClientId: opts.googleClientId,
     geocoder,
     loginGuard,
+    profiles,
   });
 
   await app.register(fastifyCookie, { parseOptions: {} });

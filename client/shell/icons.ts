@@ -1,47 +1,13 @@
-import {
-  BeakerIcon,
-  BriefcaseIcon,
-  CalendarIcon,
-  ChecklistIcon,
-  ClockIcon,
-  GlobeIcon,
-  HomeIcon,
-  ListUnorderedIcon,
-  LocationIcon,
-  MegaphoneIcon,
-  MortarBoardIcon,
-  OrganizationIcon,
-  PackageIcon,
-  PeopleIcon,
-  RocketIcon,
-  ShieldLockIcon,
-  StarIcon,
-  TagIcon,
-  ToolsIcon,
-  LinkExternalIcon,
-  type Icon,
-} from '@primer/octicons-react';
+import { createElement, type ComponentType } from 'react';
+import { NAV_ICON_OCTICONS } from './nav-icon-names.ts';
+import 'virtual:nav-icons.css';
 
-/** Icon names used by the route table (shared/ stays free of React). */
-export const ICONS: Record<string, Icon> = {
-  home: HomeIcon,
-  calendar: CalendarIcon,
-  organization: OrganizationIcon,
-  checklist: ChecklistIcon,
-  megaphone: MegaphoneIcon,
-  tag: TagIcon,
-  tools: ToolsIcon,
-  'mortar-board': MortarBoardIcon,
-  'list-unordered': ListUnorderedIcon,
-  clock: ClockIcon,
-  globe: GlobeIcon,
-  star: StarIcon,
-  package: PackageIcon,
-  people: PeopleIcon,
-  'shield-lock': ShieldLockIcon,
-  rocket: RocketIcon,
-  location: LocationIcon,
-  beaker: BeakerIcon,
-  briefcase: BriefcaseIcon,
-  external: LinkExternalIcon,
-};
+/** A sidebar icon: an empty element the generated style sheet paints (nav-icon-names.ts). */
+function navIcon(name: string): ComponentType {
+  const NavIcon = () => createElement('span', { className: 'nav-icon', 'data-icon': name, 'aria-hidden': true });
+  NavIcon.displayName = `NavIcon(${name})`;
+  return NavIcon;
+}
+
+/** Icon names used by the route table, each a component the sidebar renders. */
+export const ICONS: Record<string, ComponentType> = Object.fromEntries(Object.keys(NAV_ICON_OCTICONS).map((name) => [name, navIcon(name)]));

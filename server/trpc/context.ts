@@ -2,6 +2,8 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_LANGUAGE, isLanguage, type Language } from '../../shared/languages.ts';
 import type { LoginGuard } from '../login-limiter.ts';
 import type { RequestSession } from '../session/request-session.ts';
+import type { ProfileCache } from '../session/profile-cache.ts';
+import type { SessionUser } from './routers/session.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { Geocoder } from '../geocoder.ts';
 
@@ -18,6 +20,8 @@ export interface Context {
   geocoder: Geocoder | undefined;
   /** Sign-in limits per client and per account (server/login-limiter.ts). */
   loginGuard: LoginGuard;
+  /** The shell's view of signed-in users, per access token (session.me). */
+  profiles: ProfileCache<SessionUser>;
 }
 
 export const LANG_COOKIE = 'lang';

@@ -67,6 +67,8 @@ export const authRouter = router({
 
   confirmEmail: publicProcedure.input(confirmEmailInput).mutation(async ({ ctx, input }) => {
     await ctx.upstream.call({ method: 'POST', path: 'account/confirm-email', body: input, lang: ctx.lang });
+    // Whose address changed is not known here (the link is opened signed out): every header asks again.
+    ctx.profiles.forgetAll();
     return { ok: true as const };
   }),
 });
