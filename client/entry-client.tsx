@@ -1,4 +1,4 @@
-import { hydrate as hydrateQueries } from '@tanstack/react-query';
+import { hydrate as hydrateQueries, type DehydratedState } from '@tanstack/react-query';
 import { hydrateRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { matchRoute } from '../shared/route-table.ts';
@@ -8,11 +8,14 @@ import { completeTranslations, contentLanguage, createI18n, loadLanguages } from
 import { persistLanguage, storedLanguage } from './language-preference.ts';
 import { createQueryClient } from './query-client.ts';
 import { preloadRoute, routeTranslations } from './routes.tsx';
-import { STATE_ELEMENT_ID, type SsrState } from './ssr-state.ts';
+import { STATE_ELEMENT_ID, unpackRecords, type SsrState } from './ssr-state.ts';
 import { createTrpcClient } from './trpc.ts';
 // Primer's light colour tokens (vite.config.ts trims them to light mode), then the app's own styles.
 import 'virtual:primer-light-theme.css';
 import './styles.css';
+// The list screen's styles come with the app's one style sheet: most pages are lists, and a style sheet of
+// its own would be one more request before the first paint.
+import './entity/resource-list.css';
 
 async function start() {
   const element = document.getElementById(STATE_ELEMENT_ID);
@@ -32,7 +35,7 @@ async function start() {
     queryClient.clear();
     window.location.assign('/');
   });
-  if (state.dehydrated) hydrateQueries(queryClient, state.dehydrated);
+  if (state.dehydrated) hydrateQueries(queryClient, unpackRecords(state.dehydrated) as DehydratedState);
 
   // Load the current page's code before hydrating so the server's HTML is adopted, not replaced.
   const match = matchRoute(window.location.pathname);

@@ -1,4 +1,4 @@
-import { dehydrate, type QueryClient } from '@tanstack/react-query';
+import { dehydrate, type DehydratedState, type QueryClient } from '@tanstack/react-query';
 import { renderToPipeableStream } from 'react-dom/server';
 import { StaticRouter } from 'react-router-dom';
 import { PassThrough } from 'node:stream';
@@ -10,7 +10,7 @@ import { contentLanguage, languageModules } from './i18n.ts';
 import { serverI18n } from './i18n-server.ts';
 import { preloadRoute, routeModules, routeTranslations } from './routes.tsx';
 import { prefetchRoute, type PrefetchHelpers } from './route-data.ts';
-import { serializeState, type SsrState } from './ssr-state.ts';
+import { packRecords, serializeState, type SsrState } from './ssr-state.ts';
 import { PUBLIC_MESSAGE_KEYS, type PublicBoot } from './public-pages/boot.ts';
 import type { PublicFormResult } from './public-pages/form-result.ts';
 import { NOT_FOUND_PAGE, PUBLIC_PAGES, renderPublicPage } from './public-pages/public-routes.tsx';
@@ -42,6 +42,11 @@ export interface RenderOutput {
 }
 
 const RENDER_TIMEOUT_MS = 10_000;
+
+/** Each query's hash is its key as a string: hydrate() computes it again when it is missing, so it is not sent twice. */
+function withoutQueryHashes(state: DehydratedState): DehydratedState {
+  return { ...state, queries: state.queries.map(({ queryHash: _hash, ...query }) => query as DehydratedState['queries'][number]) };
+}
 
 /** CPU time of this thread in µs (includes other requests' work interleaved with a render). */
 function threadCpuMicros(): number {
@@ -108,7 +113,7 @@ export async function render(input: RenderInput): Promise<RenderOutput> {
 
   const head = sheet.getStyleTags();
   sheet.seal();
-  const state: SsrState = { lang: input.lang, config: input.config, dehydrated: dehydrate(input.queryClient) };
+  const state: SsrState = { lang: input.lang, config: input.config, dehydrated: packRecords(withoutQueryHashes(dehydrate(input.queryClient))) as DehydratedState };
   const title = `${match ? i18n.t(match.route.titleKey) : i18n.t('routes.notFound')} · ${i18n.t('app.name')}`;
   const serialized = serializeState(state);
   const timings = { prefetchMs: prefetched - started, renderMs: performance.now() - prefetched, renderCpuMs: (threadCpuMicros() - cpuBefore) / 1000 };

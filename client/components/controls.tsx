@@ -20,7 +20,7 @@ type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
 
 export function Button({ variant = 'default', size = 'medium', leadingVisual: Visual, block, type = 'button', children, ...rest }: ButtonProps) {
   return (
-    <button type={type} className="bo-btn" data-variant={variant} data-size={size} data-block={block || undefined} {...rest}>
+    <button type={type} className="bo-btn" data-variant={variant === 'default' ? undefined : variant} data-size={size === 'medium' ? undefined : size} data-block={block || undefined} {...rest}>
       {Visual && (
         <span className="bo-btn-visual">
           <Visual />

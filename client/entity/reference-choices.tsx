@@ -103,7 +103,7 @@ export function ReferencePicker({ reference, value, onChange, label, emptyLabel,
     </Select>
   );
   return (
-    <span style={stacked ? { display: 'grid', gap: 4, width: '100%' } : { display: 'inline-flex', gap: 4, alignItems: 'center' }}>
+    <span className={stacked ? 'bo-stack' : 'bo-inline'}>
       {filterBox}
       {select}
     </span>

@@ -174,7 +174,7 @@ function SidebarItems({ entries, pathname }: { entries: SidebarEntry[]; pathname
         const current = entry.path === '/' ? pathname === '/' : pathname === entry.path || pathname.startsWith(entry.path + '/');
         return (
           <li key={entry.path}>
-            <NavLink to={entry.path} aria-current={current ? 'page' : undefined} title={label}>
+            <NavLink to={entry.path} discover="none" aria-current={current ? 'page' : undefined} title={label}>
               {visual}
               <span data-label>{label}</span>
             </NavLink>

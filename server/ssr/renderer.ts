@@ -61,8 +61,9 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
     async render({ url, ctx, nonce, config, form }) {
       const entry = await loadEntry();
       // One attempt per query on the server: a failing API shows its error state at once; the browser
-      // retries. Errors are dehydrated too, so the first paint says what went wrong.
-      const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: 30_000 }, dehydrate: { shouldDehydrateQuery: () => true } } });
+      // retries. Errors are dehydrated too, so the first paint says what went wrong; queries a render
+      // only started (choice lists of filters) are not: the browser fetches them.
+      const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: 30_000 }, dehydrate: { shouldDehydrateQuery: (query) => query.state.status !== 'pending' } } });
       const helpers = createServerSideHelpers({ router: appRouter, ctx, queryClient });
       const out = await entry.render({ url, lang: ctx.lang, nonce, helpers, queryClient: helpers.queryClient, config, form });
       const assets = out.kind === 'public' ? await publicAssetsFor(url) : await assetsFor(url, out.modules);

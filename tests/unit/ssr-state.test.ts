@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { serializeState } from '../../client/ssr-state.ts';
+import fc from 'fast-check';
+import { packRecords, serializeState, unpackRecords } from '../../client/ssr-state.ts';
 import { escapeHtml, renderDocument } from '../../server/ssr/document.ts';
 
 describe('HTML-safe state serialization', () => {
@@ -16,5 +17,26 @@ describe('HTML-safe state serialization', () => {
     expect(html).toContain('<title>&lt;b&gt;</title>');
     expect(html).toContain('<style nonce="n0" data-x>');
     expect(html).toContain('<script type="module" src="/a.js" nonce="n0"></script>');
+  });
+});
+
+describe('records packed in the SSR state', () => {
+  it('gives back every JSON value it packs, marker keys included', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const travelled = JSON.parse(JSON.stringify(packRecords(value)));
+        expect(unpackRecords(travelled)).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+      { numRuns: 2000 },
+    );
+    const tricky = [{ $rows: ['a'], v: [[1]] }, { $rows: ['b'], v: [[2]] }, { $object: 1 }];
+    expect(unpackRecords(JSON.parse(JSON.stringify(packRecords(tricky))))).toEqual(tricky);
+  });
+
+  it('writes a list of records as its keys once and a row per record', () => {
+    const rows = Array.from({ length: 25 }, (_, i) => ({ id: i, brand_and_model: `Bike ${i}`, serial_number: `S${i}`, is_active: true, owner_id_label: null }));
+    const packed = JSON.stringify(packRecords({ results: rows }));
+    expect(packed.match(/brand_and_model/g)).toHaveLength(1);
+    expect(packed.length).toBeLessThan(JSON.stringify({ results: rows }).length / 2);
   });
 });
