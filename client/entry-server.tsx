@@ -43,6 +43,9 @@ export interface RenderOutput {
 
 const RENDER_TIMEOUT_MS = 10_000;
 
+/** Never called on the server (the data is prefetched; queries do not fetch during a render): one for every render. */
+const SSR_TRPC_CLIENT = createTrpcClient('http://ssr.invalid');
+
 /** Each query's hash is its key as a string: hydrate() computes it again when it is missing, so it is not sent twice. */
 function withoutQueryHashes(state: DehydratedState): DehydratedState {
   return { ...state, queries: state.queries.map(({ queryHash: _hash, ...query }) => query as DehydratedState['queries'][number]) };
@@ -70,7 +73,7 @@ export async function render(input: RenderInput): Promise<RenderOutput> {
   const app = (
     <App
       queryClient={input.queryClient}
-      trpcClient={createTrpcClient('http://ssr.invalid')}
+      trpcClient={SSR_TRPC_CLIENT}
       i18n={i18n}
       config={{ ...input.config, nonce: input.nonce }}
       router={(children) => <StaticRouter location={url.pathname + url.search}>{children}</StaticRouter>}

@@ -126,6 +126,35 @@ describe('sessions and account flows in the browser', () => {
     await context.close();
   });
 
+  it('forgot password → mailed link → reset → sign in, all without JavaScript', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(stack.baseUrl + '/login');
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('E-mail').fill('buddy@example.com');
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByTestId('forgot-done').waitFor();
+
+    const mail = await latestMail(upstream, 'buddy@example.com');
+    await page.goto(stack.baseUrl + linkPath(mail.link));
+    await page.getByLabel('New password').fill('nojs-pass');
+    await page.getByLabel('Confirm password').fill('other-pass');
+    await page.getByRole('button', { name: 'Save new password' }).click();
+    await page.getByText('Passwords do not match.').waitFor();
+    await page.getByLabel('New password').fill('nojs-pass');
+    await page.getByLabel('Confirm password').fill('nojs-pass');
+    await page.getByRole('button', { name: 'Save new password' }).click();
+    await page.getByTestId('password-done').waitFor();
+
+    await page.getByRole('link', { name: 'Back to sign in' }).click();
+    await page.getByLabel('E-mail').fill('buddy@example.com');
+    await page.getByLabel('Password').fill('nojs-pass');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(stack.baseUrl + '/');
+    expect(await page.getByTestId('user-full-name').innerText()).toBe('Bo Buddy');
+    await context.close();
+  });
+
   it('accept invitation → set password → the new buddy is signed in to their app', async () => {
     const token = await upstreamAdminToken();
     const invite = await fetch(upstream.url + 'account/invite', {
