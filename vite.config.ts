@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
 import { TRANSLATION_LOADERS, TRANSLATIONS_PREFIX, pickGroups } from './client/translation-parts.ts';
-import { NAV_ICON_OCTICONS, NAV_ICONS_CSS } from './client/shell/nav-icon-names.ts';
+import { ICON_SPRITE_MODULE, SPRITE_ICON_OCTICONS } from './client/components/sprite-icon-names.ts';
+import { createHash } from 'node:crypto';
 
 /**
  * Primer's light theme as the app uses it. The package's light.css declares every colour twice: for
@@ -62,14 +63,15 @@ function translationParts(): Plugin {
 }
 
 /**
- * The sidebar's icons as a style sheet (client/shell/nav-icon-names.ts, ADR 024): each octicon's 16 px
- * drawing, read from its module in @primer/octicons-react, becomes a mask painted in the text colour.
- * Cached with the other CSS instead of repeated in every page's HTML.
+ * The icon sprite (client/components/sprite-icon-names.ts, ADR 024): each octicon's 16 px drawing, read
+ * from its module in @primer/octicons-react, as a `<symbol>` of one SVG file with a content hash, written
+ * into the client build and served cached like the other assets; `virtual:icon-sprite` is its address.
  */
-function navIcons(): Plugin {
-  const ID = '\0' + NAV_ICONS_CSS;
+function iconSprite(): Plugin {
+  const ID = '\0' + ICON_SPRITE_MODULE;
+  let sprite: { fileName: string; source: string } | undefined;
   const pathsOf = (octicon: string): string[] => {
-    const file = join(dirname(fileURLToPath(import.meta.resolve("@primer/octicons-react"))), "icons", `${octicon}.mjs`);
+    const file = join(dirname(fileURLToPath(import.meta.resolve('@primer/octicons-react'))), 'icons', `${octicon}.mjs`);
     const code = readFileSync(file, 'utf8');
     const start = code.indexOf('"16": {');
     const end = code.indexOf('\n\t}', start);
@@ -77,20 +79,26 @@ function navIcons(): Plugin {
     if (paths.length === 0) throw new Error(`no 16 px drawing in ${file}`);
     return paths;
   };
+  const built = () => {
+    if (sprite) return sprite;
+    const symbols = Object.entries(SPRITE_ICON_OCTICONS).map(([name, octicon]) => `<symbol id="${name}" viewBox="0 0 16 16">${pathsOf(octicon).map((d) => `<path d="${d}"/>`).join('')}</symbol>`);
+    const source = `<svg xmlns="http://www.w3.org/2000/svg">${symbols.join('')}</svg>`;
+    return (sprite = { fileName: `assets/icons-${createHash('sha256').update(source).digest('base64url').slice(0, 8)}.svg`, source });
+  };
   return {
-    name: 'backoffice-nav-icons',
-    resolveId: (id) => (id === NAV_ICONS_CSS ? ID : undefined),
-    load(id) {
-      if (id !== ID) return undefined;
-      const rules = Object.entries(NAV_ICON_OCTICONS).map(([name, octicon]) => {
-        const svg = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">${pathsOf(octicon).map((d) => `<path d="${d}"/>`).join('')}</svg>`;
-        return `.nav-icon[data-icon="${name}"]{--nav-icon:url("data:image/svg+xml,${encodeURIComponent(svg)}")}`;
+    name: 'backoffice-icon-sprite',
+    resolveId: (id) => (id === ICON_SPRITE_MODULE ? ID : undefined),
+    load: (id) => (id === ID ? `export default ${JSON.stringify('/' + built().fileName)};` : undefined),
+    generateBundle() {
+      const { build } = this.environment.config;
+      if (!build.ssr && build.manifest === true) this.emitFile({ type: 'asset', fileName: built().fileName, source: built().source });
+    },
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        if (req.url !== '/' + built().fileName) return next();
+        res.setHeader('content-type', 'image/svg+xml');
+        res.end(built().source);
       });
-      return [
-        '.nav-icon{display:inline-block;flex-shrink:0;width:16px;height:16px;background-color:var(--fgColor-muted,#59636e);-webkit-mask:var(--nav-icon) center/contain no-repeat;mask:var(--nav-icon) center/contain no-repeat}',
-        '@media (forced-colors:active){.nav-icon{forced-color-adjust:none;background-color:CanvasText}}',
-        ...rules,
-      ].join('\n');
     },
   };
 }
@@ -210,7 +218,7 @@ export const PUBLIC_ENTRY = 'client/entry-public.ts';
  *  - ssr:    dist/server, the React render entry and the server itself (deps stay external).
  */
 export default defineConfig(({ isSsrBuild, mode }) => ({
-  plugins: [react(), primerLightTheme(), translationParts(), navIcons(), octicons16(), reactRouterProduction(), noFocusVisiblePolyfill(), moduleChunks(), precompress()],
+  plugins: [react(), primerLightTheme(), translationParts(), iconSprite(), octicons16(), reactRouterProduction(), noFocusVisiblePolyfill(), moduleChunks(), precompress()],
   publicDir: 'client/public',
   // Primer ships CSS files next to its JS, and styled-components' Node entry is CommonJS whose
   // default export Node's ESM loader does not unwrap: both are bundled into the SSR build. React Router

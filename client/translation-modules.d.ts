@@ -4,5 +4,8 @@ declare module 'virtual:translations/loaders' {
   export default loaders;
 }
 
-/** The sidebar's icons, generated at build (client/shell/nav-icon-names.ts, vite.config.ts). */
-declare module 'virtual:nav-icons.css';
+/** The address of the icon sprite, generated at build (client/components/sprite-icon-names.ts, vite.config.ts). */
+declare module 'virtual:icon-sprite' {
+  const url: string;
+  export default url;
+}

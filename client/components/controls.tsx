@@ -1,5 +1,4 @@
-import type { Icon } from '@primer/octicons-react';
-import type { ButtonHTMLAttributes, CSSProperties, HTMLAttributes, ImgHTMLAttributes, InputHTMLAttributes, OptionHTMLAttributes, SelectHTMLAttributes } from 'react';
+import type { ButtonHTMLAttributes, ComponentType, CSSProperties, HTMLAttributes, ImgHTMLAttributes, InputHTMLAttributes, OptionHTMLAttributes, SelectHTMLAttributes } from 'react';
 import './controls.css';
 
 /**
@@ -14,7 +13,7 @@ import './controls.css';
 type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
   variant?: 'default' | 'primary' | 'danger' | 'invisible';
   size?: 'small' | 'medium';
-  leadingVisual?: Icon;
+  leadingVisual?: ComponentType;
   block?: boolean;
 };
 
@@ -49,7 +48,7 @@ Select.Option = function Option(props: OptionHTMLAttributes<HTMLOptionElement>) 
   return <option {...props} />;
 };
 
-type TextInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'size'> & Validation & { leadingVisual?: Icon; block?: boolean; size?: 'small' | 'medium' };
+type TextInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, 'size'> & Validation & { leadingVisual?: ComponentType; block?: boolean; size?: 'small' | 'medium' };
 
 export function TextInput({ leadingVisual: Visual, block, className, style, size, validationStatus, ...rest }: TextInputProps) {
   return (

@@ -1,10 +1,12 @@
 import { Button } from '../components/controls.tsx';
-import { DownloadIcon } from '@primer/octicons-react';
+import { spriteIcon } from '../components/sprite-icon.tsx';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { EntityDef, ListParams } from '../../shared/entity/define.ts';
 import { csvRecordCounter } from '../../shared/csv.ts';
 import { useToast } from '../shell/toasts.tsx';
+
+const DownloadIcon = spriteIcon('download');
 import { CSRF_HEADER } from '../../shared/http-headers.ts';
 
 function fileNameOf(disposition: string | null, fallback: string): string {

@@ -1,6 +1,5 @@
 import { Button, Flash, Heading, Select, Spinner, TextInput } from '../components/controls.tsx';
-import { PencilIcon, PlusIcon, SearchIcon, TrashIcon, TriangleDownIcon, TriangleUpIcon } from '@primer/octicons-react';
-import { lazy, Suspense, useEffect, useId, useMemo, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate } from 'react-router-dom';
@@ -12,36 +11,15 @@ import { useToast } from '../shell/toasts.tsx';
 import { entityApi, useEntityUtils } from './entity-api.ts';
 import { fieldValueContent } from './field-value.tsx';
 import { useListState } from './list-state.ts';
+import { SpriteIcon, spriteIcon } from '../components/sprite-icon.tsx';
 import './resource-list.css';
 import { CsvExportButton } from './csv-export.tsx';
 import { Pager } from '../components/pager.tsx';
 import { useAccess } from './access.ts';
 import { ReferencePicker } from './reference-choices.tsx';
 
-/**
- * The row actions' icons, defined once per list and drawn by reference (`<use>`): a pencil and a bin
- * drawn in full on every row were ~40 KB of a 25-row page's HTML (ADR 024).
- */
-function RowIconSprite({ id }: { id: string }) {
-  return (
-    <svg width="0" height="0" style={{ position: 'absolute' }} aria-hidden="true">
-      <symbol id={`${id}edit`} viewBox="0 0 16 16">
-        <PencilIcon />
-      </symbol>
-      <symbol id={`${id}delete`} viewBox="0 0 16 16">
-        <TrashIcon />
-      </symbol>
-    </svg>
-  );
-}
-
-function RowIcon({ href }: { href: string }) {
-  return (
-    <svg aria-hidden="true">
-      <use href={href} />
-    </svg>
-  );
-}
+const PlusIcon = spriteIcon('plus');
+const SearchIcon = spriteIcon('search');
 
 // The create/edit dialog (Primer Dialog and the whole form machinery) loads when it is first opened.
 const RecordDialog = lazy(() => withAllTranslations(import('./record-dialog.tsx')));
@@ -157,7 +135,6 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
   const confirm = useConfirm();
   const navigate = useNavigate();
   const { params: urlParams, update } = useListState(def);
-  const iconId = useId();
   const params = useMemo<ListParams>(
     () => (fixedFilters === NO_FILTERS ? urlParams : { ...urlParams, filters: { ...urlParams.filters, ...Object.fromEntries(Object.entries(fixedFilters).map(([k, v]) => [k, String(v)])) } }),
     [urlParams, fixedFilters],
@@ -219,7 +196,7 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
         {sortable ? (
           <button type="button" className="bo-sort" onClick={() => sortBy(key)} data-testid={`sort-${key}`}>
             {label}
-            {sorted === 'ascending' ? <TriangleUpIcon /> : sorted === 'descending' ? <TriangleDownIcon /> : null}
+            {sorted === 'ascending' ? <SpriteIcon name="triangle-up" /> : sorted === 'descending' ? <SpriteIcon name="triangle-down" /> : null}
           </button>
         ) : (
           label
@@ -280,7 +257,6 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
         </p>
       ) : (
         <div className="bo-scroll">
-          {hasActions && <RowIconSprite id={iconId} />}
           <table className="bo-table" data-testid="list-table">
             <thead>
               <tr>
@@ -325,12 +301,12 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
                         {rowActions?.(record)}
                         {canUpdate && (
                           <button type="button" title={editLabel} onClick={() => open(record)}>
-                            <RowIcon href={`#${iconId}edit`} />
+                            <SpriteIcon name="pencil" />
                           </button>
                         )}
                         {canDelete && (
                           <button type="button" data-variant="danger" title={deleteLabel} onClick={() => void onDelete(record)}>
-                            <RowIcon href={`#${iconId}delete`} />
+                            <SpriteIcon name="trash" />
                           </button>
                         )}
                       </div>

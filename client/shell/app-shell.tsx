@@ -1,4 +1,3 @@
-import { SidebarCollapseIcon, SidebarExpandIcon } from '@primer/octicons-react';
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router-dom';
@@ -7,6 +6,7 @@ import { SIDEBAR, isExternalLink, visibleSidebar, type SidebarEntry } from '../.
 import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { Avatar } from '../components/controls.tsx';
+import { SpriteIcon } from '../components/sprite-icon.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { ICONS } from './icons.ts';
 import { LanguageSwitch } from './language-switch.tsx';
@@ -219,7 +219,7 @@ export function AppShell() {
       </a>
       <Header>
         <IconButton type="button" onClick={toggle} aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')} aria-expanded={!collapsed} aria-controls="sidebar">
-          {collapsed ? <SidebarExpandIcon /> : <SidebarCollapseIcon />}
+          <SpriteIcon name={collapsed ? 'sidebar-expand' : 'sidebar-collapse'} />
         </IconButton>
         <Brand to="/">{t('app.name')}</Brand>
         <LanguageSwitch />

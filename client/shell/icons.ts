@@ -1,13 +1,7 @@
-import { createElement, type ComponentType } from 'react';
-import { NAV_ICON_OCTICONS } from './nav-icon-names.ts';
-import 'virtual:nav-icons.css';
+import type { ComponentType } from 'react';
+import { spriteIcon } from '../components/sprite-icon.tsx';
 
-/** A sidebar icon: an empty element the generated style sheet paints (nav-icon-names.ts). */
-function navIcon(name: string): ComponentType {
-  const NavIcon = () => createElement('span', { className: 'nav-icon', 'data-icon': name, 'aria-hidden': true });
-  NavIcon.displayName = `NavIcon(${name})`;
-  return NavIcon;
-}
-
-/** Icon names used by the route table, each a component the sidebar renders. */
-export const ICONS: Record<string, ComponentType> = Object.fromEntries(Object.keys(NAV_ICON_OCTICONS).map((name) => [name, navIcon(name)]));
+/** Icon names used by the route table, each a component the sidebar renders (drawn from the sprite). */
+export const ICONS: Record<string, ComponentType> = Object.fromEntries(
+  ['home', 'calendar', 'organization', 'checklist', 'megaphone', 'tag', 'tools', 'mortar-board', 'list-unordered', 'clock', 'globe', 'star', 'package', 'people', 'shield-lock', 'rocket', 'location', 'beaker', 'briefcase', 'external'].map((name) => [name, spriteIcon(name)]),
+);
