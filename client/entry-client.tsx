@@ -1,4 +1,5 @@
 import { hydrate as hydrateQueries, type DehydratedState } from '@tanstack/react-query';
+import { startTransition } from 'react';
 import { hydrateRoot } from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
 import { matchRoute } from '../shared/route-table.ts';
@@ -42,16 +43,20 @@ async function start() {
   const [resources] = await Promise.all([loadLanguages(routeTranslations(match?.route.path), lang, contentLanguage(match?.params)), preloadRoute(match?.route.path)]);
 
   const i18n = createI18n(lang, resources);
-  hydrateRoot(
-    document.getElementById('root')!,
-    <App
-      queryClient={queryClient}
-      trpcClient={createTrpcClient()}
-      i18n={i18n}
-      config={{ ...state.config, nonce }}
-      router={(children) => <BrowserRouter>{children}</BrowserRouter>}
-    />,
-  );
+  // As a transition, hydration works in slices that let the browser in between (input, paint) rather
+  // than one long task: the page is already on screen, complete, from the server (ADR 024).
+  startTransition(() => {
+    hydrateRoot(
+      document.getElementById('root')!,
+      <App
+        queryClient={queryClient}
+        trpcClient={createTrpcClient()}
+        i18n={i18n}
+        config={{ ...state.config, nonce }}
+        router={(children) => <BrowserRouter>{children}</BrowserRouter>}
+      />,
+    );
+  });
   if (stored && stored !== lang) void i18n.changeLanguage(stored);
   // The texts a list page left out, for the screens the user opens next (ADR 024); they wait for it anyway.
   const whenIdle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 200));

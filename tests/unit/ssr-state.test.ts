@@ -20,6 +20,28 @@ describe('HTML-safe state serialization', () => {
   });
 });
 
+describe('where a page starts its scripts', () => {
+  const parts = { lang: 'en', title: 't', nonce: 'n0', head: '', html: '<p>x</p>', state: '{}', stateId: '__BO_STATE__', scripts: ['/assets/entry.js'], preloads: ['/assets/a.js', '/assets/b.js'] };
+
+  it('with a style sheet to wait for: from an inline script after it, so the modules do not share the link with it', () => {
+    const html = renderDocument({ ...parts, styles: ['/assets/app.css'] });
+    expect(html).not.toContain('rel="modulepreload"');
+    expect(html).not.toMatch(/<script type="module" src=/);
+    const stylesheet = html.indexOf('rel="stylesheet"');
+    const start = /<script nonce="n0">([^<]*)<\/script><\/body>/.exec(html);
+    expect(start && start.index > stylesheet).toBe(true);
+    expect(start![1]).toContain('"/assets/entry.js"');
+    expect(start![1]).toContain('"/assets/a.js","/assets/b.js"');
+    expect(start![1]).toContain("s.type='module'");
+  });
+
+  it('with its styles inline (the public pages): a module script at once', () => {
+    const html = renderDocument({ ...parts, styles: [], inlineStyles: ['p{}'], preloads: [] });
+    expect(html).toContain('<script type="module" src="/assets/entry.js" nonce="n0"></script>');
+    expect(html).toContain('<style nonce="n0">p{}</style>');
+  });
+});
+
 describe('records packed in the SSR state', () => {
   it('gives back every JSON value it packs, marker keys included', () => {
     fc.assert(
