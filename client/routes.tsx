@@ -1,6 +1,6 @@
-import { lazy, Suspense, useEffect, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
+import { lazy, useEffect, useMemo, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
 import { Navigate, Route, Routes, useLocation } from 'react-router-dom';
-import { APP_ROUTES, guardRoute, type AppPath, type AppRoute } from '../shared/route-table.ts';
+import { APP_ROUTES, guardRoute, matchRoute, type AppPath, type AppRoute } from '../shared/route-table.ts';
 import type { EntityDef } from '../shared/entity/define.ts';
 import { PageSpinner } from './components/page-spinner.tsx';
 import { ErrorState } from './components/error-state.tsx';
@@ -199,14 +199,17 @@ function element(route: AppRoute) {
 }
 
 export function AppRoutes() {
-  const privateRoutes = ALL_ROUTES.filter((r) => r.roles);
+  const { pathname } = useLocation();
+  // React Router flattens and ranks every route it is given on every render (some forty: a visible part
+  // of a server render's time); it is given the one the route table matches (ADR 024).
+  const route = useMemo(() => matchRoute(pathname)?.route, [pathname]);
   return (
     <Routes>
-      <Route element={<AppShell />}>
-        {privateRoutes.map((route) => (
-          <Route key={route.path} path={route.path} element={element(route)} />
-        ))}
-      </Route>
+      {route?.roles && (
+        <Route element={<AppShell />}>
+          <Route path={route.path} element={element(route)} />
+        </Route>
+      )}
       <Route path="*" element={<LoadFromServer />} />
     </Routes>
   );
