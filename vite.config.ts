@@ -217,14 +217,15 @@ export const PUBLIC_ENTRY = 'client/entry-public.ts';
  *    alone it tree-shakes to the zod/mini it uses (~5 KB instead of ~15 KB gzip);
  *  - ssr:    dist/server, the React render entry and the server itself (deps stay external).
  */
-export default defineConfig(({ isSsrBuild, mode }) => ({
+export default defineConfig(({ command, isSsrBuild, mode }) => ({
   plugins: [react(), primerLightTheme(), translationParts(), iconSprite(), octicons16(), reactRouterProduction(), noFocusVisiblePolyfill(), moduleChunks(), precompress()],
   publicDir: 'client/public',
   // Primer ships CSS files next to its JS, and styled-components' Node entry is CommonJS whose
   // default export Node's ESM loader does not unwrap: both are bundled into the SSR build. React Router
-  // is bundled so that the server runs its production build too (reactRouterProduction), with the
-  // versions of its dependencies it was built with (the app's own `cookie` is another major version).
-  ssr: { noExternal: ['@primer/react', 'styled-components', 'react-router', 'react-router-dom', 'cookie', 'set-cookie-parser'] },
+  // is bundled by the build so that the server runs its production build too (reactRouterProduction),
+  // with the versions of its dependencies it was built with (the app's own `cookie` is another major
+  // version); the dev server loads it as Node does.
+  ssr: { noExternal: ['@primer/react', 'styled-components', ...(command === 'build' ? ['react-router', 'react-router-dom', 'cookie', 'set-cookie-parser'] : [])] },
   build: isSsrBuild
     ? {
         ssr: true,
