@@ -45,6 +45,11 @@ const ENTITY_DEFS: Record<string, { module: string; load: () => Promise<EntityDe
   'trial-groups': { module: 'shared/entities/trial-groups.ts', load: () => import('../shared/entities/trial-groups.ts').then((m) => m.trialGroupsEntity) },
 };
 
+/** The definition the screens of `name` load (undefined: none has a generic screen). */
+export function loadEntityDef(name: string): Promise<EntityDef> | undefined {
+  return ENTITY_DEFS[name]?.load();
+}
+
 const LIST_SCREEN = 'client/entity/resource-list-page.tsx';
 const DETAIL_SCREEN = 'client/entity/resource-detail-page.tsx';
 
