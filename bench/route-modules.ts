@@ -1,20 +1,34 @@
+import { PUBLIC_PAGE } from './bundles.ts';
+
 /**
- * The lazily loaded modules (layout, page) of the routes that have bundle budgets, as source paths in
- * Vite's client manifest. Plain data so Node can read it without the client's TSX; the budget test checks
- * that it agrees with client/routes.tsx (`routeModules`), which the server uses to link a route's chunks.
+ * The lazily loaded modules (page, entity definition) of the app routes that have bundle budgets,
+ * as source paths in Vite's client manifest; public routes are served by the public entry (ADR 024).
+ * Plain data so Node can read it without the client's TSX; the budget test checks that it agrees with
+ * client/routes.tsx (`routeModules`), which the server uses to link a route's chunks.
  */
-export const BUDGET_ROUTE_MODULES: Record<string, readonly string[]> = {
-  '/login': ['client/pages/login-page.tsx'],
-  '/bicycles': ['client/shell/app-shell.tsx', 'client/entity/resource-list-page.tsx'],
-  '/today': ['client/shell/app-shell.tsx', 'client/pages/today-page.tsx'],
+export const BUDGET_ROUTE_MODULES: Record<string, readonly string[] | typeof PUBLIC_PAGE> = {
+  '/login': PUBLIC_PAGE,
+  '/forgot-password': PUBLIC_PAGE,
+  '/reset-password/:token': PUBLIC_PAGE,
+  '/accept-invitation/:token': PUBLIC_PAGE,
+  '/confirm-email/:token/:email': PUBLIC_PAGE,
+  '/forbidden': PUBLIC_PAGE,
+  '/privacy-policy': PUBLIC_PAGE,
+  '/terms-and-conditions/:lang': PUBLIC_PAGE,
+  '/subscriptions/:plan/:language?': PUBLIC_PAGE,
+  '/bicycles': ['client/entity/resource-list-page.tsx', 'shared/entities/bicycles.ts'],
+  '/today': ['client/pages/today-page.tsx'],
 };
 
-/** Loaded before hydrating on every page in English (client/i18n.ts, languageModules('en')). */
-export const ENGLISH_MODULES = ['locales/en/common.json', 'locales/en/resources.json'];
+/**
+ * The English translations /bicycles loads before hydrating: the first-load part and the bicycles' labels
+ * (client/i18n.ts `languageModules`; the budget test checks they agree).
+ */
+export const ENGLISH_MODULES = ['virtual:translations/en/core', 'virtual:translations/en/resources/bicycles'];
 
-/** What the budget counts for a route: its lazy modules and the English translations. */
-export function budgetRouteModules(route: string): readonly string[] {
+/** What the budget counts for a route: the public entry, or its lazy modules and the English translations. */
+export function budgetRouteModules(route: string): readonly string[] | typeof PUBLIC_PAGE {
   const modules = BUDGET_ROUTE_MODULES[route];
   if (!modules) throw new Error(`no modules listed for ${route} in bench/route-modules.ts`);
-  return [...modules, ...ENGLISH_MODULES];
+  return modules === PUBLIC_PAGE ? PUBLIC_PAGE : [...modules, ...ENGLISH_MODULES];
 }

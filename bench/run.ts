@@ -18,7 +18,7 @@ ensureBuild();
 const { startBenchPostgres } = await import('./support/postgres.ts');
 const { prepareDataSet } = await import('./support/databases.ts');
 const { describeDb } = await import('./support/stack.ts');
-const { BUNDLE_BUDGETS, readManifest, routeBundle } = await import('./bundles.ts');
+const { BUNDLE_BUDGETS, readClientBuild, routeBundle } = await import('./bundles.ts');
 const { budgetRouteModules } = await import('./route-modules.ts');
 const { runSsr } = await import('./ssr.ts');
 const { runLighthouse } = await import('./lighthouse.ts');
@@ -80,8 +80,8 @@ try {
 
   await step('bundles', async () => {
     const clientDir = join(root, 'dist', 'client');
-    const manifest = readManifest(clientDir);
-    return Object.entries(BUNDLE_BUDGETS).map(([route, budget]) => ({ ...routeBundle(clientDir, manifest, route, budgetRouteModules(route)), budget }));
+    const build = readClientBuild(clientDir);
+    return Object.entries(BUNDLE_BUDGETS).map(([route, budget]) => ({ ...routeBundle(clientDir, build, route, budgetRouteModules(route)), budget }));
   });
   await step('ssr', () => runSsr(small!.db, quick ? { rounds: 1, seconds: 2 } : {}).then((r) => ({ ...r, db: describeDb(small!.db) })));
   await step('lighthouse', () => runLighthouse(small!.db, { runs: quick ? 1 : 3 }));

@@ -22,6 +22,8 @@ interface PageFigures {
 /** One request at a time: the render's own cost, without queueing behind other requests. */
 interface SequentialFigures {
   renderP50Ms: number;
+  /** The page's data fetch (for the plain page: its API call). */
+  prefetchP50Ms: number;
   renderCpuP50Ms: number;
   requestP50Ms: number;
   requests: number;
@@ -38,6 +40,8 @@ export interface SsrResult {
   renderRatio: Spread;
   /** Plain-string pages/s ÷ React pages/s, end to end through the same server and API call. */
   throughputRatio: Spread;
+  /** The React page's data fetch minus the plain page's API call, under load (per round, p50s). Issue 14: ≤ 2 ms. */
+  fetchGapMs: Spread;
   renderCpuRatio: number;
   bytes: Record<string, number>;
 }
@@ -89,9 +93,10 @@ export async function runSsr(db: BenchDb, opts: { rounds?: number; seconds?: num
         const res = await request(stack.target + page.path, { headers: page.headers, dispatcher: agent });
         await res.body.dump();
       }
-      const window = await stack.backOffice.ask<{ renderMs: Record<string, number[]>; renderCpuMs: Record<string, number[]>; requestMs: Record<string, number[]> }>('endWindow');
+      const window = await stack.backOffice.ask<{ renderMs: Record<string, number[]>; renderCpuMs: Record<string, number[]>; prefetchMs: Record<string, number[]>; requestMs: Record<string, number[]> }>('endWindow');
       sequential[page.name] = {
         renderP50Ms: Number(percentile(window.renderMs[page.renderKey] ?? [], 50).toFixed(2)),
+        prefetchP50Ms: Number(percentile(window.prefetchMs[page.renderKey] ?? [NaN], 50).toFixed(2)),
         renderCpuP50Ms: Number(percentile(window.renderCpuMs[page.renderKey] ?? [], 50).toFixed(2)),
         requestP50Ms: Number(percentile(window.requestMs[`GET ${page.path}`] ?? [], 50).toFixed(2)),
         requests: n,
@@ -114,6 +119,7 @@ export async function runSsr(db: BenchDb, opts: { rounds?: number; seconds?: num
       renderCpuRatio: Number((sequential['/bicycles']!.renderCpuP50Ms / sequential['plain /bicycles']!.renderCpuP50Ms).toFixed(1)),
       renderRatio: spread(react.render.map((v, i) => v / plain.render[i]!), 1),
       throughputRatio: spread(plain.rps.map((v, i) => v / react.rps[i]!), 2),
+      fetchGapMs: spread(react.prefetch.map((v, i) => v - plain.prefetch[i]!), 2),
       bytes,
     };
   } finally {

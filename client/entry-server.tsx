@@ -1,15 +1,19 @@
-import { dehydrate, type QueryClient } from '@tanstack/react-query';
+import { dehydrate, type DehydratedState, type QueryClient } from '@tanstack/react-query';
 import { renderToPipeableStream } from 'react-dom/server';
 import { StaticRouter } from 'react-router-dom';
 import { PassThrough } from 'node:stream';
 import { ServerStyleSheet } from 'styled-components';
 import { matchRoute } from '../shared/route-table.ts';
-import type { Language } from '../shared/schemas/common.ts';
+import type { Language } from '../shared/languages.ts';
 import { App } from './app.tsx';
 import { contentLanguage, languageModules } from './i18n.ts';
 import { serverI18n } from './i18n-server.ts';
-import { pageDef, preloadRoute, routeModules, type PrefetchHelpers } from './routes.tsx';
-import { serializeState, type SsrState } from './ssr-state.ts';
+import { preloadRoute, routeModules, routeTranslations } from './routes.tsx';
+import { prefetchRoute, type PrefetchHelpers } from './route-data.ts';
+import { packRecords, serializeState, type SsrState } from './ssr-state.ts';
+import { PUBLIC_MESSAGE_KEYS, type PublicBoot } from './public-pages/boot.ts';
+import type { PublicFormResult } from './public-pages/form-result.ts';
+import { NOT_FOUND_PAGE, PUBLIC_PAGES, renderPublicPage } from './public-pages/public-routes.tsx';
 import { createTrpcClient } from './trpc.ts';
 
 export interface RenderInput {
@@ -19,9 +23,13 @@ export interface RenderInput {
   helpers: PrefetchHelpers;
   queryClient: QueryClient;
   config: SsrState['config'];
+  /** The outcome of a public form just posted to this page (server/public-forms.ts). */
+  form?: PublicFormResult;
 }
 
 export interface RenderOutput {
+  /** `public`: a page of the small public entry (ADR 024), with no app state; `app`: the SPA. */
+  kind: 'app' | 'public';
   html: string;
   head: string;
   title: string;
@@ -35,6 +43,14 @@ export interface RenderOutput {
 
 const RENDER_TIMEOUT_MS = 10_000;
 
+/** Never called on the server (the data is prefetched; queries do not fetch during a render): one for every render. */
+const SSR_TRPC_CLIENT = createTrpcClient('http://ssr.invalid');
+
+/** Each query's hash is its key as a string: hydrate() computes it again when it is missing, so it is not sent twice. */
+function withoutQueryHashes(state: DehydratedState): DehydratedState {
+  return { ...state, queries: state.queries.map(({ queryHash: _hash, ...query }) => query as DehydratedState['queries'][number]) };
+}
+
 /** CPU time of this thread in µs (includes other requests' work interleaved with a render). */
 function threadCpuMicros(): number {
   const usage = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.() ?? process.cpuUsage();
@@ -44,12 +60,12 @@ function threadCpuMicros(): number {
 export async function render(input: RenderInput): Promise<RenderOutput> {
   const url = new URL(input.url, 'http://local.invalid');
   const match = matchRoute(url.pathname);
+  if (!match || !match.route.roles) return renderPublic(input, url, match);
   const i18n = serverI18n(input.lang);
-  const def = match ? pageDef(match.route.path) : undefined;
 
   const started = performance.now();
   // Prefetches never throw: a failed query renders its error state and is retried in the browser.
-  await Promise.all([input.helpers.session.me.prefetch(), def?.prefetch?.(input.helpers, match!.params, url.searchParams), preloadRoute(match?.route.path)]);
+  await Promise.all([input.helpers.session.me.prefetch(), prefetchRoute(match.route.path, input.helpers, match.params, url.searchParams), preloadRoute(match.route.path)]);
 
   const prefetched = performance.now();
   const cpuBefore = threadCpuMicros();
@@ -57,7 +73,7 @@ export async function render(input: RenderInput): Promise<RenderOutput> {
   const app = (
     <App
       queryClient={input.queryClient}
-      trpcClient={createTrpcClient('http://ssr.invalid')}
+      trpcClient={SSR_TRPC_CLIENT}
       i18n={i18n}
       config={{ ...input.config, nonce: input.nonce }}
       router={(children) => <StaticRouter location={url.pathname + url.search}>{children}</StaticRouter>}
@@ -100,9 +116,40 @@ export async function render(input: RenderInput): Promise<RenderOutput> {
 
   const head = sheet.getStyleTags();
   sheet.seal();
-  const state: SsrState = { lang: input.lang, config: input.config, dehydrated: dehydrate(input.queryClient) };
+  const state: SsrState = { lang: input.lang, config: input.config, dehydrated: packRecords(withoutQueryHashes(dehydrate(input.queryClient))) as DehydratedState };
   const title = `${match ? i18n.t(match.route.titleKey) : i18n.t('routes.notFound')} · ${i18n.t('app.name')}`;
   const serialized = serializeState(state);
   const timings = { prefetchMs: prefetched - started, renderMs: performance.now() - prefetched, renderCpuMs: (threadCpuMicros() - cpuBefore) / 1000 };
-  return { html, head, title, state: serialized, modules: [...routeModules(match?.route.path ?? ''), ...languageModules(input.lang, contentLanguage(match?.params))], status: match ? 200 : 404, timings };
+  return { kind: 'app', html, head, title, state: serialized, modules: [...routeModules(match?.route.path ?? ''), ...languageModules(routeTranslations(match.route.path), input.lang, contentLanguage(match.params))], status: match ? 200 : 404, timings };
+}
+
+/** A page without roles (or an unknown address): static markup for the public entry, no app state. */
+async function renderPublic(input: RenderInput, url: URL, match: ReturnType<typeof matchRoute>): Promise<RenderOutput> {
+  const started = performance.now();
+  const i18n = serverI18n(input.lang);
+  const def = (match && PUBLIC_PAGES[match.route.path as keyof typeof PUBLIC_PAGES]) ?? NOT_FOUND_PAGE;
+  const params = match?.params ?? {};
+  const data = await def.load?.(input.helpers, params);
+  const prefetched = performance.now();
+  const cpuBefore = threadCpuMicros();
+  const t = i18n.getFixedT(input.lang);
+  const html = renderPublicPage(def, {
+    t,
+    tIn: (lang) => serverI18n(lang).getFixedT(lang),
+    lang: input.lang,
+    path: url.pathname,
+    params,
+    search: url.searchParams,
+    googleClientId: input.config.googleClientId,
+    form: input.form,
+    data,
+  });
+  const boot: PublicBoot = {
+    lang: input.lang,
+    messages: Object.fromEntries(PUBLIC_MESSAGE_KEYS.map((key) => [key, t(key)])),
+    googleClientId: input.config.googleClientId,
+  };
+  const title = `${t(match ? match.route.titleKey : 'routes.notFound')} · ${t('app.name')}`;
+  const timings = { prefetchMs: prefetched - started, renderMs: performance.now() - prefetched, renderCpuMs: (threadCpuMicros() - cpuBefore) / 1000 };
+  return { kind: 'public', html, head: '', title, state: serializeState(boot), modules: [], status: match ? 200 : 404, timings };
 }

@@ -1,6 +1,8 @@
 import i18next, { type BackendModule, type i18n, type Resource } from 'i18next';
 import { initReactI18next } from 'react-i18next';
-import { DEFAULT_LANGUAGE, LANGUAGES, isLanguage, type Language } from '../shared/schemas/common.ts';
+import { DEFAULT_LANGUAGE, LANGUAGES, isLanguage, type Language } from '../shared/languages.ts';
+import LOADERS from 'virtual:translations/loaders';
+import { translationModule, type TranslationPart } from './translation-parts.ts';
 
 export type Bundle = { common: Record<string, unknown> };
 
@@ -8,14 +10,25 @@ export type Bundle = { common: Record<string, unknown> };
 export const bundle = (common: object, resources: object): Bundle => ({ common: { ...common, resources } });
 
 /**
- * The browser downloads only the languages it shows: the page's language and the fallback before
- * hydrating, another one when the user switches to it (each is ~5 KB gzip that no page needs twice).
- * The server has them all bundled (i18n-server.ts).
+ * The browser downloads only the languages it shows, and of those the part it needs first (ADR 024):
+ * before hydrating, a list page the shell's and the list screen's texts (`core`) and its own entity's
+ * labels, any other page every text; the rest in the background once the page is interactive; another
+ * language when the user switches to it. The server has them all bundled (i18n-server.ts).
  */
-const LOADERS: Record<Language, () => Promise<Bundle>> = {
-  en: () => Promise.all([import('../locales/en/common.json'), import('../locales/en/resources.json')]).then(([c, r]) => bundle(c.default, r.default)),
-  sv: () => Promise.all([import('../locales/sv/common.json'), import('../locales/sv/resources.json')]).then(([c, r]) => bundle(c.default, r.default)),
-};
+
+/** What a page needs before its first render: every text, or those of a generic list of one entity. */
+export type TranslationNeed = 'all' | { list: string };
+
+const partsOf = (need: TranslationNeed): TranslationPart[] => (need === 'all' ? ['core', 'more', 'resources'] : ['core', `resources/${need.list}`]);
+
+async function loadBundle(lang: Language, need: TranslationNeed): Promise<Bundle> {
+  const parts = LOADERS[lang];
+  const all = need === 'all';
+  const entity = all ? undefined : parts.entities[need.list];
+  const [core, more, resources] = await Promise.all([parts.core(), all ? parts.more() : undefined, entity ? entity() : parts.resources()]);
+  if (all) completing.set(lang, Promise.resolve());
+  return bundle({ ...core.default, ...more?.default }, resources.default);
+}
 
 /**
  * The language a page's text is in when its URL says so (`/terms-and-conditions/:lang`,
@@ -26,15 +39,17 @@ export function contentLanguage(params: Record<string, string> | undefined): Lan
   return isLanguage(value) ? value : undefined;
 }
 
-/** Source paths (client manifest keys) of the translations a page in these languages loads before hydrating. */
-export function languageModules(...langs: (Language | undefined)[]): string[] {
-  return [...new Set([...langs.filter((l): l is Language => Boolean(l)), DEFAULT_LANGUAGE])].flatMap((l) => [`locales/${l}/common.json`, `locales/${l}/resources.json`]);
+const languagesOf = (langs: (Language | undefined)[]) => [...new Set([...langs.filter((l): l is Language => Boolean(l)), DEFAULT_LANGUAGE])];
+
+/** Module ids (client manifest keys) of the translations a page in these languages loads before hydrating. */
+export function languageModules(need: TranslationNeed, ...langs: (Language | undefined)[]): string[] {
+  return languagesOf(langs).flatMap((l) => partsOf(need).map((part) => translationModule(l, part)));
 }
 
 /** The translations a page needs before it renders: its languages (interface, content) and the fallback. */
-export async function loadLanguages(...langs: (Language | undefined)[]): Promise<Resource> {
-  const needed = [...new Set([...langs.filter((l): l is Language => Boolean(l)), DEFAULT_LANGUAGE])];
-  const loaded = await Promise.all(needed.map((l) => LOADERS[l]()));
+export async function loadLanguages(need: TranslationNeed, ...langs: (Language | undefined)[]): Promise<Resource> {
+  const needed = languagesOf(langs);
+  const loaded = await Promise.all(needed.map((l) => loadBundle(l, need)));
   return Object.fromEntries(needed.map((l, i) => [l, loaded[i]!]));
 }
 
@@ -43,11 +58,43 @@ const lazyLanguages: BackendModule = {
   type: 'backend',
   init: () => undefined,
   read(language, namespace, callback) {
-    const load = LOADERS[language as Language];
-    if (!load) return callback(null, {});
-    load().then((b) => callback(null, b[namespace as keyof Bundle] ?? {}), (error: unknown) => callback(error as Error, null));
+    if (!isLanguage(language)) return callback(null, {});
+    loadBundle(language, 'all').then((b) => callback(null, b[namespace as keyof Bundle] ?? {}), (error: unknown) => callback(error as Error, null));
   },
 };
+
+let browserInstance: i18n | null = null;
+/** Languages whose `more` part the browser has, or is fetching. */
+const completing = new Map<Language, Promise<void>>();
+
+/**
+ * Adds the texts a first load left out (`more`, other entities' labels) to the browser's instance;
+ * resolves once they are there.
+ * Screens that need them (pages other than lists, the record dialog) wait for it before they render.
+ */
+export function completeTranslations(): Promise<void> {
+  const instance = browserInstance;
+  if (!instance) return Promise.resolve();
+  const langs = languagesOf([isLanguage(instance.language) ? instance.language : undefined]);
+  return Promise.all(
+    langs.map((lang) => {
+      let done = completing.get(lang);
+      if (!done) {
+        done = Promise.all([LOADERS[lang].more(), LOADERS[lang].resources()]).then(([more, resources]) => {
+          instance.addResourceBundle(lang, 'common', { ...more.default, resources: resources.default }, true, false);
+        });
+        done.catch(() => completing.delete(lang));
+        completing.set(lang, done);
+      }
+      return done;
+    }),
+  ).then(() => undefined);
+}
+
+/** A lazily imported module that renders texts of the `more` part: loaded with them. */
+export function withAllTranslations<T>(module: Promise<T>): Promise<T> {
+  return Promise.all([module, completeTranslations()]).then(([m]) => m);
+}
 
 /**
  * An i18next instance in `lang` with the given translations; in the browser, languages not given are
@@ -55,7 +102,10 @@ const lazyLanguages: BackendModule = {
  */
 export function createI18n(lang: Language, resources: Resource): i18n {
   const instance = i18next.createInstance();
-  if (typeof window !== 'undefined') instance.use(lazyLanguages);
+  if (typeof window !== 'undefined') {
+    instance.use(lazyLanguages);
+    browserInstance = instance;
+  }
   void instance.use(initReactI18next).init({
     resources,
     // Languages given up front are used as they are; any other is read through the lazy backend.
@@ -71,6 +121,3 @@ export function createI18n(lang: Language, resources: Resource): i18n {
   });
   return instance;
 }
-
-export const LANG_STORAGE_KEY = 'lang';
-export const LANG_COOKIE = 'lang';

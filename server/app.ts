@@ -7,20 +7,18 @@ import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { PathOnlyLogController } from '../shared/request-log.server.ts';
 import { guardRoute, matchRoute, safeRedirectPath } from '../shared/route-table.ts';
-import { loginInput } from '../shared/schemas/auth.ts';
-import { csrfRefusal, isCrossSite } from './csrf.ts';
+import { csrfRefusal } from './csrf.ts';
 import { createCookieSealer } from './session/cookie-crypto.ts';
 import { createRefreshCoordinator } from './session/refresh-coordinator.ts';
+import { createProfileCache } from './session/profile-cache.ts';
+import type { SessionUser } from './trpc/routers/session.ts';
 import { SessionExpiredError, createRequestSession, type RequestSession } from './session/request-session.ts';
 import { createSsrRenderer, type SsrMode } from './ssr/renderer.ts';
 import { languageOf, type Context } from './trpc/context.ts';
 import { appRouter } from './trpc/router.ts';
-import { AppError } from './trpc/init.ts';
-import { loginWithPassword } from './trpc/routers/auth.ts';
-import { UpstreamError, createUpstreamClient, type UpstreamClient } from './upstream/client.ts';
+import { createUpstreamClient, type UpstreamClient } from './upstream/client.ts';
 import { createMetrics, instrument, pathTemplate, type Metrics } from './metrics.ts';
 import { createLoginGuard, type LoginLimits } from './login-limiter.ts';
 import { registerExports } from './export.ts';
@@ -28,6 +26,8 @@ import { createGeocoder } from './geocoder.ts';
 import { tileOrigin } from './map-config.ts';
 import { DEFAULT_OPERATION_RANGE, type MapConfig, type OperationRange } from '../shared/geo.ts';
 import { sendCompressed } from './compress.ts';
+import { registerPublicForms } from './public-forms.ts';
+import type { PublicFormResult } from '../client/public-pages/form-result.ts';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyUnderPressure from '@fastify/under-pressure';
 
@@ -150,6 +150,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.decorate('refreshStats', coordinator.stats);
   app.addHook('onClose', async () => upstream.close());
 
+  const profiles = createProfileCache<SessionUser>();
   const sessionConfig = { secure: opts.secureCookies, maxAgeSeconds: opts.sessionMaxAgeSeconds ?? 30 * 24 * 3600 };
   const sessionOf = (req: FastifyRequest, reply: FastifyReply) =>
     (req.backofficeSession ??= createRequestSession(req, reply, { upstream, sealer, coordinator, config: sessionConfig }));
@@ -165,6 +166,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     geocoder,
     loginGuard,
     secureCookies: opts.secureCookies,
+    profiles,
   });
 
   await app.register(fastifyCookie, { parseOptions: {} });
@@ -236,29 +238,6 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     },
   });
 
-  // The login form works before JavaScript: a plain POST answered with a redirect.
-  const loginForm = z.object({ email: z.string().default(''), password: z.string().default(''), redirect: z.string().optional() });
-  app.post('/login', async (req, reply) => {
-    const form = loginForm.safeParse(req.body ?? {});
-    const fields = form.success ? form.data : { email: '', password: '', redirect: undefined };
-    const redirect = safeRedirectPath(fields.redirect);
-    const back = (code: string) =>
-      // The e-mail address stays out of the URL (history, proxies and logs keep URLs).
-      reply.redirect(`/login?${new URLSearchParams({ error: code, redirect }).toString()}`, 303);
-    if (isCrossSite(req)) return reply.code(403).send('Forbidden');
-    const input = loginInput.safeParse(fields);
-    if (!input.success) return back('validation_error');
-    try {
-      const { roles } = await loginWithPassword(createContext(req, reply), input.data);
-      return reply.redirect(roles.length > 0 ? redirect : '/forbidden', 303);
-    } catch (error) {
-      if (error instanceof UpstreamError) return back(error.code);
-      if (error instanceof AppError) return back(error.appCode);
-      req.log.error({ err: error }, 'form login failed');
-      return back('generic');
-    }
-  });
-
   registerExports(app, createContext);
 
   const renderer = await createSsrRenderer(app, opts.ssr);
@@ -292,7 +271,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       "frame-ancestors 'none'",
     ].join('; ');
 
-  app.get('/*', async (req, reply) => {
+  /**
+   * Renders the page at the request's address (ADR 005): guards first, then React on the server. A public
+   * form posted to its own page (server/public-forms.ts) renders it with the outcome.
+   */
+  async function sendPage(req: FastifyRequest, reply: FastifyReply, form?: PublicFormResult, status?: number): Promise<FastifyReply> {
     const url = req.url;
     const pathname = url.split('?')[0] ?? '/';
     const ctx = createContext(req, reply);
@@ -314,7 +297,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     }
 
     const nonce = randomBytes(16).toString('base64');
-    const page = await renderer.render({ url, ctx, nonce, config: { googleClientId: opts.googleClientId ?? null, version: opts.version, map: mapConfig } });
+    const page = await renderer.render({ url, ctx, nonce, config: { googleClientId: opts.googleClientId ?? null, version: opts.version, map: mapConfig }, form });
     // The render's calls (session.me on every page) may have found the session ended upstream, or a refresh
     // may have brought other roles (ADR 017): guard again with what is known now, not the cookie's old claims.
     if (session) {
@@ -327,12 +310,15 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     metrics.ssrRender.observe({ route: routeLabel }, page.timings.renderMs / 1000);
     opts.onSsrRender?.(routeLabel, page.timings);
     reply
-      .code(page.status)
+      .code(status ?? page.status)
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-store');
     if (renderer.enforceCsp) reply.header('content-security-policy', cspFor(nonce));
     return sendCompressed(req, reply, page.body);
-  });
+  }
+
+  registerPublicForms(app, { createContext, sendPage: (req, reply, form, status) => sendPage(req, reply, form, status) });
+  app.get('/*', (req, reply) => sendPage(req, reply));
 
   return app;
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 
-export const CSRF_HEADER = 'x-backoffice-csrf';
+import { CSRF_HEADER } from '../shared/http-headers.ts';
 
 /** Same-origin evidence from the browser: Fetch Metadata first, Origin as the fallback. */
 export function isCrossSite(req: FastifyRequest): boolean {

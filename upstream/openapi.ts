@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { calendarParamsSchema, createSchema, listParamsSchema, statusFieldOf, writeRoles, type EntityDef } from '../shared/entity/define.ts';
+import { statusFieldOf, writeRoles, type EntityDef } from '../shared/entity/define.ts';
+import { calendarParamsSchema, createSchema, listParamsSchema } from '../shared/entity/schemas.ts';
 
 /**
  * The routes that are not generic entity resources, each with what it does (spec §7 and ADRs 002, 009,

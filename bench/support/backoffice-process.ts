@@ -37,10 +37,14 @@ app.addHook('onResponse', async (req, reply) => {
   const key = `${req.method} ${req.routeOptions.url === '/*' ? req.url.split('?')[0] : (req.routeOptions.url ?? 'unmatched')}`;
   (requestMs[key] ??= []).push(reply.elapsedTime);
 });
-registerPlainBicycles(app, (ms) => {
-  (renderMs['plain:/bicycles'] ??= []).push(ms);
-  (renderCpuMs['plain:/bicycles'] ??= []).push(ms); // synchronous string building: wall time is its CPU time
-});
+registerPlainBicycles(
+  app,
+  (ms) => {
+    (renderMs['plain:/bicycles'] ??= []).push(ms);
+    (renderCpuMs['plain:/bicycles'] ??= []).push(ms); // synchronous string building: wall time is its CPU time
+  },
+  (ms) => (prefetchMs['plain:/bicycles'] ??= []).push(ms),
+);
 await app.listen({ port: 0, host: '127.0.0.1' });
 
 const loop = monitorEventLoopDelay({ resolution: 10 });

@@ -1,6 +1,7 @@
 import { FormControl, Select } from '@primer/react';
 import { useTranslation } from 'react-i18next';
-import { COUNTRIES, LANGUAGES } from '../../shared/schemas/common.ts';
+import { LANGUAGES } from '../../shared/languages.ts';
+import { COUNTRIES } from '../../shared/schemas/common.ts';
 import { fieldText } from '../errors.ts';
 
 interface ChoiceFieldProps<V extends string | number> {

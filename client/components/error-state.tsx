@@ -1,4 +1,4 @@
-import { Button, Flash } from '@primer/react';
+import { Button, Flash } from './controls.tsx';
 import { useTranslation } from 'react-i18next';
 import { errorText } from '../errors.ts';
 

@@ -1,4 +1,4 @@
-import { Spinner } from '@primer/react';
+import { Spinner } from './controls.tsx';
 import { useTranslation } from 'react-i18next';
 
 /** The loading placeholder shown while a route's code or data arrives (spec §2). */

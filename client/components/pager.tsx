@@ -1,4 +1,4 @@
-import { Button, Select } from '@primer/react';
+import { Button, Select } from './controls.tsx';
 import { useTranslation } from 'react-i18next';
 import type { Paginator } from '../../shared/entity/define.ts';
 
@@ -8,10 +8,10 @@ const SIZES = [10, 25, 50, 100] as const;
 export function Pager({ paginator, onPage, onPageSize }: { paginator: Paginator; onPage: (page: number) => void; onPageSize: (size: number) => void }) {
   const { t } = useTranslation();
   return (
-    <nav aria-label={t('list.pagination')} style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', flexWrap: 'wrap', gap: 8, marginTop: 12, fontSize: 14 }}>
+    <nav aria-label={t('list.pagination')} className="bo-bar-between bo-pager">
       <span data-testid="list-count">{t('list.summary', { page: paginator.page, pages: Math.max(1, paginator.total_pages), count: paginator.count })}</span>
-      <div style={{ display: 'flex', flexWrap: 'wrap', gap: 8, alignItems: 'center' }}>
-        <label style={{ display: 'inline-flex', gap: 6, alignItems: 'center' }}>
+      <div className="bo-bar">
+        <label className="bo-bar">
           {t('list.pageSize')}
           <Select value={String(paginator.page_size)} onChange={(e) => onPageSize(Number(e.target.value))} data-testid="page-size">
             {SIZES.map((size) => (

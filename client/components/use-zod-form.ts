@@ -1,6 +1,6 @@
 import { useCallback, useState } from 'react';
 import type { z } from 'zod';
-import { fieldErrorsOf as zodFieldErrors } from '../../shared/schemas/common.ts';
+import { fieldErrorsOf as zodFieldErrors } from '../../shared/schemas/messages.ts';
 import { fieldErrorsOf as serverFieldErrors } from '../errors.ts';
 
 /**

@@ -1,11 +1,13 @@
-import { Button } from '@primer/react';
-import { DownloadIcon } from '@primer/octicons-react';
+import { Button } from '../components/controls.tsx';
+import { spriteIcon } from '../components/sprite-icon.tsx';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { EntityDef, ListParams } from '../../shared/entity/define.ts';
 import { csvRecordCounter } from '../../shared/csv.ts';
 import { useToast } from '../shell/toasts.tsx';
-import { CSRF_HEADER } from '../trpc.ts';
+
+const DownloadIcon = spriteIcon('download');
+import { CSRF_HEADER } from '../../shared/http-headers.ts';
 
 function fileNameOf(disposition: string | null, fallback: string): string {
   return /filename="([^"]+)"/.exec(disposition ?? '')?.[1] ?? fallback;

@@ -1,4 +1,4 @@
-import { Avatar, Label } from '@primer/react';
+import { Avatar, Label } from '../components/controls.tsx';
 import type { TFunction } from 'i18next';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -27,7 +27,7 @@ function currencyOf(field: FieldDef, record: EntityRecord): 'sek' | 'gbp' {
  */
 export function fieldValueContent(t: TFunction, lang: string, def: EntityDef, name: string, field: FieldDef, record: EntityRecord): ReactNode {
   const value = record[name];
-  if (value === null || value === undefined || value === '') return <span style={{ color: 'var(--fgColor-muted)' }}>—</span>;
+  if (value === null || value === undefined || value === '') return <span className="bo-muted">—</span>;
   switch (field.kind) {
     case 'boolean':
       return <Label variant={value ? 'success' : 'secondary'}>{t(value ? 'common.yes' : 'common.no')}</Label>;
@@ -43,7 +43,7 @@ export function fieldValueContent(t: TFunction, lang: string, def: EntityDef, na
     case 'datetime':
       return new Date(String(value)).toLocaleString(lang === 'sv' ? 'sv-SE' : 'en-GB');
     case 'date':
-      return <span style={{ whiteSpace: 'nowrap' }}>{String(value)}</span>;
+      return <span className="bo-nowrap">{String(value)}</span>;
     case 'time':
       return String(value).slice(0, 5);
     case 'decimal':

@@ -1,9 +1,8 @@
-import { Select, TextInput } from '@primer/react';
+import { Select, TextInput } from '../components/controls.tsx';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { OPTIONS_LIMIT, type ChoiceOption, type FieldDef } from '../../shared/entity/define.ts';
-import { entityByName } from '../../shared/entities/registry.ts';
 import { entityApi } from './entity-api.ts';
 
 type Reference = NonNullable<FieldDef['reference']>;
@@ -25,7 +24,8 @@ function useDebounced(value: string, ms: number): string {
 export function useReferenceChoices(reference: Reference | undefined, current: number | null | undefined) {
   const [filter, setFilter] = useState('');
   const search = useDebounced(filter.trim(), 250);
-  const target = reference ? (entityByName(reference.entity) ?? { name: reference.entity }) : { name: 'users' };
+  // The router of the referenced entity is named after it: no need to load its definition.
+  const target = { name: reference?.entity ?? 'users' };
   const input = {
     ...(reference?.role ? { role: reference.role } : {}),
     ...(search ? { search } : {}),
@@ -103,7 +103,7 @@ export function ReferencePicker({ reference, value, onChange, label, emptyLabel,
     </Select>
   );
   return (
-    <span style={stacked ? { display: 'grid', gap: 4, width: '100%' } : { display: 'inline-flex', gap: 4, alignItems: 'center' }}>
+    <span className={stacked ? 'bo-stack' : 'bo-inline'}>
       {filterBox}
       {select}
     </span>

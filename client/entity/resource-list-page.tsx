@@ -1,94 +1,50 @@
-import { Button, Flash, Heading, Select, Spinner, TextInput } from '@primer/react';
-import { PencilIcon, PlusIcon, SearchIcon, TrashIcon, TriangleDownIcon, TriangleUpIcon } from '@primer/octicons-react';
+import { Button, Flash, Heading, Select, Spinner, TextInput } from '../components/controls.tsx';
 import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import { Link, useNavigate } from 'react-router-dom';
-import styled from 'styled-components';
+import { useNavigate } from 'react-router-dom';
 import { type EntityDef, type EntityRecord, type FieldDef, type ListParams } from '../../shared/entity/define.ts';
 import { errorText } from '../errors.ts';
+import { withAllTranslations } from '../i18n.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { entityApi, useEntityUtils } from './entity-api.ts';
 import { fieldValueContent } from './field-value.tsx';
 import { useListState } from './list-state.ts';
+import { SpriteIcon, spriteIcon } from '../components/sprite-icon.tsx';
+import './resource-list.css';
 import { CsvExportButton } from './csv-export.tsx';
 import { Pager } from '../components/pager.tsx';
 import { useAccess } from './access.ts';
 import { ReferencePicker } from './reference-choices.tsx';
-import { DataTable } from '../components/data-table.ts';
+// The card layout of a phone (ADR 021): static CSS, like the list's own.
+import '../components/data-table.css';
 import { FilterBar } from '../components/filter-bar.tsx';
-import { PHONE_MEDIA, WIDE_MEDIA } from '../components/breakpoints.ts';
 
-const Table = styled(DataTable)`
-  tbody tr {
-    background: var(--bgColor-default, #fff);
-  }
-  ${WIDE_MEDIA} {
-    tbody tr:hover {
-      background: var(--bgColor-muted, #f6f8fa);
-    }
-    /* Row actions stay in view when a wide list scrolls sideways. */
-    .row-actions {
-      position: sticky;
-      right: 0;
-      background: inherit;
-      white-space: nowrap;
-      text-align: right;
-    }
-    th.row-actions {
-      background: var(--bgColor-muted, #f6f8fa);
-    }
-  }
-`;
+/**
+ * A row's link to its record: the router follows it as React Router's Link would, without Link's hooks
+ * on each of a list's rows (a visible part of the list's server render, ADR 024).
+ */
+function RowLink({ to, navigate, children }: { to: string; navigate: (to: string) => void; children: ReactNode }) {
+  return (
+    <a
+      href={to}
+      onClick={(event) => {
+        if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.altKey || event.ctrlKey || event.shiftKey) return;
+        event.preventDefault();
+        navigate(to);
+      }}
+    >
+      {children}
+    </a>
+  );
+}
 
-/** Scrolls a wide table sideways; positioned, so hidden labels inside it do not widen the page. */
-const Scroll = styled.div`
-  overflow-x: auto;
-  position: relative;
-`;
-
-const SortButton = styled.button`
-  all: unset;
-  cursor: pointer;
-  display: inline-flex;
-  align-items: center;
-  gap: 4px;
-  &:focus-visible {
-    outline: 2px solid var(--focus-outlineColor, #0969da);
-  }
-`;
-
-
-// Row actions are plain buttons: a Primer IconButton wraps each in a Tooltip (portal, popover, live
-// region), which cost most of the page's server render time at 25 rows × 2 actions.
-// Static styles (no props): styled-components then computes the class once, not once per row.
-const RowAction = styled.button`
-  display: inline-flex;
-  align-items: center;
-  justify-content: center;
-  width: 28px;
-  height: 28px;
-  padding: 0;
-  border: 0;
-  border-radius: 6px;
-  background: transparent;
-  color: var(--fgColor-muted, #59636e);
-  cursor: pointer;
-  &:hover {
-    background: var(--control-transparent-bgColor-hover, #d0d7de52);
-    color: var(--fgColor-default, #1f2328);
-  }
-  &[data-variant='danger']:hover {
-    color: var(--fgColor-danger, #d1242f);
-  }
-  &:focus-visible {
-    outline: 2px solid var(--focus-outlineColor, #0969da);
-  }
-`;
+const PlusIcon = spriteIcon('plus');
+const SearchIcon = spriteIcon('search');
 
 // The create/edit dialog (Primer Dialog and the whole form machinery) loads when it is first opened.
-const RecordDialog = lazy(() => import('./record-dialog.tsx'));
+const RecordDialog = lazy(() => withAllTranslations(import('./record-dialog.tsx')));
 
 /**
  * A translated label with one `{{name}}`, translated once per render and filled per row: i18next's
@@ -122,36 +78,19 @@ function DateFilterInput({ value, onChange, label, testId }: { value: string | u
   );
 }
 
-const RangeGroup = styled.span`
-  display: inline-flex;
-  gap: 4px;
-  align-items: center;
-  /* A phone: the label on its own line, the two dates side by side below it. */
-  ${PHONE_MEDIA} {
-    display: grid;
-    grid-template-columns: minmax(0, 1fr) auto minmax(0, 1fr);
-    > :first-child {
-      grid-column: 1 / -1;
-    }
-    input {
-      min-width: 0;
-    }
-  }
-`;
-
 /** A from/to pair of date inputs for a `filter: 'range'` field. */
 function RangeFilter({ def, name, from, to, onChange }: { def: EntityDef; name: string; from: string | undefined; to: string | undefined; onChange: (changes: Record<string, string | undefined>) => void }) {
   const { t } = useTranslation();
   const label = t(`resources.${def.name}.fields.${name}`);
   return (
-    <RangeGroup role="group" aria-label={label}>
+    <span className="bo-range" role="group" aria-label={label}>
       <span aria-hidden="true" style={{ fontSize: 14, color: 'var(--fgColor-muted)' }}>
         {label}
       </span>
       <DateFilterInput label={t('list.rangeFrom', { name: label })} value={from} onChange={(v) => onChange({ [`f_${name}_from`]: v })} testId={`filter-${name}-from`} />
       <span aria-hidden="true">–</span>
       <DateFilterInput label={t('list.rangeTo', { name: label })} value={to} onChange={(v) => onChange({ [`f_${name}_to`]: v })} testId={`filter-${name}-to`} />
-    </RangeGroup>
+    </span>
   );
 }
 
@@ -279,10 +218,10 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
     return (
       <th key={key} aria-sort={sorted ?? 'none'} scope="col" data-sortable={sortable || undefined}>
         {sortable ? (
-          <SortButton type="button" onClick={() => sortBy(key)} data-testid={`sort-${key}`}>
+          <button type="button" className="bo-sort" onClick={() => sortBy(key)} data-testid={`sort-${key}`}>
             {label}
-            {sorted === 'ascending' ? <TriangleUpIcon /> : sorted === 'descending' ? <TriangleDownIcon /> : null}
-          </SortButton>
+            {sorted === 'ascending' ? <SpriteIcon name="triangle-up" /> : sorted === 'descending' ? <SpriteIcon name="triangle-down" /> : null}
+          </button>
         ) : (
           label
         )}
@@ -292,11 +231,11 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
 
   return (
     <section data-testid={`list-${def.name}`}>
-      <div style={{ display: 'flex', flexWrap: 'wrap', alignItems: 'center', justifyContent: 'space-between', gap: 8 }}>
+      <div className="bo-bar-between">
         <Heading as={headingLevel} style={headingLevel === 'h2' ? { fontSize: 20 } : undefined}>
           {heading ?? title}
         </Heading>
-        <div style={{ display: 'flex', gap: 8, flexWrap: 'wrap' }}>
+        <div className="bo-bar">
           {headerActions}
           {def.exportable && <CsvExportButton def={def} params={params} />}
           {canCreate && (
@@ -345,8 +284,8 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
           {params.search || Object.keys(urlParams.filters).length ? t('list.noMatches') : t('list.empty', { name: title })}
         </p>
       ) : (
-        <Scroll>
-          <Table data-testid="list-table">
+        <div className="bo-scroll">
+          <table className="data-table bo-table" data-testid="list-table">
             <thead>
               <tr>
                 {meta.includes('id') && sortHeader('id', metaLabels.id, true)}
@@ -373,7 +312,9 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
                     {cols.map(([key, field], index) => (
                       <td key={key} data-label={colLabels[index]}>
                         {index === 0 && def.detailRoute ? (
-                          <Link to={def.detailRoute.replace(':id', String(record.id))}>{fieldValueContent(t, i18n.language, def, key, field, record)}</Link>
+                          <RowLink to={def.detailRoute.replace(':id', String(record.id))} navigate={navigate}>
+                            {fieldValueContent(t, i18n.language, def, key, field, record)}
+                          </RowLink>
                         ) : (
                           fieldValueContent(t, i18n.language, def, key, field, record)
                         )}
@@ -386,17 +327,17 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
                     )}
                     {hasActions && (
                     <td className="row-actions">
-                      <div style={{ display: 'inline-flex', alignItems: 'center', gap: 2 }}>
+                      <div>
                         {rowActions?.(record)}
                         {canUpdate && (
-                          <RowAction type="button" aria-label={editLabel} title={editLabel} onClick={() => open(record)}>
-                            <PencilIcon />
-                          </RowAction>
+                          <button type="button" title={editLabel} onClick={() => open(record)}>
+                            <SpriteIcon name="pencil" />
+                          </button>
                         )}
                         {canDelete && (
-                          <RowAction type="button" data-variant="danger" aria-label={deleteLabel} title={deleteLabel} onClick={() => void onDelete(record)}>
-                            <TrashIcon />
-                          </RowAction>
+                          <button type="button" data-variant="danger" title={deleteLabel} onClick={() => void onDelete(record)}>
+                            <SpriteIcon name="trash" />
+                          </button>
                         )}
                       </div>
                     </td>
@@ -405,8 +346,8 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
                 );
               })}
             </tbody>
-          </Table>
-        </Scroll>
+          </table>
+        </div>
       )}
 
       {data && <Pager paginator={data.paginator} onPage={(page) => update({ page }, false)} onPageSize={(size) => update({ page_size: size })} />}

@@ -1,4 +1,4 @@
-import { Label } from '@primer/react';
+import { Label } from '../components/controls.tsx';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import type { EntityDef, StatusFlow } from '../../shared/entity/define.ts';

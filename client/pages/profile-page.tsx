@@ -14,8 +14,8 @@ import { useReloadSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { useQueryClient } from '@tanstack/react-query';
-import { isLanguage } from '../../shared/schemas/common.ts';
-import { persistLanguage } from '../shell/language-switch.tsx';
+import { isLanguage } from '../../shared/languages.ts';
+import { persistLanguage } from '../language-preference.ts';
 
 const Grid = styled.form`
   display: grid;

@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import styled from 'styled-components';
 import { trialGroupsEntity } from '../../shared/entities/trial-groups.ts';
-import { fieldErrorsOf } from '../../shared/schemas/common.ts';
+import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import { trialInviteInput, type TrialInviteResult } from '../../shared/schemas/trial-groups.ts';
 import { BarChart } from '../components/bar-chart.tsx';
 import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';

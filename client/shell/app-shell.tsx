@@ -1,5 +1,3 @@
-import { Avatar } from '@primer/react';
-import { SidebarCollapseIcon, SidebarExpandIcon, ThreeBarsIcon } from '@primer/octicons-react';
 import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router-dom';
@@ -7,6 +5,8 @@ import styled, { css } from 'styled-components';
 import { SIDEBAR, isExternalLink, visibleSidebar, type SidebarEntry } from '../../shared/route-table.ts';
 import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
+import { Avatar } from '../components/controls.tsx';
+import { SpriteIcon } from '../components/sprite-icon.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { ICONS } from './icons.ts';
 import { LanguageSwitch } from './language-switch.tsx';
@@ -187,7 +187,7 @@ function SidebarItems({ entries, pathname }: { entries: SidebarEntry[]; pathname
         const current = entry.path === '/' ? pathname === '/' : pathname === entry.path || pathname.startsWith(entry.path + '/');
         return (
           <li key={entry.path}>
-            <NavLink to={entry.path} aria-current={current ? 'page' : undefined} title={label}>
+            <NavLink to={entry.path} discover="none" aria-current={current ? 'page' : undefined} title={label}>
               {visual}
               <span data-label>{label}</span>
             </NavLink>
@@ -294,10 +294,10 @@ export function AppShell() {
       </a>
       <Header className="app-header" inert={drawerOpen}>
         <IconButton type="button" className="wide-only app-icon-button" onClick={toggle} aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')} aria-expanded={!collapsed} aria-controls="sidebar">
-          {collapsed ? <SidebarExpandIcon /> : <SidebarCollapseIcon />}
+          <SpriteIcon name={collapsed ? 'sidebar-expand' : 'sidebar-collapse'} />
         </IconButton>
         <IconButton ref={menuButton} type="button" className="phone-only app-icon-button" onClick={() => setDrawerOpen(true)} aria-label={t('phone.openMenu')} aria-expanded={drawerOpen} aria-controls="sidebar" data-testid="menu-button">
-          <ThreeBarsIcon />
+          <SpriteIcon name="three-bars" />
         </IconButton>
         <Brand className="app-brand" to="/">{t('app.name')}</Brand>
         <LanguageSwitch />

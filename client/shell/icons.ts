@@ -1,55 +1,7 @@
-import {
-  BeakerIcon,
-  BriefcaseIcon,
-  CalendarIcon,
-  ChecklistIcon,
-  ClockIcon,
-  ContainerIcon,
-  GlobeIcon,
-  HomeIcon,
-  ListUnorderedIcon,
-  LocationIcon,
-  MegaphoneIcon,
-  MortarBoardIcon,
-  OrganizationIcon,
-  PackageIcon,
-  PeopleIcon,
-  ProjectIcon,
-  RocketIcon,
-  ShieldLockIcon,
-  StackIcon,
-  StarIcon,
-  SunIcon,
-  TagIcon,
-  ToolsIcon,
-  LinkExternalIcon,
-  type Icon,
-} from '@primer/octicons-react';
+import type { ComponentType } from 'react';
+import { spriteIcon } from '../components/sprite-icon.tsx';
 
-/** Icon names used by the route table (shared/ stays free of React). */
-export const ICONS: Record<string, Icon> = {
-  home: HomeIcon,
-  calendar: CalendarIcon,
-  organization: OrganizationIcon,
-  checklist: ChecklistIcon,
-  megaphone: MegaphoneIcon,
-  tag: TagIcon,
-  tools: ToolsIcon,
-  'mortar-board': MortarBoardIcon,
-  'list-unordered': ListUnorderedIcon,
-  clock: ClockIcon,
-  globe: GlobeIcon,
-  star: StarIcon,
-  sun: SunIcon,
-  package: PackageIcon,
-  people: PeopleIcon,
-  'shield-lock': ShieldLockIcon,
-  rocket: RocketIcon,
-  location: LocationIcon,
-  beaker: BeakerIcon,
-  briefcase: BriefcaseIcon,
-  external: LinkExternalIcon,
-  project: ProjectIcon,
-  stack: StackIcon,
-  container: ContainerIcon,
-};
+/** Icon names used by the route table, each a component the sidebar renders (drawn from the sprite). */
+export const ICONS: Record<string, ComponentType> = Object.fromEntries(
+  ['home', 'calendar', 'organization', 'checklist', 'megaphone', 'tag', 'tools', 'mortar-board', 'list-unordered', 'clock', 'globe', 'star', 'package', 'people', 'shield-lock', 'rocket', 'location', 'beaker', 'briefcase', 'external', 'sun', 'project', 'stack', 'container'].map((name) => [name, spriteIcon(name)]),
+);

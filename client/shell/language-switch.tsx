@@ -1,8 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
-import { LANGUAGES, isLanguage, type Language } from '../../shared/schemas/common.ts';
-import { LANG_COOKIE, LANG_STORAGE_KEY } from '../i18n.ts';
+import { LANGUAGES, isLanguage } from '../../shared/languages.ts';
+import { persistLanguage } from '../language-preference.ts';
 
 const Select = styled.select`
   font: inherit;
@@ -13,17 +13,6 @@ const Select = styled.select`
   background: var(--bgColor-default, #fff);
   color: var(--fgColor-default, #1f2328);
 `;
-
-/** Stores the choice in local storage (key `lang`, §9) and in a cookie so the server renders the same language. */
-export function persistLanguage(lang: Language) {
-  try {
-    window.localStorage.setItem(LANG_STORAGE_KEY, lang);
-  } catch {
-    // Storage may be disabled; the cookie still carries the choice.
-  }
-  document.cookie = `${LANG_COOKIE}=${lang}; Path=/; Max-Age=31536000; SameSite=Lax${location.protocol === 'https:' ? '; Secure' : ''}`;
-  document.documentElement.lang = lang;
-}
 
 export function LanguageSwitch() {
   const { t, i18n } = useTranslation();

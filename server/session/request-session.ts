@@ -37,6 +37,8 @@ export interface RequestSession {
   set(pair: TokenPair): void;
   clear(): void;
   refreshToken(): string | null;
+  /** The current access token, as the key of per-token caches (server/session/profile-cache.ts); never sent anywhere. */
+  accessToken(): string | null;
   /** Refreshes up front when the access token has already expired (saves one 401 round trip). */
   ensureFresh(): Promise<void>;
   /** Calls the upstream as the signed-in user: one refresh and one retry on 401. */
@@ -105,6 +107,7 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
     info: () => info,
     isAuthenticated: () => tokens !== null,
     refreshToken: () => tokens?.refresh_token ?? null,
+    accessToken: () => tokens?.token || null,
     set,
     clear,
     async ensureFresh() {

@@ -1,15 +1,42 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { manifestKeyOf, type Manifest } from './manifest.ts';
+import { MODULE_CHUNKS_FILE, manifestKeyOf, type Manifest, type ModuleChunks } from './manifest.ts';
 
 export interface ClientAssets {
   styles: string[];
   scripts: string[];
   preloads: string[];
+  /** Style sheets put into the page itself (the public pages' one small sheet: no request before first paint). */
+  inlineStyles?: string[];
 }
 
 export const CLIENT_ENTRY = 'client/entry-client.tsx';
+export const PUBLIC_ENTRY = 'client/entry-public.ts';
+
+/** The public pages' entry (ADR 024): its script, the chunks it imports, and its CSS to inline. */
+export function loadPublicAssets(clientDir: string): ClientAssets {
+  // Built on its own (vite.config.ts `--mode public`), with a manifest of its own.
+  const manifest = JSON.parse(readFileSync(join(clientDir, '.vite', 'manifest-public.json'), 'utf8')) as Manifest;
+  const entry = manifest[PUBLIC_ENTRY];
+  if (!entry) throw new Error(`${PUBLIC_ENTRY} missing from the client manifest; run npm run build`);
+  const preloads = new Set<string>();
+  const css = new Set<string>();
+  const visit = (key: string) => {
+    const chunk = manifest[key];
+    if (!chunk) return;
+    chunk.imports?.forEach(visit);
+    chunk.css?.forEach((file) => css.add(file));
+    if (key !== PUBLIC_ENTRY) preloads.add('/' + chunk.file);
+  };
+  visit(PUBLIC_ENTRY);
+  return {
+    styles: [],
+    inlineStyles: [...css].map((file) => readFileSync(join(clientDir, file), 'utf8')),
+    scripts: ['/' + entry.file],
+    preloads: [...preloads],
+  };
+}
 
 /**
  * Reads Vite's client manifest once; answers, per route, what its <head> needs: the CSS of the entry and
@@ -18,6 +45,7 @@ export const CLIENT_ENTRY = 'client/entry-client.tsx';
  */
 export function loadClientAssets(clientDir: string): (modules: readonly string[]) => ClientAssets {
   const manifest = JSON.parse(readFileSync(join(clientDir, '.vite', 'manifest.json'), 'utf8')) as Manifest;
+  const moduleChunks = JSON.parse(readFileSync(join(clientDir, MODULE_CHUNKS_FILE), 'utf8')) as ModuleChunks;
   const entry = manifest[CLIENT_ENTRY];
   if (!entry) throw new Error(`${CLIENT_ENTRY} missing from the client manifest; run npm run build`);
   // CSS attached to no chunk (one global style sheet when CSS is not code-split) belongs to every page.
@@ -44,7 +72,7 @@ export function loadClientAssets(clientDir: string): (modules: readonly string[]
     };
     visit(CLIENT_ENTRY);
     for (const module of modules) {
-      const key = manifestKeyOf(manifest, module);
+      const key = manifestKeyOf(manifest, moduleChunks, module);
       if (key) visit(key);
     }
     const assets = { styles: [...styles], scripts: ['/' + entry.file], preloads: [...preloads] };

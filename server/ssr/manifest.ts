@@ -10,15 +10,19 @@ export interface ManifestChunk {
 }
 export type Manifest = Record<string, ManifestChunk>;
 
+/** Which chunk file each source module of the app was bundled into (vite.config.ts `moduleChunks`). */
+export type ModuleChunks = Record<string, string>;
+
+export const MODULE_CHUNKS_FILE = '.vite/module-chunks.json';
+
 /**
  * The manifest key of a source module the router loads lazily. Usually the module itself; but a module
- * that other lazy chunks also import statically (the list screen inside the users page) is bundled as a
- * shared chunk, which the manifest names after it: `_resource-list-page-<hash>.js`.
+ * that other chunks also import statically (the list screen inside the users page, an entity definition)
+ * is bundled into a shared chunk, which the manifest knows only by its file: the build's module map says
+ * which.
  */
-export function manifestKeyOf(manifest: Manifest, module: string): string | undefined {
+export function manifestKeyOf(manifest: Manifest, moduleChunks: ModuleChunks, module: string): string | undefined {
   if (manifest[module]) return module;
-  const base = module.split('/').pop()!.replace(/\.[cm]?[jt]sx?$/, '');
-  const pattern = new RegExp(`^_${base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-[\\w-]{8}\\.js$`);
-  const shared = Object.keys(manifest).filter((key) => pattern.test(key));
-  return shared.length === 1 ? shared[0] : undefined;
+  const file = moduleChunks[module];
+  return file ? Object.keys(manifest).find((key) => manifest[key]!.file === file) : undefined;
 }

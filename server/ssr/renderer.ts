@@ -3,9 +3,11 @@ import { QueryClient } from '@tanstack/react-query';
 import { createServerSideHelpers } from '@trpc/react-query/server';
 import { pathToFileURL } from 'node:url';
 import type { RenderInput, RenderOutput } from '../../client/entry-server.tsx';
+import { PUBLIC_BOOT_ID } from '../../client/public-pages/boot.ts';
+import { STATE_ELEMENT_ID } from '../../client/ssr-state.ts';
 import type { Context } from '../trpc/context.ts';
 import { appRouter } from '../trpc/router.ts';
-import { loadClientAssets, type ClientAssets } from './assets.ts';
+import { loadClientAssets, loadPublicAssets, type ClientAssets } from './assets.ts';
 import { renderDocument } from './document.ts';
 
 export type SsrMode =
@@ -17,7 +19,7 @@ interface EntryServer {
 }
 
 export interface SsrRenderer {
-  render(input: { url: string; ctx: Context; nonce: string; config: RenderInput['config'] }): Promise<{ status: number; body: string; timings: RenderOutput['timings'] }>;
+  render(input: { url: string; ctx: Context; nonce: string; config: RenderInput['config']; form?: RenderInput['form'] }): Promise<{ status: number; body: string; timings: RenderOutput['timings'] }>;
   /** CSP is enforced on built pages; Vite's dev client injects inline scripts of its own. */
   enforceCsp: boolean;
 }
@@ -27,12 +29,15 @@ const DEV_TEMPLATE = '<!doctype html><html><head></head><body><script type="modu
 export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Promise<SsrRenderer> {
   let loadEntry: () => Promise<EntryServer>;
   let assetsFor: (url: string, modules: readonly string[]) => Promise<ClientAssets>;
+  let publicAssetsFor: (url: string) => Promise<ClientAssets>;
 
   if (mode.kind === 'production') {
     const assets = loadClientAssets(mode.clientDir);
     const entry = (await import(pathToFileURL(mode.entryServerPath).href)) as EntryServer;
     loadEntry = async () => entry;
     assetsFor = async (_url, modules) => assets(modules);
+    const publicAssets = loadPublicAssets(mode.clientDir);
+    publicAssetsFor = async () => publicAssets;
   } else {
     const { createServer } = await import('vite');
     const middie = (await import('@fastify/middie')).default;
@@ -48,23 +53,25 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
       const inline = [...html.matchAll(/<script type="module">([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
       return { styles: ['/client/styles.css'], scripts, preloads: [], inline } as ClientAssets & { inline: string[] };
     };
+    publicAssetsFor = async () => ({ styles: ['/client/public-pages/public.css'], scripts: ['/client/entry-public.ts'], preloads: [] });
   }
 
   return {
     enforceCsp: mode.kind === 'production',
-    async render({ url, ctx, nonce, config }) {
+    async render({ url, ctx, nonce, config, form }) {
       const entry = await loadEntry();
       // One attempt per query on the server: a failing API shows its error state at once; the browser
-      // retries. Errors are dehydrated too, so the first paint says what went wrong.
-      const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: 30_000 }, dehydrate: { shouldDehydrateQuery: () => true } } });
+      // retries. Errors are dehydrated too, so the first paint says what went wrong; queries a render
+      // only started (choice lists of filters) are not: the browser fetches them.
+      const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: 30_000 }, dehydrate: { shouldDehydrateQuery: (query) => query.state.status !== 'pending' } } });
       const helpers = createServerSideHelpers({ router: appRouter, ctx, queryClient });
-      const out = await entry.render({ url, lang: ctx.lang, nonce, helpers, queryClient: helpers.queryClient, config });
-      const assets = await assetsFor(url, out.modules);
+      const out = await entry.render({ url, lang: ctx.lang, nonce, helpers, queryClient: helpers.queryClient, config, form });
+      const assets = out.kind === 'public' ? await publicAssetsFor(url) : await assetsFor(url, out.modules);
       const inline = (assets as ClientAssets & { inline?: string[] }).inline ?? [];
       const head = out.head + inline.map((code) => `<script type="module">${code}</script>`).join('');
       return {
         status: out.status,
-        body: renderDocument({ lang: ctx.lang, title: out.title, nonce, head, html: out.html, state: out.state, ...assets }),
+        body: renderDocument({ lang: ctx.lang, title: out.title, nonce, head, html: out.html, state: out.state, stateId: out.kind === 'public' ? PUBLIC_BOOT_ID : STATE_ELEMENT_ID, ...assets }),
         timings: out.timings,
       };
     },

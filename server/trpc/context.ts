@@ -1,7 +1,9 @@
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_LANGUAGE, isLanguage, type Language } from '../../shared/schemas/common.ts';
+import { DEFAULT_LANGUAGE, isLanguage, type Language } from '../../shared/languages.ts';
 import type { LoginGuard } from '../login-limiter.ts';
 import type { RequestSession } from '../session/request-session.ts';
+import type { ProfileCache } from '../session/profile-cache.ts';
+import type { SessionUser } from './routers/session.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { Geocoder } from '../geocoder.ts';
 
@@ -20,6 +22,8 @@ export interface Context {
   loginGuard: LoginGuard;
   /** Cookies are sent with Secure (production over https): the `lang` cookie set at sign-in too. */
   secureCookies: boolean;
+  /** The shell's view of signed-in users, per access token (session.me). */
+  profiles: ProfileCache<SessionUser>;
 }
 
 export const LANG_COOKIE = 'lang';

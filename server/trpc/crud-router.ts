@@ -1,20 +1,6 @@
 import { z } from 'zod';
-import {
-  calendarParamsSchema,
-  createSchema,
-  listParamsSchema,
-  OPTIONS_LIMIT,
-  optionsInput,
-  statusFieldOf,
-  updateSchema,
-  type CalendarParams,
-  type ChoiceOption,
-  type EntityDef,
-  type EntityRecord,
-  type ListParams,
-  type Paged,
-  type WriteAction,
-} from '../../shared/entity/define.ts';
+import { OPTIONS_LIMIT, statusFieldOf, type CalendarParams, type ChoiceOption, type EntityDef, type EntityRecord, type ListParams, type Paged, type WriteAction } from '../../shared/entity/define.ts';
+import { calendarParamsSchema, createSchema, listParamsSchema, optionsInput, updateSchema } from '../../shared/entity/schemas.ts';
 import { rolesOf } from '../../shared/route-table.ts';
 import { UpstreamError } from '../upstream/client.ts';
 import { roleProcedure, router } from './init.ts';

@@ -2,7 +2,7 @@ import { TRPCError, initTRPC } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { z } from 'zod';
 import { ERROR_TEXT } from '../../shared/errors.ts';
-import { fieldErrorsOf } from '../../shared/schemas/common.ts';
+import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import { hasAnyRole, type Role } from '../../shared/roles.ts';
 import { SessionExpiredError } from '../session/request-session.ts';
 import { UpstreamError } from '../upstream/client.ts';
@@ -60,7 +60,8 @@ const t = initTRPC.context<Context>().create({
   isDev: process.env.NODE_ENV === 'development',
   errorFormatter({ shape, error }) {
     const app = toAppError(error) ?? toAppError(error.cause);
-    const zodCause = error.cause instanceof z.ZodError ? error.cause : null;
+    // Classic and zod/mini schemas (the sign-in forms, shared/schemas/credentials.ts) both throw a $ZodError.
+    const zodCause = error.cause instanceof z.core.$ZodError ? error.cause : null;
     const data: AppErrorData & typeof shape.data = {
       ...shape.data,
       stack: undefined,

@@ -1,14 +1,12 @@
-import { z } from 'zod';
 import type { AppPath } from '../route-table.ts';
 import type { Role } from '../roles.ts';
-import { MSG, storableText } from '../schemas/common.ts';
-import { uploadedImageField } from '../schemas/uploads.ts';
 import type { UPLOAD_KINDS } from '../schemas/auth.ts';
 
 /**
  * One declarative definition per entity (ADR 006). From it come: the zod schemas (record, create,
- * update, list params), the tRPC CRUD router, the upstream REST resource with its SQL table, and the
- * generic list / form screens, labelled by i18n keys `resources.<name>.*`.
+ * update, list params: schemas.ts), the tRPC CRUD router, the upstream REST resource with its SQL table,
+ * and the generic list / form screens, labelled by i18n keys `resources.<name>.*`. This module is plain
+ * data and functions without zod, so a list screen loads a definition without the validation library.
  */
 export type FieldKind =
   | 'text'
@@ -211,27 +209,24 @@ export function defineEntity<const F extends Record<string, FieldDef>>(def: Enti
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
 export const DEFAULT_PAGE_SIZE = 25;
 
-export const paginatorSchema = z.object({
-  page: z.number().int(),
-  page_size: z.number().int(),
-  count: z.number().int(),
-  total_pages: z.number().int(),
-});
-export type Paginator = z.infer<typeof paginatorSchema>;
+export interface Paginator {
+  page: number;
+  page_size: number;
+  count: number;
+  total_pages: number;
+}
 
 export interface Paged<T> {
   results: T[];
   paginator: Paginator;
 }
 
-const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
 /** YYYY-MM-DD, as date fields and date filters accept it. */
 export const DATE_PATTERN = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-const DATE = DATE_PATTERN;
 
 /** A real calendar date as YYYY-MM-DD (not 2026-02-31, which the pattern alone lets through). */
 export function isIsoDate(value: string): boolean {
-  if (!DATE.test(value)) return false;
+  if (!DATE_PATTERN.test(value)) return false;
   const date = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
 }
@@ -248,85 +243,6 @@ export function isYearInRange(value: string): boolean {
   return year >= MIN_YEAR && year <= MAX_YEAR;
 }
 
-const dateString = () =>
-  z
-    .string({ error: MSG.required })
-    .refine(isIsoDate, { error: 'validation.date', abort: true })
-    .refine(isYearInRange, { error: 'validation.dateYears' });
-
-/**
- * The largest magnitude a `numeric(p, 2)` column holds below 10^(p − 2): money is numeric(12,2), decimals
- * keep 12 digits before the point whatever their scale (ADR 020). One more and PostgreSQL refuses the write.
- */
-const MONEY_LIMIT = 9_999_999_999.99;
-const DECIMAL_LIMIT = 999_999_999_999.99;
-
-/** The zod type of one field's input value (before required/optional is applied). */
-function inputType(field: FieldDef): z.ZodType {
-  switch (field.kind) {
-    case 'text':
-    case 'phone':
-      return storableText(field.max ?? 255);
-    case 'email':
-      return storableText(field.max ?? 254).pipe(z.union([z.literal(''), z.email({ error: MSG.email })], { error: MSG.email }));
-    case 'image':
-      // A file our upload endpoint stored (issue 12 M6), not any address: the API also checks its origin.
-      if (field.uploadKind) return storableText(2048).pipe(z.union([z.literal(''), uploadedImageField(field.uploadKind)], { error: 'validation.uploadedImage' }));
-      return storableText(field.max ?? 2048).pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'validation.url' })], { error: 'validation.url' }));
-    case 'url':
-      return storableText(field.max ?? 2048).pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'validation.url' })], { error: 'validation.url' }));
-    case 'integer':
-    case 'reference': {
-      let n = z.coerce.number({ error: 'validation.number' }).int({ error: 'validation.integer' });
-      if (field.min !== undefined) n = n.min(field.min, { error: field.min === 0 ? 'validation.notNegative' : `validation.min:${field.min}` });
-      if (field.max !== undefined) n = n.max(field.max, { error: `validation.max:${field.max}` });
-      // Within the column's type (integer, or a bigint id), so no value reaches SQL only to overflow there.
-      else if (field.kind === 'integer') n = n.max(2_147_483_647, { error: 'validation.max:2147483647' });
-      if (field.kind === 'integer' && field.min === undefined) n = n.min(-2_147_483_648, { error: 'validation.min:-2147483648' });
-      if (field.kind === 'reference') n = n.positive({ error: MSG.required }).max(Number.MAX_SAFE_INTEGER, { error: 'validation.option' });
-      return n;
-    }
-    case 'decimal':
-    case 'money': {
-      const limit = field.kind === 'money' ? MONEY_LIMIT : DECIMAL_LIMIT;
-      const min = Math.max(field.min ?? (field.kind === 'money' ? 0 : -limit), -limit);
-      const max = Math.min(field.max ?? limit, limit);
-      let n = z.coerce.number({ error: 'validation.number' }).finite({ error: 'validation.number' });
-      n = n.min(min, { error: min === 0 ? 'validation.notNegative' : `validation.min:${min}` });
-      n = n.max(max, { error: `validation.max:${max}` });
-      return n;
-    }
-    case 'boolean':
-      return z.boolean({ error: 'validation.option' });
-    case 'date':
-      return dateString();
-    case 'time':
-      return z.string({ error: MSG.required }).regex(TIME, { error: 'validation.time' });
-    case 'datetime':
-      return z.iso.datetime({ offset: true, error: 'validation.datetime' }).refine((v) => isYearInRange(v) && !Number.isNaN(Date.parse(v)), { error: 'validation.dateYears' });
-    case 'enum': {
-      const options = field.options ?? [];
-      return z.union(options.map((o) => z.literal(o)) as unknown as [z.ZodLiteral, z.ZodLiteral], { error: 'validation.option' });
-    }
-  }
-}
-
-function isBlank(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
-}
-
-/** A field's input: required fields reject blanks with 'This field is required'; optional blanks become null. */
-export function fieldInputSchema(field: FieldDef): z.ZodType {
-  const base = inputType(field);
-  if (field.kind === 'boolean') return field.required ? base : base.nullable().optional().transform((v) => v ?? (field.default as boolean | undefined) ?? false);
-  return z.preprocess(
-    (value) => (isBlank(value) ? null : value),
-    field.required
-      ? z.any().refine((v) => v !== null, { error: field.requiredMessage ?? MSG.required }).pipe(base)
-      : base.nullable().optional().transform((v) => (v === undefined ? null : v)),
-  );
-}
-
 export function writableFields(def: EntityDef): [string, FieldDef][] {
   return Object.entries(def.fields).filter(([, field]) => !field.readOnly && !field.lookup);
 }
@@ -339,37 +255,6 @@ export function storedFields(def: EntityDef): [string, FieldDef][] {
 /** True when the entity has no screen at its own route (embedded lists, sub-collections). */
 export function isEmbedded(def: EntityDef): boolean {
   return Boolean(def.embedded || def.parent);
-}
-
-function withChecks<T extends z.ZodType>(schema: T, def: EntityDef): T {
-  if (!def.checks?.length) return schema;
-  return schema.superRefine((values, ctx) => {
-    for (const check of def.checks ?? []) {
-      if (!check.test(values as Record<string, unknown>)) ctx.addIssue({ code: 'custom', message: check.message, path: [check.path] });
-    }
-  }) as unknown as T;
-}
-
-export function createSchema(def: EntityDef) {
-  const shape = Object.fromEntries(writableFields(def).map(([key, field]) => [key, fieldInputSchema(field)]));
-  return withChecks(z.object(shape), def);
-}
-
-/** An update is the whole record plus the version it was based on (stale versions get 409). */
-export function updateSchema(def: EntityDef) {
-  const shape = Object.fromEntries(writableFields(def).map(([key, field]) => [key, fieldInputSchema(field)]));
-  return z.object({ id: z.number().int().positive(), version: z.number().int().positive(), data: withChecks(z.object(shape), def) });
-}
-
-export function recordSchema(def: EntityDef) {
-  const shape: Record<string, z.ZodType> = {
-    id: z.number(),
-    version: z.number(),
-    created_at: z.string(),
-    updated_at: z.string(),
-  };
-  for (const [key, field] of Object.entries(def.fields)) shape[key] = z.any().nullable().optional();
-  return z.object(shape).passthrough();
 }
 
 export function sortableKeys(def: EntityDef): string[] {
@@ -409,28 +294,9 @@ export const OPTIONS_LIMIT = 100;
  * A reference's choice list: the first OPTIONS_LIMIT records matching `search`, plus the record `include`
  * names (the value already chosen) wherever it would sort, so a form never shows a set value as empty.
  */
-export const optionsInput = z.object({ search: storableText(200).optional(), include: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional() });
-
 export interface ChoiceOption {
   id: number;
   label: string;
-}
-
-/** List state: everything the URL carries. */
-export function listParamsSchema(def: EntityDef) {
-  const orderings = sortableKeys(def).flatMap((k) => [k, `-${k}`]) as [string, ...string[]];
-  const filters = Object.fromEntries(filterKeys(def).map((key) => [key, z.union([z.string().max(100), z.number(), z.boolean()]).optional()]));
-  return z.object({
-    page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-    page_size: z.coerce
-      .number()
-      .int()
-      .refine((n) => (PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' })
-      .default(DEFAULT_PAGE_SIZE),
-    search: storableText(200).optional(),
-    ordering: z.enum(orderings).optional(),
-    filters: z.object(filters).strict().default({}),
-  });
 }
 
 export type ListParams = {
@@ -446,17 +312,6 @@ export type EntityRecord = { id: number; version: number; created_at: string; up
 /** Calendar queries: every record of a date range (at most `MAX_CALENDAR_DAYS` days), filtered like lists. */
 export const MAX_CALENDAR_DAYS = 62;
 export const MAX_CALENDAR_ROWS = 2000;
-
-export function calendarParamsSchema(def: EntityDef) {
-  const filters = Object.fromEntries(filterKeys(def).map((key) => [key, z.union([z.string().max(100), z.number(), z.boolean()]).optional()]));
-  return z
-    .object({
-      from: dateString(),
-      to: dateString(),
-      filters: z.object(filters).strict().default({}),
-    })
-    .refine((v) => v.from <= v.to && (Date.parse(v.to) - Date.parse(v.from)) / 86_400_000 <= MAX_CALENDAR_DAYS, { error: 'validation.dateRange', path: ['to'] });
-}
 
 export type CalendarParams = { from: string; to: string; filters: Record<string, string | number | boolean | undefined> };
 

@@ -1,32 +1,10 @@
 import { z } from 'zod';
 import { rolesOf, type AppPath } from '../route-table.ts';
 import { hasAnyRole, type Role } from '../roles.ts';
-import { COUNTRIES, MSG, emailField, languageField, passwordField, storableText } from './common.ts';
+import { COUNTRIES, languageField, storableText } from './common.ts';
+import { emailField } from './credentials.ts';
+import { MSG } from './messages.ts';
 import { uploadedImageField } from './uploads.ts';
-
-export const loginInput = z.object({
-  email: emailField,
-  password: passwordField,
-});
-export type LoginInput = z.infer<typeof loginInput>;
-
-export const forgotPasswordInput = z.object({ email: emailField });
-
-const newPassword = z
-  .object({
-    token: z.string().min(1).max(512),
-    password: passwordField,
-    password_confirm: z.string({ error: MSG.required }).min(1, { error: MSG.required }).max(200),
-  })
-  .refine((v) => v.password === v.password_confirm, { error: MSG.passwordsDoNotMatch, path: ['password_confirm'] });
-
-export const resetPasswordInput = newPassword;
-export const acceptInviteInput = newPassword;
-
-export const confirmEmailInput = z.object({
-  email: emailField,
-  token: z.string().min(1).max(512),
-});
 
 export const googleLoginInput = z.object({ idToken: z.string().min(10).max(8192) });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MSG } from './common.ts';
+import { MSG } from './messages.ts';
 
 /** §3 service detail of one service item: its check status (1–3), the needs-repair flag and notes. */
 export const serviceDetailInput = z.object({

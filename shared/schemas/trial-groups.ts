@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TrialInviteStatus } from '../entities/trial-groups.ts';
-import { MSG } from './common.ts';
+import { MSG } from './messages.ts';
 import { splitAddresses, type BulkInviteResult } from './users.ts';
 
 export const MAX_TRIAL_INVITES = 100;

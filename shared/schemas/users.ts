@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { COUNTRIES, LANGUAGES, MSG, emailField, storableText, versionField } from './common.ts';
+import { LANGUAGES } from '../languages.ts';
+import { COUNTRIES, storableText, versionField } from './common.ts';
+import { emailField } from './credentials.ts';
+import { MSG } from './messages.ts';
 import { uploadedImageField } from './uploads.ts';
 
 export const USER_TYPES = [1, 2, 4, 5] as const;

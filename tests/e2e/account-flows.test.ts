@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchBrowser } from '../support/browser.ts';
+import { gotoHydrated, hydrated, launchBrowser } from '../support/browser.ts';
 import { DEMO_PASSWORD, latestMail, linkPath, startStack, startUpstreamForTests, type Stack, type Upstream } from '../support/stack.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -37,6 +37,7 @@ describe('sessions and account flows in the browser', () => {
     await page.getByLabel('Password').fill(DEMO_PASSWORD);
     await page.getByTestId('login-submit').click();
     await page.waitForURL(stack.baseUrl + '/');
+    await hydrated(page);
     const before = stack.app.refreshStats.refreshes;
     await sleep(3000); // the access token lives 2 s here
     await page.getByRole('link', { name: 'Ada Admin' }).or(page.getByTestId('account-menu')).first().click();
@@ -69,6 +70,7 @@ describe('sessions and account flows in the browser', () => {
     await page.getByLabel('Password').fill(DEMO_PASSWORD);
     await page.getByTestId('login-submit').click();
     await page.waitForURL(stack.baseUrl + '/profile');
+    await hydrated(page);
     await page.getByTestId('change-email').click();
     const form = page.getByTestId('change-email-form');
     await form.getByLabel('New e-mail address').fill('admin@example.com');
@@ -121,6 +123,35 @@ describe('sessions and account flows in the browser', () => {
     await page.getByLabel('Password').fill('fresh-pass');
     await page.getByTestId('login-submit').click();
     await page.waitForURL(stack.baseUrl + '/');
+    await context.close();
+  });
+
+  it('forgot password → mailed link → reset → sign in, all without JavaScript', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(stack.baseUrl + '/login');
+    await page.getByRole('link', { name: 'Forgot your password?' }).click();
+    await page.getByLabel('E-mail').fill('buddy@example.com');
+    await page.getByRole('button', { name: 'Send reset link' }).click();
+    await page.getByTestId('forgot-done').waitFor();
+
+    const mail = await latestMail(upstream, 'buddy@example.com');
+    await page.goto(stack.baseUrl + linkPath(mail.link));
+    await page.getByLabel('New password').fill('nojs-pass');
+    await page.getByLabel('Confirm password').fill('other-pass');
+    await page.getByRole('button', { name: 'Save new password' }).click();
+    await page.getByText('Passwords do not match.').waitFor();
+    await page.getByLabel('New password').fill('nojs-pass');
+    await page.getByLabel('Confirm password').fill('nojs-pass');
+    await page.getByRole('button', { name: 'Save new password' }).click();
+    await page.getByTestId('password-done').waitFor();
+
+    await page.getByRole('link', { name: 'Back to sign in' }).click();
+    await page.getByLabel('E-mail').fill('buddy@example.com');
+    await page.getByLabel('Password').fill('nojs-pass');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(stack.baseUrl + '/');
+    expect(await page.getByTestId('user-full-name').innerText()).toBe('Bo Buddy');
     await context.close();
   });
 

@@ -20,6 +20,9 @@ async function login(page: Page, email: string, path = '/') {
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(DEMO_PASSWORD);
   await page.getByTestId('login-submit').click();
+  // Signing in loads the app (or /forbidden) as a new page (ADR 024): wait until it is interactive.
+  await page.waitForURL((url) => url.pathname !== '/login');
+  await hydrated(page);
 }
 
 async function sidebarLabels(page: Page) {

@@ -22,9 +22,13 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   return path;
 }
 
-/** Waits until React has hydrated the page, so typing and clicking reach the app rather than the bare HTML. */
+/**
+ * Waits until the page is interactive, so typing and clicking reach its script rather than the bare HTML:
+ * the app's pages once React has hydrated them (`data-hydrated`), the public pages (sign-in, password
+ * flows; ADR 024) once their small script has enhanced them (`data-enhanced`).
+ */
 export async function hydrated(page: Page): Promise<void> {
-  await page.waitForSelector('html[data-hydrated="true"]', { state: 'attached' });
+  await page.waitForSelector('html[data-hydrated="true"], html[data-enhanced="true"]', { state: 'attached' });
 }
 
 export async function gotoHydrated(page: Page, url: string): Promise<void> {
@@ -32,11 +36,13 @@ export async function gotoHydrated(page: Page, url: string): Promise<void> {
   await hydrated(page);
 }
 
-/** Signs in through the login form, as a person would, and waits for the landing page. */
+/** Signs in through the login form, as a person would, and waits for the landing page to be interactive. */
 export async function signInAs(page: Page, baseUrl: string, email: string, password: string, landing = '/'): Promise<void> {
   await gotoHydrated(page, `${baseUrl}/login${landing === '/' ? '' : `?redirect=${encodeURIComponent(landing)}`}`);
   await page.getByLabel('E-mail').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByTestId('login-submit').click();
   await page.waitForURL(baseUrl + landing);
+  // The app is a page load away from sign-in (ADR 024): wait for React, as gotoHydrated does.
+  await hydrated(page);
 }

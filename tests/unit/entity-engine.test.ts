@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSchema, listParamsSchema, updateSchema, type EntityDef } from '../../shared/entity/define.ts';
+import { type EntityDef } from '../../shared/entity/define.ts';
+import { createSchema, listParamsSchema, updateSchema } from '../../shared/entity/schemas.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { promoCodesEntity } from '../../shared/entities/promo-codes.ts';
 import { serviceSlotsEntity } from '../../shared/entities/service-slots.ts';
@@ -7,7 +8,7 @@ import { productsEntity } from '../../shared/entities/products.ts';
 import { languagesEntity } from '../../shared/entities/languages.ts';
 import { servicesEntity } from '../../shared/entities/services.ts';
 import { assetsEntity } from '../../shared/entities/assets.ts';
-import { fieldErrorsOf } from '../../shared/schemas/common.ts';
+import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import { parseListParams } from '../../client/entity/list-state.ts';
 import { routerKey } from '../../client/entity/entity-api.ts';
 import { appRouter } from '../../server/trpc/router.ts';

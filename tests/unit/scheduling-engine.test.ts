@@ -3,20 +3,9 @@ import { buddyWorkSlotsEntity } from '../../shared/entities/buddy-work-slots.ts'
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import { rolesEntity } from '../../shared/entities/roles.ts';
-import {
-  calendarParamsSchema,
-  createSchema,
-  defineEntity,
-  filterKeys,
-  isFinalStatus,
-  isOwnerScoped,
-  listParamsSchema,
-  mayTransition,
-  mayWrite,
-  nextStatuses,
-  type EntityDef,
-} from '../../shared/entity/define.ts';
-import { fieldErrorsOf } from '../../shared/schemas/common.ts';
+import { defineEntity, filterKeys, isFinalStatus, isOwnerScoped, mayTransition, mayWrite, nextStatuses, type EntityDef } from '../../shared/entity/define.ts';
+import { calendarParamsSchema, createSchema, listParamsSchema } from '../../shared/entity/schemas.ts';
+import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import { DEFAULT_OPERATION_RANGE, destinationPoint, distanceMetres, isWithinRange } from '../../shared/geo.ts';
 import { optionRoles, upstreamReadScopes, writeProcedureRoles } from '../../shared/entity/access-roles.ts';
 import { entityTableSql } from '../../upstream/resources/entity-sql.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { MSG } from '../../shared/schemas/common.ts';
+import { MSG } from '../../shared/schemas/messages.ts';
 import { ApiError } from './api-error.ts';
 
 /**

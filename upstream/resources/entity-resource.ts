@@ -2,24 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
-import {
-  MAX_CALENDAR_ROWS,
-  calendarParamsSchema,
-  createSchema,
-  filterSpecs,
-  isIsoDate,
-  isYearInRange,
-  isOwnerScoped,
-  listParamsSchema,
-  mayTransition,
-  sortableKeys,
-  statusFieldOf,
-  writableFields,
-  writeRoles,
-  type EntityDef,
-  type EntityRecord,
-  type FieldDef,
-} from '../../shared/entity/define.ts';
+import { MAX_CALENDAR_ROWS, filterSpecs, isIsoDate, isOwnerScoped, isYearInRange, mayTransition, sortableKeys, statusFieldOf, writableFields, writeRoles, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
+import { calendarParamsSchema, createSchema, listParamsSchema } from '../../shared/entity/schemas.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';

@@ -2,7 +2,7 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { trialGroupsEntity } from '../../shared/entities/trial-groups.ts';
 import { ERROR_TEXT } from '../../shared/errors.ts';
-import { emailField } from '../../shared/schemas/common.ts';
+import { emailField } from '../../shared/schemas/credentials.ts';
 import { trialInviteInput, type TrialGroupInvite, type TrialGroupMember, type TrialGroupStatistics, type TrialInviteResult } from '../../shared/schemas/trial-groups.ts';
 import { splitAddresses } from '../../shared/schemas/users.ts';
 import type { UpstreamConfig } from '../config.ts';

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { acceptInviteInput, confirmEmailInput, forgotPasswordInput, loginInput, profileUpdateInput } from '../../shared/schemas/auth.ts';
-import { emailField, fieldErrorsOf, idField, languageField } from '../../shared/schemas/common.ts';
+import { profileUpdateInput } from '../../shared/schemas/auth.ts';
+import { idField, languageField } from '../../shared/schemas/common.ts';
+import { confirmEmailInput, emailField, forgotPasswordInput, loginInput, newPasswordInput } from '../../shared/schemas/credentials.ts';
+import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { INVALID_CREDENTIALS } from '../../shared/errors.ts';
@@ -344,7 +346,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
 
   /** Every other reset link of the user stops working, and every session ends (ADR 017, 018). */
   app.post('/api/account/reset-password', async (req, reply) => {
-    const input = parseBody(acceptInviteInput, req.body);
+    const input = parseBody(newPasswordInput, req.body);
     const { userId, email } = await consumeToken(input.token, 'reset');
     await db.query('update users set password_hash = $2, updated_at = now() where id = $1', [userId, await hashPassword(input.password, config.scryptCost)]);
     await db.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'reset' and used_at is null", [userId]);
@@ -355,7 +357,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
   });
 
   app.post('/api/account/accept-invite', async (req, reply) => {
-    const input = parseBody(acceptInviteInput, req.body);
+    const input = parseBody(newPasswordInput, req.body);
     const { userId, email } = await consumeToken(input.token, 'invite');
     await db.query(
       `update users set password_hash = $2, invitation_status = 'accepted', account_status = 'active',

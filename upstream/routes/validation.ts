@@ -1,10 +1,10 @@
-import type { z } from 'zod';
-import { fieldErrorsOf } from '../../shared/schemas/common.ts';
+import { z } from 'zod';
+import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import { ApiError } from '../lib/api-error.ts';
 
 /** Validates a body with a shared schema; field messages are the same i18n keys the back office uses. */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-  const result = schema.safeParse(body ?? {});
+export function parseBody<S extends z.core.$ZodType>(schema: S, body: unknown): z.output<S> {
+  const result = z.safeParse(schema, body ?? {});
   if (result.success) return result.data;
   const fields = fieldErrorsOf(result.error);
   if (fields.password_confirm === 'validation.passwordsDoNotMatch' && Object.keys(fields).length === 1) {

@@ -16,9 +16,11 @@ export const accountRouter = router({
   get: profileProcedure.query(async ({ ctx }) =>
     parseProfile(await ctx.session.call({ method: 'GET', path: 'account/', lang: ctx.lang })),
   ),
-  update: profileProcedure.input(profileUpdateInput).mutation(async ({ ctx, input }) =>
-    parseProfile(await ctx.session.call({ method: 'PUT', path: 'account/', body: input, lang: ctx.lang })),
-  ),
+  update: profileProcedure.input(profileUpdateInput).mutation(async ({ ctx, input }) => {
+    const profile = parseProfile(await ctx.session.call({ method: 'PUT', path: 'account/', body: input, lang: ctx.lang }));
+    ctx.profiles.forget(profile.id);
+    return profile;
+  }),
   /** Mails a confirmation link to the new address; the address changes when it is opened. */
   changeEmail: profileProcedure.input(changeEmailInput).mutation(async ({ ctx, input }) =>
     parseProfile(await ctx.session.call({ method: 'POST', path: 'account/change-email', body: input, lang: ctx.lang })),

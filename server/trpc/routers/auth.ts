@@ -1,17 +1,10 @@
-import { z } from 'zod';
-import {
-  acceptInviteInput,
-  confirmEmailInput,
-  forgotPasswordInput,
-  googleLoginInput,
-  loginInput,
-  resetPasswordInput,
-} from '../../../shared/schemas/auth.ts';
+import { googleLoginInput } from '../../../shared/schemas/auth.ts';
+import { confirmEmailInput, forgotPasswordInput, loginInput, newPasswordInput, type LoginInput } from '../../../shared/schemas/credentials.ts';
 import { isTokenPair, type TokenPair } from '../../session/tokens.ts';
 import { UpstreamError } from '../../upstream/client.ts';
 import { AppError, publicProcedure, router } from '../init.ts';
 import { setLanguageCookie, type Context } from '../context.ts';
-import { isLanguage, type Language } from '../../../shared/schemas/common.ts';
+import { isLanguage, type Language } from '../../../shared/languages.ts';
 
 /** §5: a login answer without a token pair is unsuccessful with 'Unexpected server response'. */
 function requirePair(data: unknown): TokenPair {
@@ -43,7 +36,7 @@ async function profileLanguage(ctx: Context): Promise<Language | null> {
   }
 }
 
-export async function loginWithPassword(ctx: Context, input: z.infer<typeof loginInput>) {
+export async function loginWithPassword(ctx: Context, input: LoginInput) {
   await ctx.loginGuard.check(ctx.req, input.email);
   try {
     const result = await signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'account/login', body: input, lang: ctx.lang, clientIp: ctx.req.ip }));
@@ -80,18 +73,20 @@ export const authRouter = router({
     return { ok: true as const };
   }),
 
-  resetPassword: publicProcedure.input(resetPasswordInput).mutation(async ({ ctx, input }) => {
+  resetPassword: publicProcedure.input(newPasswordInput).mutation(async ({ ctx, input }) => {
     await ctx.upstream.call({ method: 'POST', path: 'account/reset-password', body: input, lang: ctx.lang, clientIp: ctx.req.ip });
     return { ok: true as const };
   }),
 
-  acceptInvite: publicProcedure.input(acceptInviteInput).mutation(async ({ ctx, input }) => {
+  acceptInvite: publicProcedure.input(newPasswordInput).mutation(async ({ ctx, input }) => {
     await ctx.upstream.call({ method: 'POST', path: 'account/accept-invite', body: input, lang: ctx.lang, clientIp: ctx.req.ip });
     return { ok: true as const };
   }),
 
   confirmEmail: publicProcedure.input(confirmEmailInput).mutation(async ({ ctx, input }) => {
     await ctx.upstream.call({ method: 'POST', path: 'account/confirm-email', body: input, lang: ctx.lang, clientIp: ctx.req.ip });
+    // Whose address changed is not known here (the link is opened signed out): every header asks again.
+    ctx.profiles.forgetAll();
     return { ok: true as const };
   }),
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { OPTIONS_LIMIT, optionsInput, type ChoiceOption, type Paged } from '../../../shared/entity/define.ts';
+import { OPTIONS_LIMIT, type ChoiceOption, type Paged } from '../../../shared/entity/define.ts';
+import { optionsInput } from '../../../shared/entity/schemas.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
 import type { Profile } from '../../../shared/schemas/auth.ts';
 import { bulkInviteInput, inviteInput, operationalRangeInput, splitAddresses, userListInput, userUpdateInput, type BulkInviteResult } from '../../../shared/schemas/users.ts';
@@ -55,9 +56,12 @@ function linkProcedures(path: 'roles' | 'languages' | 'competencies', key: strin
 export const usersRouter = router({
   list: listProcedure.input(userListInput).query(({ ctx, input }) => ctx.session.call<Paged<UserListRow>>({ method: 'GET', path: 'users/', query: query(input), lang: ctx.lang })),
   get: adminProcedure.input(idInput).query(({ ctx, input }) => ctx.session.call<UserDetail>({ method: 'GET', path: `users/${input.id}/`, lang: ctx.lang })),
-  update: adminProcedure.input(z.object({ id: z.number().int().positive(), data: userUpdateInput })).mutation(({ ctx, input }) =>
-    ctx.session.call<UserDetail>({ method: 'PUT', path: `users/${input.id}/`, body: input.data, lang: ctx.lang }),
-  ),
+  update: adminProcedure.input(z.object({ id: z.number().int().positive(), data: userUpdateInput })).mutation(async ({ ctx, input }) => {
+    const user = await ctx.session.call<UserDetail>({ method: 'PUT', path: `users/${input.id}/`, body: input.data, lang: ctx.lang });
+    // Their name in the header of their own pages (session.me) follows at once.
+    ctx.profiles.forget(input.id);
+    return user;
+  }),
   /** Choice list (bicycle owner and similar): id and a readable label. */
   options: adminProcedure.input(optionsInput.extend({ role: z.enum(['Admin', 'Buddy', 'Shop']).optional() })).query(async ({ ctx, input }) => {
     const page = await ctx.session.call<Paged<UserListRow>>({ method: 'GET', path: input.role === 'Buddy' ? 'buddies/' : 'users/', query: query({ page_size: OPTIONS_LIMIT, search: input.search, ordering: 'email', role: input.role }), lang: ctx.lang });

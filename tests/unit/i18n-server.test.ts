@@ -1,0 +1,24 @@
+import { createElement } from 'react';
+import { renderToString } from 'react-dom/server';
+import { I18nextProvider, useTranslation } from 'react-i18next';
+import { describe, expect, it, vi } from 'vitest';
+import { serverI18n } from '../../client/i18n-server.ts';
+
+describe("the server's translations", () => {
+  it('computes a text without options once per language, and texts with options every time, in the right language', () => {
+    function Texts() {
+      const { t } = useTranslation();
+      return createElement('p', null, [t('list.search'), t('list.search'), t('list.filterAll', { name: 'X' }), t('routes.bicycles')].join(' | '));
+    }
+    const render = (lang: 'en' | 'sv') => renderToString(createElement(I18nextProvider, { i18n: serverI18n(lang) }, createElement(Texts)));
+    const sv = serverI18n('sv');
+    const asked = vi.spyOn(sv, 't');
+    expect(render('sv')).toBe('<p>Sök | Sök | X: alla | Cyklar</p>');
+    const first = asked.mock.calls.length;
+    expect(render('sv')).toBe('<p>Sök | Sök | X: alla | Cyklar</p>');
+    // The second render asks i18next only for the text with options.
+    expect(asked.mock.calls.length - first).toBe(1);
+    expect(render('en')).toBe('<p>Search | Search | X: all | Bicycles</p>');
+    asked.mockRestore();
+  });
+});

@@ -1,0 +1,75 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import enCommon from '../../locales/en/common.json';
+import { ENTITIES } from '../../shared/entities/registry.ts';
+import { CORE_GROUPS, SERVER_ONLY_GROUPS, pickGroups } from '../../client/translation-parts.ts';
+
+/**
+ * A list page hydrates with only the first-load part of the texts (ADR 024); the server renders with all
+ * of them, so a key of another part rendered by a first-load module would show as its key in the browser
+ * and fail hydration. These read the sources of the modules a list page renders and check every literal
+ * key they use is in the first-load groups.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const GROUPS = new Set(Object.keys(enCommon));
+const FIRST_LOAD_MODULES = [
+  'client/app.tsx',
+  'client/routes.tsx',
+  'client/errors.ts',
+  'client/session.ts',
+  'client/shell/app-shell.tsx',
+  'client/shell/account-menu.tsx',
+  'client/shell/confirm.tsx',
+  'client/shell/confirm-dialog.tsx',
+  'client/shell/toasts.tsx',
+  'client/shell/language-switch.tsx',
+  'client/components/page-spinner.tsx',
+  'client/components/error-state.tsx',
+  'client/components/pager.tsx',
+  'client/components/controls.tsx',
+  'client/pages/pending-page.tsx',
+  'client/entity/resource-list-page.tsx',
+  'client/entity/field-value.tsx',
+  'client/entity/status-label.tsx',
+  'client/entity/csv-export.tsx',
+  'client/entity/reference-choices.tsx',
+];
+
+/** Every `'group.key'` string literal of a source (comments aside) whose group is a top-level group of common.json. */
+function keysIn(source: string): string[] {
+  const code = source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/^\s*\/\/.*$/gm, '');
+  return [...code.matchAll(/['"`]([A-Za-z]+)\.[A-Za-z0-9_.{}$-]+['"`]/g)].map((m) => m[0].slice(1, -1)).filter((key) => GROUPS.has(key.split('.')[0]!));
+}
+
+describe('translations in parts', () => {
+  it('gives the first-load modules every text they use literally', () => {
+    const core = new Set<string>(CORE_GROUPS);
+    const outside = FIRST_LOAD_MODULES.flatMap((file) => keysIn(readFileSync(join(root, file), 'utf8')).filter((key) => !core.has(key.split('.')[0]!)).map((key) => `${file}: ${key}`));
+    expect(outside).toEqual([]);
+  });
+
+  it('gives the list screen the success messages entities name for deletions', () => {
+    const core = new Set<string>(CORE_GROUPS);
+    const messages = ENTITIES.flatMap((def) => Object.values(def.messages ?? {}) as string[]);
+    expect(messages.length).toBeGreaterThan(0);
+    expect(messages.filter((key) => !core.has(key.split('.')[0]!))).toEqual([]);
+  });
+
+  it('keeps the public pages’ texts out of the browser: no app module uses them', () => {
+    const serverOnly = new Set<string>(SERVER_ONLY_GROUPS);
+    const files = (dir: string): string[] =>
+      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? (entry.name === 'public-pages' ? [] : files(join(dir, entry.name))) : /\.tsx?$/.test(entry.name) ? [join(dir, entry.name)] : []));
+    const used = files('client')
+      .filter((file) => file !== join('client', 'entry-server.tsx'))
+      .flatMap((file) => keysIn(readFileSync(join(root, file), 'utf8')).filter((key) => serverOnly.has(key.split('.')[0]!)).map((key) => `${file}: ${key}`));
+    expect(used).toEqual([]);
+  });
+
+  it('cuts common.json into parts that lose nothing the browser needs', () => {
+    const core = pickGroups(enCommon, 'core');
+    const more = pickGroups(enCommon, 'more');
+    expect(Object.keys(core).filter((group) => group in more)).toEqual([]);
+    expect([...Object.keys(core), ...Object.keys(more), ...SERVER_ONLY_GROUPS].sort()).toEqual(Object.keys(enCommon).sort());
+  });
+});
