@@ -6,7 +6,7 @@
  */
 
 /** Top-level groups of common.json that the shell and the generic list screen render. */
-export const CORE_GROUPS = ['app', 'shell', 'languages', 'confirm', 'toast', 'routes', 'errors', 'common', 'list', 'form', 'export', 'pending', 'APP'] as const;
+export const CORE_GROUPS = ['app', 'shell', 'languages', 'confirm', 'toast', 'routes', 'errors', 'common', 'list', 'form', 'export', 'pending', 'APP', 'phone'] as const;
 
 /** Groups only the server's public pages use (client/public-pages/): never sent to the browser. */
 export const SERVER_ONLY_GROUPS = ['auth', 'forbidden', 'legal', 'plans', 'notFound'] as const;

@@ -34,6 +34,7 @@ const FIRST_LOAD_MODULES = [
   'client/entity/status-label.tsx',
   'client/entity/csv-export.tsx',
   'client/entity/reference-choices.tsx',
+  'client/components/filter-bar.tsx',
 ];
 
 /** Every `'group.key'` string literal of a source (comments aside) whose group is a top-level group of common.json. */
