@@ -66,6 +66,9 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
 
 function openPostgres(url: string): Db {
   const pool = new pg.Pool({ connectionString: url, max: 20 });
+  // An idle connection the server ends (a restart, a failover, an administrator) is dropped from the pool and
+  // replaced on the next query; without a listener pg's 'error' event would end the whole process.
+  pool.on('error', (error) => process.emitWarning(`PostgreSQL connection lost while idle: ${error.message}`));
   // Dates stay ISO strings, bigints numbers (ids fit in 2^53), numerics numbers.
   pg.types.setTypeParser(20, (v) => Number(v));
   pg.types.setTypeParser(1700, (v) => Number(v));

@@ -98,14 +98,19 @@ describe('users and bicycles in the browser', () => {
     await signInAs(phone, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
     await gotoHydrated(phone, stack.baseUrl + `/users/${rows[0]!.id}`);
     const adminBox = phone.getByTestId('user-roles').getByLabel('Admin');
-    await adminBox.uncheck();
+    // Removing a role asks first (issue 13); the API then refuses it for the last Admin.
+    const confirmRemoval = async (yes: string) => {
+      await adminBox.click();
+      await phone.getByRole('alertdialog').getByRole('button', { name: yes, exact: true }).click();
+    };
+    await confirmRemoval('Yes');
     await phone.getByTestId('toasts').getByText('The last active Admin cannot lose the Admin role or be deactivated. Make someone else Admin first.').waitFor();
     await expect.poll(() => adminBox.isChecked()).toBe(true);
     await screenshot(phone, 'last-admin-phone-en');
 
     await phone.getByTestId('language-switch').selectOption('sv');
     await phone.locator('html[lang="sv"]').waitFor();
-    await adminBox.uncheck();
+    await confirmRemoval('Ja');
     await phone.getByTestId('toasts').getByText('Den sista aktiva administratören kan inte förlora rollen Admin eller avaktiveras. Gör någon annan till Admin först.').waitFor();
     await screenshot(phone, 'last-admin-phone-sv');
     await context.close();

@@ -167,4 +167,18 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     const { rows } = await a.db.query<{ used: boolean }>('select used_at is not null and uploaded_at is not null as used from uploads where key = $1', [signed.data.key]);
     expect(rows[0]!.used).toBe(true);
   });
+
+  it('keeps serving when PostgreSQL ends its idle connections (a restart or failover), instead of crashing', async () => {
+    const up = instances[0]!;
+    // Fill the pool with idle connections, then have the server end them all.
+    await Promise.all(Array.from({ length: 5 }, () => up.db.query('select pg_sleep(0.05)')));
+    const { rows } = await admin.query('select pg_terminate_backend(pid) as ended from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [name]);
+    expect(rows.length).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const res = await fetch(up.origin + '/healthz');
+    expect(res.status).toBe(200);
+    // The next queries get fresh connections.
+    expect((await up.db.query<{ one: number }>('select 1 as one')).rows[0]!.one).toBe(1);
+    expect((await post(up, 'account/forgot-password', { email: 'nobody-idle@example.com' })).status).toBeLessThan(500);
+  });
 });
