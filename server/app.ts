@@ -8,6 +8,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PathOnlyLogController } from '../shared/request-log.server.ts';
+import { closeConnectionsWhenDraining } from '../shared/graceful-close.server.ts';
 import { guardRoute, matchRoute, safeRedirectPath } from '../shared/route-table.ts';
 import { csrfRefusal } from './csrf.ts';
 import { createCookieSealer } from './session/cookie-crypto.ts';
@@ -195,14 +196,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   const loginGuard = createLoginGuard(app, opts.loginLimits);
   instrument(app, metrics, { token: opts.metricsToken, openWithoutToken: opts.metricsOpen }, new Set(Object.keys(appRouter._def.procedures)));
 
-  // Draining: responses finished after close() began end their connection, so keep-alive clients
-  // cannot hold the server open past the requests that were in flight.
-  let draining = false;
-  app.addHook('preClose', async () => {
-    draining = true;
-  });
+  // Keep-alive clients cannot hold the server open past the requests that were in flight.
+  closeConnectionsWhenDraining(app);
   app.addHook('onSend', async (req, reply) => {
-    if (draining) reply.header('connection', 'close');
     // tRPC answers and exports carry personal data: no browser, proxy or CDN may keep a copy (ADR 020).
     if ((req.url.startsWith('/trpc/') || req.url.startsWith('/export/')) && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });

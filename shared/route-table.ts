@@ -33,7 +33,7 @@ export const APP_ROUTES = [
   { path: '/profile', titleKey: 'routes.profile', roles: STAFF },
   { path: '/', titleKey: 'routes.home', roles: STAFF, sidebar: { icon: 'home', order: 10 } },
   // Issue 13: a buddy's day on the phone (ADR 021); an Admin sees every buddy's, or picks one.
-  { path: '/today', titleKey: 'today.title', roles: STAFF, sidebar: { icon: 'sun', order: 15 } },
+  { path: '/today', titleKey: 'routes.today', roles: STAFF, sidebar: { icon: 'sun', order: 15 } },
   { path: '/bike-buddy-scheduler', titleKey: 'routes.scheduler', roles: STAFF, sidebar: { icon: 'calendar', order: 20 } },
   { path: '/bike-buddy-scheduler/calendar', titleKey: 'routes.schedulerCalendar', roles: STAFF },
   { path: '/companies', titleKey: 'routes.companies', roles: ADMIN, sidebar: { icon: 'organization', order: 30 } },

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { PathOnlyLogController } from '../shared/request-log.server.ts';
+import { closeConnectionsWhenDraining } from '../shared/graceful-close.server.ts';
 import type { EntityDef } from '../shared/entity/define.ts';
 import { ENTITIES } from '../shared/entities/registry.ts';
 import { ERROR_TEXT } from '../shared/errors.ts';
@@ -50,6 +51,7 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
     // Anyone else's X-Forwarded-For is ignored, so a client calling directly cannot pick its address.
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
   } as FastifyServerOptions);
+  closeConnectionsWhenDraining(app);
   app.decorate('checkSession', (sessionId: string, userId: number, version: number) => checkSession(db, sessionId, userId, version));
 
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: config.maxUploadBytes }, (_req, body, done) => done(null, body));

@@ -98,10 +98,16 @@ const Filters = styled.div`
   margin-left: auto;
   ${PHONE_MEDIA} {
     flex: 1 1 100%;
+    min-width: 0;
     margin-left: 0;
+    /* A picker as wide as its longest option (a buddy's name and e-mail) shrinks to the screen. */
     > * {
       flex: 1 1 100%;
+      min-width: 0;
       max-width: 100%;
+    }
+    select {
+      width: 100%;
     }
     &:empty {
       display: none;

@@ -72,7 +72,13 @@ async function urlsFor(email: string, scope: string[]): Promise<string[]> {
 
 async function sweep(context: BrowserContext, page: Page, urls: string[], who: string) {
   const failures: string[] = [];
+  // A page whose first render in the browser differs from the server's (a text its translations lack)
+  // is thrown away and rendered again, showing "Loading…" where the server had the page: React reports it
+  // as an error on the page.
+  let current = '';
+  page.on('pageerror', (error) => failures.push(`${current}: ${error.message.slice(0, 300)}`));
   for (const url of urls) {
+    current = url;
     await gotoHydrated(page, stack.baseUrl + url);
     // Data the page loads after hydration (choice lists, maps) can widen it too.
     await page.waitForLoadState('networkidle');

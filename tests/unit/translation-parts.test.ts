@@ -35,6 +35,8 @@ const FIRST_LOAD_MODULES = [
   'client/entity/csv-export.tsx',
   'client/entity/reference-choices.tsx',
   'client/components/filter-bar.tsx',
+  // Every route's title: the sidebar and the document title render them on any page.
+  'shared/route-table.ts',
 ];
 
 /** Every `'group.key'` string literal of a source (comments aside) whose group is a top-level group of common.json. */
