@@ -59,7 +59,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     uploadOrigin: upstream.origin,
     // Test files run in parallel on a small machine: a GC pause or a busy neighbour must not make the
     // server shed load mid-test. Load shedding has its own test (tests/integration/security.test.ts).
-    pressure: { maxEventLoopDelayMs: 15_000 },
+    // The process also holds the API, its in-memory PGlite and the test runner (~0.9 GB in the fuzz
+    // test): the back office's own 1.5 GB limit would count theirs too.
+    pressure: { maxEventLoopDelayMs: 15_000, maxRssBytes: 6 * 1024 ** 3 },
     ...options.app,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
