@@ -134,7 +134,7 @@ describe('lists and calendars on a phone', () => {
     await page.getByTestId('filters-toggle').tap();
     await page.getByTestId('filter-status').selectOption('2');
     await page.waitForURL(/f_status=2/);
-    expect(await page.getByTestId('filters-toggle').innerText()).toContain('Filters (1)');
+    await expect.poll(() => page.getByTestId('filters-toggle').innerText()).toContain('Filters (1)');
     await page.getByTestId('list-count').waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await screenshot(page, 'phone-admin-services-cards');
