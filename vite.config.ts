@@ -7,6 +7,7 @@ import { defineConfig, type Plugin } from 'vite';
 import { TRANSLATION_LOADERS, TRANSLATIONS_PREFIX, pickGroups } from './client/translation-parts.ts';
 import { ICON_SPRITE_MODULE, SPRITE_ICON_OCTICONS } from './client/components/sprite-icon-names.ts';
 import { createHash } from 'node:crypto';
+import { ASSET_DIR } from './shared/static-assets.ts';
 
 /**
  * Primer's light theme as the app uses it. The package's light.css declares every colour twice: for
@@ -83,7 +84,7 @@ function iconSprite(): Plugin {
     if (sprite) return sprite;
     const symbols = Object.entries(SPRITE_ICON_OCTICONS).map(([name, octicon]) => `<symbol id="${name}" viewBox="0 0 16 16">${pathsOf(octicon).map((d) => `<path d="${d}"/>`).join('')}</symbol>`);
     const source = `<svg xmlns="http://www.w3.org/2000/svg">${symbols.join('')}</svg>`;
-    return (sprite = { fileName: `assets/icons-${createHash('sha256').update(source).digest('base64url').slice(0, 8)}.svg`, source });
+    return (sprite = { fileName: `${ASSET_DIR}/icons-${createHash('sha256').update(source).digest('base64url').slice(0, 8)}.svg`, source });
   };
   return {
     name: 'backoffice-icon-sprite',
@@ -167,7 +168,7 @@ function precompress(): Plugin {
     apply: 'build',
     writeBundle(options) {
       if (this.environment.config.build.ssr) return;
-      const dir = join(options.dir!, 'assets');
+      const dir = join(options.dir!, ASSET_DIR);
       for (const file of readdirSync(dir)) {
         if (!/\.(js|css|svg|json)$/.test(file)) continue;
         // Names carry a content hash: a file compressed by the other client build is already current.
@@ -244,6 +245,7 @@ export default defineConfig(({ command, isSsrBuild, mode }) => ({
           emptyOutDir: false,
           copyPublicDir: false,
           manifest: '.vite/manifest-public.json',
+          assetsDir: ASSET_DIR,
           target: 'es2022',
           rollupOptions: { input: PUBLIC_ENTRY },
         }
@@ -251,6 +253,7 @@ export default defineConfig(({ command, isSsrBuild, mode }) => ({
           outDir: 'dist/client',
           emptyOutDir: true,
           manifest: true,
+          assetsDir: ASSET_DIR,
           target: 'es2022',
           // Each chunk carries the CSS of the components it uses; the server links a route's CSS only.
           cssCodeSplit: true,

@@ -1,7 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
-import fastifyHelmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -9,6 +8,8 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { PathOnlyLogController } from '../shared/request-log.server.ts';
 import { closeConnectionsWhenDraining } from '../shared/graceful-close.server.ts';
+import { ASSET_DIR } from '../shared/static-assets.ts';
+import { registerSecurityHeaders } from './security-headers.ts';
 import { guardRoute, matchRoute, safeRedirectPath } from '../shared/route-table.ts';
 import { csrfRefusal } from './csrf.ts';
 import { createCookieSealer } from './session/cookie-crypto.ts';
@@ -172,7 +173,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   await app.register(fastifyCookie, { parseOptions: {} });
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
-  await app.register(fastifyHelmet, {
+  registerSecurityHeaders(app, {
     // The CSP carries a per-request nonce and is set on HTML pages below.
     contentSecurityPolicy: false,
     hsts: opts.secureCookies ? { maxAge: 31536000, includeSubDomains: true } : false,
@@ -246,7 +247,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       // The build writes .br and .gz beside each asset (vite.config.ts); they are sent when accepted.
       preCompressed: true,
       setHeaders(res, path) {
-        if (path.includes(`${join('/', 'assets', '/')}`)) res.header('cache-control', 'public, max-age=31536000, immutable');
+        if (path.includes(`${join('/', ASSET_DIR, '/')}`)) res.header('cache-control', 'public, max-age=31536000, immutable');
       },
     });
   }

@@ -42,5 +42,5 @@ export const SPRITE_ICON_OCTICONS: Record<string, string> = {
   'triangle-down': 'TriangleDownIcon',
 };
 
-/** The module whose default export is the sprite's address (`/assets/icons-<hash>.svg`). */
+/** The module whose default export is the sprite's address (`/static/icons-<hash>.svg`, shared/static-assets.ts). */
 export const ICON_SPRITE_MODULE = 'virtual:icon-sprite';

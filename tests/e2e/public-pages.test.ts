@@ -69,7 +69,7 @@ describe('the public pages in a browser', () => {
     await page.goto(stack.baseUrl + '/login');
     await hydrated(page);
     expect(scripts).toHaveLength(1);
-    expect(scripts[0]).toMatch(/^\/assets\/entry-public-[\w-]+\.js$/);
+    expect(scripts[0]).toMatch(/^\/static\/entry-public-[\w-]+\.js$/);
     await page.close();
   });
 

@@ -37,7 +37,7 @@ describe('the public entry', () => {
       expect(page.status, path).toBe(path === '/no/such/page' ? 404 : 200);
       const scripts = [...page.text.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
       expect(scripts, path).toEqual([`/${publicEntry}`]);
-      const assets = [...page.text.matchAll(/(?:href|src)="\/(assets\/[^"]+)"/g)].map((m) => m[1]!);
+      const assets = [...page.text.matchAll(/(?:href|src)="\/(static\/[^"]+)"/g)].map((m) => m[1]!);
       expect(assets.filter((file) => appFiles.has(file)), path).toEqual([]);
       expect(page.text, path).not.toContain('rel="stylesheet"');
       expect(page.text, path).toMatch(/<style nonce="[^"]+">/);

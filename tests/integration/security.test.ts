@@ -191,6 +191,48 @@ describe('output', () => {
   });
 });
 
+describe('security headers', () => {
+  // What helmet sets with the options of server/app.ts (ADR 026: computed once, not per request).
+  const EXPECTED = {
+    'cross-origin-opener-policy': 'same-origin',
+    'cross-origin-resource-policy': 'same-origin',
+    'origin-agent-cluster': '?1',
+    'referrer-policy': 'strict-origin-when-cross-origin',
+    'x-content-type-options': 'nosniff',
+    'x-dns-prefetch-control': 'off',
+    'x-download-options': 'noopen',
+    'x-frame-options': 'SAMEORIGIN',
+    'x-permitted-cross-domain-policies': 'none',
+    'x-xss-protection': '0',
+  };
+
+  it('sends the same set on pages, public pages, tRPC answers, assets, redirects and errors, with HSTS over HTTPS only', async () => {
+    const client = agent(stack);
+    await signIn(client, 'admin@example.com', DEMO_PASSWORD);
+    const page = await client.get('/users');
+    const asset = /\/static\/[^"]+\.js/.exec(page.text)![0];
+    const answers = {
+      page,
+      publicPage: await request(stack.baseUrl).get('/login'),
+      trpc: await query(client, 'account.get'),
+      refused: await query(agent(stack), 'account.get'),
+      asset: await request(stack.baseUrl).get(asset),
+      redirect: await request(stack.baseUrl).get('/users'),
+      notFound: await client.get('/static/nothing-here.js'),
+    };
+    for (const [name, res] of Object.entries(answers)) {
+      expect(res.status, name).toBeLessThan(500);
+      for (const [header, value] of Object.entries(EXPECTED)) expect(res.headers[header], `${name}: ${header}`).toBe(value);
+      expect(res.headers['x-powered-by'], name).toBeUndefined();
+      expect(res.headers['strict-transport-security'], name).toBeUndefined();
+    }
+    expect(answers.redirect.status).toBe(302);
+    expect(answers.notFound.status).toBe(404);
+    // Pages carry their own CSP with a nonce; nothing else needs one.
+    expect(page.headers['content-security-policy']).toMatch(/script-src[^;]*'nonce-/);
+  });
+});
+
 describe('caching of personal data (issue 12, no-store)', () => {
   it('marks tRPC answers, exports, pages and the API’s answers no-store, and uploaded files private', async () => {
     const client = agent(stack);

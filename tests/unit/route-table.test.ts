@@ -1,8 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { APP_ROUTES, SIDEBAR, guardRoute, matchRoute, rolesOf, safeRedirectPath, visibleSidebar } from '../../shared/route-table.ts';
 import { ROLE, rolesFromScope } from '../../shared/roles.ts';
+import { ASSET_DIR } from '../../shared/static-assets.ts';
 
 describe('route table', () => {
+  it('leaves the built files’ folder to them: a missing chunk is a 404, never a page', () => {
+    expect(matchRoute(`/${ASSET_DIR}/entry-client-0a1b2c3d.js`)).toBeNull();
+    for (const route of APP_ROUTES) expect(route.path.split('/')[1], route.path).not.toBe(ASSET_DIR);
+  });
+
   it('matches static segments before parameters', () => {
     expect(matchRoute('/services/calendar')?.route.path).toBe('/services/calendar');
     expect(matchRoute('/services/42')).toMatchObject({ route: { path: '/services/:id' }, params: { id: '42' } });
