@@ -209,7 +209,7 @@ export function renderResults(r: Any): string {
             ['… p50 per insert', fmt(s.without.insertP50Ms, ' ms'), fmt(s.with.insertP50Ms, ' ms'), cost(s.without.insertP50Ms, s.with.insertP50Ms, true)],
             [`finish it (status and finished_at), one at a time (${s.n})`, fmt(s.without.finishesPerSecond, '/s'), fmt(s.with.finishesPerSecond, '/s'), cost(s.without.finishesPerSecond, s.with.finishesPerSecond)],
             ['… p50 per update', fmt(s.without.finishP50Ms, ' ms'), fmt(s.with.finishP50Ms, ' ms'), cost(s.without.finishP50Ms, s.with.finishP50Ms, true)],
-            ["a user's sign-in update (no counted column changes), p50", fmt(s.without.userUpdateP50Ms, ' ms'), fmt(s.with.userUpdateP50Ms, ' ms'), cost(s.without.userUpdateP50Ms, s.with.userUpdateP50Ms, true)],
+            ["a user's profile save (no counted column changes), p50", fmt(s.without.userUpdateP50Ms, ' ms'), fmt(s.with.userUpdateP50Ms, ' ms'), cost(s.without.userUpdateP50Ms, s.with.userUpdateP50Ms, true)],
             [`insert ${b.rows.toLocaleString('en')} services in one statement`, fmt(b.without.insertSeconds, ' s'), fmt(b.with.insertSeconds, ' s'), cost(b.without.insertSeconds, b.with.insertSeconds, true)],
             [`finish those ${b.rows.toLocaleString('en')} in one statement`, fmt(b.without.updateSeconds, ' s'), fmt(b.with.updateSeconds, ' s'), cost(b.without.updateSeconds, b.with.updateSeconds, true)],
             [`8 connections booking and finishing services of one buddy on one day (${t.concurrent.seconds} s)`, fmt(t.concurrent.without, ' pairs/s'), fmt(t.concurrent.with, ' pairs/s'), cost(t.concurrent.without, t.concurrent.with)],

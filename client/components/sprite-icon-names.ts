@@ -38,6 +38,7 @@ export const SPRITE_ICON_OCTICONS: Record<string, string> = {
   download: 'DownloadIcon',
   pencil: 'PencilIcon',
   trash: 'TrashIcon',
+  x: 'XIcon',
   'triangle-up': 'TriangleUpIcon',
   'triangle-down': 'TriangleDownIcon',
 };

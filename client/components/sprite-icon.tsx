@@ -6,10 +6,11 @@ import { SPRITE_ICON_OCTICONS } from './sprite-icon-names.ts';
  * An octicon drawn by reference from the sprite (sprite-icon-names.ts): a few dozen bytes of markup, no
  * drawing in the page or in the JavaScript. Decorative, like Primer's octicons without a label.
  */
-export function SpriteIcon({ name, className = 'octicon' }: { name: string; className?: string }) {
+export function SpriteIcon({ name, className = 'octicon' }: { name: string; className?: string | null }) {
   return (
     // Sized by the style sheet (svg.octicon): width and height on each of a list's fifty icons were ~1 KB.
-    <svg className={className} aria-hidden="true">
+    // `className={null}` where the container's style sheet sizes them (a list's row actions).
+    <svg className={className ?? undefined} aria-hidden="true">
       <use href={`${spriteUrl}#${name}`} />
     </svg>
   );

@@ -1,5 +1,5 @@
 import { Button, Flash, Heading, Select, Spinner, TextInput } from '../components/controls.tsx';
-import { lazy, Suspense, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { lazy, Suspense, useEffect, useId, useMemo, useState, type ReactNode } from 'react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
@@ -19,6 +19,7 @@ import { useAccess } from './access.ts';
 import { ReferencePicker } from './reference-choices.tsx';
 // The card layout of a phone (ADR 021): static CSS, like the list's own.
 import '../components/data-table.css';
+import { cellLabelStyle } from '../components/data-table.ts';
 import { FilterBar } from '../components/filter-bar.tsx';
 
 /**
@@ -209,6 +210,10 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
   const rowLabels = { edit: labelTemplate(t, 'list.edit'), delete: labelTemplate(t, 'list.delete') };
   const filterFields = Object.entries(def.fields).filter(([key, f]) => f.filter && !f.filterHidden && !(key in fixedFilters) && !(access.ownerScoped && key === access.ownerField));
   const meta = def.metaColumns ?? [];
+  const cellLabels = [...(meta.includes('id') ? [metaLabels.id] : []), ...colLabels, ...(meta.includes('created_at') ? [metaLabels.created_at] : [])];
+  const tableId = `list-${useId().replace(/[^\w-]/g, '')}`;
+  const firstCol = meta.includes('id') ? 2 : 1;
+  const nowrapColumns = cols.flatMap(([, field], index) => (field.kind === 'date' && index > 0 ? [firstCol + index] : []));
   const canCreate = !def.readOnly && access.canCreate;
   const canUpdate = !def.readOnly && access.canUpdate;
   const canDelete = !def.readOnly && access.canDelete;
@@ -285,7 +290,9 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
         </p>
       ) : (
         <div className="bo-scroll">
-          <table className="data-table bo-table" data-testid="list-table">
+          {/* The phone's card labels, once per table rather than a `data-label` on every cell (ADR 021). */}
+          <style>{cellLabelStyle(tableId, cellLabels, nowrapColumns)}</style>
+          <table id={tableId} className="data-table bo-table" data-labelled="" data-testid="list-table">
             <thead>
               <tr>
                 {meta.includes('id') && sortHeader('id', metaLabels.id, true)}
@@ -305,23 +312,26 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
                 return (
                   <tr key={record.id} data-testid={`row-${record.id}`}>
                     {meta.includes('id') && (
-                      <td data-label={metaLabels.id}>
+                      <td>
                         <MetaValue column="id" record={record} />
                       </td>
                     )}
                     {cols.map(([key, field], index) => (
-                      <td key={key} data-label={colLabels[index]}>
+                      <td key={key}>
                         {index === 0 && def.detailRoute ? (
                           <RowLink to={def.detailRoute.replace(':id', String(record.id))} navigate={navigate}>
                             {fieldValueContent(t, i18n.language, def, key, field, record)}
                           </RowLink>
+                        ) : field.kind === 'date' && record[key] != null && record[key] !== '' ? (
+                          // Kept on one line by the table's style (nowrapColumns), not a span per cell.
+                          String(record[key])
                         ) : (
                           fieldValueContent(t, i18n.language, def, key, field, record)
                         )}
                       </td>
                     ))}
                     {meta.includes('created_at') && (
-                      <td data-label={metaLabels.created_at}>
+                      <td>
                         <MetaValue column="created_at" record={record} />
                       </td>
                     )}
@@ -331,12 +341,12 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
                         {rowActions?.(record)}
                         {canUpdate && (
                           <button type="button" title={editLabel} onClick={() => open(record)}>
-                            <SpriteIcon name="pencil" />
+                            <SpriteIcon name="pencil" className={null} />
                           </button>
                         )}
                         {canDelete && (
                           <button type="button" data-variant="danger" title={deleteLabel} onClick={() => void onDelete(record)}>
-                            <SpriteIcon name="trash" />
+                            <SpriteIcon name="trash" className={null} />
                           </button>
                         )}
                       </div>

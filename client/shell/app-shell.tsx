@@ -166,7 +166,8 @@ const AccountButton = styled.button`
 
 const focusableIn = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>('a[href], button:not([disabled])')].filter((el) => el.getClientRects().length > 0);
 
-function SidebarItems({ entries, pathname }: { entries: SidebarEntry[]; pathname: string }) {
+/** `collapsed`: labels are hidden, so each link's title shows its name on hover (shown, it would repeat the label). */
+function SidebarItems({ entries, pathname, collapsed }: { entries: SidebarEntry[]; pathname: string; collapsed: boolean }) {
   const { t } = useTranslation();
   return (
     <NavItems>
@@ -187,11 +188,11 @@ function SidebarItems({ entries, pathname }: { entries: SidebarEntry[]; pathname
         const current = entry.path === '/' ? pathname === '/' : pathname === entry.path || pathname.startsWith(entry.path + '/');
         return (
           <li key={entry.path}>
-            <NavLink to={entry.path} discover="none" aria-current={current ? 'page' : undefined} title={label}>
+            <NavLink to={entry.path} discover="none" aria-current={current ? 'page' : undefined} title={collapsed ? label : undefined}>
               {visual}
               <span data-label>{label}</span>
             </NavLink>
-            {entry.children && entry.children.length > 0 && <SidebarItems entries={entry.children} pathname={pathname} />}
+            {entry.children && entry.children.length > 0 && <SidebarItems entries={entry.children} pathname={pathname} collapsed={collapsed} />}
           </li>
         );
       })}
@@ -334,13 +335,10 @@ export function AppShell() {
         <div className="phone-only drawer-head">
           <span>{t('app.name')}</span>
           <IconButton ref={closeButton} type="button" className="app-icon-button" onClick={closeDrawer} aria-label={t('phone.closeMenu')} data-testid="drawer-close">
-            {/* Octicon x, drawn here: importing XIcon would split it into a chunk of its own (it is shared with dialogs). */}
-            <svg width="16" height="16" viewBox="0 0 16 16" fill="currentColor" aria-hidden="true">
-              <path d="M3.72 3.72a.75.75 0 0 1 1.06 0L8 6.94l3.22-3.22a.75.75 0 1 1 1.06 1.06L9.06 8l3.22 3.22a.75.75 0 1 1-1.06 1.06L8 9.06l-3.22 3.22a.75.75 0 0 1-1.06-1.06L6.94 8 3.72 4.78a.75.75 0 0 1 0-1.06Z" />
-            </svg>
+            <SpriteIcon name="x" />
           </IconButton>
         </div>
-        <SidebarItems entries={entries} pathname={pathname} />
+        <SidebarItems entries={entries} pathname={pathname} collapsed={collapsed} />
       </Side>
       <Main id="main" tabIndex={-1} inert={drawerOpen}>
         <Suspense fallback={<PageSpinner />}>

@@ -135,6 +135,17 @@ describe('the data of a server-rendered page', () => {
     return values.filter((v) => v.metricName?.endsWith('_count') && v.labels.method === 'GET' && String(v.labels.path) === 'account/').reduce((sum, v) => sum + v.value, 0);
   };
 
+  it('keeps the HTML of a list of 25 records within issue 14’s 40 KB (card labels and date wrapping once per table, not per cell)', async () => {
+    const admin = agent(stack);
+    await signIn(admin, 'admin@example.com', DEMO_PASSWORD);
+    const html = (await admin.get('/bicycles')).text;
+    expect(html.match(/<tr data-testid="row-/g)).toHaveLength(25);
+    expect(html.length / 1024).toBeLessThanOrEqual(40);
+    // The phone's labels are there once, in the table's style, and no cell repeats them.
+    expect(html).toMatch(/td:nth-child\(1\)::before\{content:"Brand and model"\}/);
+    expect(html).not.toContain('data-label="Brand and model"');
+  });
+
   it("asks the API for the signed-in user's profile once per token, and again as soon as the profile changes here", async () => {
     const admin = agent(stack);
     await signIn(admin, 'admin@example.com', DEMO_PASSWORD);
