@@ -1,7 +1,8 @@
-import { dehydrate, type DehydratedState, type QueryClient } from '@tanstack/react-query';
+import { dehydrate, hydrate, QueryClient, type DehydratedState } from '@tanstack/react-query';
 import { renderToPipeableStream } from 'react-dom/server';
 import { StaticRouter } from 'react-router-dom';
 import { PassThrough } from 'node:stream';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { ServerStyleSheet } from 'styled-components';
 import { matchRoute } from '../shared/route-table.ts';
 import type { Language } from '../shared/languages.ts';
@@ -57,25 +58,63 @@ function threadCpuMicros(): number {
   return usage.user + usage.system;
 }
 
-export async function render(input: RenderInput): Promise<RenderOutput> {
+/** The query client of a server render: one attempt per query, and what is still pending stays out of the page's state. */
+export function createSsrQueryClient(): QueryClient {
+  // One attempt per query on the server: a failing API shows its error state at once; the browser
+  // retries. Errors are dehydrated too, so the first paint says what went wrong; queries a render
+  // only started (choice lists of filters) are not: the browser fetches them.
+  return new QueryClient({ defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: 30_000 }, dehydrate: { shouldDehydrateQuery: (query) => query.state.status !== 'pending' } } });
+}
+
+/** What `prefetch` leaves for the render of an app page: its data, ready to go to another thread. */
+export interface AppRenderJob {
+  url: string;
+  lang: Language;
+  nonce: string;
+  config: SsrState['config'];
+  dehydrated: DehydratedState;
+  prefetchMs: number;
+}
+
+/**
+ * The part of a page's work that talks to the API: a public page is rendered whole (it is cheap), an
+ * app page's queries are fetched and handed back as a job for `renderApp` (here, or in a render worker:
+ * server/ssr/render-pool.ts, ADR 027).
+ */
+export async function prefetch(input: RenderInput): Promise<{ kind: 'public'; output: RenderOutput } | { kind: 'app'; job: AppRenderJob }> {
   const url = new URL(input.url, 'http://local.invalid');
   const match = matchRoute(url.pathname);
-  if (!match || !match.route.roles) return renderPublic(input, url, match);
-  const i18n = serverI18n(input.lang);
-
+  if (!match || !match.route.roles) return { kind: 'public', output: await renderPublic(input, url, match) };
   const started = performance.now();
   // Prefetches never throw: a failed query renders its error state and is retried in the browser.
-  await Promise.all([input.helpers.session.me.prefetch(), prefetchRoute(match.route.path, input.helpers, match.params, url.searchParams), preloadRoute(match.route.path)]);
+  await Promise.all([input.helpers.session.me.prefetch(), prefetchRoute(match.route.path, input.helpers, match.params, url.searchParams)]);
+  return { kind: 'app', job: { url: input.url, lang: input.lang, nonce: input.nonce, config: input.config, dehydrated: dehydrate(input.queryClient), prefetchMs: performance.now() - started } };
+}
+
+export async function render(input: RenderInput): Promise<RenderOutput> {
+  const pre = await prefetch(input);
+  if (pre.kind === 'public') return pre.output;
+  return renderApp(pre.job, input.queryClient);
+}
+
+/** React on the server for an app page whose data is in `job` (and, in this thread, already in `queryClient`). */
+export async function renderApp(job: AppRenderJob, queryClient?: QueryClient): Promise<RenderOutput> {
+  const url = new URL(job.url, 'http://local.invalid');
+  const match = matchRoute(url.pathname)!;
+  const i18n = serverI18n(job.lang);
+  const client = queryClient ?? createSsrQueryClient();
+  if (!queryClient) hydrate(client, job.dehydrated);
+  await preloadRoute(match.route.path);
 
   const prefetched = performance.now();
   const cpuBefore = threadCpuMicros();
   const sheet = new ServerStyleSheet();
   const app = (
     <App
-      queryClient={input.queryClient}
+      queryClient={client}
       trpcClient={SSR_TRPC_CLIENT}
       i18n={i18n}
-      config={{ ...input.config, nonce: input.nonce }}
+      config={{ ...job.config, nonce: job.nonce }}
       router={(children) => <StaticRouter location={url.pathname + url.search}>{children}</StaticRouter>}
     />
   );
@@ -89,7 +128,7 @@ export async function render(input: RenderInput): Promise<RenderOutput> {
       reject(failed ?? new Error('render timed out'));
     }, RENDER_TIMEOUT_MS);
     const stream = renderToPipeableStream(sheet.collectStyles(app), {
-      nonce: input.nonce,
+      nonce: job.nonce,
       // The whole page is sent at once (onAllReady), so nothing gains from React outlining large Suspense
       // boundaries: without this, a page over 12.8 KB arrives as a spinner plus a hidden copy that an
       // inline script swaps in, so the first paint needed JavaScript and the HTML carried the page twice.
@@ -116,11 +155,23 @@ export async function render(input: RenderInput): Promise<RenderOutput> {
 
   const head = sheet.getStyleTags();
   sheet.seal();
-  const state: SsrState = { lang: input.lang, config: input.config, dehydrated: packRecords(withoutQueryHashes(dehydrate(input.queryClient))) as DehydratedState };
-  const title = `${match ? i18n.t(match.route.titleKey) : i18n.t('routes.notFound')} · ${i18n.t('app.name')}`;
+  const state: SsrState = { lang: job.lang, config: job.config, dehydrated: packRecords(withoutQueryHashes(dehydrate(client))) as DehydratedState };
+  const title = `${i18n.t(match.route.titleKey)} · ${i18n.t('app.name')}`;
   const serialized = serializeState(state);
-  const timings = { prefetchMs: prefetched - started, renderMs: performance.now() - prefetched, renderCpuMs: (threadCpuMicros() - cpuBefore) / 1000 };
-  return { kind: 'app', html, head, title, state: serialized, modules: [...routeModules(match?.route.path ?? ''), ...languageModules(routeTranslations(match.route.path), input.lang, contentLanguage(match.params))], status: match ? 200 : 404, timings };
+  const timings = { prefetchMs: job.prefetchMs, renderMs: performance.now() - prefetched, renderCpuMs: (threadCpuMicros() - cpuBefore) / 1000 };
+  return { kind: 'app', html, head, title, state: serialized, modules: [...routeModules(match.route.path), ...languageModules(routeTranslations(match.route.path), job.lang, contentLanguage(match.params))], status: 200, timings };
+}
+
+/** Loaded as a render worker (server/ssr/render-pool.ts): renders the jobs the main thread posts. */
+export const RENDER_WORKER_ROLE = 'backoffice-ssr-render';
+if (!isMainThread && (workerData as { role?: string } | null)?.role === RENDER_WORKER_ROLE && parentPort) {
+  const port = parentPort;
+  port.on('message', (message: { id: number; job: AppRenderJob }) => {
+    renderApp(message.job).then(
+      (output) => port.postMessage({ id: message.id, output }),
+      (error: unknown) => port.postMessage({ id: message.id, error: error instanceof Error ? error.stack ?? error.message : String(error) }),
+    );
+  });
 }
 
 /** A page without roles (or an unknown address): static markup for the public entry, no app state. */

@@ -28,6 +28,8 @@ const envSchema = z.object({
   UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
   UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
   TRUST_PROXY: backOfficeTrustProxyField.default(false),
+  /** Threads that render pages with React (ADR 027); 0 renders in the main thread. Unset: one per spare core, 1 to 4. */
+  SSR_WORKERS: z.coerce.number().int().min(0).max(32).optional(),
   /** Absolute lifetime of a sign-in (ADR 017): the session cookies' max age, and enforced by the in-process API. */
   SESSION_MAX_AGE_DAYS: sessionMaxAgeDaysField.default(30),
   /** The operation range (§9, ADR 011): centre and radius, enforced by the in-process API and drawn on maps. */

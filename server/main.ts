@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import pino from 'pino';
 import { startUpstream } from '../upstream/start.ts';
 import { buildApp, LOG_REDACT_PATHS } from './app.ts';
@@ -69,13 +70,18 @@ if (!upstreamUrl) {
   upstreamUrl = upstream.url;
 }
 
+/** One render thread per core the main thread leaves (ADR 027), at least one, at most four. */
+function defaultRenderWorkers(): number {
+  return Math.min(4, Math.max(1, availableParallelism() - 1));
+}
+
 const app = await buildApp({
   upstreamUrl: upstreamUrl!,
   cookieSecrets: cookieSecrets(),
   secureCookies: publicUrl.startsWith('https:'),
   ssr: dev
     ? { kind: 'development', root }
-    : { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js') },
+    : { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers: env.SSR_WORKERS ?? defaultRenderWorkers() },
   version,
   logger: logger.child({ service: 'backoffice' }),
   googleClientId: env.GOOGLE_CLIENT_ID,

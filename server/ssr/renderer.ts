@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { QueryClient } from '@tanstack/react-query';
+import type { QueryClient } from '@tanstack/react-query';
 import { createServerSideHelpers } from '@trpc/react-query/server';
 import { pathToFileURL } from 'node:url';
-import type { RenderInput, RenderOutput } from '../../client/entry-server.tsx';
+import type { AppRenderJob, RenderInput, RenderOutput } from '../../client/entry-server.tsx';
+import { createRenderPool } from './render-pool.ts';
 import { PUBLIC_BOOT_ID } from '../../client/public-pages/boot.ts';
 import { STATE_ELEMENT_ID } from '../../client/ssr-state.ts';
 import type { Context } from '../trpc/context.ts';
@@ -11,11 +12,14 @@ import { loadClientAssets, loadPublicAssets, type ClientAssets } from './assets.
 import { renderDocument } from './document.ts';
 
 export type SsrMode =
-  | { kind: 'production'; clientDir: string; entryServerPath: string }
+  /** `renderWorkers`: threads that render React (ADR 027); 0 renders in the main thread. */
+  | { kind: 'production'; clientDir: string; entryServerPath: string; renderWorkers?: number }
   | { kind: 'development'; root: string };
 
 interface EntryServer {
   render(input: RenderInput): Promise<RenderOutput>;
+  prefetch(input: RenderInput): Promise<{ kind: 'public'; output: RenderOutput } | { kind: 'app'; job: AppRenderJob }>;
+  createSsrQueryClient(): QueryClient;
 }
 
 export interface SsrRenderer {
@@ -30,6 +34,7 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
   let loadEntry: () => Promise<EntryServer>;
   let assetsFor: (url: string, modules: readonly string[]) => Promise<ClientAssets>;
   let publicAssetsFor: (url: string) => Promise<ClientAssets>;
+  let renderInWorker: ((job: AppRenderJob) => Promise<RenderOutput>) | null = null;
 
   if (mode.kind === 'production') {
     const assets = loadClientAssets(mode.clientDir);
@@ -38,6 +43,11 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
     assetsFor = async (_url, modules) => assets(modules);
     const publicAssets = loadPublicAssets(mode.clientDir);
     publicAssetsFor = async () => publicAssets;
+    if ((mode.renderWorkers ?? 0) > 0) {
+      const pool = createRenderPool(mode.entryServerPath, mode.renderWorkers!, app.log);
+      app.addHook('onClose', async () => pool.close());
+      renderInWorker = (job) => pool.render(job);
+    }
   } else {
     const { createServer } = await import('vite');
     const middie = (await import('@fastify/middie')).default;
@@ -60,12 +70,16 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
     enforceCsp: mode.kind === 'production',
     async render({ url, ctx, nonce, config, form }) {
       const entry = await loadEntry();
-      // One attempt per query on the server: a failing API shows its error state at once; the browser
-      // retries. Errors are dehydrated too, so the first paint says what went wrong; queries a render
-      // only started (choice lists of filters) are not: the browser fetches them.
-      const queryClient = new QueryClient({ defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: 30_000 }, dehydrate: { shouldDehydrateQuery: (query) => query.state.status !== 'pending' } } });
+      const queryClient = entry.createSsrQueryClient();
       const helpers = createServerSideHelpers({ router: appRouter, ctx, queryClient });
-      const out = await entry.render({ url, lang: ctx.lang, nonce, helpers, queryClient: helpers.queryClient, config, form });
+      const input: RenderInput = { url, lang: ctx.lang, nonce, helpers, queryClient: helpers.queryClient, config, form };
+      let out: RenderOutput;
+      if (renderInWorker) {
+        const pre = await entry.prefetch(input);
+        out = pre.kind === 'public' ? pre.output : await renderInWorker(pre.job);
+      } else {
+        out = await entry.render(input);
+      }
       const assets = out.kind === 'public' ? await publicAssetsFor(url) : await assetsFor(url, out.modules);
       const inline = (assets as ClientAssets & { inline?: string[] }).inline ?? [];
       const head = out.head + inline.map((code) => `<script type="module">${code}</script>`).join('');

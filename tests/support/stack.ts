@@ -53,7 +53,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     upstreamUrl: upstream.url,
     cookieSecrets: [COOKIE_SECRET],
     secureCookies: false,
-    ssr: { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js') },
+    // One render worker, as `npm start` on a two-core machine: every page of the tests goes through it (ADR 027).
+    ssr: { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers: 1 },
     version: 'test',
     logger: testLogger('backoffice', options.quietLogs ? 'warn' : 'info'),
     uploadOrigin: upstream.origin,

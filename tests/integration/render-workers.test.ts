@@ -1,0 +1,97 @@
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppRenderJob } from '../../client/entry-server.tsx';
+import { createRenderPool } from '../../server/ssr/render-pool.ts';
+import { agent, signIn, type Agent } from '../support/http.ts';
+import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+
+/**
+ * ADR 027: pages rendered by a worker thread are the pages the main thread renders, and a worker that
+ * dies is replaced. Two back offices on one API: one rendering in its main thread, one with a worker.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const ssr = (renderWorkers: number) => ({ kind: 'production' as const, clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers });
+
+let inThread: Stack;
+let pooled: Stack;
+beforeAll(async () => {
+  inThread = await startStack({ app: { ssr: ssr(0) } });
+  pooled = await startStack({ upstream: inThread.upstream, app: { ssr: ssr(1) } });
+});
+afterAll(async () => {
+  await pooled?.close();
+  await inThread?.close();
+});
+
+/** A page without what differs between two renders of it: nonces and the times its data was fetched. */
+const comparable = (html: string) =>
+  html
+    .replace(/nonce="[^"]+"/g, 'nonce=""')
+    .replace(/'nonce-[^']+'/g, "'nonce-'")
+    .replace(/\(document,"[^"]+"\)/g, '(document,"")')
+    // Times the data was fetched and dehydrated (13-digit epoch milliseconds).
+    .replace(/\b\d{13}\b/g, '0');
+
+async function signedIn(stack: Stack, email: string): Promise<Agent> {
+  const client = agent(stack);
+  await signIn(client, email, DEMO_PASSWORD);
+  return client;
+}
+
+describe('render workers (ADR 027)', () => {
+  it('render the same pages as the main thread: lists, detail pages, calendars, Today, the dashboard, in Swedish, and 404s', async () => {
+    const pages = ['/', '/bicycles', '/bicycles/1', '/services?ordering=-service_date', '/services/calendar?view=month', '/users?tab=subscriptions', '/today', '/dispatch', '/no-such-page', '/login'];
+    for (const [email, lang] of [['admin@example.com', 'en'], ['buddy@example.com', 'sv']] as const) {
+      const [a, b] = [await signedIn(inThread, email), await signedIn(pooled, email)];
+      for (const path of pages) {
+        const [mine, theirs] = await Promise.all([a.get(path).set('cookie', `lang=${lang}`), b.get(path).set('cookie', `lang=${lang}`)]);
+        expect(theirs.status, `${email} ${path}`).toBe(mine.status);
+        expect(comparable(theirs.text), `${email} ${path}`).toBe(comparable(mine.text));
+      }
+    }
+  });
+
+  it('carry a failed query’s error to the page as the main thread does', async () => {
+    const [a, b] = [await signedIn(inThread, 'admin@example.com'), await signedIn(pooled, 'admin@example.com')];
+    // A record that does not exist: its query fails on the server and the page shows the API's answer.
+    const [mine, theirs] = await Promise.all([a.get('/bicycles/999999'), b.get('/bicycles/999999')]);
+    expect(theirs.status).toBe(mine.status);
+    expect(comparable(theirs.text)).toBe(comparable(mine.text));
+    expect(theirs.text).toMatch(/"error":\{[^}]*"appCode":"not_found"/);
+    expect(theirs.text).toContain("This record does not exist or has been deleted.");
+  });
+
+  it('serve many pages at once', async () => {
+    const client = await signedIn(pooled, 'admin@example.com');
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => client.get(i % 2 ? '/bicycles' : '/services')));
+    expect(answers.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(answers.every((r) => r.text.includes('data-testid="list-table"'))).toBe(true);
+  });
+});
+
+describe('the render pool', () => {
+  const job = (url: string): AppRenderJob => ({
+    url,
+    lang: 'en',
+    nonce: 'n0',
+    config: { googleClientId: null, version: 'test', map: { centre: { lat: 59.33, lng: 18.06 }, radiusMetres: 3700, tileUrl: null, tileAttribution: '', geocoding: false } },
+    dehydrated: { mutations: [], queries: [] },
+    prefetchMs: 0,
+  });
+
+  it('fails the jobs of a worker that stops, starts another, and renders on it', async () => {
+    const pool = createRenderPool(ssr(1).entryServerPath, 1, pino({ level: 'silent' }));
+    try {
+      expect((await pool.render(job('/languages'))).title).toMatch(/^Languages · /);
+      const first = pool.threads()[0]!;
+      const lost = pool.render(job('/languages'));
+      await first.terminate();
+      await expect(lost).rejects.toThrow(/render worker exited/);
+      await expect.poll(() => pool.threads()[0] !== first).toBe(true);
+      expect((await pool.render(job('/competencies'))).title).toMatch(/^Competencies · /);
+    } finally {
+      await pool.close();
+    }
+  });
+});
