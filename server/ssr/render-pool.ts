@@ -52,6 +52,7 @@ export function createRenderPool(entryServerPath: string, size: number, log: Fas
       const waiting = slot.pending.get(message.id);
       if (!waiting) return;
       slot.pending.delete(message.id);
+      if (slot.pending.size === 0) worker.unref();
       if (message.output) waiting.resolve(message.output);
       else waiting.reject(new Error(`render failed in worker: ${message.error}`));
     });
@@ -70,7 +71,7 @@ export function createRenderPool(entryServerPath: string, size: number, log: Fas
         spawn(index);
       }
     });
-    // Idle workers do not keep the process alive; a job in flight does, through its request.
+    // An idle worker does not keep the process alive; one with a job in flight does.
     worker.unref();
     slots[index] = slot;
   };
@@ -83,6 +84,7 @@ export function createRenderPool(entryServerPath: string, size: number, log: Fas
       const id = nextId++;
       return new Promise<RenderOutput>((resolve, reject) => {
         slot.pending.set(id, { resolve, reject });
+        slot.worker.ref();
         slot.worker.postMessage({ id, job: { ...job, dehydrated: cloneable(job.dehydrated) } });
       });
     },
