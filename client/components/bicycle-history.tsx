@@ -7,59 +7,20 @@ import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../share
 import { StatusLabel } from '../entity/status-label.tsx';
 import { errorText } from '../errors.ts';
 import { trpc } from '../trpc.ts';
+import { DataTable } from './data-table.ts';
 import { Pager } from './pager.tsx';
 import { historyParams } from './bicycle-history-params.ts';
 
-/** A table on wide screens; on a phone each service is a block of labelled lines (no sideways scroll). */
-const Table = styled.table`
-  width: 100%;
-  border-collapse: collapse;
-  font-size: 14px;
-  th,
+/** The app's table of records (ADR 021): rows on wide screens, on a phone a card of labelled lines per service. */
+const Table = styled(DataTable)`
   td {
-    text-align: left;
-    padding: 8px 10px;
-    border-bottom: 1px solid var(--borderColor-muted, #d8dee4);
     vertical-align: top;
-  }
-  th {
-    font-weight: 600;
-    background: var(--bgColor-muted, #f6f8fa);
-    white-space: nowrap;
   }
   .muted {
     color: var(--fgColor-muted, #59636e);
   }
   .repair {
     color: var(--fgColor-danger, #d1242f);
-  }
-  @media (max-width: 640px) {
-    thead {
-      position: absolute;
-      width: 1px;
-      height: 1px;
-      overflow: hidden;
-      clip: rect(0 0 0 0);
-    }
-    tr {
-      display: block;
-      border: 1px solid var(--borderColor-default, #d0d7de);
-      border-radius: 6px;
-      margin-bottom: 8px;
-      padding: 6px 0;
-    }
-    td {
-      display: grid;
-      grid-template-columns: 8em 1fr;
-      gap: 8px;
-      border: 0;
-      padding: 3px 10px;
-      overflow-wrap: anywhere;
-    }
-    td::before {
-      content: attr(data-label);
-      font-weight: 600;
-    }
   }
 `;
 
