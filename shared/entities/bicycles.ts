@@ -32,4 +32,31 @@ export const bicyclesEntity = defineEntity({
   checks: [
     { test: (v) => typeof v.year !== 'string' || /^\d{4}$/.test(v.year), message: 'validation.year', path: 'year' },
   ],
+  actions: {
+    activate: { roles: ['Admin'], confirm: true, enabledWhen: (r) => !r.is_active },
+    deactivate: { roles: ['Admin'], confirm: true, danger: true, enabledWhen: (r) => Boolean(r.is_active) },
+  },
+  subResources: {
+    images: {
+      item: { kind: { kind: 'enum', options: ['image', 'defect'] }, url: { kind: 'url' } },
+      add: { url: { kind: 'url', required: true, max: 2048 }, kind: { kind: 'enum', required: true, options: ['image', 'defect'] } },
+      remove: true,
+    },
+    /** The bicycle's services, newest first, with the checklist summed up and the rating (ADR 023). */
+    history: {
+      path: 'services',
+      paged: true,
+      item: {
+        service_date: { kind: 'date' },
+        slot_label: { kind: 'text' },
+        status: { kind: 'integer' },
+        service_type_label: { kind: 'text' },
+        buddy_label: { kind: 'text' },
+        notes: { kind: 'text' },
+        rating: { kind: 'integer' },
+        checked: { kind: 'integer' },
+        needs_repair: { kind: 'integer' },
+      },
+    },
+  },
 });

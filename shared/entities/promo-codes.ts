@@ -26,4 +26,17 @@ export const promoCodesEntity = defineEntity({
       path: 'expires_at',
     },
   ],
+  subResources: {
+    /** Who used the code, newest first. */
+    users: {
+      key: 'user_id',
+      item: {
+        user_id: { kind: 'reference', reference: { entity: 'users', label: 'email' } },
+        email: { kind: 'email' },
+        first_name: { kind: 'text' },
+        last_name: { kind: 'text' },
+        used_at: { kind: 'datetime' },
+      },
+    },
+  },
 });

@@ -88,4 +88,25 @@ export const servicesEntity = defineEntity({
     // A rating is the customer's verdict on work done: only a finished service has one.
     { test: (v) => v.rating === null || v.rating === undefined || Number(v.status) === SERVICE_STATUS.Finished, message: 'validation.ratingNeedsFinished', path: 'rating' },
   ],
+  subResources: {
+    /**
+     * The §3 checklist: one row per service item with what was recorded for it; whoever may move the
+     * service along (Admin, its Buddy) sets an item's check. Its images are the handler's own routes.
+     */
+    details: {
+      key: 'service_item_id',
+      item: {
+        service_item_id: { kind: 'reference', reference: { entity: 'service-items', label: 'name_{lang}' } },
+        check_status: { kind: 'enum', options: [1, 2, 3] },
+        needs_repair: { kind: 'boolean' },
+        notes: { kind: 'text', max: 2000, multiline: true },
+      },
+      set: {
+        check_status: { kind: 'enum', required: true, options: [1, 2, 3], requiredMessage: 'validation.checkStatusRequired' },
+        needs_repair: { kind: 'boolean', default: false },
+        notes: { kind: 'text', max: 2000, multiline: true },
+      },
+      writeRoles: ['Admin', 'Buddy'],
+    },
+  },
 });

@@ -40,4 +40,30 @@ export const subscriptionsEntity = defineEntity({
     company_id: { kind: 'reference', reference: { entity: 'companies', label: 'name' }, filter: true },
     canceled_at: { kind: 'datetime', readOnly: true },
   },
+  actions: {
+    activate: { roles: ['Admin'], confirm: true, inList: true, result: { recordKey: 'subscription' }, enabledWhen: (r) => CAN_ACTIVATE.includes(r.status as SubscriptionStatus) },
+    /** Ends it now (with a pro-rata refund of a paid period), or at the end of the period. */
+    cancel: {
+      roles: ['Admin'],
+      confirm: true,
+      danger: true,
+      inList: true,
+      input: { at_period_end: { kind: 'boolean' } },
+      result: { recordKey: 'subscription' },
+      enabledWhen: (r) => CAN_CANCEL.includes(r.status as SubscriptionStatus),
+    },
+  },
+  subResources: {
+    /** The refunds it paid out, newest first: date, amount in its currency, days, who cancelled. */
+    refunds: {
+      item: {
+        amount: { kind: 'decimal' },
+        currency: { kind: 'enum', options: CURRENCIES },
+        unused_days: { kind: 'integer' },
+        period_days: { kind: 'integer' },
+        payment_id: { kind: 'integer' },
+        created_by: { kind: 'reference', reference: { entity: 'users', label: 'email' } },
+      },
+    },
+  },
 });

@@ -22,6 +22,37 @@ export const trialGroupsEntity = defineEntity({
       path: 'end_date',
     },
   ],
+  actions: {
+    /** Invites each address (one, or a comma-separated list) through the account invitation (ADR 014). */
+    invite: { roles: ['Admin'], input: { emails: { kind: 'text', required: true, max: 20_000, multiline: true } }, result: 'none' },
+    /** Sends a fresh link to everyone invited who has not registered yet. */
+    reinvite: { roles: ['Admin'], confirm: true, result: 'none' },
+  },
+  subResources: {
+    users: {
+      key: 'user_id',
+      item: {
+        user_id: { kind: 'reference', reference: { entity: 'users', label: 'email' } },
+        email: { kind: 'email' },
+        first_name: { kind: 'text' },
+        last_name: { kind: 'text' },
+        invitation_status: { kind: 'text' },
+        added_at: { kind: 'datetime' },
+      },
+      add: { user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: 'email' } } },
+      remove: true,
+    },
+    invites: {
+      item: {
+        user_id: { kind: 'reference', reference: { entity: 'users', label: 'email' } },
+        email: { kind: 'email' },
+        status: { kind: 'enum', options: ['invited', 'registered'] },
+        invited_at: { kind: 'datetime' },
+        registered_at: { kind: 'datetime' },
+        sent_count: { kind: 'integer' },
+      },
+    },
+  },
 });
 
 export const TRIAL_INVITE_STATUSES = ['invited', 'registered'] as const;

@@ -144,6 +144,67 @@ export interface CrossFieldCheck {
   path: string;
 }
 
+// ---- Actions and sub-resources (issue 18, ADR 032): declared in the definition, derived by every layer ----
+
+/** The input of an action or sub-resource, described like fields (schemas.ts builds the zod object from it). */
+export type InputFields = Readonly<Record<string, FieldDef>>;
+
+/**
+ * A named operation beyond create/update/delete. From the declaration come the tRPC mutation
+ * (`trpc.<entity>.<key>`), the REST route (`POST <name>/:id/<path>/`, or `POST <name>/<path>/` on the
+ * collection), its OpenAPI entry, and its button in `<RecordActions>`; only the upstream handler is written
+ * by hand (`upstream/resources/<name>.ts` exports `actions.<key>`).
+ */
+export interface ActionDef {
+  /** Who may run it; default: the entity's update roles. */
+  roles?: readonly ScopeRole[];
+  /** On one record (default) or on the collection (an invitation creates the record). */
+  on?: 'record' | 'collection';
+  /** URL segment; default: the key in kebab-case. */
+  path?: string;
+  /** Input beyond the record's id. */
+  input?: InputFields;
+  /** The caller sends the version it saw; a stale one is refused with 409. */
+  versioned?: boolean;
+  /** Asks before running, with `resources.<name>.actions.<key>.confirm` (the record's fields interpolated). */
+  confirm?: boolean;
+  /** Drawn and confirmed as a destructive step. */
+  danger?: boolean;
+  /** Whether the button is offered for a record (the API decides anyway). */
+  enabledWhen?: (record: Record<string, unknown>) => boolean;
+  /**
+   * What the API answers: the record as it now is (default: caches are set from it), an object holding
+   * the record under `recordKey` beside other results (a refund), or nothing the screens keep.
+   */
+  result?: 'record' | { recordKey: string } | 'none';
+  /** Shown in lists' rows as well as on the record page. */
+  inList?: boolean;
+}
+
+/**
+ * Records that belong to one record and are read (and, when declared, added, set or removed) under it:
+ * `GET <name>/:id/<path>/`, `POST` to add, `PUT <path>/:key/` to set one, `DELETE <path>/:key/` to remove one.
+ */
+export interface SubResourceDef {
+  /** URL segment; default: the key in kebab-case. */
+  path?: string;
+  /** Fields of an item as read. */
+  item: InputFields;
+  /** The item's key in `PUT`/`DELETE` paths; default `id`. */
+  key?: string;
+  /** Input of adding an item. */
+  add?: InputFields;
+  /** Input of setting the item at a key (upsert). */
+  set?: InputFields;
+  remove?: boolean;
+  /** Read page by page (`?page=&page_size=`), newest first. */
+  paged?: boolean;
+  /** Who may read it; default: the roles of the entity's detail route (else its list route). */
+  readRoles?: readonly ScopeRole[];
+  /** Who may add, set or remove; default: the entity's update roles. */
+  writeRoles?: readonly ScopeRole[];
+}
+
 export interface EntityDef<F extends Record<string, FieldDef> = Record<string, FieldDef>> {
   /** Plural resource name: REST path `<name>/`, tRPC router key, i18n `resources.<name>`. */
   name: string;
@@ -183,6 +244,10 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
   messages?: { created?: string; saved?: string; deleted?: string };
   /** Record columns beside the fields that the list shows and sorts by (`id` first, `created_at` last). */
   metaColumns?: readonly ('id' | 'created_at')[];
+  /** Operations beyond CRUD (ADR 032); a status field adds its `transition` action by itself (`actionsOf`). */
+  actions?: Readonly<Record<string, ActionDef>>;
+  /** Collections under each record (ADR 032). */
+  subResources?: Readonly<Record<string, SubResourceDef>>;
 }
 
 export function defineEntity<const F extends Record<string, FieldDef>>(def: EntityDef<F>): EntityDef<F> {
@@ -351,4 +416,38 @@ export function isFinalStatus(flow: StatusFlow, status: number): boolean {
 
 export function mayTransition(flow: StatusFlow, from: number, to: number, roles: readonly string[]): boolean {
   return from === to || nextStatuses(flow, from, roles).includes(to);
+}
+
+// ---- Derived actions (ADR 032) ----
+
+/** The kebab-case URL segment of an action or sub-resource key. */
+export function segmentOf(key: string, declared?: string): string {
+  return declared ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/**
+ * The status flow's own action: `transition` to a status the flow allows from the record's, with the
+ * version the caller saw; stamps are set by the API on entering a stamped status. An Admin may `override`
+ * a rule the flow's API checks beyond the table (finishing before the service date).
+ */
+export function transitionActionOf(def: EntityDef): ActionDef | undefined {
+  const status = statusFieldOf(def);
+  if (!status) return undefined;
+  return {
+    roles: writeRoles(def, 'transition'),
+    versioned: true,
+    input: { to: { kind: 'integer', required: true, min: 0, max: 1000 }, override: { kind: 'boolean' } },
+    enabledWhen: (record) => !isFinalStatus(status[1].status, Number(record[status[0]])),
+  };
+}
+
+/** Every action of an entity: the declared ones and, for a status field, `transition`. */
+export function actionsOf(def: EntityDef): Record<string, ActionDef> {
+  const transition = transitionActionOf(def);
+  return { ...(transition ? { transition } : {}), ...(def.actions ?? {}) };
+}
+
+/** Scope roles allowed to run an action: its own, else the entity's update roles. */
+export function actionRoles(def: EntityDef, action: ActionDef): readonly ScopeRole[] {
+  return action.roles ?? writeRoles(def, 'update');
 }
