@@ -49,6 +49,7 @@ export const subscriptionsEntity = defineEntity({
       danger: true,
       inList: true,
       input: { at_period_end: { kind: 'boolean' } },
+      variants: { now: { at_period_end: false }, atPeriodEnd: { at_period_end: true } },
       result: { recordKey: 'subscription' },
       enabledWhen: (r) => CAN_CANCEL.includes(r.status as SubscriptionStatus),
     },

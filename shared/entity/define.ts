@@ -179,6 +179,11 @@ export interface ActionDef {
   result?: 'record' | { recordKey: string } | 'none';
   /** Shown in lists' rows as well as on the record page. */
   inList?: boolean;
+  /**
+   * Buttons that run the action with a fixed input, each labelled `resources.<name>.actions.<key>.<variant>`
+   * (cancel now, cancel at the period's end); without them the action is one button.
+   */
+  variants?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 /**
