@@ -206,8 +206,8 @@ export interface EntityScreen {
   roles: readonly Role[];
   /** A sidebar entry: its position (ascending) and octicon (a name of client/components/sprite-icon-names.ts). */
   sidebar?: { order: number; icon: string };
-  /** Custom page modules (`client/pages/<file>.tsx`, default export) instead of the generic screens. */
-  pages?: { list?: `client/pages/${string}.tsx`; detail?: `client/pages/${string}.tsx` };
+  /** Custom page modules (`client/pages/<name>-page.tsx`, default export) instead of the generic screens. */
+  pages?: { list?: `client/pages/${string}-page.tsx`; detail?: `client/pages/${string}-page.tsx` };
 }
 
 /** What defineEntity takes: `screen` (the routes follow from it) or the `route` of the screen that shows the entity. */
