@@ -8,6 +8,7 @@ import { TRANSLATION_LOADERS, TRANSLATIONS_PREFIX, pickGroups } from './client/t
 import { ICON_SPRITE_MODULE, SPRITE_ICON_OCTICONS } from './client/components/sprite-icon-names.ts';
 import { createHash } from 'node:crypto';
 import { ASSET_DIR } from './shared/static-assets.ts';
+import { ENTITY_ROUTES } from './shared/entity-routes.ts';
 
 /**
  * Primer's light theme as the app uses it. The package's light.css declares every colour twice: for
@@ -59,6 +60,22 @@ function translationParts(): Plugin {
       const picked = part === 'resources' ? (entity ? { [entity]: all[entity] } : all) : pickGroups(all, part);
       // JSON.parse of a string literal: parsed faster than the same object as a JavaScript literal.
       return `export default JSON.parse(${JSON.stringify(JSON.stringify(picked))});`;
+    },
+  };
+}
+
+/**
+ * The entities' screen routes (ADR 031) for the browser: `shared/entity-routes.ts` derives them from the
+ * registry, which imports every definition; the client builds get the same rows as plain data instead, so
+ * the route table of the first load stays small (ADR 024). Server builds and Node use the module itself.
+ */
+function entityRoutes(): Plugin {
+  const file = fileURLToPath(new URL('./shared/entity-routes.ts', import.meta.url));
+  return {
+    name: 'backoffice-entity-routes',
+    load(id) {
+      if (id.split('?')[0] !== file || this.environment.config.consumer !== 'client') return undefined;
+      return `export const ENTITY_ROUTES = JSON.parse(${JSON.stringify(JSON.stringify(ENTITY_ROUTES))});`;
     },
   };
 }
@@ -219,7 +236,7 @@ export const PUBLIC_ENTRY = 'client/entry-public.ts';
  *  - ssr:    dist/server, the React render entry and the server itself (deps stay external).
  */
 export default defineConfig(({ command, isSsrBuild, mode }) => ({
-  plugins: [react(), primerLightTheme(), translationParts(), iconSprite(), octicons16(), reactRouterProduction(), noFocusVisiblePolyfill(), moduleChunks(), precompress()],
+  plugins: [react(), primerLightTheme(), translationParts(), entityRoutes(), iconSprite(), octicons16(), reactRouterProduction(), noFocusVisiblePolyfill(), moduleChunks(), precompress()],
   publicDir: 'client/public',
   // Primer ships CSS files next to its JS, and styled-components' Node entry is CommonJS whose
   // default export Node's ESM loader does not unwrap: both are bundled into the SSR build. React Router

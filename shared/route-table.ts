@@ -1,9 +1,11 @@
 import { ROLE, type Role, hasAnyRole } from './roles.ts';
+import { ENTITY_ROUTES } from './entity-routes.ts';
 
 /**
  * The one route and permission table (spec §2). It drives the server's SSR guards, the tRPC
  * role checks (procedures name the route whose roles they share), the client router and the
- * sidebar. `icon` names an octicon; the client maps it to a component.
+ * sidebar. `icon` names an octicon; the client maps it to a component. The entities' screens are
+ * declared in their definitions and derived (ADR 031); the other routes are listed here.
  */
 export interface AppRoute {
   /** react-router pattern */
@@ -13,12 +15,22 @@ export interface AppRoute {
   /** undefined: public (no login). [] would mean "any whitelisted role". */
   roles?: readonly Role[];
   sidebar?: { icon: string; order: number };
+  /** A screen of an entity (derived from its definition): the generic list or record screen, or `page`. */
+  screen?: { entity: string; kind: 'list' | 'detail'; page?: string };
 }
+
+/**
+ * A route pattern. Entity routes come from the definitions, so paths are checked when the table is
+ * built and by `rolesOf` (tests/unit/route-table.test.ts checks every literal the code names), not by a
+ * union of literals.
+ */
+export type AppPath = `/${string}`;
 
 const ADMIN = [ROLE.Admin] as const;
 const STAFF = [ROLE.Admin, ROLE.Buddy] as const;
 
-export const APP_ROUTES = [
+/** The routes that are not an entity's screens: public pages, the home and day pages, calendars, boards. */
+const OTHER_ROUTES: readonly AppRoute[] = [
   // Public
   { path: '/login', titleKey: 'routes.login' },
   { path: '/forgot-password', titleKey: 'routes.forgotPassword' },
@@ -36,43 +48,30 @@ export const APP_ROUTES = [
   { path: '/today', titleKey: 'routes.today', roles: STAFF, sidebar: { icon: 'sun', order: 15 } },
   { path: '/bike-buddy-scheduler', titleKey: 'routes.scheduler', roles: STAFF, sidebar: { icon: 'calendar', order: 20 } },
   { path: '/bike-buddy-scheduler/calendar', titleKey: 'routes.schedulerCalendar', roles: STAFF },
-  { path: '/companies', titleKey: 'routes.companies', roles: ADMIN, sidebar: { icon: 'organization', order: 30 } },
-  { path: '/companies/:id', titleKey: 'routes.company', roles: ADMIN },
-  { path: '/event-bookings', titleKey: 'routes.eventBookings', roles: ADMIN, sidebar: { icon: 'checklist', order: 40 } },
-  { path: '/events', titleKey: 'routes.events', roles: ADMIN, sidebar: { icon: 'megaphone', order: 50 } },
-  { path: '/events/:id', titleKey: 'routes.event', roles: ADMIN },
-  { path: '/promo-codes', titleKey: 'routes.promoCodes', roles: ADMIN, sidebar: { icon: 'tag', order: 60 } },
-  { path: '/promo-codes/:id', titleKey: 'routes.promoCode', roles: ADMIN },
-  { path: '/services', titleKey: 'routes.services', roles: STAFF, sidebar: { icon: 'tools', order: 70 } },
   { path: '/services/calendar', titleKey: 'routes.servicesCalendar', roles: STAFF },
-  { path: '/services/:id', titleKey: 'routes.service', roles: STAFF },
   { path: '/dispatch', titleKey: 'routes.dispatch', roles: ADMIN, sidebar: { icon: 'project', order: 75 } },
-  { path: '/expert', titleKey: 'routes.expert', roles: ADMIN, sidebar: { icon: 'mortar-board', order: 80 } },
-  { path: '/service-items', titleKey: 'routes.serviceItems', roles: ADMIN, sidebar: { icon: 'list-unordered', order: 90 } },
-  { path: '/service-slots', titleKey: 'routes.serviceSlots', roles: ADMIN, sidebar: { icon: 'clock', order: 100 } },
-  { path: '/service-types', titleKey: 'routes.serviceTypes', roles: ADMIN, sidebar: { icon: 'stack', order: 105 } },
-  { path: '/languages', titleKey: 'routes.languages', roles: ADMIN, sidebar: { icon: 'globe', order: 110 } },
-  { path: '/competencies', titleKey: 'routes.competencies', roles: ADMIN, sidebar: { icon: 'star', order: 120 } },
-  { path: '/bicycle-types', titleKey: 'routes.bicycleTypes', roles: ADMIN, sidebar: { icon: 'package', order: 130 } },
   { path: '/users', titleKey: 'routes.users', roles: [ROLE.Admin, ROLE.BuddyShop], sidebar: { icon: 'people', order: 140 } },
   { path: '/users/:id', titleKey: 'routes.user', roles: ADMIN },
-  { path: '/roles', titleKey: 'routes.roles', roles: ADMIN, sidebar: { icon: 'shield-lock', order: 150 } },
-  { path: '/bicycles', titleKey: 'routes.bicycles', roles: ADMIN, sidebar: { icon: 'rocket', order: 160 } },
-  { path: '/bicycles/:id', titleKey: 'routes.bicycle', roles: ADMIN },
-  { path: '/assets', titleKey: 'routes.assets', roles: ADMIN, sidebar: { icon: 'container', order: 165 } },
-  { path: '/assets/:id', titleKey: 'routes.asset', roles: ADMIN },
-  { path: '/operational-ranges', titleKey: 'routes.operationalRanges', roles: ADMIN, sidebar: { icon: 'location', order: 170 } },
-  { path: '/trial-groups', titleKey: 'routes.trialGroups', roles: ADMIN, sidebar: { icon: 'beaker', order: 180 } },
-  { path: '/trial-groups/:id', titleKey: 'routes.trialGroup', roles: ADMIN },
-  { path: '/products', titleKey: 'routes.products', roles: ADMIN, sidebar: { icon: 'briefcase', order: 190 } },
-] as const satisfies readonly AppRoute[];
+];
 
-export type AppPath = (typeof APP_ROUTES)[number]['path'];
+export const APP_ROUTES: readonly AppRoute[] = [...OTHER_ROUTES, ...ENTITY_ROUTES];
 
-/** Roles of a route, for procedures that serve it: `roleProcedure(...rolesOf('/users'))`. */
+const BY_PATH = new Map<string, AppRoute>();
+for (const route of APP_ROUTES) {
+  if (BY_PATH.has(route.path)) throw new Error(`Route ${route.path} is declared twice (route table or an entity's screen)`);
+  BY_PATH.set(route.path, route);
+}
+
+/** The route of a pattern (`/bicycles/:id`), if the table has it. */
+export function routeOf(path: string): AppRoute | undefined {
+  return BY_PATH.get(path);
+}
+
+/** Roles of a route, for procedures that serve it: `roleProcedure(...rolesOf('/users'))`. Throws for an unknown or public route. */
 export function rolesOf(path: AppPath): readonly Role[] {
-  const route: AppRoute | undefined = APP_ROUTES.find((r) => r.path === path);
-  if (!route?.roles) throw new Error(`Route ${path} is public`);
+  const route = BY_PATH.get(path);
+  if (!route) throw new Error(`Route ${path} is not in the route table`);
+  if (!route.roles) throw new Error(`Route ${path} is public`);
   return route.roles;
 }
 
@@ -81,7 +80,7 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
-const compiled = APP_ROUTES.map((route) => ({ route: route as AppRoute, ...compile(route.path) }));
+const compiled = APP_ROUTES.map((route) => ({ route, ...compile(route.path) }));
 
 function compile(pattern: string): { regex: RegExp; keys: string[]; score: number } {
   const keys: string[] = [];
@@ -145,7 +144,7 @@ export interface SidebarEntry {
   children?: SidebarEntry[];
 }
 
-export const SIDEBAR: readonly SidebarEntry[] = APP_ROUTES.flatMap((route: AppRoute) =>
+export const SIDEBAR: readonly SidebarEntry[] = APP_ROUTES.flatMap((route) =>
   route.sidebar ? [{ path: route.path, titleKey: route.titleKey, icon: route.sidebar.icon, roles: route.roles, order: route.sidebar.order }] : [],
 )
   .sort((a, b) => a.order - b.order)

@@ -19,8 +19,7 @@ export const ASSET_STATUS_FLOW: StatusFlow = {
  */
 export const assetsEntity = defineEntity({
   name: 'assets',
-  route: '/assets',
-  detailRoute: '/assets/:id',
+  screen: { list: '/assets', detail: '/assets/:id', roles: ['Admin'], sidebar: { order: 165, icon: 'container' } },
   table: 'assets',
   defaultSort: 'name',
   label: (r) => String(r.name ?? ''),

@@ -2,7 +2,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const bicycleTypesEntity = defineEntity({
   name: 'bicycle-types',
-  route: '/bicycle-types',
+  screen: { list: '/bicycle-types', roles: ['Admin'], sidebar: { order: 130, icon: 'package' } },
   table: 'bicycle_types',
   defaultSort: 'name',
   label: (r) => String(r.name ?? ''),

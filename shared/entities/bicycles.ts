@@ -3,8 +3,7 @@ import { defineEntity } from '../entity/define.ts';
 /** §3 Bicycle with the §5 required fields and maximum lengths. Owner and type are references. */
 export const bicyclesEntity = defineEntity({
   name: 'bicycles',
-  route: '/bicycles',
-  detailRoute: '/bicycles/:id',
+  screen: { list: '/bicycles', detail: '/bicycles/:id', roles: ['Admin'], sidebar: { order: 160, icon: 'rocket' }, pages: { detail: 'client/pages/bicycle-page.tsx' } },
   table: 'bicycles',
   defaultSort: '-id',
   exportable: true,

@@ -2,8 +2,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const companiesEntity = defineEntity({
   name: 'companies',
-  route: '/companies',
-  detailRoute: '/companies/:id',
+  screen: { list: '/companies', detail: '/companies/:id', roles: ['Admin'], sidebar: { order: 30, icon: 'organization' } },
   table: 'companies',
   defaultSort: 'name',
   label: (r) => String(r.name ?? ''),

@@ -2,7 +2,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const competenciesEntity = defineEntity({
   name: 'competencies',
-  route: '/competencies',
+  screen: { list: '/competencies', roles: ['Admin'], sidebar: { order: 120, icon: 'star' } },
   table: 'competencies',
   defaultSort: 'name',
   label: (r) => String(r.name ?? ''),

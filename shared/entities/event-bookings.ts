@@ -9,7 +9,7 @@ export const BOOKING_STATUSES = ['booked', 'confirmed', 'attended', 'canceled'] 
  */
 export const eventBookingsEntity = defineEntity({
   name: 'event-bookings',
-  route: '/event-bookings',
+  screen: { list: '/event-bookings', roles: ['Admin'], sidebar: { order: 40, icon: 'checklist' } },
   readOnly: true,
   table: 'event_bookings',
   defaultSort: '-booked_at',

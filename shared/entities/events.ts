@@ -7,8 +7,7 @@ export const EVENT_STATUSES = [1, 2, 3, 4] as const;
 /** §3 Event with the §5 rules; its slots are a sub-collection (event-slots), its bookings read-only. */
 export const eventsEntity = defineEntity({
   name: 'events',
-  route: '/events',
-  detailRoute: '/events/:id',
+  screen: { list: '/events', detail: '/events/:id', roles: ['Admin'], sidebar: { order: 50, icon: 'megaphone' } },
   table: 'events',
   defaultSort: '-start_date',
   exportable: true,

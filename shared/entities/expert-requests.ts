@@ -20,7 +20,7 @@ export const EXPERT_REQUEST_FLOW: StatusFlow = {
 /** /expert ("Bike Expert", Admin): a customer asks for an expert's visit on a date; staff can cancel it (§2, §4). */
 export const expertRequestsEntity = defineEntity({
   name: 'expert-requests',
-  route: '/expert',
+  screen: { list: '/expert', roles: ['Admin'], sidebar: { order: 80, icon: 'mortar-board' }, pages: { list: 'client/pages/expert-page.tsx' } },
   table: 'expert_requests',
   defaultSort: '-requested_date',
   label: (r) => `#${String(r.id ?? '')} ${String(r.user_id_label ?? '')}`.trim(),

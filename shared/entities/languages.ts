@@ -2,7 +2,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const languagesEntity = defineEntity({
   name: 'languages',
-  route: '/languages',
+  screen: { list: '/languages', roles: ['Admin'], sidebar: { order: 110, icon: 'globe' } },
   table: 'languages',
   defaultSort: 'name',
   label: (r) => `${String(r.name ?? '')} (${String(r.code ?? '')})`,

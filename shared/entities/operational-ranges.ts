@@ -2,7 +2,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const operationalRangesEntity = defineEntity({
   name: 'operational-ranges',
-  route: '/operational-ranges',
+  screen: { list: '/operational-ranges', roles: ['Admin'], sidebar: { order: 170, icon: 'location' } },
   table: 'operational_ranges',
   defaultSort: 'name',
   label: (r) => String(r.name ?? ''),

@@ -2,7 +2,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const productsEntity = defineEntity({
   name: 'products',
-  route: '/products',
+  screen: { list: '/products', roles: ['Admin'], sidebar: { order: 190, icon: 'briefcase' } },
   table: 'products',
   defaultSort: 'name_en',
   label: (r) => String(r.name_en ?? ''),

@@ -2,8 +2,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const promoCodesEntity = defineEntity({
   name: 'promo-codes',
-  route: '/promo-codes',
-  detailRoute: '/promo-codes/:id',
+  screen: { list: '/promo-codes', detail: '/promo-codes/:id', roles: ['Admin'], sidebar: { order: 60, icon: 'tag' }, pages: { detail: 'client/pages/promo-code-page.tsx' } },
   table: 'promo_codes',
   defaultSort: '-starts_at',
   label: (r) => String(r.code ?? ''),

@@ -2,7 +2,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const rolesEntity = defineEntity({
   name: 'roles',
-  route: '/roles',
+  screen: { list: '/roles', roles: ['Admin'], sidebar: { order: 150, icon: 'shield-lock' } },
   table: 'roles',
   defaultSort: 'name',
   label: (r) => String(r.name ?? ''),

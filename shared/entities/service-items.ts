@@ -2,7 +2,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const serviceItemsEntity = defineEntity({
   name: 'service-items',
-  route: '/service-items',
+  screen: { list: '/service-items', roles: ['Admin'], sidebar: { order: 90, icon: 'list-unordered' } },
   table: 'service_items',
   defaultSort: 'name_en',
   label: (r) => String(r.name_en ?? ''),

@@ -2,7 +2,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const serviceSlotsEntity = defineEntity({
   name: 'service-slots',
-  route: '/service-slots',
+  screen: { list: '/service-slots', roles: ['Admin'], sidebar: { order: 100, icon: 'clock' } },
   table: 'service_slots',
   defaultSort: 'start_time',
   label: (r) => `${String(r.name ?? '')} ${String(r.start_time ?? '').slice(0, 5)}–${String(r.end_time ?? '').slice(0, 5)}`,

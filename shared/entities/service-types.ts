@@ -7,7 +7,7 @@ import { defineEntity } from '../entity/define.ts';
  */
 export const serviceTypesEntity = defineEntity({
   name: 'service-types',
-  route: '/service-types',
+  screen: { list: '/service-types', roles: ['Admin'], sidebar: { order: 105, icon: 'stack' } },
   table: 'service_types',
   defaultSort: 'name_en',
   label: (r, lang) => String((lang === 'sv' ? r.name_sv : r.name_en) ?? ''),

@@ -3,8 +3,7 @@ import { defineEntity } from '../entity/define.ts';
 /** §3 Trial group: a business tries the service with invited users (ADR 014). */
 export const trialGroupsEntity = defineEntity({
   name: 'trial-groups',
-  route: '/trial-groups',
-  detailRoute: '/trial-groups/:id',
+  screen: { list: '/trial-groups', detail: '/trial-groups/:id', roles: ['Admin'], sidebar: { order: 180, icon: 'beaker' }, pages: { detail: 'client/pages/trial-group-page.tsx' } },
   table: 'trial_groups',
   defaultSort: '-start_date',
   label: (r) => String(r.name ?? ''),

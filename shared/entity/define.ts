@@ -213,9 +213,12 @@ export interface SubResourceDef {
 export interface EntityDef<F extends Record<string, FieldDef> = Record<string, FieldDef>> {
   /** Plural resource name: REST path `<name>/`, tRPC router key, i18n `resources.<name>`. */
   name: string;
-  /** The §2 route of the list screen; its roles guard every procedure of the entity. */
+  /**
+   * The §2 route whose roles guard every procedure of the entity: `screen.list` when the entity has
+   * screens of its own (set by defineEntity), else the route of the screen that shows it (ADR 031).
+   */
   route: AppPath;
-  /** Detail route, when the entity has its own page (`/companies/:id`). */
+  /** `screen.detail`, set by defineEntity: the record's own page (`/companies/:id`). */
   detailRoute?: AppPath;
   table: string;
   fields: F;
@@ -253,9 +256,45 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
   actions?: Readonly<Record<string, ActionDef>>;
   /** Collections under each record (ADR 032). */
   subResources?: Readonly<Record<string, SubResourceDef>>;
+  /** The entity's own screens (ADR 031); absent for entities shown inside another screen. */
+  screen?: EntityScreen;
 }
 
-export function defineEntity<const F extends Record<string, FieldDef>>(def: EntityDef<F>): EntityDef<F> {
+// ---- Screens (ADR 031): the definition declares its routes; the route table, router and sidebar derive ----
+
+/**
+ * The screens of an entity: its routes with their roles, its sidebar entry, and the page modules that
+ * render them (the generic list and record screens unless `pages` names a custom one). Titles are
+ * `routes.<camelName>` (list) and `routes.<camelName>Detail` (record) of common.json (`screenTitleKeys`).
+ */
+export interface EntityScreen {
+  /** The list screen's route; its roles guard every procedure of the entity. */
+  list: AppPath;
+  /** The record's page (`/bicycles/:id`); without it records open in a dialog of the list. */
+  detail?: AppPath;
+  /** Who may open the screens (and call the entity's procedures). */
+  roles: readonly Role[];
+  /** A sidebar entry: its position (ascending) and octicon (a name of client/components/sprite-icon-names.ts). */
+  sidebar?: { order: number; icon: string };
+  /** Custom page modules (`client/pages/<name>-page.tsx`, default export) instead of the generic screens. */
+  pages?: { list?: `client/pages/${string}-page.tsx`; detail?: `client/pages/${string}-page.tsx` };
+}
+
+/** What defineEntity takes: `screen` (the routes follow from it) or the `route` of the screen that shows the entity. */
+export type EntityInput<F extends Record<string, FieldDef>> = Omit<EntityDef<F>, 'route'> & ({ screen: EntityScreen; route?: AppPath } | { route: AppPath });
+
+/** camelCase of a kebab-case name: tRPC router keys, title keys (`bicycle-types` → `bicycleTypes`). */
+export function camelName(name: string): string {
+  return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** The i18n keys of an entity's screen titles (common.json `routes`, a first-load group). */
+export function screenTitleKeys(name: string): { list: string; detail: string } {
+  return { list: `routes.${camelName(name)}`, detail: `routes.${camelName(name)}Detail` };
+}
+
+export function defineEntity<const F extends Record<string, FieldDef>>(input: EntityInput<F>): EntityDef<F> {
+  const def: EntityDef<F> = input.screen ? { ...input, route: input.screen.list, detailRoute: input.screen.detail } : { ...input, route: input.route! };
   for (const key of Object.keys(def.fields)) {
     if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`${def.name}.${key}: field names are snake_case identifiers`);
   }

@@ -8,6 +8,7 @@ import { languageModules } from '../../client/i18n.ts';
 import { routeModules, routeTranslations } from '../../client/routes.tsx';
 import { APP_ROUTES, type AppRoute } from '../../shared/route-table.ts';
 import { manifestKeyOf } from '../../server/ssr/manifest.ts';
+import { ENTITIES } from '../../shared/entities/registry.ts';
 
 /**
  * Bundle budgets (issues 7 and 14), checked on the production build that `npm test` makes first. Sizes
@@ -42,6 +43,14 @@ describe('bundle budgets', () => {
     const publicRoutes = routes.filter((r) => !r.roles).map((r) => r.path);
     expect(Object.keys(PUBLIC_PAGES).sort()).toEqual([...publicRoutes].sort());
     expect(publicRoutes.filter((path) => !BUNDLE_BUDGETS[path])).toEqual([]);
+  });
+
+  it('gives the first load the entities’ screen routes as data, not their definitions (ADR 031)', () => {
+    const entry = build.manifest[CLIENT_ENTRY]!.file;
+    expect(build.moduleChunks['shared/route-table.ts']).toBe(entry);
+    expect(build.moduleChunks['shared/entity-routes.ts']).toBe(entry);
+    const inEntry = ['shared/entities/registry.ts', ...ENTITIES.map((def) => `shared/entities/${def.name}.ts`)].filter((module) => build.moduleChunks[module] === entry);
+    expect(inEntry).toEqual([]);
   });
 
   it('keeps the app out of the public entry: no React, no classic zod, one file', () => {

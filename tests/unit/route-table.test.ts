@@ -1,7 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { APP_ROUTES, SIDEBAR, guardRoute, matchRoute, rolesOf, safeRedirectPath, visibleSidebar } from '../../shared/route-table.ts';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { APP_ROUTES, SIDEBAR, guardRoute, matchRoute, rolesOf, routeOf, safeRedirectPath, visibleSidebar } from '../../shared/route-table.ts';
+import { screenTitleKeys, type EntityDef } from '../../shared/entity/define.ts';
+import { ENTITIES } from '../../shared/entities/registry.ts';
+import { UPLOAD_KIND_ROUTE } from '../../shared/schemas/auth.ts';
+import { SPRITE_ICON_OCTICONS } from '../../client/components/sprite-icon-names.ts';
+import enCommon from '../../locales/en/common.json';
+import svCommon from '../../locales/sv/common.json';
 import { ROLE, rolesFromScope } from '../../shared/roles.ts';
 import { ASSET_DIR } from '../../shared/static-assets.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+function sources(dirs: string[]): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => {
+      const path = join(dir, name);
+      return statSync(path).isDirectory() ? walk(path) : /\.tsx?$/.test(name) ? [path] : [];
+    });
+  return dirs.flatMap((dir) => walk(join(root, dir)));
+}
 
 describe('route table', () => {
   it('leaves the built files’ folder to them: a missing chunk is a 404, never a page', () => {
@@ -26,12 +44,15 @@ describe('route table', () => {
     expect(rolesOf('/users')).toEqual([ROLE.Admin, ROLE.BuddyShop]);
     expect(rolesOf('/users/:id')).toEqual([ROLE.Admin]);
     expect(rolesOf('/services/:id')).toEqual([ROLE.Admin, ROLE.Buddy]);
-    expect(APP_ROUTES.filter((r) => !('roles' in r)).map((r) => r.path)).toHaveLength(9);
-    // §2's 29 login routes, plus issue 13's Today page, dispatch board, service types and assets (list and detail).
-    expect(APP_ROUTES).toHaveLength(9 + 29 + 5);
+    expect(APP_ROUTES.filter((r) => !r.roles).map((r) => r.path)).toHaveLength(9);
     expect(rolesOf('/today')).toEqual([ROLE.Admin, ROLE.Buddy]);
     expect(rolesOf('/dispatch')).toEqual([ROLE.Admin]);
     expect(rolesOf('/assets/:id')).toEqual([ROLE.Admin]);
+  });
+
+  it('checks the routes procedures name when asked: unknown and public ones throw', () => {
+    expect(() => rolesOf('/nowhere')).toThrow(/not in the route table/);
+    expect(() => rolesOf('/login')).toThrow(/public/);
   });
 
   it('guards: anonymous to /login with the original location, no role to /forbidden', () => {
@@ -60,6 +81,58 @@ describe('route table', () => {
     ];
     expect(visibleSidebar(entries, [ROLE.Buddy]).map((e) => e.path)).toEqual(['https://help.example.com']);
     expect(visibleSidebar(entries, [ROLE.Admin])[1]!.children).toEqual([]);
+  });
+});
+
+describe("entities' screens in the route table (ADR 031)", () => {
+  const defs = ENTITIES as readonly EntityDef[];
+  const withScreen = defs.filter((def) => def.screen);
+  const titles = (locale: { routes: Record<string, string> }) => new Set(Object.keys(locale.routes).map((key) => `routes.${key}`));
+
+  it('has the list and record routes of every entity that declares a screen, with its roles, title and page', () => {
+    expect(withScreen.length).toBeGreaterThan(15);
+    for (const def of withScreen) {
+      const screen = def.screen!;
+      expect(def.route, def.name).toBe(screen.list);
+      expect(def.detailRoute, def.name).toBe(screen.detail);
+      const page = (kind: 'list' | 'detail', module: string | undefined) => ({ entity: def.name, kind, ...(module ? { page: module } : {}) });
+      expect(routeOf(screen.list), def.name).toMatchObject({ titleKey: screenTitleKeys(def.name).list, roles: screen.roles });
+      expect(routeOf(screen.list)!.screen, def.name).toEqual(page('list', screen.pages?.list));
+      expect(rolesOf(screen.list), def.name).toEqual(screen.roles);
+      if (!screen.detail) continue;
+      expect(routeOf(screen.detail), def.name).toMatchObject({ titleKey: screenTitleKeys(def.name).detail, roles: screen.roles });
+      expect(routeOf(screen.detail)!.screen, def.name).toEqual(page('detail', screen.pages?.detail));
+    }
+  });
+
+  it('gives every route the table holds beyond the hand-kept ones to an entity, and no route twice', () => {
+    const derived = withScreen.flatMap((def) => [def.screen!.list, ...(def.screen!.detail ? [def.screen!.detail] : [])]);
+    expect(APP_ROUTES.filter((route) => route.screen).map((route) => route.path).sort()).toEqual([...derived].sort());
+    expect(new Set(APP_ROUTES.map((route) => route.path)).size).toBe(APP_ROUTES.length);
+  });
+
+  it('puts every declared sidebar entry in the sidebar, in order, with an icon of the sprite', () => {
+    for (const def of withScreen.filter((d) => d.screen!.sidebar)) {
+      expect(SIDEBAR.find((entry) => entry.path === def.screen!.list), def.name).toMatchObject({ icon: def.screen!.sidebar!.icon, roles: def.screen!.roles, titleKey: screenTitleKeys(def.name).list });
+    }
+    const orders = APP_ROUTES.filter((route) => route.sidebar).map((route) => route.sidebar!.order);
+    expect(new Set(orders).size, 'sidebar orders are distinct').toBe(orders.length);
+    expect(SIDEBAR.filter((entry) => !SPRITE_ICON_OCTICONS[entry.icon]).map((entry) => entry.path)).toEqual([]);
+  });
+
+  it('has every title in English and Swedish, in the first-load group `routes`', () => {
+    for (const locale of [enCommon, svCommon]) {
+      const known = titles(locale);
+      expect(APP_ROUTES.filter((route) => !known.has(route.titleKey)).map((route) => `${route.path}: ${route.titleKey}`)).toEqual([]);
+    }
+  });
+
+  it('knows the route of every entity shown inside another screen, and every route the code names', () => {
+    expect(defs.filter((def) => !routeOf(def.route)).map((def) => `${def.name}: ${def.route}`)).toEqual([]);
+    const named = sources(['server', 'shared', 'client']).flatMap((file) => [...readFileSync(file, 'utf8').matchAll(/rolesOf\('([^']+)'\)/g)].map((m) => m[1]!));
+    expect(named.length).toBeGreaterThan(5);
+    expect(named.filter((path) => !routeOf(path))).toEqual([]);
+    expect(Object.values(UPLOAD_KIND_ROUTE).filter((path) => !routeOf(path))).toEqual([]);
   });
 });
 

@@ -1,0 +1,77 @@
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { EntityDef } from '../../shared/entity/define.ts';
+import { entityScreenRoutes } from '../../shared/entity/screen-routes.ts';
+import { entityTableSql } from '../../upstream/resources/entity-sql.ts';
+
+/**
+ * `npm run new:entity` (scripts/new-entity.ts, ADR 031), run with `--root` on a copy of the files it reads
+ * and writes: a plain entity is its definition, its registry line, its labels and its migration.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const copy = mkdtempSync(join(tmpdir(), 'new-entity-'));
+for (const path of ['shared/entities', 'shared/entity', 'shared/route-table.ts', 'client/components/sprite-icon-names.ts', 'locales', 'upstream/migrations']) {
+  cpSync(join(root, path), join(copy, path), { recursive: true });
+}
+afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+const run = (...args: string[]) => spawnSync(process.execPath, [join(root, 'scripts', 'new-entity.ts'), ...args, '--root', copy], { encoding: 'utf8' });
+const json = (path: string) => JSON.parse(readFileSync(join(copy, path), 'utf8')) as Record<string, Record<string, unknown>>;
+
+// Each run starts Node (type stripping, the definitions): seconds on a busy machine.
+describe('new:entity', { timeout: 60_000 }, () => {
+  const first = run('workshops', '--fields', 'name:text,address:text,active:boolean');
+
+  it('writes the definition, the registry line, the labels in both languages and the migration', () => {
+    expect(first.stderr).toBe('');
+    expect(first.status).toBe(0);
+    for (const file of ['shared/entities/workshops.ts', 'shared/entities/registry.ts', 'locales/en/resources.json', 'locales/sv/common.json', 'upstream/migrations/081-workshops.sql']) {
+      expect(first.stdout).toContain(file);
+    }
+    const registry = readFileSync(join(copy, 'shared/entities/registry.ts'), 'utf8');
+    expect(registry).toContain("import { workshopsEntity } from './workshops.ts';");
+    expect(registry).toMatch(/ {2}workshopsEntity,\n\] as const satisfies/);
+    for (const lang of ['en', 'sv']) {
+      expect(json(`locales/${lang}/resources.json`).workshops, lang).toMatchObject({ name: 'Workshops', one: 'workshop', fields: { name: expect.any(String), address: expect.any(String), active: expect.any(String) } });
+      expect(json(`locales/${lang}/common.json`).routes!.workshops, lang).toBe('Workshops');
+    }
+    expect(json('locales/sv/resources.json').workshops!.fields).toEqual({ name: 'Namn', address: 'Adress', active: 'Aktiv' });
+  });
+
+  it('defines a plain entity with a screen whose routes, sidebar entry and table follow from it', async () => {
+    const { workshopsEntity: def } = (await import(join(copy, 'shared/entities/workshops.ts'))) as { workshopsEntity: EntityDef };
+    expect(def).toMatchObject({ name: 'workshops', table: 'workshops', route: '/workshops', defaultSort: 'name' });
+    expect(Object.keys(def.fields)).toEqual(['name', 'address', 'active']);
+    expect(def.fields.name).toMatchObject({ kind: 'text', required: true, searchable: true, sortable: true, list: true });
+    expect(def.label({ name: 'Spokes & Co' })).toBe('Spokes & Co');
+    expect(entityScreenRoutes([def])).toEqual([
+      { path: '/workshops', titleKey: 'routes.workshops', roles: ['Admin'], sidebar: { order: 200, icon: 'package' }, screen: { entity: 'workshops', kind: 'list' } },
+    ]);
+    const migration = readFileSync(join(copy, 'upstream/migrations/081-workshops.sql'), 'utf8');
+    expect(migration).toContain(entityTableSql(def));
+    expect(migration).toContain('active boolean not null default false,');
+  });
+
+  it('refuses a name that exists, and names that are not plural kebab-case', () => {
+    const again = run('workshops');
+    expect(again.status).toBe(1);
+    expect(again.stderr).toBe('new-entity: refused: an entity named "workshops" exists (shared/entities/workshops.ts); pick another name\n');
+    expect(run('bicycle-types').stderr).toContain('exists');
+    expect(run('Repair_Kits').stderr).toContain('plural kebab-case');
+    expect(run('kits', '--fields', 'colour:enum').stderr).toContain('references and choices are added by hand');
+    expect(run('kits', '--icon', 'no-such-icon').stderr).toContain('sprite-icon-names.ts');
+  });
+
+  it('adds a record page, its title and another sidebar position on request', async () => {
+    const result = run('repair-kits', '--fields', 'label:text,price:money!', '--detail', '--icon', 'tools', '--sidebar', '195', '--roles', 'Admin,Buddy');
+    expect(result.stderr).toBe('');
+    const { repairKitsEntity: def } = (await import(join(copy, 'shared/entities/repair-kits.ts'))) as { repairKitsEntity: EntityDef };
+    expect(def.screen).toEqual({ list: '/repair-kits', detail: '/repair-kits/:id', roles: ['Admin', 'Buddy'], sidebar: { order: 195, icon: 'tools' } });
+    expect(def.fields.price).toMatchObject({ kind: 'money', required: true });
+    expect(json('locales/en/common.json').routes).toMatchObject({ repairKits: 'Repair kits', repairKitsDetail: 'Repair kit' });
+    expect(readFileSync(join(copy, 'upstream/migrations/082-repair-kits.sql'), 'utf8')).toContain(entityTableSql(def));
+  });
+});
