@@ -4,7 +4,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { UPLOAD_CONTENT_TYPES, UPLOAD_KINDS, mayUpload } from '../../shared/schemas/auth.ts';
+import { UPLOAD_CONTENT_TYPES, UPLOAD_KINDS, mayUpload } from '../../shared/schemas/uploads.ts';
 import { rolesFromScope } from '../../shared/roles.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
