@@ -5,7 +5,6 @@ import { PassThrough } from 'node:stream';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { ServerStyleSheet } from 'styled-components';
 import { matchRoute } from '../shared/route-table.ts';
-import type { Language } from '../shared/languages.ts';
 import { App } from './app.tsx';
 import { contentLanguage, languageModules } from './i18n.ts';
 import { serverI18n } from './i18n-server.ts';

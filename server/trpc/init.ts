@@ -10,7 +10,7 @@ import { AppError } from '../app-error.ts';
 import type { Context } from './context.ts';
 
 /** What the client gets in `error.data` besides tRPC's own fields. */
-export interface AppErrorData {
+interface AppErrorData {
   /** Upstream or app error code, e.g. `user_exists`, `session_expired`. */
   appCode: string | null;
   /** Field path → message (an i18n key from shared schemas, or upstream text). */
@@ -68,7 +68,6 @@ const t = initTRPC.context<Context>().create({
 });
 
 export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
 
 /** Turns upstream and session failures into typed tRPC errors with the right HTTP status. */
 const mapErrors = t.middleware(async ({ next, ctx, path }) => {

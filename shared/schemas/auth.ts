@@ -48,4 +48,3 @@ export const profileUpdateInput = z.object({
   city: optionalText(80),
   post_code: optionalText(20),
 });
-export type ProfileUpdateInput = z.infer<typeof profileUpdateInput>;

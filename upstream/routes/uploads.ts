@@ -84,7 +84,7 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
     if (req.url.startsWith('/files/')) cors(req, reply);
   });
 
-  app.options('/files/*', async (req, reply) => {
+  app.options('/files/*', async (_req, reply) => {
     return reply.code(204).send();
   });
 
