@@ -80,7 +80,10 @@ export function importEdges(folders: readonly string[] = LAYERS): Edge[] {
 function isTypeOnlyClause(clause: string): boolean {
   const inner = /^\{([\s\S]*)\}$/.exec(clause.trim());
   if (!inner) return false;
-  const names = inner[1]!.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = inner[1]!
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return names.length > 0 && names.every((n) => n.startsWith('type '));
 }
 

@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { databaseUrlField, demoPasswordField, flagField, logLevelField, operationRangeFields, parseEnv, portField, sessionMaxAgeDaysField, trustedProxiesField } from '../shared/env-fields.server.ts';
+import {
+  databaseUrlField,
+  demoPasswordField,
+  flagField,
+  logLevelField,
+  operationRangeFields,
+  parseEnv,
+  portField,
+  sessionMaxAgeDaysField,
+  trustedProxiesField,
+} from '../shared/env-fields.server.ts';
 
 /** `npm run upstream`: the reference API's environment, its shared fields defined once with the back office's. */
 const envSchema = z.object({

@@ -30,9 +30,7 @@ describe('structure', () => {
       { from: 'shared/y.ts', to: 'server/a.ts', typeOnly: true, dynamic: false },
       { from: 'upstream/z.ts', to: 'shared/y.ts', typeOnly: false, dynamic: false },
     ];
-    expect(importCircles(planted)).toEqual([
-      ['server/a.ts', 'server/b.ts', 'server/c.ts', 'server/a.ts'],
-    ]);
+    expect(importCircles(planted)).toEqual([['server/a.ts', 'server/b.ts', 'server/c.ts', 'server/a.ts']]);
     // The client may import types from the server (AppRouter); the other two may not.
     expect(layeringViolations(planted)).toEqual(['server/c.ts → client/x.ts', 'shared/y.ts → server/a.ts']);
   });
