@@ -16,7 +16,7 @@ describe('structure', () => {
     expect(importCircles(edges).map((circle) => circle.join(' → '))).toEqual([]);
   });
 
-  it('keeps the layers apart: the server never imports the client; upstream and shared import neither side', () => {
+  it('keeps the layers apart: the server never imports the client; upstream and shared import neither side; the client bundles no *.server.ts', () => {
     expect(layeringViolations(edges)).toEqual([]);
   });
 
@@ -29,9 +29,12 @@ describe('structure', () => {
       { from: 'client/x.ts', to: 'server/router.ts', typeOnly: true, dynamic: false },
       { from: 'shared/y.ts', to: 'server/a.ts', typeOnly: true, dynamic: false },
       { from: 'upstream/z.ts', to: 'shared/y.ts', typeOnly: false, dynamic: false },
+      { from: 'client/x.ts', to: 'shared/secret.server.ts', typeOnly: false, dynamic: true },
+      { from: 'client/x.ts', to: 'shared/types.server.ts', typeOnly: true, dynamic: false },
     ];
     expect(importCircles(planted)).toEqual([['server/a.ts', 'server/b.ts', 'server/c.ts', 'server/a.ts']]);
     // The client may import types from the server (AppRouter); the other two may not.
-    expect(layeringViolations(planted)).toEqual(['server/c.ts → client/x.ts', 'shared/y.ts → server/a.ts']);
+    // `*.server.ts` stays out of the client bundle (its types are erased, so they may be imported).
+    expect(layeringViolations(planted)).toEqual(['server/c.ts → client/x.ts', 'shared/y.ts → server/a.ts', 'client/x.ts → shared/secret.server.ts']);
   });
 });
