@@ -9,7 +9,8 @@ import { completeTranslations, contentLanguage, createI18n, loadLanguages } from
 import { persistLanguage, storedLanguage } from './language-preference.ts';
 import { createQueryClient } from './query-client.ts';
 import { preloadRoute, routeTranslations } from './routes.tsx';
-import { STATE_ELEMENT_ID, unpackRecords, type SsrState } from './ssr-state.ts';
+import { unpackRecords, type SsrState } from './ssr-state.ts';
+import { STATE_ELEMENT_ID } from '../shared/ssr-contract.ts';
 import { createTrpcClient } from './trpc.ts';
 // Primer's light colour tokens (vite.config.ts trims them to light mode), then the app's own styles.
 import 'virtual:primer-light-theme.css';

@@ -1,6 +1,7 @@
 import { isLanguage } from '../shared/languages.ts';
 import { persistLanguage, storedLanguage } from './language-preference.ts';
-import { PUBLIC_BOOT_ID, type PublicBoot } from './public-pages/boot.ts';
+import type { PublicBoot } from './public-pages/boot.ts';
+import { PUBLIC_BOOT_ID } from '../shared/ssr-contract.ts';
 import { enhanceForms } from './public-pages/enhance-forms.ts';
 import { mountGoogleSignIn } from './public-pages/google-sign-in.ts';
 import './public-pages/public.css';

@@ -5,7 +5,6 @@ import { PassThrough } from 'node:stream';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { ServerStyleSheet } from 'styled-components';
 import { matchRoute } from '../shared/route-table.ts';
-import type { Language } from '../shared/languages.ts';
 import { App } from './app.tsx';
 import { contentLanguage, languageModules } from './i18n.ts';
 import { serverI18n } from './i18n-server.ts';
@@ -13,34 +12,11 @@ import { preloadRoute, routeModules, routeTranslations } from './routes.tsx';
 import { prefetchRoute, type PrefetchHelpers } from './route-data.ts';
 import { packRecords, serializeState, type SsrState } from './ssr-state.ts';
 import { PUBLIC_MESSAGE_KEYS, type PublicBoot } from './public-pages/boot.ts';
-import type { PublicFormResult } from './public-pages/form-result.ts';
+import { RENDER_WORKER_ROLE, type AppRenderJob, type RenderInput as SsrRenderInput, type RenderOutput, type SsrEntry } from '../shared/ssr-contract.ts';
 import { NOT_FOUND_PAGE, PUBLIC_PAGES, renderPublicPage } from './public-pages/public-routes.tsx';
 import { createTrpcClient } from './trpc.ts';
 
-export interface RenderInput {
-  url: string;
-  lang: Language;
-  nonce: string;
-  helpers: PrefetchHelpers;
-  queryClient: QueryClient;
-  config: SsrState['config'];
-  /** The outcome of a public form just posted to this page (server/public-forms.ts). */
-  form?: PublicFormResult;
-}
-
-export interface RenderOutput {
-  /** `public`: a page of the small public entry (ADR 024), with no app state; `app`: the SPA. */
-  kind: 'app' | 'public';
-  html: string;
-  head: string;
-  title: string;
-  state: string;
-  /** Source paths of what the browser loads before hydrating (layout, page, translations): the server links their chunks and CSS. */
-  modules: string[];
-  status: number;
-  /** Time spent fetching the page's data, and rendering it to HTML once the data was there (wall clock, and CPU of this thread). */
-  timings: { prefetchMs: number; renderMs: number; renderCpuMs: number };
-}
+type RenderInput = SsrRenderInput<PrefetchHelpers>;
 
 const RENDER_TIMEOUT_MS = 10_000;
 
@@ -59,21 +35,11 @@ function threadCpuMicros(): number {
 }
 
 /** The query client of a server render: one attempt per query, and what is still pending stays out of the page's state. */
-export function createSsrQueryClient(): QueryClient {
+function createSsrQueryClient(): QueryClient {
   // One attempt per query on the server: a failing API shows its error state at once; the browser
   // retries. Errors are dehydrated too, so the first paint says what went wrong; queries a render
   // only started (choice lists of filters) are not: the browser fetches them.
   return new QueryClient({ defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: 30_000 }, dehydrate: { shouldDehydrateQuery: (query) => query.state.status !== 'pending' } } });
-}
-
-/** What `prefetch` leaves for the render of an app page: its data, ready to go to another thread. */
-export interface AppRenderJob {
-  url: string;
-  lang: Language;
-  nonce: string;
-  config: SsrState['config'];
-  dehydrated: DehydratedState;
-  prefetchMs: number;
 }
 
 /**
@@ -81,7 +47,7 @@ export interface AppRenderJob {
  * app page's queries are fetched and handed back as a job for `renderApp` (here, or in a render worker:
  * server/ssr/render-pool.ts, ADR 027).
  */
-export async function prefetch(input: RenderInput): Promise<{ kind: 'public'; output: RenderOutput } | { kind: 'app'; job: AppRenderJob }> {
+async function prefetch(input: RenderInput): Promise<{ kind: 'public'; output: RenderOutput } | { kind: 'app'; job: AppRenderJob }> {
   const url = new URL(input.url, 'http://local.invalid');
   const match = matchRoute(url.pathname);
   if (!match || !match.route.roles) return { kind: 'public', output: await renderPublic(input, url, match) };
@@ -91,14 +57,14 @@ export async function prefetch(input: RenderInput): Promise<{ kind: 'public'; ou
   return { kind: 'app', job: { url: input.url, lang: input.lang, nonce: input.nonce, config: input.config, dehydrated: dehydrate(input.queryClient), prefetchMs: performance.now() - started } };
 }
 
-export async function render(input: RenderInput): Promise<RenderOutput> {
+async function render(input: RenderInput): Promise<RenderOutput> {
   const pre = await prefetch(input);
   if (pre.kind === 'public') return pre.output;
   return renderApp(pre.job, input.queryClient);
 }
 
 /** React on the server for an app page whose data is in `job` (and, in this thread, already in `queryClient`). */
-export async function renderApp(job: AppRenderJob, queryClient?: QueryClient): Promise<RenderOutput> {
+async function renderApp(job: AppRenderJob, queryClient?: QueryClient): Promise<RenderOutput> {
   const url = new URL(job.url, 'http://local.invalid');
   const match = matchRoute(url.pathname)!;
   const i18n = serverI18n(job.lang);
@@ -162,8 +128,10 @@ export async function renderApp(job: AppRenderJob, queryClient?: QueryClient): P
   return { kind: 'app', html, head, title, state: serialized, modules: [...routeModules(match.route.path), ...languageModules(routeTranslations(match.route.path), job.lang, contentLanguage(match.params))], status: 200, timings };
 }
 
+/** What the server calls (server/ssr/renderer.ts), typed by the contract both sides share. */
+export const ssrEntry: SsrEntry<PrefetchHelpers> = { render, prefetch, createSsrQueryClient };
+
 /** Loaded as a render worker (server/ssr/render-pool.ts): renders the jobs the main thread posts. */
-export const RENDER_WORKER_ROLE = 'backoffice-ssr-render';
 if (!isMainThread && (workerData as { role?: string } | null)?.role === RENDER_WORKER_ROLE && parentPort) {
   const port = parentPort;
   port.on('message', (message: { id: number; job: AppRenderJob }) => {

@@ -1,14 +1,12 @@
 import { createContext, useContext } from 'react';
 import type { MapConfig } from '../shared/geo.ts';
+import type { SsrConfig } from '../shared/ssr-contract.ts';
 
 export type { MapConfig };
 
 /** The whitelist of configuration the browser may see (never secrets). */
-export interface PublicConfig {
-  googleClientId: string | null;
-  version: string;
+export interface PublicConfig extends SsrConfig {
   nonce: string | null;
-  map: MapConfig;
 }
 
 /** Only a fallback for renders outside the app (the server always sends the real configuration). */

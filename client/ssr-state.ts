@@ -1,13 +1,11 @@
 import type { DehydratedState } from '@tanstack/react-query';
 import type { Language } from '../shared/languages.ts';
-import type { PublicConfig } from './public-config.tsx';
-
-export const STATE_ELEMENT_ID = '__BO_STATE__';
+import type { SsrConfig } from '../shared/ssr-contract.ts';
 
 /** What the server hands to the browser inside the page. Never tokens: see docs/decisions. */
 export interface SsrState {
   lang: Language;
-  config: Omit<PublicConfig, 'nonce'>;
+  config: SsrConfig;
   /** TanStack Query's dehydrated cache, its record lists packed (`packRecords`). */
   dehydrated: DehydratedState;
 }

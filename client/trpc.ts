@@ -1,11 +1,8 @@
 import { createTRPCReact, httpBatchLink } from '@trpc/react-query';
-import type { inferRouterOutputs } from '@trpc/server';
 import type { AppRouter } from '../server/trpc/router.ts';
 import { CSRF_HEADER } from '../shared/http-headers.ts';
 
 export const trpc = createTRPCReact<AppRouter>();
-export type RouterOutputs = inferRouterOutputs<AppRouter>;
-
 
 export function createTrpcClient(baseUrl = '') {
   return trpc.createClient({

@@ -15,7 +15,7 @@ import { csrfRefusal } from './csrf.ts';
 import { createCookieSealer } from './session/cookie-crypto.ts';
 import { createRefreshCoordinator } from './session/refresh-coordinator.ts';
 import { createProfileCache } from './session/profile-cache.ts';
-import type { SessionUser } from './trpc/routers/session.ts';
+import type { SessionUser } from '../shared/schemas/auth.ts';
 import { SessionExpiredError, createRequestSession, type RequestSession } from './session/request-session.ts';
 import { createSsrRenderer, type SsrMode } from './ssr/renderer.ts';
 import { languageOf, type Context } from './trpc/context.ts';
@@ -29,7 +29,7 @@ import { tileOrigin } from './map-config.ts';
 import { DEFAULT_OPERATION_RANGE, type MapConfig, type OperationRange } from '../shared/geo.ts';
 import { sendCompressed } from './compress.ts';
 import { registerPublicForms } from './public-forms.ts';
-import type { PublicFormResult } from '../client/public-pages/form-result.ts';
+import type { PublicFormResult } from '../shared/ssr-contract.ts';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyUnderPressure from '@fastify/under-pressure';
 

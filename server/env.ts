@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_OPERATION_RANGE } from '../shared/geo.ts';
-import { backOfficeTrustProxyField, sessionMaxAgeDaysField } from '../shared/env-fields.server.ts';
+import { backOfficeTrustProxyField, databaseUrlField, demoPasswordField, flagField, logLevelField, operationRangeFields, parseEnv, portField, sessionMaxAgeDaysField } from '../shared/env-fields.server.ts';
 
 const csv = z
   .string()
@@ -8,12 +7,12 @@ const csv = z
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PORT: portField.default(3000),
   HOST: z.string().default('127.0.0.1'),
   /** Base URL of the marketplace API, ending in `/api/`. Unset: start the reference upstream in-process. */
   UPSTREAM_URL: z.url().optional(),
-  UPSTREAM_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
-  DATABASE_URL: z.string().optional(),
+  UPSTREAM_PORT: portField.default(4010),
+  DATABASE_URL: databaseUrlField.optional(),
   /** Comma-separated; the first signs and encrypts, the others are still accepted (rotation). */
   COOKIE_SECRETS: csv.pipe(z.array(z.string().min(32, 'each cookie secret needs at least 32 characters')).min(1)).optional(),
   GOOGLE_CLIENT_ID: z.string().optional(),
@@ -21,8 +20,8 @@ const envSchema = z.object({
   GOOGLE_JWKS_URL: z.url().optional(),
   /** When set, /metrics requires `Authorization: Bearer <token>`; unset, /metrics exists only in development. */
   METRICS_TOKEN: z.string().min(16).optional(),
-  DEMO_PASSWORD: z.string().min(3).optional(),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DEMO_PASSWORD: demoPasswordField.optional(),
+  LOG_LEVEL: logLevelField.default('info'),
   PUBLIC_URL: z.url().optional(),
   UPSTREAM_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
   UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
@@ -33,9 +32,7 @@ const envSchema = z.object({
   /** Absolute lifetime of a sign-in (ADR 017): the session cookies' max age, and enforced by the in-process API. */
   SESSION_MAX_AGE_DAYS: sessionMaxAgeDaysField.default(30),
   /** The operation range (§9, ADR 011): centre and radius, enforced by the in-process API and drawn on maps. */
-  OPERATION_CENTRE_LAT: z.coerce.number().min(-90).max(90).default(DEFAULT_OPERATION_RANGE.centre.lat),
-  OPERATION_CENTRE_LNG: z.coerce.number().min(-180).max(180).default(DEFAULT_OPERATION_RANGE.centre.lng),
-  OPERATION_RADIUS_METRES: z.coerce.number().positive().max(100_000).default(DEFAULT_OPERATION_RANGE.radiusMetres),
+  ...operationRangeFields,
   /** Leaflet tile URL template ({s} {z} {x} {y}); `none` draws maps without tiles. Its origin is allowed in the CSP. */
   MAP_TILE_URL: z
     .union([z.literal('none'), z.string().max(500).regex(/^https?:\/\/[^/\s]+\/\S*\{z\}\S*\{x\}\S*\{y\}/, 'must be an http(s) URL template with {z}, {x} and {y}')])
@@ -46,9 +43,9 @@ const envSchema = z.object({
   /** Only for the in-process reference API: the address browsers reach its uploaded files at (default: its own). */
   UPLOAD_PUBLIC_ORIGIN: z.url().optional(),
   /** Only for the in-process reference API: seed demo data into an empty database (default: on for PGlite). */
-  SEED_DEMO: z.enum(['true', 'false']).optional().transform((v) => (v === undefined ? undefined : v === 'true')),
+  SEED_DEMO: flagField.optional(),
   /** Escape hatch for a production deployment behind plain HTTP (not recommended): cookies lose `Secure`. */
-  ALLOW_INSECURE_COOKIES: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  ALLOW_INSECURE_COOKIES: flagField.default(false),
 }).superRefine((env, ctx) => {
   // Against a production API the session cookies must be Secure (and __Host- prefixed), which needs an
   // https PUBLIC_URL. Refuse to start rather than quietly hand out cookies that travel over plain HTTP.
@@ -64,11 +61,5 @@ export type Env = z.infer<typeof envSchema>;
 
 /** Parse once at start; a bad value stops the process with a message naming the variable. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== ''));
-  const result = envSchema.safeParse(cleaned);
-  if (!result.success) {
-    const lines = result.error.issues.map((issue) => `  ${String(issue.path[0] ?? '(env)')}: ${issue.message}`);
-    throw new Error(`Invalid environment configuration:\n${lines.join('\n')}`);
-  }
-  return result.data;
+  return parseEnv(envSchema, source, 'Invalid environment configuration');
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CREDENTIAL_ERROR_CODES } from '../shared/errors.ts';
-import { AppError } from './trpc/init.ts';
+import { AppError } from './app-error.ts';
 
 const ACCOUNT_WINDOW_MS = 15 * 60_000;
 /** Bounds the memory an attacker can make us spend by trying many addresses and accounts. */

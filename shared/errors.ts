@@ -49,14 +49,3 @@ export const CREDENTIAL_ERROR_CODES: readonly string[] = ['wrong_password', 'use
 /** The one answer to a failed sign-in, whatever was wrong: unknown address, wrong password, no password yet. */
 export const INVALID_CREDENTIALS = { status: 400, code: 'wrong_password', text: 'Invalid credentials.' } as const;
 
-/** The envelope every upstream answer is wrapped in (spec §7). */
-export interface UpstreamErrorBody {
-  message: string;
-  cause?: string;
-  fields?: Record<string, string>;
-}
-export interface Envelope<T> {
-  success: boolean;
-  data: T | null;
-  error: UpstreamErrorBody | null;
-}

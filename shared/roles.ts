@@ -29,6 +29,3 @@ export function isExpired(exp: number | undefined, nowMs: number = Date.now()): 
   return typeof exp !== 'number' || exp * 1000 <= nowMs;
 }
 
-/** User types of spec §6 (3 is unused upstream). */
-export const USER_TYPE = { User: 1, Buddy: 2, DirectActive: 4, Bikester: 5 } as const;
-export type UserType = (typeof USER_TYPE)[keyof typeof USER_TYPE];

@@ -45,11 +45,6 @@ export function daysOf(view: CalendarView, iso: IsoDate): IsoDate[] {
   return days;
 }
 
-export function isWeekend(iso: IsoDate): boolean {
-  const day = toDate(iso).getUTCDay();
-  return day === 0 || day === 6;
-}
-
 export function formatDate(iso: IsoDate, lang: string, options: Intl.DateTimeFormatOptions): string {
   return toDate(iso).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB', { timeZone: 'UTC', ...options });
 }

@@ -1,7 +1,7 @@
 import { Avatar, Button, ProgressBar } from '@primer/react';
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { UPLOAD_CONTENT_TYPES, type UploadSignInput } from '../../shared/schemas/auth.ts';
+import { UPLOAD_CONTENT_TYPES, type UploadSignInput } from '../../shared/schemas/uploads.ts';
 import { uploadKeyOf } from '../../shared/schemas/uploads.ts';
 import { appCodeOf } from '../errors.ts';
 import { trpc } from '../trpc.ts';

@@ -42,12 +42,13 @@ export function LeafletMap({ point, onPick, height = 280 }: Props) {
       view.current?.destroy();
       view.current = null;
     };
-    // The map is created once per mount; the point follows below.
-  }, [config, editable]); // eslint-disable-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the map is created once per mount; the point follows below
+  }, [config, editable]);
 
   useEffect(() => {
     view.current?.setPoint(point);
-  }, [point?.lat, point?.lng]); // eslint-disable-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the coordinates, not the object: a new object for the same place does not move the marker
+  }, [point?.lat, point?.lng]);
 
   return (
     <div

@@ -59,7 +59,8 @@ function ProfileForm({ profile }: { profile: Profile }) {
   const update = trpc.account.update.useMutation();
   const [saving, setSaving] = useState(false);
 
-  useEffect(() => form.setValues(toForm(profile)), [profile]); // eslint-disable-line react-hooks/exhaustive-deps
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the form starts over when the saved profile changes, not when `form` (a new object each render) does
+  useEffect(() => form.setValues(toForm(profile)), [profile]);
   useUnsavedChangesGuard(JSON.stringify(form.values) !== JSON.stringify(toForm(profile)));
 
   const onSubmit = async (event: React.FormEvent) => {

@@ -234,7 +234,8 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
     if ((text || undefined) === params.search) return;
     const timer = setTimeout(() => update({ search: text.trim() || undefined }), 300);
     return () => clearTimeout(timer);
-  }, [text]); // eslint-disable-line react-hooks/exhaustive-deps
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- only typing starts the wait; `update` and `params` change with the address this effect itself changes
+  }, [text]);
 
   const filter = (key: 'role' | 'user_type' | 'account_status' | 'invitation_status', options: readonly (string | number)[], label: (o: string | number) => string) => (
     <Select aria-label={t(`users.fields.${key}`)} value={params[key] === undefined ? '' : String(params[key])} onChange={(e) => update({ [key]: e.target.value || undefined })} data-testid={`filter-${key}`}>

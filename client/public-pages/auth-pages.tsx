@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next';
 import { safeRedirectPath } from '../../shared/route-table.ts';
 import { errorText } from '../errors.ts';
-import type { PublicFormResult } from './form-result.ts';
+import type { PublicFormResult } from '../../shared/ssr-contract.ts';
 import { AuthLayout, Field, Flash, SubmitButton } from './public-layout.tsx';
 import type { PublicPageProps } from './public-page.ts';
 

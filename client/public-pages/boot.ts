@@ -1,9 +1,7 @@
 import type { Language } from '../../shared/languages.ts';
 import { MSG } from '../../shared/schemas/messages.ts';
 
-/** The element holding what the public pages' script needs from the server (ADR 024). */
-export const PUBLIC_BOOT_ID = '__BO_PUBLIC__';
-
+/** What the public pages' script needs from the server (ADR 024), in the page's `PUBLIC_BOOT_ID` element. */
 export interface PublicBoot {
   lang: Language;
   /** The texts the script may show itself, in the page's language: i18n key → text. */

@@ -2,7 +2,7 @@ import type { TFunction } from 'i18next';
 import type { ReactNode } from 'react';
 import { LANGUAGES, type Language } from '../../shared/languages.ts';
 import { fieldText } from '../errors.ts';
-import type { PublicFormResult } from './form-result.ts';
+import type { PublicFormResult } from '../../shared/ssr-contract.ts';
 
 /**
  * The building blocks of the public pages: plain markup and the classes of public.css, rendered on the

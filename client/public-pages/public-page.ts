@@ -3,7 +3,7 @@ import type { ComponentType } from 'react';
 import type { createServerSideHelpers } from '@trpc/react-query/server';
 import type { AppRouter } from '../../server/trpc/router.ts';
 import type { Language } from '../../shared/languages.ts';
-import type { PublicFormResult } from './form-result.ts';
+import type { PublicFormResult } from '../../shared/ssr-contract.ts';
 
 export type ServerHelpers = ReturnType<typeof createServerSideHelpers<AppRouter>>;
 

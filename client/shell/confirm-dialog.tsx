@@ -1,6 +1,6 @@
 import { Dialog } from '@primer/react';
 import { useTranslation } from 'react-i18next';
-import type { ConfirmOptions } from './confirm.tsx';
+import type { ConfirmOptions } from './confirm-options.ts';
 
 /** The yes/no dialog itself; loaded on demand by ConfirmProvider. */
 export default function ConfirmDialog({ options, onAnswer }: { options: ConfirmOptions; onAnswer: (value: boolean) => void }) {

@@ -1,11 +1,5 @@
 import { createContext, lazy, Suspense, useCallback, useContext, useRef, useState, type ReactNode } from 'react';
-
-export interface ConfirmOptions {
-  title?: string;
-  message: string;
-  /** Styles Yes as dangerous (deletes, cancellations). */
-  danger?: boolean;
-}
+import type { ConfirmOptions } from './confirm-options.ts';
 
 type Confirm = (options: ConfirmOptions) => Promise<boolean>;
 const ConfirmContext = createContext<Confirm | null>(null);

@@ -1,10 +1,7 @@
 import type { DehydratedState } from '@tanstack/react-query';
 import { Worker } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppRenderJob, RenderOutput } from '../../client/entry-server.tsx';
-
-/** The same as entry-server's RENDER_WORKER_ROLE (not imported: that would load the SSR bundle here). */
-const RENDER_WORKER_ROLE = 'backoffice-ssr-render';
+import { RENDER_WORKER_ROLE, type AppRenderJob, type RenderOutput } from '../../shared/ssr-contract.ts';
 
 export interface RenderPool {
   render(job: AppRenderJob): Promise<RenderOutput>;

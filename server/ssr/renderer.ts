@@ -1,11 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { QueryClient } from '@tanstack/react-query';
 import { createServerSideHelpers } from '@trpc/react-query/server';
 import { pathToFileURL } from 'node:url';
-import type { AppRenderJob, RenderInput, RenderOutput } from '../../client/entry-server.tsx';
+import { PUBLIC_BOOT_ID, STATE_ELEMENT_ID, type AppRenderJob, type PublicFormResult, type RenderInput, type RenderOutput, type SsrConfig, type SsrEntry } from '../../shared/ssr-contract.ts';
 import { createRenderPool } from './render-pool.ts';
-import { PUBLIC_BOOT_ID } from '../../client/public-pages/boot.ts';
-import { STATE_ELEMENT_ID } from '../../client/ssr-state.ts';
 import type { Context } from '../trpc/context.ts';
 import { appRouter } from '../trpc/router.ts';
 import { loadClientAssets, loadPublicAssets, type ClientAssets } from './assets.ts';
@@ -16,14 +13,14 @@ export type SsrMode =
   | { kind: 'production'; clientDir: string; entryServerPath: string; renderWorkers?: number }
   | { kind: 'development'; root: string };
 
-interface EntryServer {
-  render(input: RenderInput): Promise<RenderOutput>;
-  prefetch(input: RenderInput): Promise<{ kind: 'public'; output: RenderOutput } | { kind: 'app'; job: AppRenderJob }>;
-  createSsrQueryClient(): QueryClient;
-}
+/** tRPC's server-side helpers for the app's router: what the render entry prefetches a page's data with. */
+type Helpers = ReturnType<typeof createServerSideHelpers<typeof appRouter>>;
+type EntryServer = SsrEntry<Helpers>;
+/** The render entry's module (client/entry-server.tsx, built or through Vite). */
+type EntryModule = { ssrEntry: EntryServer };
 
 export interface SsrRenderer {
-  render(input: { url: string; ctx: Context; nonce: string; config: RenderInput['config']; form?: RenderInput['form'] }): Promise<{ status: number; body: string; timings: RenderOutput['timings'] }>;
+  render(input: { url: string; ctx: Context; nonce: string; config: SsrConfig; form?: PublicFormResult }): Promise<{ status: number; body: string; timings: RenderOutput['timings'] }>;
   /** CSP is enforced on built pages; Vite's dev client injects inline scripts of its own. */
   enforceCsp: boolean;
 }
@@ -38,7 +35,7 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
 
   if (mode.kind === 'production') {
     const assets = loadClientAssets(mode.clientDir);
-    const entry = (await import(pathToFileURL(mode.entryServerPath).href)) as EntryServer;
+    const entry = ((await import(pathToFileURL(mode.entryServerPath).href)) as EntryModule).ssrEntry;
     loadEntry = async () => entry;
     assetsFor = async (_url, modules) => assets(modules);
     const publicAssets = loadPublicAssets(mode.clientDir);
@@ -55,7 +52,7 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
     await app.register(middie);
     app.use(vite.middlewares);
     app.addHook('onClose', async () => vite.close());
-    loadEntry = async () => (await vite.ssrLoadModule('/client/entry-server.tsx')) as EntryServer;
+    loadEntry = async () => ((await vite.ssrLoadModule('/client/entry-server.tsx')) as EntryModule).ssrEntry;
     assetsFor = async (url) => {
       // Vite adds its client and the React refresh preamble; we lift them out of its template.
       const html = await vite.transformIndexHtml(url, DEV_TEMPLATE);
@@ -72,7 +69,7 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
       const entry = await loadEntry();
       const queryClient = entry.createSsrQueryClient();
       const helpers = createServerSideHelpers({ router: appRouter, ctx, queryClient });
-      const input: RenderInput = { url, lang: ctx.lang, nonce, helpers, queryClient: helpers.queryClient, config, form };
+      const input: RenderInput<Helpers> = { url, lang: ctx.lang, nonce, helpers, queryClient: helpers.queryClient, config, form };
       let out: RenderOutput;
       if (renderInWorker) {
         const pre = await entry.prefetch(input);

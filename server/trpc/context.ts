@@ -3,7 +3,7 @@ import { DEFAULT_LANGUAGE, isLanguage, type Language } from '../../shared/langua
 import type { LoginGuard } from '../login-limiter.ts';
 import type { RequestSession } from '../session/request-session.ts';
 import type { ProfileCache } from '../session/profile-cache.ts';
-import type { SessionUser } from './routers/session.ts';
+import type { SessionUser } from '../../shared/schemas/auth.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { Geocoder } from '../geocoder.ts';
 

@@ -1,4 +1,4 @@
-import { TRPCError, initTRPC } from '@trpc/server';
+import { initTRPC } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import { z } from 'zod';
 import { ERROR_TEXT } from '../../shared/errors.ts';
@@ -6,10 +6,11 @@ import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import { hasAnyRole, type Role } from '../../shared/roles.ts';
 import { SessionExpiredError } from '../session/request-session.ts';
 import { UpstreamError } from '../upstream/client.ts';
+import { AppError } from '../app-error.ts';
 import type { Context } from './context.ts';
 
 /** What the client gets in `error.data` besides tRPC's own fields. */
-export interface AppErrorData {
+interface AppErrorData {
   /** Upstream or app error code, e.g. `user_exists`, `session_expired`. */
   appCode: string | null;
   /** Field path → message (an i18n key from shared schemas, or upstream text). */
@@ -32,18 +33,6 @@ const STATUS_TO_CODE: Record<number, TRPC_ERROR_CODE_KEY> = {
   503: 'SERVICE_UNAVAILABLE',
   504: 'GATEWAY_TIMEOUT',
 };
-
-class AppError extends TRPCError {
-  readonly appCode: string;
-  readonly fieldErrors: Record<string, string> | undefined;
-  readonly retryable: boolean;
-  constructor(code: TRPC_ERROR_CODE_KEY, appCode: string, message: string, fieldErrors?: Record<string, string>, retryable = false) {
-    super({ code, message });
-    this.appCode = appCode;
-    this.fieldErrors = fieldErrors;
-    this.retryable = retryable;
-  }
-}
 
 function toAppError(cause: unknown): AppError | null {
   if (cause instanceof AppError) return cause;
@@ -79,7 +68,6 @@ const t = initTRPC.context<Context>().create({
 });
 
 export const router = t.router;
-export const createCallerFactory = t.createCallerFactory;
 
 /** Turns upstream and session failures into typed tRPC errors with the right HTTP status. */
 const mapErrors = t.middleware(async ({ next, ctx, path }) => {
@@ -120,4 +108,3 @@ export async function requireRoles(ctx: Context, allowed: (roles: readonly Role[
   if (!info || !allowed(info.roles)) throw new AppError('FORBIDDEN', 'forbidden', ERROR_TEXT.forbidden);
 }
 
-export { AppError };

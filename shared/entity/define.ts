@@ -1,6 +1,6 @@
 import type { AppPath } from '../route-table.ts';
 import type { Role } from '../roles.ts';
-import type { UPLOAD_KINDS } from '../schemas/auth.ts';
+import type { UPLOAD_KINDS } from '../schemas/uploads.ts';
 
 /**
  * One declarative definition per entity (ADR 006). From it come: the zod schemas (record, create,

@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { rolesOf, type AppPath } from '../route-table.ts';
-import { hasAnyRole, type Role } from '../roles.ts';
 import { COUNTRIES, languageField, storableText } from './common.ts';
 import { emailField } from './credentials.ts';
 import { MSG } from './messages.ts';
@@ -29,6 +27,9 @@ export const profileSchema = z.object({
 });
 export type Profile = z.infer<typeof profileSchema>;
 
+/** The shell's view of the signed-in user (the server's `session.me`; kept per token in its profile cache). */
+export type SessionUser = Pick<Profile, 'id' | 'email' | 'first_name' | 'last_name' | 'profile_image' | 'language'>;
+
 export const changeEmailInput = z.object({ email: emailField });
 
 const optionalText = (max: number) => storableText(max).nullable().optional();
@@ -47,38 +48,3 @@ export const profileUpdateInput = z.object({
   city: optionalText(80),
   post_code: optionalText(20),
 });
-export type ProfileUpdateInput = z.infer<typeof profileUpdateInput>;
-
-export const UPLOAD_KINDS = [
-  'company_logo',
-  'user_profile_picture',
-  'bicycle',
-  'service_image',
-  'service_detail_image',
-  'event_logo',
-] as const;
-export const UPLOAD_CONTENT_TYPES = ['image/jpg', 'image/jpeg', 'image/png'] as const;
-export type UploadKind = (typeof UPLOAD_KINDS)[number];
-
-/**
- * The screen each upload kind serves. Only users who may open that screen get a signed address for it;
- * the back office and the reference API both check (security guide: uploads).
- */
-export const UPLOAD_KIND_ROUTE = {
-  company_logo: '/promo-codes/:id',
-  user_profile_picture: '/profile',
-  bicycle: '/bicycles/:id',
-  service_image: '/services/:id',
-  service_detail_image: '/services/:id',
-  event_logo: '/events/:id',
-} as const satisfies Record<UploadKind, AppPath>;
-
-export function mayUpload(roles: readonly Role[], kind: UploadKind): boolean {
-  return hasAnyRole(roles, rolesOf(UPLOAD_KIND_ROUTE[kind]));
-}
-
-export const uploadSignInput = z.object({
-  kind: z.enum(UPLOAD_KINDS),
-  contentType: z.enum(UPLOAD_CONTENT_TYPES),
-});
-export type UploadSignInput = z.infer<typeof uploadSignInput>;

@@ -13,14 +13,6 @@ export const idField = () => z.coerce.number({ error: 'validation.number' }).int
 /** A record version (an `integer` column). */
 export const versionField = () => z.coerce.number({ error: 'validation.number' }).int({ error: 'validation.integer' }).positive({ error: 'validation.min:1' }).max(2_147_483_647, { error: 'validation.max:2147483647' });
 
-export const requiredString = (max = 255) =>
-  z
-    .string({ error: MSG.required })
-    .trim()
-    .min(1, { error: MSG.required })
-    .max(max, { error: MSG.tooLong })
-    .refine(withoutNul, { error: MSG.nul });
-
 export const languageField = z.enum(LANGUAGES);
 
 export const COUNTRIES = ['gb', 'se'] as const;

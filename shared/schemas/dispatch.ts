@@ -17,7 +17,6 @@ export const dispatchMoveInput = z.object({
   service_slot_id: z.number().int().positive(),
   book: z.boolean().default(false),
 });
-export type DispatchMoveInput = z.infer<typeof dispatchMoveInput>;
 
 export interface DispatchSlot {
   id: number;

@@ -12,7 +12,6 @@ export const serviceDetailInput = z.object({
     .nullish()
     .transform((v) => v || null),
 });
-export type ServiceDetailInput = z.infer<typeof serviceDetailInput>;
 
 export interface ServiceDetailImage {
   id: number;

@@ -1,6 +1,40 @@
 import { z } from 'zod';
-// Types only: auth.ts builds its profile schema from this module, so a value import would be a cycle.
-import type { UploadKind } from './auth.ts';
+import { rolesOf, type AppPath } from '../route-table.ts';
+import { hasAnyRole, type Role } from '../roles.ts';
+
+export const UPLOAD_KINDS = [
+  'company_logo',
+  'user_profile_picture',
+  'bicycle',
+  'service_image',
+  'service_detail_image',
+  'event_logo',
+] as const;
+export const UPLOAD_CONTENT_TYPES = ['image/jpg', 'image/jpeg', 'image/png'] as const;
+export type UploadKind = (typeof UPLOAD_KINDS)[number];
+
+/**
+ * The screen each upload kind serves. Only users who may open that screen get a signed address for it;
+ * the back office and the reference API both check (security guide: uploads).
+ */
+export const UPLOAD_KIND_ROUTE = {
+  company_logo: '/promo-codes/:id',
+  user_profile_picture: '/profile',
+  bicycle: '/bicycles/:id',
+  service_image: '/services/:id',
+  service_detail_image: '/services/:id',
+  event_logo: '/events/:id',
+} as const satisfies Record<UploadKind, AppPath>;
+
+export function mayUpload(roles: readonly Role[], kind: UploadKind): boolean {
+  return hasAnyRole(roles, rolesOf(UPLOAD_KIND_ROUTE[kind]));
+}
+
+export const uploadSignInput = z.object({
+  kind: z.enum(UPLOAD_KINDS),
+  contentType: z.enum(UPLOAD_CONTENT_TYPES),
+});
+export type UploadSignInput = z.infer<typeof uploadSignInput>;
 
 /** The shape of the object key the upload endpoint chooses: `<kind>/<uuid>.<jpg|png>`. */
 const UPLOAD_KEY = /^[a-z_]+\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(jpg|png)$/;

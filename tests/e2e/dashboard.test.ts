@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
+import { launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { agent, query, signIn } from '../support/http.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 

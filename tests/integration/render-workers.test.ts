@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppRenderJob } from '../../client/entry-server.tsx';
+import type { AppRenderJob } from '../../shared/ssr-contract.ts';
 import { createRenderPool } from '../../server/ssr/render-pool.ts';
 import { agent, signIn, type Agent } from '../support/http.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';

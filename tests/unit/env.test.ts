@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadEnv } from '../../server/env.ts';
 import { trustedProxiesField } from '../../shared/env-fields.server.ts';
+import { loadUpstreamEnv } from '../../upstream/env.ts';
 import { addressKey } from '../../upstream/lib/throttle.ts';
 
 const production = { NODE_ENV: 'production', UPSTREAM_URL: 'https://api.example.com/api/', COOKIE_SECRETS: 'x'.repeat(40) };
@@ -26,9 +27,27 @@ describe('environment', () => {
 
   it('passes SEED_DEMO through only when it is set', () => {
     expect(loadEnv({}).SEED_DEMO).toBeUndefined();
+    expect(loadEnv({ SEED_DEMO: '' }).SEED_DEMO).toBeUndefined();
     expect(loadEnv({ SEED_DEMO: 'true' }).SEED_DEMO).toBe(true);
     expect(loadEnv({ SEED_DEMO: 'false' }).SEED_DEMO).toBe(false);
-    expect(() => loadEnv({ SEED_DEMO: 'yes' })).toThrow(/SEED_DEMO/);
+    expect(() => loadEnv({ SEED_DEMO: 'maybe' })).toThrow(/SEED_DEMO/);
+  });
+
+  it('reads a variable the back office and the reference API share the same way in both (ADR 030)', () => {
+    const both = (source: NodeJS.ProcessEnv) => [loadEnv(source), loadUpstreamEnv(source)] as const;
+    for (const [value, flag] of [['yes', true], ['1', true], ['on', true], ['no', false], ['0', false], ['off', false]] as const) {
+      const [server, upstream] = both({ SEED_DEMO: value });
+      expect([server.SEED_DEMO, upstream.SEED_DEMO]).toEqual([flag, flag]);
+    }
+    for (const source of [{ SEED_DEMO: 'maybe' }, { DATABASE_URL: 'mysql://db' }, { DEMO_PASSWORD: 'ab' }, { LOG_LEVEL: 'loud' }, { OPERATION_RADIUS_METRES: '-1' }]) {
+      const name = Object.keys(source)[0]!;
+      expect(() => loadEnv(source), name).toThrow(new RegExp(name));
+      expect(() => loadUpstreamEnv(source), name).toThrow(new RegExp(name));
+    }
+    const [server, upstream] = both({ DATABASE_URL: 'postgres://db/app', OPERATION_RADIUS_METRES: '5000', LOG_LEVEL: '' });
+    expect([server.DATABASE_URL, server.OPERATION_RADIUS_METRES, server.LOG_LEVEL]).toEqual([upstream.DATABASE_URL, upstream.OPERATION_RADIUS_METRES, upstream.LOG_LEVEL]);
+    expect(upstream.PORT).toBe(4010);
+    expect(loadUpstreamEnv({ PORT: '' }).PORT).toBe(4010);
   });
 
   it('reads the session lifetime and the API\'s trusted proxies (ADR 017, 018)', () => {

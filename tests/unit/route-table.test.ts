@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { APP_ROUTES, SIDEBAR, guardRoute, matchRoute, rolesOf, routeOf, safeRedirectPath, visibleSidebar } from '../../shared/route-table.ts';
 import { screenTitleKeys, type EntityDef } from '../../shared/entity/define.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
-import { UPLOAD_KIND_ROUTE } from '../../shared/schemas/auth.ts';
+import { UPLOAD_KIND_ROUTE } from '../../shared/schemas/uploads.ts';
 import { SPRITE_ICON_OCTICONS } from '../../client/components/sprite-icon-names.ts';
 import enCommon from '../../locales/en/common.json';
 import svCommon from '../../locales/sv/common.json';

@@ -1,4 +1,4 @@
-import type { UploadKind } from '../../shared/schemas/auth.ts';
+import type { UploadKind } from '../../shared/schemas/uploads.ts';
 import { uploadKeyOf } from '../../shared/schemas/uploads.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';

@@ -1,4 +1,4 @@
-import type { BuddyCounter, AdminCounter, Series, Statistics } from '../../shared/schemas/dashboard.ts';
+import { ADMIN_SERIES, BUDDY_SERIES, type BuddyCounter, type AdminCounter, type Series, type Statistics } from '../../shared/schemas/dashboard.ts';
 import type { Db } from '../db.ts';
 import { dayOf, firstMonth, firstWeek, monthlyTotals, seriesDays } from './dashboard-windows.ts';
 
@@ -66,7 +66,7 @@ export async function recountSeries(db: Db, today: Date, buddyId?: number): Prom
     },
     new_subscriptions: { sql: `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as n from subscriptions where created_at >= ${utcMidnight('$1')} group by 1`, params: [from] },
   };
-  const names = buddyId ? (['services_performed'] as const) : (['new_users', 'services_performed', 'new_subscriptions'] as const);
+  const names = buddyId ? BUDDY_SERIES : ADMIN_SERIES;
   const values: Record<string, number[]> = {};
   for (const name of names) {
     const { rows } = await db.query<{ day: string; n: number }>(sources[name].sql, sources[name].params);

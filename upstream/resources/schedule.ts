@@ -46,7 +46,7 @@ export function registerSchedule(app: FastifyInstance, db: Db, config: UpstreamC
   });
 
   registerEntityResource(app, db, config, notWorkingSlotsEntity, {
-    async beforeWrite(input, { tx, current }) {
+    async beforeWrite(input, { tx }) {
       const next = keyOf(input, 'user_id');
       await lockBuddyDays(tx, [next]);
       if ((await countBookings(tx, next.buddyId, next.date, next.slotId)) > 0) throw hasBookings('service_slot_id');

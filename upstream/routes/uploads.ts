@@ -4,7 +4,7 @@ import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
-import { UPLOAD_CONTENT_TYPES, UPLOAD_KINDS, mayUpload } from '../../shared/schemas/auth.ts';
+import { UPLOAD_CONTENT_TYPES, UPLOAD_KINDS, mayUpload } from '../../shared/schemas/uploads.ts';
 import { rolesFromScope } from '../../shared/roles.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
@@ -84,7 +84,7 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
     if (req.url.startsWith('/files/')) cors(req, reply);
   });
 
-  app.options('/files/*', async (req, reply) => {
+  app.options('/files/*', async (_req, reply) => {
     return reply.code(204).send();
   });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { changeEmailInput, mayUpload, profileSchema, profileUpdateInput, uploadSignInput } from '../../../shared/schemas/auth.ts';
+import { changeEmailInput, profileSchema, profileUpdateInput } from '../../../shared/schemas/auth.ts';
+import { mayUpload, uploadSignInput } from '../../../shared/schemas/uploads.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
 import { UpstreamError } from '../../upstream/client.ts';
 import { requireRoles, roleProcedure, router } from '../init.ts';

@@ -2,7 +2,8 @@ import { googleLoginInput } from '../../../shared/schemas/auth.ts';
 import { confirmEmailInput, forgotPasswordInput, loginInput, newPasswordInput, type LoginInput } from '../../../shared/schemas/credentials.ts';
 import { isTokenPair, type TokenPair } from '../../session/tokens.ts';
 import { UpstreamError } from '../../upstream/client.ts';
-import { AppError, publicProcedure, router } from '../init.ts';
+import { AppError } from '../../app-error.ts';
+import { publicProcedure, router } from '../init.ts';
 import { setLanguageCookie, type Context } from '../context.ts';
 import { isLanguage, type Language } from '../../../shared/languages.ts';
 

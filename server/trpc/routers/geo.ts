@@ -1,6 +1,7 @@
 import { rolesOf } from '../../../shared/route-table.ts';
 import { geocodeReverseInput, geocodeSearchInput } from '../../../shared/schemas/services.ts';
-import { AppError, roleProcedure, router } from '../init.ts';
+import { AppError } from '../../app-error.ts';
+import { roleProcedure, router } from '../init.ts';
 import type { Context } from '../context.ts';
 
 // Whoever fills in a service's place may look addresses up.

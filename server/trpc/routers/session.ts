@@ -1,10 +1,8 @@
-import { profileSchema, type Profile } from '../../../shared/schemas/auth.ts';
+import { profileSchema, type SessionUser } from '../../../shared/schemas/auth.ts';
 import type { Role } from '../../../shared/roles.ts';
 import { UpstreamError } from '../../upstream/client.ts';
 import { SessionExpiredError } from '../../session/request-session.ts';
 import { publicProcedure, router } from '../init.ts';
-
-export type SessionUser = Pick<Profile, 'id' | 'email' | 'first_name' | 'last_name' | 'profile_image' | 'language'>;
 
 export interface SessionView {
   authenticated: boolean;

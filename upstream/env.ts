@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import {
+  databaseUrlField,
+  demoPasswordField,
+  flagField,
+  logLevelField,
+  operationRangeFields,
+  parseEnv,
+  portField,
+  sessionMaxAgeDaysField,
+  trustedProxiesField,
+} from '../shared/env-fields.server.ts';
+
+/** `npm run upstream`: the reference API's environment, its shared fields defined once with the back office's. */
+const envSchema = z.object({
+  PORT: portField.default(4010),
+  HOST: z.string().default('127.0.0.1'),
+  LOG_LEVEL: logLevelField.default('info'),
+  DATABASE_URL: databaseUrlField.optional(),
+  UPSTREAM_DATA_DIR: z.string().optional(),
+  UPSTREAM_UPLOAD_DIR: z.string().optional(),
+  DEMO_PASSWORD: demoPasswordField.optional(),
+  UPSTREAM_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** Seed demo data into an empty database; unset: on for PGlite, off with DATABASE_URL. */
+  SEED_DEMO: flagField.optional(),
+  LOG_MAIL_LINKS: flagField.optional(),
+  APP_URL: z.url().default('http://localhost:3000'),
+  PUBLIC_ORIGIN: z.url().optional(),
+  CORS_ORIGINS: z.string().optional(),
+  GOOGLE_CLIENT_ID: z.string().optional(),
+  GOOGLE_JWKS_URL: z.url().optional(),
+  ...operationRangeFields,
+  /** Peers whose X-Forwarded-For is believed (comma-separated addresses, CIDRs or `loopback`); `none`: nobody. */
+  TRUSTED_PROXIES: trustedProxiesField.default(['loopback']),
+  SESSION_MAX_AGE_DAYS: sessionMaxAgeDaysField.default(30),
+});
+
+export type UpstreamEnv = z.infer<typeof envSchema>;
+
+/** Parse once at start; a bad value throws a message naming the variable. */
+export function loadUpstreamEnv(source: NodeJS.ProcessEnv = process.env): UpstreamEnv {
+  return parseEnv(envSchema, source, 'The reference API cannot start, the environment is not valid');
+}
