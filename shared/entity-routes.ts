@@ -1,6 +1,6 @@
 import { ENTITIES } from './entities/registry.ts';
 import { entityScreenRoutes } from './entity/screen-routes.ts';
-import type { AppRoute } from './route-table.ts';
+import type { AppRoute } from './app-route.ts';
 
 /**
  * The routes of the entities' screens, derived from their definitions (ADR 031). The server imports this

@@ -1,5 +1,8 @@
 import { ROLE, type Role, hasAnyRole } from './roles.ts';
 import { ENTITY_ROUTES } from './entity-routes.ts';
+import type { AppPath, AppRoute } from './app-route.ts';
+
+export type { AppPath, AppRoute };
 
 /**
  * The one route and permission table (spec §2). It drives the server's SSR guards, the tRPC
@@ -7,24 +10,7 @@ import { ENTITY_ROUTES } from './entity-routes.ts';
  * sidebar. `icon` names an octicon; the client maps it to a component. The entities' screens are
  * declared in their definitions and derived (ADR 031); the other routes are listed here.
  */
-export interface AppRoute {
-  /** react-router pattern */
-  path: string;
-  /** i18n key of the page title / sidebar label */
-  titleKey: string;
-  /** undefined: public (no login). [] would mean "any whitelisted role". */
-  roles?: readonly Role[];
-  sidebar?: { icon: string; order: number };
-  /** A screen of an entity (derived from its definition): the generic list or record screen, or `page`. */
-  screen?: { entity: string; kind: 'list' | 'detail'; page?: string };
-}
 
-/**
- * A route pattern. Entity routes come from the definitions, so paths are checked when the table is
- * built and by `rolesOf` (tests/unit/route-table.test.ts checks every literal the code names), not by a
- * union of literals.
- */
-export type AppPath = `/${string}`;
 
 const ADMIN = [ROLE.Admin] as const;
 const STAFF = [ROLE.Admin, ROLE.Buddy] as const;

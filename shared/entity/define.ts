@@ -1,6 +1,6 @@
-import type { AppPath } from '../route-table.ts';
+import type { AppPath } from '../app-route.ts';
 import type { Role } from '../roles.ts';
-import type { UPLOAD_KINDS } from '../schemas/uploads.ts';
+import type { UploadKind } from '../upload-kinds.ts';
 
 /**
  * One declarative definition per entity (ADR 006). From it come: the zod schemas (record, create,
@@ -65,7 +65,7 @@ export interface FieldDef {
   /** The field is the record's status: display colours and the allowed transitions (ADR 009). */
   status?: StatusFlow;
   currency?: 'sek' | 'gbp';
-  uploadKind?: (typeof UPLOAD_KINDS)[number];
+  uploadKind?: UploadKind;
   /** Field that must not be shown in lists or forms (kept for the upstream). */
   hidden?: boolean;
   /**

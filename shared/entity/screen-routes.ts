@@ -1,4 +1,4 @@
-import type { AppRoute } from '../route-table.ts';
+import type { AppRoute } from '../app-route.ts';
 import { screenTitleKeys, type EntityDef } from './define.ts';
 
 /**

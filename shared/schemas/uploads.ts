@@ -1,17 +1,11 @@
 import { z } from 'zod';
 import { rolesOf, type AppPath } from '../route-table.ts';
 import { hasAnyRole, type Role } from '../roles.ts';
+import { UPLOAD_KINDS, type UploadKind } from '../upload-kinds.ts';
 
-export const UPLOAD_KINDS = [
-  'company_logo',
-  'user_profile_picture',
-  'bicycle',
-  'service_image',
-  'service_detail_image',
-  'event_logo',
-] as const;
+export { UPLOAD_KINDS, type UploadKind };
+
 export const UPLOAD_CONTENT_TYPES = ['image/jpg', 'image/jpeg', 'image/png'] as const;
-export type UploadKind = (typeof UPLOAD_KINDS)[number];
 
 /**
  * The screen each upload kind serves. Only users who may open that screen get a signed address for it;

@@ -1,0 +1,21 @@
+import type { Role } from './roles.ts';
+
+/**
+ * A route pattern. Entity routes come from the definitions, so paths are checked when the table is
+ * built and by `rolesOf` (tests/unit/route-table.test.ts checks every literal the code names), not by a
+ * union of literals.
+ */
+export type AppPath = `/${string}`;
+
+/** A row of the route table (shared/route-table.ts): a leaf module, so definitions and derivations can name it. */
+export interface AppRoute {
+  /** react-router pattern */
+  path: string;
+  /** i18n key of the page title / sidebar label */
+  titleKey: string;
+  /** undefined: public (no login). [] would mean "any whitelisted role". */
+  roles?: readonly Role[];
+  sidebar?: { icon: string; order: number };
+  /** A screen of an entity (derived from its definition): the generic list or record screen, or `page`. */
+  screen?: { entity: string; kind: 'list' | 'detail'; page?: string };
+}
