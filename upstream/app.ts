@@ -16,7 +16,7 @@ import { registerGoogleRoutes } from './routes/google.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerEntityResource } from './resources/entity-resource.ts';
 import { registerBicycles } from './resources/bicycles.ts';
-import { registerUsers } from './resources/users.ts';
+import { registerRoles, registerUsers } from './resources/users.ts';
 import { registerServices } from './resources/services.ts';
 import { registerDashboard } from './resources/dashboard.ts';
 import { registerSchedule } from './resources/schedule.ts';
@@ -95,6 +95,7 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
     services: () => registerServices(app, db, config),
     'buddy-work-slots': () => registerSchedule(app, db, config),
     'not-working-slots': () => undefined,
+    roles: () => registerRoles(app, db, config),
     'subscription-plans': () => registerSubscriptionPlans(app, db, config),
     subscriptions: () => registerSubscriptions(app, db, config),
     'event-slots': () => registerEventSlots(app, db, config),

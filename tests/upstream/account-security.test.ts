@@ -204,6 +204,16 @@ describe('M2 and L3: throttling per client address and account, never a lockout'
     expect((await call('users/', { token: admin })).status).toBe(200);
   });
 
+  it('N4: the buddies list (e-mails, phones) follows the users list rule: Shop alone and Buddy alone get 403', async () => {
+    const admin = await adminToken();
+    await inviteAndAccept('n4.shop@example.com', ['Shop'], admin);
+    const shopOnly = (await login('n4.shop@example.com', 'chosen-pass')).token;
+    expect(await call('buddies/', { token: shopOnly })).toMatchObject({ status: 403, body: { error: { message: 'forbidden' } } });
+    expect((await call('buddies/', { token: (await login('buddy@example.com')).token })).status).toBe(403);
+    expect((await call('buddies/', { token: (await login('shop@example.com')).token })).status).toBe(200);
+    expect((await call('buddies/', { token: admin })).body.data.results.length).toBeGreaterThan(0);
+  });
+
   it('`npm run upstream` listens on loopback unless HOST says otherwise', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'upstream-host-'));
     const { HOST: _host, ...inherited } = process.env;
@@ -440,5 +450,46 @@ describe('L5: an Admin always remains', () => {
     const secondToken = (await login('l5.second@example.com', 'chosen-pass')).token;
     expect((await call(`users/${second}/roles/Admin/`, { method: 'DELETE', token: secondToken })).status).toBe(409);
     expect((await call(`users/${adminId}/roles/`, { token: secondToken, body: { role: 'Admin' } })).status).toBe(200);
+  });
+});
+
+describe('N1: the built-in roles keep their names', () => {
+  type RoleRow = { id: number; name: string; description: string | null; version: number };
+  const roles = async (token: string) => (await call('roles/?page_size=100', { token })).body.data.results as RoleRow[];
+
+  it('refuses to rename or delete Admin, Buddy and Shop (409 with a field message); the next sign-in still carries Admin', async () => {
+    const admin = await adminToken();
+    const builtIn = { status: 409, body: { error: { message: 'built_in_role', fields: { name: 'validation.builtInRole' } } } };
+    for (const name of ['Admin', 'Buddy', 'Shop']) {
+      const role = (await roles(admin)).find((r) => r.name === name)!;
+      expect(await call(`roles/${role.id}/`, { method: 'PUT', token: admin, body: { ...role, name: `${name} (old)` } })).toMatchObject(builtIn);
+      expect(await call(`roles/${role.id}/`, { method: 'PATCH', token: admin, body: { name: name.toLowerCase(), version: role.version } })).toMatchObject(builtIn);
+      expect(await call(`roles/${role.id}/`, { method: 'DELETE', token: admin })).toMatchObject({ status: 409 });
+    }
+    // BuddyShop is derived, but a catalogue row of that name is as protected; deleting it is refused even unheld.
+    const buddyShop = await call('roles/', { token: admin, body: { name: 'BuddyShop', description: 'Buddy and Shop' } });
+    expect(buddyShop.status).toBe(201);
+    expect(await call(`roles/${buddyShop.body.data.id}/`, { method: 'DELETE', token: admin })).toMatchObject(builtIn);
+    expect(claimsOf((await login('admin@example.com')).token).scope).toContain('Admin');
+  });
+
+  it('a change to a role someone holds outdates their tokens, as a role removal does; a refresh carries the new name', async () => {
+    let admin = await adminToken();
+    const created = await call('roles/', { token: admin, body: { name: 'N1 Mechanic', description: null } });
+    expect(created.status).toBe(201);
+    await inviteAndAccept('n1.holder@example.com', ['Buddy', 'N1 Mechanic'], admin);
+    const pair = await login('n1.holder@example.com', 'chosen-pass');
+    const other = await login('buddy@example.com');
+    expect((await call(`roles/${created.body.data.id}/`, { method: 'PUT', token: admin, body: { ...created.body.data, name: 'N1 Fitter' } })).status).toBe(200);
+    expect(await call('account/', { token: pair.token })).toMatchObject({ status: 401, body: { error: { message: 'token_expired' } } });
+    expect((await call('account/', { token: other.token })).status).toBe(200);
+    const refreshed = (await call('account/refresh-token', { body: { refresh_token: pair.refresh_token } })).body.data;
+    expect(claimsOf(refreshed.token).scope).toEqual(expect.arrayContaining(['Buddy', 'N1 Fitter']));
+    // A built-in role's description may change; its holders (the Admins) refresh and keep it.
+    const adminRole = (await roles(admin)).find((r) => r.name === 'Admin')!;
+    expect((await call(`roles/${adminRole.id}/`, { method: 'PUT', token: admin, body: { ...adminRole, description: 'Everything' } })).status).toBe(200);
+    expect((await call('account/', { token: admin })).status).toBe(401);
+    admin = await adminToken();
+    expect(claimsOf(admin).scope).toContain('Admin');
   });
 });
