@@ -23,8 +23,11 @@ export interface UpstreamConfig {
    * `ipFreeFailures` before the same backoff. Failures are forgotten after `forgetAfterSeconds` of quiet.
    */
   loginThrottle: { freeFailures: number; ipFreeFailures: number; maxDelaySeconds: number; forgetAfterSeconds: number };
-  /** Password-reset requests per address and per client address, each in a rolling hour (ADR 018). */
-  forgotPasswordLimits: { perEmailPerHour: number; perIpPerHour: number };
+  /**
+   * Password-reset requests in a rolling hour (ADR 018, 028): per client address and address as typed, and per
+   * client address, refused with 429; per address as typed, mails sent — past that, silently none.
+   */
+  forgotPasswordLimits: { perClientAndEmailPerHour: number; perIpPerHour: number; mailsPerEmailPerHour: number };
   /**
    * Peers whose `X-Forwarded-For` names the client (proxy-addr notation: `loopback`, addresses, CIDRs).
    * Default loopback: the in-process back office. A client calling the API directly cannot choose its address.
@@ -53,7 +56,7 @@ export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' |
   logMailLinks: false,
   googleJwksUrl: 'https://www.googleapis.com/oauth2/v3/certs',
   loginThrottle: { freeFailures: 5, ipFreeFailures: 20, maxDelaySeconds: 15 * 60, forgetAfterSeconds: 24 * 3600 },
-  forgotPasswordLimits: { perEmailPerHour: 3, perIpPerHour: 20 },
+  forgotPasswordLimits: { perClientAndEmailPerHour: 3, perIpPerHour: 20, mailsPerEmailPerHour: 10 },
   trustedProxies: ['loopback'],
   sessionMaxAgeSeconds: 30 * 24 * 3600,
   scryptCost: 16384,

@@ -410,11 +410,11 @@ describe('L1: reset links and requests', () => {
     expect((await call('account/reset-password', { body: { token: stray, password: 'hijacked', password_confirm: 'hijacked' } })).body.error.message).toBe('token_does_not_exist');
   });
 
-  it('limits requests per address and per client, with the same answer whether or not the account exists', async () => {
+  it('limits requests per client address and account, and per client, with the same answer whether or not the account exists', async () => {
     const ip = freshIp();
     const refusals = [];
     for (const email of ['buddy@example.com', 'nobody.l1@example.com']) {
-      for (let i = 0; i < 3; i++) expect((await call('account/forgot-password', { body: { email }, ip: freshIp() })).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await call('account/forgot-password', { body: { email }, ip })).status).toBe(200);
       const before = await outboxCount();
       refusals.push(await call('account/forgot-password', { body: { email }, ip }));
       expect(await outboxCount()).toBe(before);
@@ -426,6 +426,27 @@ describe('L1: reset links and requests', () => {
     const busy = freshIp();
     for (let i = 0; i < 20; i++) expect((await call('account/forgot-password', { body: { email: `l1-${i}@example.com` }, ip: busy })).status).toBe(200);
     expect((await call('account/forgot-password', { body: { email: 'l1-last@example.com' }, ip: busy })).status).toBe(429);
+  });
+
+  it('N2: a stranger cannot make the owner wait; past a higher per-account cap the mails stop silently', async () => {
+    const email = 'n2.owner@example.com';
+    await inviteAndAccept(email, ['Buddy'], await adminToken());
+    const mails = async () => (await up.db.query<{ n: number }>("select count(*)::int as n from outbox where lower(to_email) = $1 and kind = 'reset'", [email])).rows[0]!.n;
+    const ask = (ip: string) => call('account/forgot-password', { body: { email }, ip });
+    const stranger = freshIp();
+    for (let i = 0; i < 3; i++) expect((await ask(stranger)).status).toBe(200);
+    expect((await ask(stranger)).status).toBe(429);
+    // The owner, at their own address, is answered and mailed as usual.
+    const owner = freshIp();
+    expect((await ask(owner)).status).toBe(200);
+    expect(await mails()).toBe(4);
+    // Strangers at many addresses fill the mailbox only up to the cap; beyond it nobody is mailed, nobody told.
+    for (let i = 0; i < 8; i++) expect((await ask(freshIp())).status).toBe(200);
+    expect(await mails()).toBe(up.config.forgotPasswordLimits.mailsPerEmailPerHour);
+    const answer = await ask(owner);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toEqual({ sent: true });
+    expect(await mails()).toBe(up.config.forgotPasswordLimits.mailsPerEmailPerHour);
   });
 });
 
