@@ -36,6 +36,8 @@ export const ERROR_TEXT = {
   slot_full: "This slot is fully booked for the bike buddy on this day.",
   day_full: 'The bike buddy has reached their maximum number of services for this day.',
   has_bookings: 'Services are booked in this slot. Move or cancel them first.',
+  finish_before_date: 'A service cannot be finished before its date.',
+  final_service_fixed: 'A finished or canceled service keeps its bike buddy, date and slot.',
   service_not_booked: 'Details can only be recorded while the service is booked.',
   invalid_address: 'Please enter a valid address.',
 } as const;
