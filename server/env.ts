@@ -13,6 +13,8 @@ const envSchema = z.object({
   /** Base URL of the marketplace API, ending in `/api/`. Unset: start the reference upstream in-process. */
   UPSTREAM_URL: z.url().optional(),
   UPSTREAM_PORT: z.coerce.number().int().min(0).max(65535).default(4010),
+  /** With UPSTREAM_URL: the secret the API checks before believing the forwarded client address (ADR 028). */
+  UPSTREAM_FORWARDED_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   DATABASE_URL: z.string().optional(),
   /** Comma-separated; the first signs and encrypts, the others are still accepted (rotation). */
   COOKIE_SECRETS: csv.pipe(z.array(z.string().min(32, 'each cookie secret needs at least 32 characters')).min(1)).optional(),

@@ -33,6 +33,12 @@ export interface UpstreamConfig {
    * Default loopback: the in-process back office. A client calling the API directly cannot choose its address.
    */
   trustedProxies: string[];
+  /**
+   * The secret the back office sends as `X-Forwarded-Secret` with the client address (ADR 028): X-Forwarded-For
+   * is believed only on requests that carry it, so another process on a trusted address cannot pick an address.
+   * `null`: the trusted proxies alone decide (an operator's explicit list). `startUpstream` generates one when unset.
+   */
+  forwardedSecret: string | null;
   /** Absolute lifetime of a sign-in: after this a session's refresh tokens are refused, however often rotated (ADR 017). */
   sessionMaxAgeSeconds: number;
   /** scrypt N; lower in tests for speed. */
@@ -46,7 +52,7 @@ export interface UpstreamConfig {
   unusedUploadMaxAgeSeconds: number;
 }
 
-export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' | 'uploadDir'> = {
+export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' | 'uploadDir' | 'forwardedSecret'> = {
   accessTokenTtlSeconds: 900,
   refreshTokenTtlSeconds: 30 * 24 * 3600,
   refreshGraceSeconds: 10,

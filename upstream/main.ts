@@ -32,8 +32,13 @@ const envSchema = z.object({
   OPERATION_CENTRE_LAT: z.preprocess(blankAsUnset, z.coerce.number().min(-90).max(90).default(DEFAULT_OPERATION_RANGE.centre.lat)),
   OPERATION_CENTRE_LNG: z.preprocess(blankAsUnset, z.coerce.number().min(-180).max(180).default(DEFAULT_OPERATION_RANGE.centre.lng)),
   OPERATION_RADIUS_METRES: z.preprocess(blankAsUnset, z.coerce.number().positive().max(100_000).default(DEFAULT_OPERATION_RANGE.radiusMetres)),
-  /** Peers whose X-Forwarded-For is believed (comma-separated addresses, CIDRs or `loopback`); `none`: nobody. */
-  TRUSTED_PROXIES: z.preprocess(blankAsUnset, trustedProxiesField.default(['loopback'])),
+  /**
+   * Peers whose X-Forwarded-For is believed (comma-separated addresses, CIDRs or `loopback`); `none`: nobody.
+   * Unset: `loopback` with UPSTREAM_FORWARDED_SECRET (the header is then believed only with the secret), else nobody.
+   */
+  TRUSTED_PROXIES: z.preprocess(blankAsUnset, trustedProxiesField.optional()),
+  /** The back office's shared secret (its UPSTREAM_FORWARDED_SECRET): X-Forwarded-For is believed only with it (ADR 028). */
+  UPSTREAM_FORWARDED_SECRET: z.preprocess(blankAsUnset, z.string().min(32, 'must be at least 32 characters').optional()),
   SESSION_MAX_AGE_DAYS: z.preprocess(blankAsUnset, sessionMaxAgeDaysField.default(30)),
 });
 
@@ -66,7 +71,8 @@ const upstream = await startUpstream({
     // Mail links carry one-time tokens: they are logged only for a demo, where nobody else receives mail.
     logMailLinks: env.LOG_MAIL_LINKS ?? seedDemo,
     operationRange: { centre: { lat: env.OPERATION_CENTRE_LAT, lng: env.OPERATION_CENTRE_LNG }, radiusMetres: env.OPERATION_RADIUS_METRES },
-    trustedProxies: env.TRUSTED_PROXIES,
+    trustedProxies: env.TRUSTED_PROXIES ?? (env.UPSTREAM_FORWARDED_SECRET ? ['loopback'] : []),
+    forwardedSecret: env.UPSTREAM_FORWARDED_SECRET ?? null,
     sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,
   },
 });

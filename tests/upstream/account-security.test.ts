@@ -31,8 +31,10 @@ interface CallInit {
   method?: string;
   body?: unknown;
   token?: string;
-  /** The client address the back office would forward (the test runs on loopback, a trusted proxy). */
+  /** The client address the back office would forward (the test runs on loopback, a trusted proxy, and knows the secret). */
   ip?: string;
+  /** Sends `ip` without the back office's secret (another local process, ADR 028). */
+  withoutSecret?: boolean;
 }
 
 async function call(path: string, init: CallInit = {}, target: Upstream = up): Promise<{ status: number; body: Body; text: string; headers: Headers }> {
@@ -42,6 +44,7 @@ async function call(path: string, init: CallInit = {}, target: Upstream = up): P
       ...(init.body ? { 'content-type': 'application/json' } : {}),
       ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
       ...(init.ip ? { 'x-forwarded-for': init.ip } : {}),
+      ...(init.ip && !init.withoutSecret ? { 'x-forwarded-secret': target.config.forwardedSecret! } : {}),
     },
     body: init.body ? JSON.stringify(init.body) : undefined,
   });
@@ -185,6 +188,23 @@ describe('M2 and L3: throttling per client address and account, never a lockout'
     } finally {
       await direct.close();
     }
+  });
+
+  it('N6: believes X-Forwarded-For only with the back office\'s secret: another local process cannot throttle a chosen address', async () => {
+    const victim = freshIp();
+    // A process on this machine (a trusted address) claims to be the victim's address, without the secret…
+    for (let i = 0; i < 6; i++) await call('account/login', { body: { email: 'shop@example.com', password: `guess-${i}` }, ip: victim, withoutSecret: true });
+    const forged = await fetch(up.url + 'account/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': victim, 'x-forwarded-secret': 'not-the-secret-not-the-secret-not-the' },
+      body: JSON.stringify({ email: 'shop@example.com', password: 'guess-x' }),
+    });
+    expect(forged.status).not.toBe(200);
+    // …and the victim, whose address the back office forwards with the secret, is not slowed at all.
+    expect((await attempt('shop@example.com', DEMO_PASSWORD, victim)).status).toBe(200);
+    // The guesses were counted where they came from: this machine's own address.
+    expect((await up.db.query("select 1 from throttle where scope = 'login' and key = '127.0.0.1|shop@example.com'")).rows).toHaveLength(1);
+    await up.db.query("delete from throttle where key like '127.0.0.1%'");
   });
 
   it('keeps /openapi.json for Admin tokens and the users list for Admin and BuddyShop (Shop alone gets 403)', async () => {
