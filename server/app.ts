@@ -45,6 +45,8 @@ export interface BuildAppOptions {
   /** Origin of uploaded files (the signed-upload storage), allowed in CSP img-src/connect-src. */
   uploadOrigin?: string;
   upstreamTimeouts?: { connectMs?: number; headersMs?: number; bodyMs?: number };
+  /** The API's shared secret for forwarded client addresses (`UPSTREAM_FORWARDED_SECRET`, or the in-process API's; ADR 028). */
+  upstreamForwardedSecret?: string;
   /** Which proxies' X-Forwarded-For to believe: how many stand in front, or their addresses (`TRUST_PROXY`; ADR 018). */
   trustProxy?: boolean | number | string[];
   sessionMaxAgeSeconds?: number;
@@ -133,6 +135,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     connectTimeoutMs: opts.upstreamTimeouts?.connectMs,
     headersTimeoutMs: opts.upstreamTimeouts?.headersMs,
     bodyTimeoutMs: opts.upstreamTimeouts?.bodyMs,
+    forwardedSecret: opts.upstreamForwardedSecret,
   });
   const sealer = createCookieSealer(opts.cookieSecrets);
   const coordinator = createRefreshCoordinator(upstream, {

@@ -12,6 +12,8 @@ const envSchema = z.object({
   /** Base URL of the marketplace API, ending in `/api/`. Unset: start the reference upstream in-process. */
   UPSTREAM_URL: z.url().optional(),
   UPSTREAM_PORT: portField.default(4010),
+  /** With UPSTREAM_URL: the secret the API checks before believing the forwarded client address (ADR 028). */
+  UPSTREAM_FORWARDED_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   DATABASE_URL: databaseUrlField.optional(),
   /** Comma-separated; the first signs and encrypts, the others are still accepted (rotation). */
   COOKIE_SECRETS: csv.pipe(z.array(z.string().min(32, 'each cookie secret needs at least 32 characters')).min(1)).optional(),

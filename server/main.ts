@@ -65,6 +65,8 @@ if (!upstreamUrl) {
       operationRange: range,
       ...(env.UPLOAD_PUBLIC_ORIGIN ? { publicOrigin: env.UPLOAD_PUBLIC_ORIGIN } : {}),
       sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,
+      // Unset: generated at start and handed to the back office below (ADR 028).
+      ...(env.UPSTREAM_FORWARDED_SECRET ? { forwardedSecret: env.UPSTREAM_FORWARDED_SECRET } : {}),
     },
   });
   upstreamUrl = upstream.url;
@@ -86,6 +88,7 @@ const app = await buildApp({
   logger: logger.child({ service: 'backoffice' }),
   googleClientId: env.GOOGLE_CLIENT_ID,
   uploadOrigin: new URL(upstream?.config.publicOrigin ?? upstreamUrl!).origin,
+  upstreamForwardedSecret: upstream?.config.forwardedSecret ?? env.UPSTREAM_FORWARDED_SECRET,
   upstreamTimeouts: { connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS, headersMs: env.UPSTREAM_HEADERS_TIMEOUT_MS, bodyMs: env.UPSTREAM_BODY_TIMEOUT_MS },
   trustProxy: env.TRUST_PROXY,
   sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,

@@ -21,6 +21,7 @@ export const ERROR_TEXT = {
   too_many_requests: 'Too many requests. Try again later.',
   session_ended: 'The session has ended. Please sign in again.',
   last_admin: 'The last active Admin cannot lose the Admin role or be deactivated.',
+  built_in_role: 'The built-in roles (Admin, Buddy, Shop, BuddyShop) cannot be renamed or deleted.',
   invitation_not_pending: 'This invitation is no longer pending.',
   invalid_upload: 'Only JPEG and PNG images are accepted.',
   upload_too_large: 'The file is too large.',
@@ -35,6 +36,8 @@ export const ERROR_TEXT = {
   slot_full: "This slot is fully booked for the bike buddy on this day.",
   day_full: 'The bike buddy has reached their maximum number of services for this day.',
   has_bookings: 'Services are booked in this slot. Move or cancel them first.',
+  finish_before_date: 'A service cannot be finished before its date.',
+  final_service_fixed: 'A finished or canceled service keeps its bike buddy, date and slot.',
   service_not_booked: 'Details can only be recorded while the service is booked.',
   invalid_address: 'Please enter a valid address.',
 } as const;

@@ -9,6 +9,12 @@ export const ROLE = {
 
 export type Role = (typeof ROLE)[keyof typeof ROLE];
 
+/**
+ * The roles the app's access rules name (the route table, the API's guards): renaming or deleting one in the
+ * roles catalogue would lock its holders out, so the API refuses both (409 `built_in_role`, ADR 028).
+ */
+export const BUILT_IN_ROLES: readonly string[] = Object.values(ROLE);
+
 /** Only these scope entries are kept (spec §6); anything else in the token is ignored. */
 export const WHITELISTED_ROLES: readonly Role[] = [ROLE.Admin, ROLE.Buddy, ROLE.Shop];
 

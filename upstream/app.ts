@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { PathOnlyLogController } from '../shared/request-log.server.ts';
 import { closeConnectionsWhenDraining } from '../shared/graceful-close.server.ts';
 import type { EntityDef } from '../shared/entity/define.ts';
@@ -16,7 +17,7 @@ import { registerGoogleRoutes } from './routes/google.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerEntityResource } from './resources/entity-resource.ts';
 import { registerBicycles } from './resources/bicycles.ts';
-import { registerUsers } from './resources/users.ts';
+import { registerRoles, registerUsers } from './resources/users.ts';
 import { registerServices } from './resources/services.ts';
 import { registerDashboard } from './resources/dashboard.ts';
 import { registerSchedule } from './resources/schedule.ts';
@@ -31,7 +32,7 @@ export interface BuildUpstreamOptions {
   logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'];
 }
 
-export const UPSTREAM_REDACT = ['req.headers.authorization', '*.password', '*.password_confirm', '*.refresh_token', '*.token', '*.id_token'];
+export const UPSTREAM_REDACT = ['req.headers.authorization', 'req.headers["x-forwarded-secret"]', '*.password', '*.password_confirm', '*.refresh_token', '*.token', '*.id_token'];
 
 /** The reference marketplace API (ADR 002); never listens (start.ts does). */
 export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions): Promise<FastifyInstance> {
@@ -52,6 +53,16 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
   } as FastifyServerOptions);
   closeConnectionsWhenDraining(app);
+  // A trusted address is not enough (any process on this machine has one): X-Forwarded-For also needs the
+  // back office's secret, else it is dropped before anything reads `req.ip` (ADR 028).
+  if (config.forwardedSecret !== null) {
+    const digest = (value: string) => createHash('sha256').update(value).digest();
+    const expected = digest(config.forwardedSecret);
+    app.addHook('onRequest', async (req) => {
+      const given = req.headers['x-forwarded-secret'];
+      if (typeof given !== 'string' || !timingSafeEqual(digest(given), expected)) delete req.raw.headers['x-forwarded-for'];
+    });
+  }
   app.decorate('checkSession', (sessionId: string, userId: number, version: number) => checkSession(db, sessionId, userId, version));
 
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: config.maxUploadBytes }, (_req, body, done) => done(null, body));
@@ -95,6 +106,7 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
     services: () => registerServices(app, db, config),
     'buddy-work-slots': () => registerSchedule(app, db, config),
     'not-working-slots': () => undefined,
+    roles: () => registerRoles(app, db, config),
     'subscription-plans': () => registerSubscriptionPlans(app, db, config),
     subscriptions: () => registerSubscriptions(app, db, config),
     'event-slots': () => registerEventSlots(app, db, config),

@@ -23,13 +23,22 @@ export interface UpstreamConfig {
    * `ipFreeFailures` before the same backoff. Failures are forgotten after `forgetAfterSeconds` of quiet.
    */
   loginThrottle: { freeFailures: number; ipFreeFailures: number; maxDelaySeconds: number; forgetAfterSeconds: number };
-  /** Password-reset requests per address and per client address, each in a rolling hour (ADR 018). */
-  forgotPasswordLimits: { perEmailPerHour: number; perIpPerHour: number };
+  /**
+   * Password-reset requests in a rolling hour (ADR 018, 028): per client address and address as typed, and per
+   * client address, refused with 429; per address as typed, mails sent — past that, silently none.
+   */
+  forgotPasswordLimits: { perClientAndEmailPerHour: number; perIpPerHour: number; mailsPerEmailPerHour: number };
   /**
    * Peers whose `X-Forwarded-For` names the client (proxy-addr notation: `loopback`, addresses, CIDRs).
    * Default loopback: the in-process back office. A client calling the API directly cannot choose its address.
    */
   trustedProxies: string[];
+  /**
+   * The secret the back office sends as `X-Forwarded-Secret` with the client address (ADR 028): X-Forwarded-For
+   * is believed only on requests that carry it, so another process on a trusted address cannot pick an address.
+   * `null`: the trusted proxies alone decide (an operator's explicit list). `startUpstream` generates one when unset.
+   */
+  forwardedSecret: string | null;
   /** Absolute lifetime of a sign-in: after this a session's refresh tokens are refused, however often rotated (ADR 017). */
   sessionMaxAgeSeconds: number;
   /** scrypt N; lower in tests for speed. */
@@ -43,7 +52,7 @@ export interface UpstreamConfig {
   unusedUploadMaxAgeSeconds: number;
 }
 
-export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' | 'uploadDir'> = {
+export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' | 'uploadDir' | 'forwardedSecret'> = {
   accessTokenTtlSeconds: 900,
   refreshTokenTtlSeconds: 30 * 24 * 3600,
   refreshGraceSeconds: 10,
@@ -53,7 +62,7 @@ export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' |
   logMailLinks: false,
   googleJwksUrl: 'https://www.googleapis.com/oauth2/v3/certs',
   loginThrottle: { freeFailures: 5, ipFreeFailures: 20, maxDelaySeconds: 15 * 60, forgetAfterSeconds: 24 * 3600 },
-  forgotPasswordLimits: { perEmailPerHour: 3, perIpPerHour: 20 },
+  forgotPasswordLimits: { perClientAndEmailPerHour: 3, perIpPerHour: 20, mailsPerEmailPerHour: 10 },
   trustedProxies: ['loopback'],
   sessionMaxAgeSeconds: 30 * 24 * 3600,
   scryptCost: 16384,

@@ -30,8 +30,13 @@ const envSchema = z.object({
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_JWKS_URL: z.url().optional(),
   ...operationRangeFields,
-  /** Peers whose X-Forwarded-For is believed (comma-separated addresses, CIDRs or `loopback`); `none`: nobody. */
-  TRUSTED_PROXIES: trustedProxiesField.default(['loopback']),
+  /**
+   * Peers whose X-Forwarded-For is believed (comma-separated addresses, CIDRs or `loopback`); `none`: nobody.
+   * Unset: `loopback` with UPSTREAM_FORWARDED_SECRET (the header is then believed only with the secret), else nobody.
+   */
+  TRUSTED_PROXIES: trustedProxiesField.optional(),
+  /** The back office's shared secret (its UPSTREAM_FORWARDED_SECRET): X-Forwarded-For is believed only with it (ADR 028). */
+  UPSTREAM_FORWARDED_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   SESSION_MAX_AGE_DAYS: sessionMaxAgeDaysField.default(30),
 });
 

@@ -35,7 +35,8 @@ const upstream = await startUpstream({
     // Mail links carry one-time tokens: they are logged only for a demo, where nobody else receives mail.
     logMailLinks: env.LOG_MAIL_LINKS ?? seedDemo,
     operationRange: { centre: { lat: env.OPERATION_CENTRE_LAT, lng: env.OPERATION_CENTRE_LNG }, radiusMetres: env.OPERATION_RADIUS_METRES },
-    trustedProxies: env.TRUSTED_PROXIES,
+    trustedProxies: env.TRUSTED_PROXIES ?? (env.UPSTREAM_FORWARDED_SECRET ? ['loopback'] : []),
+    forwardedSecret: env.UPSTREAM_FORWARDED_SECRET ?? null,
     sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,
   },
 });

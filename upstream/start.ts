@@ -77,6 +77,8 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
     jwtSecret: await jwtSecretFrom(db, partial.jwtSecret),
     uploadDir: partial.uploadDir ?? (opts.dataDir ? join(opts.dataDir, '..', 'uploads') : opts.databaseUrl ? join(projectRoot(import.meta.url), 'data', 'uploads') : (tempUploadDir = mkdtempSync(join(tmpdir(), 'bo-uploads-')))),
     publicOrigin: partial.publicOrigin ?? '',
+    // In-process, the back office reads it from here (server/main.ts, the tests' stack).
+    forwardedSecret: partial.forwardedSecret === undefined ? randomBytes(32).toString('base64url') : partial.forwardedSecret,
   };
   const shouldSeed = opts.seedDemo ?? !opts.databaseUrl;
   const demoPassword = shouldSeed ? opts.demoPassword ?? randomDemoPassword() : undefined;

@@ -12,7 +12,7 @@ import { useAccess } from '../entity/access.ts';
 import { useEntityUtils } from '../entity/entity-api.ts';
 import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
 import { StatusLabel, statusText } from '../entity/status-label.tsx';
-import { errorText, fieldText } from '../errors.ts';
+import { appCodeOf, errorText, fieldText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
@@ -30,17 +30,23 @@ function Transitions({ record }: { record: EntityRecord }) {
   const status = Number(record.status);
   const steps = access.canTransition ? nextStatuses(SERVICE_STATUS_FLOW, status, access.roles) : [];
 
-  const run = async (to: number) => {
+  const run = async (to: number, force = false): Promise<void> => {
     const target = statusText(t, servicesEntity, 'status', to);
     // Leaving for a final status cannot be undone: ask first.
-    if (isFinalStatus(SERVICE_STATUS_FLOW, to) && !(await confirm({ title: t('services.confirmTitle'), message: t(`services.confirm.${to}`), danger: to !== SERVICE_STATUS.Finished }))) return;
+    if (!force && isFinalStatus(SERVICE_STATUS_FLOW, to) && !(await confirm({ title: t('services.confirmTitle'), message: t(`services.confirm.${to}`), danger: to !== SERVICE_STATUS.Finished }))) return;
     setPending(to);
     try {
-      const saved = await transition.mutateAsync({ id: record.id, to, version: record.version });
+      const saved = await transition.mutateAsync({ id: record.id, to, version: record.version, ...(force ? { force } : {}) });
       utils.get.setData({ id: record.id }, saved);
       await Promise.all([utils.list.invalidate(), trpcUtils.services.calendar.invalidate(), trpcUtils.services.details.invalidate({ id: record.id })]);
       toast.success(t('services.transitioned', { status: target }));
     } catch (error) {
+      // Finishing before the service's date: an Admin may, after saying so (ADR 028); others read why not.
+      if (appCodeOf(error) === 'finish_before_date' && !force && access.roles.includes('Admin')) {
+        setPending(null);
+        if (await confirm({ title: t('services.finishEarlyTitle'), message: t('services.finishEarly', { date: String(record.service_date) }) })) await run(to, true);
+        return;
+      }
       toast.error(errorText(t, error));
       if ((error as { data?: { appCode?: string } }).data?.appCode === 'conflict') await utils.get.invalidate({ id: record.id });
     } finally {

@@ -13,6 +13,8 @@ export const transitionInputSchema = z.object({
   id: z.number().int().positive(),
   to: z.number().int().min(0).max(1000),
   version: z.number().int().positive().optional(),
+  /** An Admin's explicit override of a refusal that allows one (finishing a service before its date, ADR 028). */
+  force: z.boolean().optional(),
 });
 
 /** Flattens list state into the upstream's query string (ADR 006). */
@@ -32,7 +34,7 @@ export function transitionProcedure(def: EntityDef) {
   return roleProcedure(...writeProcedureRoles(def, 'transition'))
     .input(transitionInputSchema)
     .mutation(({ ctx, input }) =>
-      ctx.session.call<EntityRecord>({ method: 'POST', path: `${def.name}/${input.id}/transition/`, body: { to: input.to, ...(input.version ? { version: input.version } : {}) }, lang: ctx.lang }),
+      ctx.session.call<EntityRecord>({ method: 'POST', path: `${def.name}/${input.id}/transition/`, body: { to: input.to, ...(input.version ? { version: input.version } : {}), ...(input.force ? { force: true } : {}) }, lang: ctx.lang }),
     );
 }
 

@@ -15,6 +15,8 @@ export interface UpstreamClientOptions {
   /** Extra attempts for idempotent calls on connection errors and 502/503/504. */
   retries?: number;
   connections?: number;
+  /** Sent as X-Forwarded-Secret with X-Forwarded-For: the API believes the client address only with it (ADR 028). */
+  forwardedSecret?: string;
   /** Observes every attempt (metrics): method, `path` as the caller gave it (relative to the base URL), status (0 = no answer), seconds. */
   onCall?: (method: string, path: string, status: number, seconds: number) => void;
 }
@@ -110,7 +112,10 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       'app-platform': 'backoffice',
     };
     if (call.token) headers.authorization = `Bearer ${call.token}`;
-    if (call.clientIp) headers['x-forwarded-for'] = call.clientIp;
+    if (call.clientIp) {
+      headers['x-forwarded-for'] = call.clientIp;
+      if (options_.forwardedSecret) headers['x-forwarded-secret'] = options_.forwardedSecret;
+    }
     let body: string | undefined;
     if (call.body !== undefined) {
       headers['content-type'] = 'application/json';

@@ -57,6 +57,19 @@ describe('entity rules enforced by the upstream', () => {
     expect(res.body.error.data.fieldErrors).toEqual({ code: 'validation.unique' });
   });
 
+  it('N1: keeps the built-in roles; a rename gets a message on the name field the form shows, a delete its reason (ADR 028)', async () => {
+    const roles = (await query(admin, 'roles.list', { page: 1, page_size: 100, filters: {} })).body.result.data.results as { id: number; name: string; description: string | null; version: number }[];
+    const adminRole = roles.find((r) => r.name === 'Admin')!;
+    const renamed = await mutate(admin, 'roles.update', { id: adminRole.id, version: adminRole.version, data: { name: 'Administrators', description: adminRole.description } });
+    expect(renamed.status).toBe(409);
+    expect(renamed.body.error.data).toMatchObject({ appCode: 'built_in_role', fieldErrors: { name: 'validation.builtInRole' } });
+    const deleted = await mutate(admin, 'roles.delete', { id: roles.find((r) => r.name === 'Buddy')!.id });
+    expect(deleted.status).toBe(409);
+    expect(deleted.body.error.data.appCode).toBe('built_in_role');
+    // The Admin still signs in as Admin.
+    expect((await query(admin, 'session.me')).body.result.data.roles).toContain('Admin');
+  });
+
   it('refuses deleting a company other companies belong to', async () => {
     const res = await mutate(admin, 'companies.delete', { id: 1 });
     expect(res.status).toBe(409);

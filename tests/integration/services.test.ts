@@ -156,8 +156,18 @@ describe('services through tRPC', () => {
     expect(full.status).toBe(409);
     expect(full.body.error.data).toMatchObject({ appCode: 'day_full', fieldErrors: { service_date: 'validation.dayFull' } });
 
-    const finished = await mutate(buddy, 'services.transition', { id: service.id, to: 4, version: service.version });
+    // Not before its date (ADR 028): the buddy is refused with a translated field message; an Admin may
+    // override explicitly, a buddy may not.
+    const early = await mutate(buddy, 'services.transition', { id: service.id, to: 4, version: service.version });
+    expect(early.status).toBe(409);
+    expect(early.body.error.data).toMatchObject({ appCode: 'finish_before_date', fieldErrors: { status: 'validation.finishBeforeDate' } });
+    expect((await mutate(buddy, 'services.transition', { id: service.id, to: 4, force: true })).body.error.data.appCode).toBe('forbidden');
+    const finished = await mutate(admin, 'services.transition', { id: service.id, to: 4, version: service.version, force: true });
     expect(finished.body.result.data).toMatchObject({ status: 4, finished_at: expect.any(String) });
+    // Finished, it stays where it was done: a dispatch move is refused with the API's field message.
+    const moved = await mutate(admin, 'dispatch.move', { id: service.id, version: finished.body.result.data.version, buddy_id: buddyId, service_slot_id: 1 });
+    expect(moved.status).toBe(409);
+    expect(moved.body.error.data).toMatchObject({ appCode: 'final_service_fixed', fieldErrors: { service_slot_id: 'validation.finalKeepsBuddyAndSlot' } });
     const cancelAsAdmin = await mutate(buddy, 'services.transition', { id: service.id, to: 5 });
     expect(cancelAsAdmin.body.error.data.appCode).toBe('invalid_transition');
   });

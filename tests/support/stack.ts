@@ -58,6 +58,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     version: 'test',
     logger: testLogger('backoffice', options.quietLogs ? 'warn' : 'info'),
     uploadOrigin: upstream.origin,
+    upstreamForwardedSecret: upstream.config.forwardedSecret ?? undefined,
     // Test files run in parallel on a small machine: a GC pause or a busy neighbour must not make the
     // server shed load mid-test. Load shedding has its own test (tests/integration/security.test.ts).
     // The process also holds the API, its in-memory PGlite and the test runner (~0.9 GB RSS and 130–300 MB

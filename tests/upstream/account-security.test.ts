@@ -31,8 +31,10 @@ interface CallInit {
   method?: string;
   body?: unknown;
   token?: string;
-  /** The client address the back office would forward (the test runs on loopback, a trusted proxy). */
+  /** The client address the back office would forward (the test runs on loopback, a trusted proxy, and knows the secret). */
   ip?: string;
+  /** Sends `ip` without the back office's secret (another local process, ADR 028). */
+  withoutSecret?: boolean;
 }
 
 async function call(path: string, init: CallInit = {}, target: Upstream = up): Promise<{ status: number; body: Body; text: string; headers: Headers }> {
@@ -42,6 +44,7 @@ async function call(path: string, init: CallInit = {}, target: Upstream = up): P
       ...(init.body ? { 'content-type': 'application/json' } : {}),
       ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
       ...(init.ip ? { 'x-forwarded-for': init.ip } : {}),
+      ...(init.ip && !init.withoutSecret ? { 'x-forwarded-secret': target.config.forwardedSecret! } : {}),
     },
     body: init.body ? JSON.stringify(init.body) : undefined,
   });
@@ -187,6 +190,23 @@ describe('M2 and L3: throttling per client address and account, never a lockout'
     }
   });
 
+  it('N6: believes X-Forwarded-For only with the back office\'s secret: another local process cannot throttle a chosen address', async () => {
+    const victim = freshIp();
+    // A process on this machine (a trusted address) claims to be the victim's address, without the secret…
+    for (let i = 0; i < 6; i++) await call('account/login', { body: { email: 'shop@example.com', password: `guess-${i}` }, ip: victim, withoutSecret: true });
+    const forged = await fetch(up.url + 'account/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': victim, 'x-forwarded-secret': 'not-the-secret-not-the-secret-not-the' },
+      body: JSON.stringify({ email: 'shop@example.com', password: 'guess-x' }),
+    });
+    expect(forged.status).not.toBe(200);
+    // …and the victim, whose address the back office forwards with the secret, is not slowed at all.
+    expect((await attempt('shop@example.com', DEMO_PASSWORD, victim)).status).toBe(200);
+    // The guesses were counted where they came from: this machine's own address.
+    expect((await up.db.query("select 1 from throttle where scope = 'login' and key = '127.0.0.1|shop@example.com'")).rows).toHaveLength(1);
+    await up.db.query("delete from throttle where key like '127.0.0.1%'");
+  });
+
   it('keeps /openapi.json for Admin tokens and the users list for Admin and BuddyShop (Shop alone gets 403)', async () => {
     const admin = await adminToken();
     expect((await fetch(up.origin + '/openapi.json')).status).toBe(401);
@@ -202,6 +222,16 @@ describe('M2 and L3: throttling per client address and account, never a lockout'
     expect((await call('users/', { token: (await login('buddy@example.com')).token })).status).toBe(403);
     expect((await call('users/', { token: (await login('shop@example.com')).token })).status).toBe(200);
     expect((await call('users/', { token: admin })).status).toBe(200);
+  });
+
+  it('N4: the buddies list (e-mails, phones) follows the users list rule: Shop alone and Buddy alone get 403', async () => {
+    const admin = await adminToken();
+    await inviteAndAccept('n4.shop@example.com', ['Shop'], admin);
+    const shopOnly = (await login('n4.shop@example.com', 'chosen-pass')).token;
+    expect(await call('buddies/', { token: shopOnly })).toMatchObject({ status: 403, body: { error: { message: 'forbidden' } } });
+    expect((await call('buddies/', { token: (await login('buddy@example.com')).token })).status).toBe(403);
+    expect((await call('buddies/', { token: (await login('shop@example.com')).token })).status).toBe(200);
+    expect((await call('buddies/', { token: admin })).body.data.results.length).toBeGreaterThan(0);
   });
 
   it('`npm run upstream` listens on loopback unless HOST says otherwise', async () => {
@@ -400,11 +430,11 @@ describe('L1: reset links and requests', () => {
     expect((await call('account/reset-password', { body: { token: stray, password: 'hijacked', password_confirm: 'hijacked' } })).body.error.message).toBe('token_does_not_exist');
   });
 
-  it('limits requests per address and per client, with the same answer whether or not the account exists', async () => {
+  it('limits requests per client address and account, and per client, with the same answer whether or not the account exists', async () => {
     const ip = freshIp();
     const refusals = [];
     for (const email of ['buddy@example.com', 'nobody.l1@example.com']) {
-      for (let i = 0; i < 3; i++) expect((await call('account/forgot-password', { body: { email }, ip: freshIp() })).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await call('account/forgot-password', { body: { email }, ip })).status).toBe(200);
       const before = await outboxCount();
       refusals.push(await call('account/forgot-password', { body: { email }, ip }));
       expect(await outboxCount()).toBe(before);
@@ -416,6 +446,27 @@ describe('L1: reset links and requests', () => {
     const busy = freshIp();
     for (let i = 0; i < 20; i++) expect((await call('account/forgot-password', { body: { email: `l1-${i}@example.com` }, ip: busy })).status).toBe(200);
     expect((await call('account/forgot-password', { body: { email: 'l1-last@example.com' }, ip: busy })).status).toBe(429);
+  });
+
+  it('N2: a stranger cannot make the owner wait; past a higher per-account cap the mails stop silently', async () => {
+    const email = 'n2.owner@example.com';
+    await inviteAndAccept(email, ['Buddy'], await adminToken());
+    const mails = async () => (await up.db.query<{ n: number }>("select count(*)::int as n from outbox where lower(to_email) = $1 and kind = 'reset'", [email])).rows[0]!.n;
+    const ask = (ip: string) => call('account/forgot-password', { body: { email }, ip });
+    const stranger = freshIp();
+    for (let i = 0; i < 3; i++) expect((await ask(stranger)).status).toBe(200);
+    expect((await ask(stranger)).status).toBe(429);
+    // The owner, at their own address, is answered and mailed as usual.
+    const owner = freshIp();
+    expect((await ask(owner)).status).toBe(200);
+    expect(await mails()).toBe(4);
+    // Strangers at many addresses fill the mailbox only up to the cap; beyond it nobody is mailed, nobody told.
+    for (let i = 0; i < 8; i++) expect((await ask(freshIp())).status).toBe(200);
+    expect(await mails()).toBe(up.config.forgotPasswordLimits.mailsPerEmailPerHour);
+    const answer = await ask(owner);
+    expect(answer.status).toBe(200);
+    expect(answer.body.data).toEqual({ sent: true });
+    expect(await mails()).toBe(up.config.forgotPasswordLimits.mailsPerEmailPerHour);
   });
 });
 
@@ -440,5 +491,46 @@ describe('L5: an Admin always remains', () => {
     const secondToken = (await login('l5.second@example.com', 'chosen-pass')).token;
     expect((await call(`users/${second}/roles/Admin/`, { method: 'DELETE', token: secondToken })).status).toBe(409);
     expect((await call(`users/${adminId}/roles/`, { token: secondToken, body: { role: 'Admin' } })).status).toBe(200);
+  });
+});
+
+describe('N1: the built-in roles keep their names', () => {
+  type RoleRow = { id: number; name: string; description: string | null; version: number };
+  const roles = async (token: string) => (await call('roles/?page_size=100', { token })).body.data.results as RoleRow[];
+
+  it('refuses to rename or delete Admin, Buddy and Shop (409 with a field message); the next sign-in still carries Admin', async () => {
+    const admin = await adminToken();
+    const builtIn = { status: 409, body: { error: { message: 'built_in_role', fields: { name: 'validation.builtInRole' } } } };
+    for (const name of ['Admin', 'Buddy', 'Shop']) {
+      const role = (await roles(admin)).find((r) => r.name === name)!;
+      expect(await call(`roles/${role.id}/`, { method: 'PUT', token: admin, body: { ...role, name: `${name} (old)` } })).toMatchObject(builtIn);
+      expect(await call(`roles/${role.id}/`, { method: 'PATCH', token: admin, body: { name: name.toLowerCase(), version: role.version } })).toMatchObject(builtIn);
+      expect(await call(`roles/${role.id}/`, { method: 'DELETE', token: admin })).toMatchObject({ status: 409 });
+    }
+    // BuddyShop is derived, but a catalogue row of that name is as protected; deleting it is refused even unheld.
+    const buddyShop = await call('roles/', { token: admin, body: { name: 'BuddyShop', description: 'Buddy and Shop' } });
+    expect(buddyShop.status).toBe(201);
+    expect(await call(`roles/${buddyShop.body.data.id}/`, { method: 'DELETE', token: admin })).toMatchObject(builtIn);
+    expect(claimsOf((await login('admin@example.com')).token).scope).toContain('Admin');
+  });
+
+  it('a change to a role someone holds outdates their tokens, as a role removal does; a refresh carries the new name', async () => {
+    let admin = await adminToken();
+    const created = await call('roles/', { token: admin, body: { name: 'N1 Mechanic', description: null } });
+    expect(created.status).toBe(201);
+    await inviteAndAccept('n1.holder@example.com', ['Buddy', 'N1 Mechanic'], admin);
+    const pair = await login('n1.holder@example.com', 'chosen-pass');
+    const other = await login('buddy@example.com');
+    expect((await call(`roles/${created.body.data.id}/`, { method: 'PUT', token: admin, body: { ...created.body.data, name: 'N1 Fitter' } })).status).toBe(200);
+    expect(await call('account/', { token: pair.token })).toMatchObject({ status: 401, body: { error: { message: 'token_expired' } } });
+    expect((await call('account/', { token: other.token })).status).toBe(200);
+    const refreshed = (await call('account/refresh-token', { body: { refresh_token: pair.refresh_token } })).body.data;
+    expect(claimsOf(refreshed.token).scope).toEqual(expect.arrayContaining(['Buddy', 'N1 Fitter']));
+    // A built-in role's description may change; its holders (the Admins) refresh and keep it.
+    const adminRole = (await roles(admin)).find((r) => r.name === 'Admin')!;
+    expect((await call(`roles/${adminRole.id}/`, { method: 'PUT', token: admin, body: { ...adminRole, description: 'Everything' } })).status).toBe(200);
+    expect((await call('account/', { token: admin })).status).toBe(401);
+    admin = await adminToken();
+    expect(claimsOf(admin).scope).toContain('Admin');
   });
 });

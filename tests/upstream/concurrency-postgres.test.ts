@@ -50,7 +50,7 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
   const post = async (up: Upstream, path: string, body: unknown, token?: string, init: { method?: string; ip?: string } = {}) => {
     const res = await fetch(up.url + path, {
       method: init.method ?? 'POST',
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.ip ? { 'x-forwarded-for': init.ip } : {}) },
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.ip ? { 'x-forwarded-for': init.ip, 'x-forwarded-secret': up.config.forwardedSecret! } : {}) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as { success: boolean; data: any; error: any } };

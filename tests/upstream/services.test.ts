@@ -21,6 +21,12 @@ const freshDate = () => {
   nextDay += 1;
   return new Date(Date.UTC(2097, 0, 1 + nextDay)).toISOString().slice(0, 10);
 };
+// Services that get finished lie in the past: finishing before a service's date is refused (ADR 028).
+let nextPastDay = 0;
+const freshPastDate = () => {
+  nextPastDay += 1;
+  return new Date(Date.UTC(1997, 0, 1 + nextPastDay)).toISOString().slice(0, 10);
+};
 
 async function call(path: string, init: { method?: string; body?: unknown; as?: string } = {}) {
   const token = tokens[init.as ?? 'admin'];
@@ -60,9 +66,8 @@ async function book(date: string, overrides: Record<string, unknown> = {}, as = 
   return call('services/', { body: service(date, overrides), as });
 }
 
-/** A booked service in a fresh day's morning slot. */
-async function bookedService(status = 2) {
-  const date = freshDate();
+/** A booked service in a fresh (past) day's morning slot. */
+async function bookedService(status = 2, date = freshPastDate()) {
   await workSlot(date);
   const res = await book(date, { status });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -123,6 +128,46 @@ describe('status transitions (ADR 009)', () => {
       expect(res.status).toBe(400);
       expect(res.body.error.fields).toEqual({ status: 'validation.initialStatus' });
     }
+  });
+});
+
+describe('N3: finishing before the service date (ADR 028)', () => {
+  it('is refused with a field message, for the form too; an Admin may override explicitly, a Buddy may not', async () => {
+    const record = await bookedService(2, freshDate());
+    const early = { status: 409, body: { error: { message: 'finish_before_date', fields: { status: 'validation.finishBeforeDate' } } } };
+    expect(await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' })).toMatchObject(early);
+    expect(await call(`services/${record.id}/transition/`, { body: { to: 4 } })).toMatchObject(early);
+    expect(await call(`services/${record.id}/`, { method: 'PATCH', body: { version: record.version, status: 4 } })).toMatchObject(early);
+    expect(await call(`services/${record.id}/transition/`, { body: { to: 4, force: true }, as: 'buddy' })).toMatchObject({ status: 403, body: { error: { message: 'forbidden' } } });
+    const forced = await call(`services/${record.id}/transition/`, { body: { to: 4, force: true, version: record.version } });
+    expect(forced.status, JSON.stringify(forced.body)).toBe(200);
+    expect(forced.body.data).toMatchObject({ status: 4, finished_at: expect.any(String) });
+    // Cancelling ahead of the date is still anyone's right.
+    const other = await bookedService(2, freshDate());
+    expect((await call(`services/${other.id}/transition/`, { body: { to: 3 }, as: 'buddy' })).status).toBe(200);
+  });
+});
+
+describe('N5: a finished or canceled service keeps its buddy, date and slot (ADR 028)', () => {
+  it('refuses the form and a dispatch move (PATCH) with a field message; other fields and open services still change', async () => {
+    for (const [status, as] of [[4, 'buddy'], [3, 'buddy'], [5, 'admin']] as const) {
+      const date = freshPastDate();
+      // Room everywhere it could go, so only the rule can refuse it.
+      for (const slot of [1, 2]) {
+        await workSlot(date, { service_slot_id: slot });
+        await workSlot(date, { buddy_id: otherBuddy, service_slot_id: slot });
+      }
+      const created = (await book(date)).body.data as { id: number; version: number };
+      const closed = (await call(`services/${created.id}/transition/`, { body: { to: status }, as })).body.data as { version: number };
+      const patch = (body: Record<string, unknown>) => call(`services/${created.id}/`, { method: 'PATCH', body: { version: closed.version, ...body } });
+      for (const [key, value] of [['buddy_id', otherBuddy], ['service_slot_id', 2], ['service_date', freshPastDate()]] as const) {
+        expect(await patch({ [key]: value }), `${status}: ${key}`).toMatchObject({ status: 409, body: { error: { message: 'final_service_fixed', fields: { [key]: 'validation.finalKeepsBuddyAndSlot' } } } });
+      }
+      expect((await call(`services/${created.id}/`)).body.data).toMatchObject({ buddy_id: buddy, service_slot_id: 1, service_date: date });
+      expect((await patch({ notes: 'Left the bike at the gate' })).status).toBe(200);
+    }
+    const open = await bookedService();
+    expect((await call(`services/${open.id}/`, { method: 'PATCH', body: { version: open.version, service_slot_id: 1, notes: 'moved' } })).status).toBe(200);
   });
 });
 

@@ -95,6 +95,8 @@ export interface WriteContext {
   user: AuthUser;
   /** The record as it is before this write (locked until the transaction ends); null on create. */
   current: EntityRecord | null;
+  /** An Admin's explicit override (`force` on a transition) of a rule a hook would refuse (ADR 028). */
+  force?: boolean;
 }
 
 /**
@@ -428,13 +430,15 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
 
   if (status) {
     const [statusKey, statusField] = status;
-    const transitionBody = z.object({ to: z.coerce.number().int().min(0).max(1000), version: z.coerce.number().int().positive().max(2 ** 31).optional() });
-    // POST <resource>/<id>/transition/ {to, version?}: the one status change, checked against the flow.
+    const transitionBody = z.object({ to: z.coerce.number().int().min(0).max(1000), version: z.coerce.number().int().positive().max(2 ** 31).optional(), force: z.boolean().optional() });
+    // POST <resource>/<id>/transition/ {to, version?, force?}: the one status change, checked against the flow;
+    // `force` (Admin only) overrides what a hook refuses with a reason an Admin may set aside (ADR 028).
     app.post(`${base}:id/transition/`, { preHandler: transitioner }, async (req, reply) => {
       const user = req.user!;
       const { id } = parseBody(idParam, req.params);
-      const { to, version } = parseBody(transitionBody, req.body);
+      const { to, version, force } = parseBody(transitionBody, req.body);
       if (!statusField.options?.includes(to)) throw new ApiError(400, 'validation_error', undefined, { to: 'validation.option' });
+      if (force && !user.roles.includes('Admin')) throw new ApiError(403, 'forbidden');
       try {
         const record = await db.transaction(async (tx) => {
           const current = await fetchOne(id, tx, user, true);
@@ -444,7 +448,7 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
           if (previous === to) return current;
           checkStatus(user, previous, to);
           const input = { ...Object.fromEntries(columns.map((k) => [k, current[k]])), [statusKey]: to };
-          await hooks.beforeWrite?.(input, { tx, user, current });
+          await hooks.beforeWrite?.(input, { tx, user, current, force });
           const stamped = Object.entries(stampsFor(previous, to)).filter(([, v]) => v !== 'keep');
           const sets = [`${statusKey} = $2`, ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
           await tx.query(`update ${t} set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1`, [id, to]);

@@ -17,6 +17,24 @@ const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 53), i
 const imageParams = params.extend({ imageId: z.coerce.number().int().positive().max(2 ** 53) });
 const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048) });
 
+const FINAL_STATUSES: readonly number[] = [SERVICE_STATUS.CanceledByBuddy, SERVICE_STATUS.Finished, SERVICE_STATUS.CanceledByUserOrAdmin];
+
+/**
+ * ADR 028: a finished or canceled service keeps its buddy, date and slot (the record of who did the work, or
+ * was to); a service is finished on or after its date — "today" in the easternmost time zone (UTC+14), so
+ * nobody anywhere is refused on the day itself — unless an Admin overrides explicitly (`force`).
+ */
+function checkFinalAndFinish(input: Record<string, unknown>, current: Record<string, unknown> | null, force: boolean | undefined) {
+  if (!current) return;
+  if (FINAL_STATUSES.includes(Number(current.status))) {
+    const moved = (['buddy_id', 'service_date', 'service_slot_id'] as const).find((key) => String(input[key]) !== String(current[key]));
+    if (moved) throw new ApiError(409, 'final_service_fixed', undefined, { [moved]: 'validation.finalKeepsBuddyAndSlot' });
+  }
+  const finishing = Number(input.status) === SERVICE_STATUS.Finished && Number(current.status) !== SERVICE_STATUS.Finished;
+  const latestToday = new Date(Date.now() + 14 * 3600 * 1000).toISOString().slice(0, 10);
+  if (finishing && !force && String(input.service_date) > latestToday) throw new ApiError(409, 'finish_before_date', undefined, { status: 'validation.finishBeforeDate' });
+}
+
 /**
  * Services: the generic resource (a Buddy sees only theirs; transitions per ADR 009) plus the rules
  * of a booking — operation range (ADR 011), the buddy, the bicycle's owner and capacity (ADR 010) —
@@ -24,7 +42,8 @@ const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048) });
  */
 export function registerServices(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   const { fetchOne, read } = registerEntityResource(app, db, config, servicesEntity, {
-    async beforeWrite(input, { tx, current }) {
+    async beforeWrite(input, { tx, current, force }) {
+      checkFinalAndFinish(input, current, force);
       const point = { lat: Number(input.latitude), lng: Number(input.longitude) };
       const moved = !current || Number(current.latitude) !== point.lat || Number(current.longitude) !== point.lng;
       if (moved && !isWithinRange(config.operationRange, point)) throw new ApiError(400, 'invalid_address', undefined, { address: 'validation.invalidAddress' });

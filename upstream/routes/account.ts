@@ -61,8 +61,9 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
   ];
   const forgotCounters = (address: string, account: string): Counter[] => [
     { scope: 'forgot-ip', key: address, policy: fixedWindow(config.forgotPasswordLimits.perIpPerHour, 3600) },
-    { scope: 'forgot', key: account, policy: fixedWindow(config.forgotPasswordLimits.perEmailPerHour, 3600) },
+    { scope: 'forgot', key: loginPairKey(address, account), policy: fixedWindow(config.forgotPasswordLimits.perClientAndEmailPerHour, 3600) },
   ];
+  const forgotMailCounters = (account: string): Counter[] => [{ scope: 'forgot-mail', key: account, policy: fixedWindow(config.forgotPasswordLimits.mailsPerEmailPerHour, 3600) }];
 
   /** Roles and session version read together, so a token never pairs new roles with an old version. */
   async function grantOf(userId: number): Promise<{ roles: string[]; version: number }> {
@@ -323,15 +324,18 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
   });
 
   /**
-   * Limited per address and per client address in a rolling hour; the limit answers 429 whether or not
-   * the address has an account (it is counted by the address as typed), so it reveals nothing either.
+   * Limited per client address + address as typed and per client address in a rolling hour; the limit answers
+   * 429 whether or not the address has an account, so it reveals nothing either. Never per account alone with
+   * a 429: a stranger must not make the owner's own request wait (ADR 028). Per account a higher cap silently
+   * stops the mails instead, so strangers at many addresses cannot flood a mailbox.
    * Only the newest link works: a new request, or a completed reset, ends the earlier ones.
    */
   app.post('/api/account/forgot-password', async (req, reply) => {
     const { email } = parseBody(forgotPasswordInput, req.body);
     const verdict = await takeAttempt(db, forgotCounters(addressKey(req.ip), email.toLowerCase()));
     if (!verdict.allowed) refuseWithRetry(reply, verdict.retryAfterSeconds, 'too_many_requests');
-    const user = await findUser(db, { email });
+    const mailable = (await takeAttempt(db, forgotMailCounters(email.toLowerCase()))).allowed;
+    const user = mailable ? await findUser(db, { email }) : null;
     // Same answer either way. A deactivated account or a canceled invitation gets no link: it could not use it.
     if (user && user.is_active && user.invitation_status !== 'canceled') {
       await db.transaction(async (tx) => {

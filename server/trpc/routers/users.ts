@@ -33,7 +33,6 @@ export type UserDetail = UserRecord & { languages: { id: number; name: string }[
 
 const listProcedure = roleProcedure(...rolesOf('/users'));
 const adminProcedure = roleProcedure(...rolesOf('/users/:id'));
-const buddiesProcedure = roleProcedure(...rolesOf('/services'));
 const idInput = z.object({ id: z.number().int().positive() });
 
 function query(input: Record<string, unknown>) {
@@ -72,8 +71,8 @@ export const usersRouter = router({
     const page = await ctx.session.call<Paged<{ name: string }>>({ method: 'GET', path: 'roles/', query: { page_size: 100, ordering: 'name' }, lang: ctx.lang });
     return page.results.map((role) => role.name);
   }),
-  /** §3: active users holding the Buddy role, for every buddy choice. */
-  buddies: buddiesProcedure.input(userListInput.pick({ search: true, page: true, page_size: true })).query(({ ctx, input }) =>
+  /** §3: active users holding the Buddy role, with their contact details: the users list's roles (ADR 028). */
+  buddies: listProcedure.input(userListInput.pick({ search: true, page: true, page_size: true })).query(({ ctx, input }) =>
     ctx.session.call<Paged<UserListRow>>({ method: 'GET', path: 'buddies/', query: query(input), lang: ctx.lang }),
   ),
   setOperationalRange: adminProcedure.input(operationalRangeInput.extend({ id: z.number().int().positive() })).mutation(({ ctx, input }) =>
