@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
-import type { EntityRecord, FieldDef } from '../../shared/entity/define.ts';
+import { labelOf, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { escapeHtml } from '../../server/ssr/document.ts';
 import { sendCompressed } from '../../server/compress.ts';
 
@@ -34,7 +34,7 @@ export function registerPlainBicycles(app: FastifyInstance, onRender: (ms: numbe
       columns.forEach(([key], i) => {
         rows += i === 0 ? `<td><a href="/bicycles/${record.id}">${cell(record, key)}</a></td>` : `<td>${cell(record, key)}</td>`;
       });
-      rows += `<td><button type="button" aria-label="Edit ${escapeHtml(bicyclesEntity.label(record))}">✎</button><button type="button" aria-label="Delete ${escapeHtml(bicyclesEntity.label(record))}">🗑</button></td></tr>`;
+      rows += `<td><button type="button" aria-label="Edit ${escapeHtml(labelOf(bicyclesEntity, record))}">✎</button><button type="button" aria-label="Delete ${escapeHtml(labelOf(bicyclesEntity, record))}">🗑</button></td></tr>`;
     }
     const head = columns.map(([key]) => `<th scope="col">${escapeHtml(key)}</th>`).join('');
     const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bicycles</title></head><body><main><h1>Bicycles</h1><table><thead><tr>${head}<th></th></tr></thead><tbody>${rows}</tbody></table><p>${page.paginator.count} bicycles</p></main></body></html>`;

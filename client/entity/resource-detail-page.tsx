@@ -3,7 +3,7 @@ import { TrashIcon } from '@primer/octicons-react';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import { writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
+import { labelOf, writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { errorText } from '../errors.ts';
@@ -83,11 +83,11 @@ export function ResourceDetailPage({ def, children, actions, confirmSave }: Prop
   const current = isNew ? null : record.data!;
   const onDelete = async () => {
     if (!current) return;
-    if (!(await confirm({ message: t('form.deleteConfirm', { name: def.label(current, i18n.language) }), danger: true }))) return;
+    if (!(await confirm({ message: t('form.deleteConfirm', { name: labelOf(def, current, i18n.language) }), danger: true }))) return;
     try {
       await remove.mutateAsync({ id: current.id });
       await utils.list.invalidate();
-      toast.success(t(def.messages?.deleted ?? 'form.deleted', { name: def.label(current, i18n.language) }));
+      toast.success(t(def.messages?.deleted ?? 'form.deleted', { name: labelOf(def, current, i18n.language) }));
       navigate(listPath);
     } catch (error) {
       toast.error(errorText(t, error));
@@ -99,7 +99,7 @@ export function ResourceDetailPage({ def, children, actions, confirmSave }: Prop
       {back}
       <div style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center', flexWrap: 'wrap', gap: 12, margin: '12px 0 20px' }}>
         <Heading as="h1" data-testid="detail-title">
-          {current ? def.label(current, i18n.language) : t(`resources.${def.name}.new`, { defaultValue: t('list.new', { name: t(`resources.${def.name}.one`) }) })}
+          {current ? labelOf(def, current, i18n.language) : t(`resources.${def.name}.new`, { defaultValue: t('list.new', { name: t(`resources.${def.name}.one`) }) })}
         </Heading>
         {current && (
           <div style={{ display: 'flex', gap: 8, flexWrap: 'wrap', alignItems: 'center' }}>

@@ -2,7 +2,7 @@ import { Button, Flash } from '@primer/react';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
-import { writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
+import { labelOf, writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
 import { createSchema } from '../../shared/entity/schemas.ts';
 import { isWithinRange } from '../../shared/geo.ts';
 import { LocationInput, pointOf } from '../components/location-input.tsx';
@@ -128,7 +128,7 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
         : await create.mutateAsync(parsed.data as Record<string, unknown>);
       await Promise.all([utils.list.invalidate(), utils.options.invalidate()]);
       utils.get.setData({ id: saved.id }, saved);
-      toast.success(t(base ? (def.messages?.saved ?? 'form.saved') : (def.messages?.created ?? 'form.created'), { name: def.label(saved, i18n.language) }));
+      toast.success(t(base ? (def.messages?.saved ?? 'form.saved') : (def.messages?.created ?? 'form.created'), { name: labelOf(def, saved, i18n.language) }));
       setErrors({});
       if (base) {
         setBase(saved);

@@ -3,7 +3,7 @@ import { lazy, Suspense, useEffect, useId, useMemo, useState, type ReactNode } f
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
-import { type EntityDef, type EntityRecord, type FieldDef, type ListParams } from '../../shared/entity/define.ts';
+import { labelOf as labelOfDef, type EntityDef, type EntityRecord, type FieldDef, type ListParams } from '../../shared/entity/define.ts';
 import { errorText } from '../errors.ts';
 import { withAllTranslations } from '../i18n.ts';
 import { useConfirm } from '../shell/confirm.tsx';
@@ -172,7 +172,7 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
   const one = t(`resources.${def.name}.one`);
   // "New …" agrees with the noun where a language needs it (sv: "Nytt evenemang"): `resources.<name>.new`.
   const newTitle = t(`resources.${def.name}.new`, { defaultValue: t('list.new', { name: one }) });
-  const labelOf = (record: EntityRecord) => def.label(record, i18n.language);
+  const labelOf = (record: EntityRecord) => labelOfDef(def, record, i18n.language);
 
   useEffect(() => setSearchText(params.search ?? ''), [params.search]);
   useEffect(() => {

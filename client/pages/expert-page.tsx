@@ -3,7 +3,7 @@ import { XCircleIcon } from '@primer/octicons-react';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { EXPERT_REQUEST_FLOW, EXPERT_REQUEST_STATUS, expertRequestsEntity } from '../../shared/entities/expert-requests.ts';
-import { nextStatuses, type EntityRecord } from '../../shared/entity/define.ts';
+import { labelOf, nextStatuses, type EntityRecord } from '../../shared/entity/define.ts';
 import { useAccess } from '../entity/access.ts';
 import { useEntityUtils } from '../entity/entity-api.ts';
 import { ResourceListPage } from '../entity/resource-list-page.tsx';
@@ -22,7 +22,7 @@ function CancelButton({ record }: { record: EntityRecord }) {
   const cancel = trpc.expertRequests.transition.useMutation();
   const [pending, setPending] = useState(false);
   if (!nextStatuses(EXPERT_REQUEST_FLOW, Number(record.status), access.roles).includes(EXPERT_REQUEST_STATUS.Canceled)) return null;
-  const name = expertRequestsEntity.label(record);
+  const name = labelOf(expertRequestsEntity, record);
   return (
     <Button
       size="small"

@@ -5,6 +5,8 @@ import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router-dom';
 import styled from 'styled-components';
 import { ROLE } from '../../shared/roles.ts';
+import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
+import { labelOf } from '../../shared/entity/define.ts';
 import { USER_TYPES, userUpdateFields } from '../../shared/schemas/users.ts';
 import type { UserDetail } from '../../server/trpc/routers/users.ts';
 import { ChoiceField, CountryField, LanguageField } from '../components/choice-field.tsx';
@@ -238,7 +240,7 @@ function Links({ user }: { user: UserDetail }) {
 }
 
 function UserBicycles({ userId }: { userId: number }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const bicycles = trpc.bicycles.list.useQuery({ page: 1, page_size: 100, filters: { owner_id: String(userId) } });
   return (
     <section style={{ marginTop: 32 }} data-testid="user-bicycles">
@@ -252,7 +254,7 @@ function UserBicycles({ userId }: { userId: number }) {
           {bicycles.data.results.map((b) => (
             <li key={b.id}>
               <Link to={`/bicycles/${b.id}`}>
-                {String(b.brand_and_model)} ({String(b.serial_number)})
+                {labelOf(bicyclesEntity, b, i18n.language)}
               </Link>
               {!b.is_active && <Label style={{ marginLeft: 6 }}>{t('bicycles.inactive')}</Label>}
             </li>

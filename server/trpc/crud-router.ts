@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { OPTIONS_LIMIT, statusFieldOf, type CalendarParams, type ChoiceOption, type EntityDef, type EntityRecord, type ListParams, type Paged, type WriteAction } from '../../shared/entity/define.ts';
+import { OPTIONS_LIMIT, labelOf, statusFieldOf, type CalendarParams, type ChoiceOption, type EntityDef, type EntityRecord, type ListParams, type Paged, type WriteAction } from '../../shared/entity/define.ts';
 import { calendarParamsSchema, createSchema, listParamsSchema, optionsInput, updateSchema } from '../../shared/entity/schemas.ts';
 import { rolesOf } from '../../shared/route-table.ts';
 import { UpstreamError } from '../upstream/client.ts';
@@ -89,7 +89,7 @@ export function createReadProcedures(def: EntityDef) {
         const page = expectPaged(
           await ctx.session.call({ method: 'GET', path: base, query: { page: 1, page_size: OPTIONS_LIMIT, search: input.search || undefined, ordering: def.defaultSort }, lang: ctx.lang }),
         );
-        const option = (record: EntityRecord): ChoiceOption => ({ id: record.id, label: def.label(record, ctx.lang) });
+        const option = (record: EntityRecord): ChoiceOption => ({ id: record.id, label: labelOf(def, record, ctx.lang) });
         return withIncluded(page.results.map(option), input.include, async (id) => option(await ctx.session.call<EntityRecord>({ method: 'GET', path: `${base}${id}/`, lang: ctx.lang })));
       }),
   };

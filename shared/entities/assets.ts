@@ -22,7 +22,7 @@ export const assetsEntity = defineEntity({
   screen: { list: '/assets', detail: '/assets/:id', roles: ['Admin'], sidebar: { order: 165, icon: 'container' } },
   table: 'assets',
   defaultSort: 'name',
-  label: (r) => String(r.name ?? ''),
+  label: '{name}',
   fields: {
     name: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
     asset_type: { kind: 'enum', required: true, options: ASSET_TYPES, filter: true, list: true },

@@ -13,7 +13,7 @@ export const buddyWorkSlotsEntity = defineEntity({
   table: 'buddy_work_slots',
   defaultSort: 'service_date',
   calendarField: 'service_date',
-  label: (r) => `${String(r.buddy_id_label ?? '')} ${String(r.service_date ?? '')} ${String(r.service_slot_id_label ?? '')}`.trim(),
+  label: '{buddy_id_label} {service_date} {service_slot_id_label}',
   access: { create: ['Admin', 'Buddy'], update: ['Admin', 'Buddy'], delete: ['Admin', 'Buddy'], ownerField: 'buddy_id' },
   unique: [{ name: 'buddy_day_slot', fields: ['buddy_id', 'service_date', 'service_slot_id'], message: 'validation.workSlotExists' }],
   fields: {
@@ -27,7 +27,7 @@ export const buddyWorkSlotsEntity = defineEntity({
       searchable: true,
     },
     service_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
-    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: 'name' }, list: true, filter: true },
+    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: '{name}' }, list: true, filter: true },
     // §5: required and greater than zero.
     max_services_per_day: { kind: 'integer', required: true, min: 1, max: 100, default: 4, list: true },
     is_working_day: { kind: 'boolean', default: true, list: true, filter: true },

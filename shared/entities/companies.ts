@@ -5,7 +5,7 @@ export const companiesEntity = defineEntity({
   screen: { list: '/companies', detail: '/companies/:id', roles: ['Admin'], sidebar: { order: 30, icon: 'organization' } },
   table: 'companies',
   defaultSort: 'name',
-  label: (r) => String(r.name ?? ''),
+  label: '{name}',
   fields: {
     name: { kind: 'text', required: true, max: 120, unique: true, searchable: true, sortable: true, list: true },
     address: { kind: 'text', max: 255, searchable: true, list: true },
@@ -14,6 +14,6 @@ export const companiesEntity = defineEntity({
     contact_email: { kind: 'email', searchable: true, list: true },
     billing_email: { kind: 'email' },
     is_main_company: { kind: 'boolean', default: false, filter: true, list: true, sortable: true },
-    main_company_id: { kind: 'reference', reference: { entity: 'companies', label: 'name' }, filter: true, list: true },
+    main_company_id: { kind: 'reference', reference: { entity: 'companies' }, filter: true, list: true },
   },
 });

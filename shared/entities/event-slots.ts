@@ -7,9 +7,9 @@ export const eventSlotsEntity = defineEntity({
   parent: { entity: 'events', field: 'event_id' },
   table: 'event_slots',
   defaultSort: 'date',
-  label: (r) => `${String(r.date ?? '')} ${String(r.start_time ?? '').slice(0, 5)}–${String(r.end_time ?? '').slice(0, 5)}`,
+  label: '{date} {start_time|hm}–{end_time|hm}',
   fields: {
-    event_id: { kind: 'reference', required: true, reference: { entity: 'events', label: 'name' }, filter: true },
+    event_id: { kind: 'reference', required: true, reference: { entity: 'events' }, filter: true },
     name: { kind: 'text', max: 80, searchable: true, list: true },
     date: { kind: 'date', required: true, sortable: true, list: true },
     start_time: { kind: 'time', required: true, sortable: true, list: true },

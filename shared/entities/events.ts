@@ -11,7 +11,7 @@ export const eventsEntity = defineEntity({
   table: 'events',
   defaultSort: '-start_date',
   exportable: true,
-  label: (r) => String(r.name ?? ''),
+  label: '{name}',
   messages: { created: 'APP.EVENT.SUCCESS-ADD', saved: 'APP.EVENT.SUCCESS-EDIT', deleted: 'APP.EVENT.SUCCESS-DELETE' },
   fields: {
     name: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },

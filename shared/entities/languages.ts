@@ -5,7 +5,7 @@ export const languagesEntity = defineEntity({
   screen: { list: '/languages', roles: ['Admin'], sidebar: { order: 110, icon: 'globe' } },
   table: 'languages',
   defaultSort: 'name',
-  label: (r) => `${String(r.name ?? '')} (${String(r.code ?? '')})`,
+  label: '{name} ({code})',
   fields: {
     code: { kind: 'text', required: true, max: 10, unique: true, searchable: true, sortable: true, list: true },
     name: { kind: 'text', required: true, max: 80, searchable: true, sortable: true, list: true },

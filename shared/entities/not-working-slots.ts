@@ -9,7 +9,7 @@ export const notWorkingSlotsEntity = defineEntity({
   table: 'not_working_slots',
   defaultSort: 'service_date',
   calendarField: 'service_date',
-  label: (r) => `${String(r.user_id_label ?? '')} ${String(r.service_date ?? '')} ${String(r.service_slot_id_label ?? '')}`.trim(),
+  label: '{user_id_label} {service_date} {service_slot_id_label}',
   access: { create: ['Admin', 'Buddy'], update: ['Admin', 'Buddy'], delete: ['Admin', 'Buddy'], ownerField: 'user_id' },
   unique: [{ name: 'user_day_slot', fields: ['user_id', 'service_date', 'service_slot_id'], message: 'validation.notWorkingExists' }],
   fields: {
@@ -23,7 +23,7 @@ export const notWorkingSlotsEntity = defineEntity({
       searchable: true,
     },
     service_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
-    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: 'name' }, list: true, filter: true },
+    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: '{name}' }, list: true, filter: true },
     notes: { kind: 'text', max: 1000, multiline: true, searchable: true, list: true },
   },
 });

@@ -5,7 +5,7 @@ export const operationalRangesEntity = defineEntity({
   screen: { list: '/operational-ranges', roles: ['Admin'], sidebar: { order: 170, icon: 'location' } },
   table: 'operational_ranges',
   defaultSort: 'name',
-  label: (r) => String(r.name ?? ''),
+  label: '{name}',
   fields: {
     name: { kind: 'text', required: true, max: 80, unique: true, searchable: true, sortable: true, list: true },
   },

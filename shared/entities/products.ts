@@ -5,7 +5,7 @@ export const productsEntity = defineEntity({
   screen: { list: '/products', roles: ['Admin'], sidebar: { order: 190, icon: 'briefcase' } },
   table: 'products',
   defaultSort: 'name_en',
-  label: (r) => String(r.name_en ?? ''),
+  label: '{name_{lang}}',
   fields: {
     name_en: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
     name_sv: { kind: 'text', required: true, max: 120, searchable: true, sortable: true },

@@ -5,7 +5,7 @@ export const promoCodesEntity = defineEntity({
   screen: { list: '/promo-codes', detail: '/promo-codes/:id', roles: ['Admin'], sidebar: { order: 60, icon: 'tag' }, pages: { detail: 'client/pages/promo-code-page.tsx' } },
   table: 'promo_codes',
   defaultSort: '-starts_at',
-  label: (r) => String(r.code ?? ''),
+  label: '{code}',
   fields: {
     code: { kind: 'text', required: true, max: 40, unique: true, searchable: true, sortable: true, list: true },
     company_name: { kind: 'text', max: 120, searchable: true, sortable: true, list: true },
@@ -30,7 +30,7 @@ export const promoCodesEntity = defineEntity({
     users: {
       key: 'user_id',
       item: {
-        user_id: { kind: 'reference', reference: { entity: 'users', label: 'email' } },
+        user_id: { kind: 'reference', reference: { entity: 'users', label: '{email}' } },
         email: { kind: 'email' },
         first_name: { kind: 'text' },
         last_name: { kind: 'text' },

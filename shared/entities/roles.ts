@@ -5,7 +5,7 @@ export const rolesEntity = defineEntity({
   screen: { list: '/roles', roles: ['Admin'], sidebar: { order: 150, icon: 'shield-lock' } },
   table: 'roles',
   defaultSort: 'name',
-  label: (r) => String(r.name ?? ''),
+  label: '{name}',
   // The users list (Admin, BuddyShop) filters and invites by role name (users.roleNames).
   access: { alsoReadBy: ['BuddyShop'] },
   fields: {

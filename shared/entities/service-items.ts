@@ -5,7 +5,7 @@ export const serviceItemsEntity = defineEntity({
   screen: { list: '/service-items', roles: ['Admin'], sidebar: { order: 90, icon: 'list-unordered' } },
   table: 'service_items',
   defaultSort: 'name_en',
-  label: (r) => String(r.name_en ?? ''),
+  label: '{name_{lang}}',
   fields: {
     name_en: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
     name_sv: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },

@@ -5,7 +5,7 @@ export const serviceSlotsEntity = defineEntity({
   screen: { list: '/service-slots', roles: ['Admin'], sidebar: { order: 100, icon: 'clock' } },
   table: 'service_slots',
   defaultSort: 'start_time',
-  label: (r) => `${String(r.name ?? '')} ${String(r.start_time ?? '').slice(0, 5)}–${String(r.end_time ?? '').slice(0, 5)}`,
+  label: '{name} {start_time|hm}–{end_time|hm}',
   fields: {
     name: { kind: 'text', required: true, max: 80, searchable: true, sortable: true, list: true },
     start_time: { kind: 'time', required: true, sortable: true, list: true },

@@ -10,7 +10,7 @@ export const serviceTypesEntity = defineEntity({
   screen: { list: '/service-types', roles: ['Admin'], sidebar: { order: 105, icon: 'stack' } },
   table: 'service_types',
   defaultSort: 'name_en',
-  label: (r, lang) => String((lang === 'sv' ? r.name_sv : r.name_en) ?? ''),
+  label: '{name_{lang}}',
   fields: {
     name_en: { kind: 'text', required: true, max: 80, unique: true, searchable: true, sortable: true, list: true },
     name_sv: { kind: 'text', required: true, max: 80, searchable: true, sortable: true, list: true },

@@ -42,12 +42,12 @@ export const servicesEntity = defineEntity({
   table: 'services',
   defaultSort: '-service_date',
   calendarField: 'service_date',
-  label: (r) => `#${String(r.id ?? '')} · ${String(r.service_date ?? '')}`,
+  label: '#{id} · {service_date}',
   access: { create: ['Admin'], update: ['Admin'], delete: ['Admin'], transition: ['Admin', 'Buddy'], ownerField: 'buddy_id' },
   location: { address: 'address', latitude: 'latitude', longitude: 'longitude', withinOperationRange: true },
   fields: {
     service_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
-    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: 'name' }, list: true, filter: true },
+    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: '{name}' }, list: true, filter: true },
     service_time: { kind: 'time' },
     status: { kind: 'enum', required: true, options: [1, 2, 3, 4, 5], default: 2, status: SERVICE_STATUS_FLOW, list: true, filter: true, sortable: true },
     buddy_id: {
@@ -61,7 +61,7 @@ export const servicesEntity = defineEntity({
     bicycle_id: {
       kind: 'reference',
       required: true,
-      reference: { entity: 'bicycles', label: 'brand_and_model', labelSql: "r.brand_and_model || ' (' || r.serial_number || ')'" },
+      reference: { entity: 'bicycles' },
       list: true,
       searchable: true,
       filter: true,
@@ -74,8 +74,8 @@ export const servicesEntity = defineEntity({
     slot_start_time: { kind: 'time', lookup: { via: 'service_slot_id', column: 'start_time' }, hidden: true },
     slot_end_time: { kind: 'time', lookup: { via: 'service_slot_id', column: 'end_time' }, hidden: true },
     origin_type: { kind: 'enum', required: true, options: ORIGIN_TYPES, list: true, filter: true },
-    service_type_id: { kind: 'reference', reference: { entity: 'service-types', label: 'name_{lang}' }, filter: true },
-    operational_range_id: { kind: 'reference', reference: { entity: 'operational-ranges', label: 'name' }, filter: true },
+    service_type_id: { kind: 'reference', reference: { entity: 'service-types' }, filter: true },
+    operational_range_id: { kind: 'reference', reference: { entity: 'operational-ranges' }, filter: true },
     address: { kind: 'text', max: 255, searchable: true, list: true },
     latitude: { kind: 'decimal', required: true, requiredMessage: 'validation.locationRequired', min: -90, max: 90, scale: 7 },
     longitude: { kind: 'decimal', required: true, requiredMessage: 'validation.locationRequired', min: -180, max: 180, scale: 7 },
@@ -95,7 +95,7 @@ export const servicesEntity = defineEntity({
     details: {
       key: 'service_item_id',
       item: {
-        service_item_id: { kind: 'reference', reference: { entity: 'service-items', label: 'name_{lang}' } },
+        service_item_id: { kind: 'reference', reference: { entity: 'service-items' } },
         check_status: { kind: 'enum', options: [1, 2, 3] },
         needs_repair: { kind: 'boolean' },
         notes: { kind: 'text', max: 2000, multiline: true },

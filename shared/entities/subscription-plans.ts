@@ -17,7 +17,7 @@ export const subscriptionPlansEntity = defineEntity({
   embedded: true,
   table: 'subscription_plans',
   defaultSort: 'name_en',
-  label: (r, lang) => String((lang === 'sv' ? r.name_sv : r.name_en) ?? ''),
+  label: '{name_{lang}}',
   fields: {
     slug: { kind: 'text', required: true, max: 40, unique: true, searchable: true, sortable: true, list: true },
     name_en: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },

@@ -6,11 +6,11 @@ export const trialGroupsEntity = defineEntity({
   screen: { list: '/trial-groups', detail: '/trial-groups/:id', roles: ['Admin'], sidebar: { order: 180, icon: 'beaker' }, pages: { detail: 'client/pages/trial-group-page.tsx' } },
   table: 'trial_groups',
   defaultSort: '-start_date',
-  label: (r) => String(r.name ?? ''),
+  label: '{name}',
   fields: {
     name: { kind: 'text', required: true, max: 120, unique: true, searchable: true, sortable: true, list: true },
     description: { kind: 'text', max: 2000, multiline: true },
-    company_id: { kind: 'reference', reference: { entity: 'companies', label: 'name' }, filter: true, list: true },
+    company_id: { kind: 'reference', reference: { entity: 'companies' }, filter: true, list: true },
     start_date: { kind: 'date', sortable: true, list: true },
     end_date: { kind: 'date', sortable: true, list: true },
   },
@@ -31,19 +31,19 @@ export const trialGroupsEntity = defineEntity({
     users: {
       key: 'user_id',
       item: {
-        user_id: { kind: 'reference', reference: { entity: 'users', label: 'email' } },
+        user_id: { kind: 'reference', reference: { entity: 'users', label: '{email}' } },
         email: { kind: 'email' },
         first_name: { kind: 'text' },
         last_name: { kind: 'text' },
         invitation_status: { kind: 'text' },
         added_at: { kind: 'datetime' },
       },
-      add: { user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: 'email' } } },
+      add: { user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: '{email}' } } },
       remove: true,
     },
     invites: {
       item: {
-        user_id: { kind: 'reference', reference: { entity: 'users', label: 'email' } },
+        user_id: { kind: 'reference', reference: { entity: 'users', label: '{email}' } },
         email: { kind: 'email' },
         status: { kind: 'enum', options: ['invited', 'registered'] },
         invited_at: { kind: 'datetime' },

@@ -51,8 +51,11 @@ export interface FieldDef {
   options?: readonly (string | number)[];
   reference?: {
     entity: string;
-    /** Column of the referenced table shown as the record's `<field>_label`; `{lang}` in it follows the request language (`name_{lang}`). */
-    label: string;
+    /**
+     * A shorter label than the referenced entity's own (a slot by its name alone), as a template like
+     * `EntityDef.label`; without it the reference reads as the entity's label.
+     */
+    label?: string;
     /** SQL over the referenced row `r` used instead of `label` (e.g. a full name). */
     labelSql?: string;
     /** Choices are users holding this role (references to users only). */
@@ -224,8 +227,12 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
   fields: F;
   defaultSort: string;
   checks?: readonly CrossFieldCheck[];
-  /** Text of a record in choice lists and titles; `lang` (en, sv) for entities named per language. */
-  label: (record: Record<string, unknown>, lang?: string) => string;
+  /**
+   * A record's text in choice lists, titles and other records' references, as a template over its fields:
+   * `'{brand_and_model} ({serial_number})'`; `{name_{lang}}` follows the language, `{start_time|hm}` keeps
+   * hours and minutes. The screens format it with `labelOf`, the API's SQL with `labelSql` (one spelling).
+   */
+  label: string;
   /** Offers a streamed CSV export of the list (same search and filters). */
   exportable?: boolean;
   access?: EntityAccess;
@@ -302,6 +309,10 @@ export function defineEntity<const F extends Record<string, FieldDef>>(input: En
     if (key !== undefined && !(key in def.fields)) throw new Error(`${def.name}: ${what} names unknown field ${key}`);
   };
   known(def.access?.ownerField, 'access.ownerField');
+  for (const key of labelFields(def.label)) {
+    const reference = key.endsWith('_label') ? def.fields[key.slice(0, -'_label'.length)] : undefined;
+    if (key !== 'id' && !(key in def.fields) && reference?.kind !== 'reference') throw new Error(`${def.name}: label names unknown field ${key}`);
+  }
   known(def.calendarField, 'calendarField');
   for (const key of Object.values(def.location ?? {})) if (typeof key === 'string') known(key, 'location');
   for (const group of def.unique ?? []) for (const key of group.fields) known(key, `unique ${group.name}`);
@@ -494,4 +505,54 @@ export function actionsOf(def: EntityDef): Record<string, ActionDef> {
 /** Scope roles allowed to run an action: its own, else the entity's update roles. */
 export function actionRoles(def: EntityDef, action: ActionDef): readonly ScopeRole[] {
   return action.roles ?? writeRoles(def, 'update');
+}
+
+// ---- Labels (issue 18): one template, formatted in JS and in SQL ----
+
+type LabelPart = { text: string } | { field: string; format?: 'hm' };
+
+function labelParts(template: string, lang: string): LabelPart[] {
+  const parts: LabelPart[] = [];
+  const pattern = /\{([a-z][a-z0-9_]*)(?:\|(hm))?\}/g;
+  const source = template.replaceAll('{lang}', lang);
+  let at = 0;
+  for (const match of source.matchAll(pattern)) {
+    if (match.index > at) parts.push({ text: source.slice(at, match.index) });
+    parts.push({ field: match[1]!, ...(match[2] ? { format: match[2] as 'hm' } : {}) });
+    at = match.index + match[0].length;
+  }
+  if (at < source.length) parts.push({ text: source.slice(at) });
+  return parts;
+}
+
+/** The fields a label template reads (for checks: each must be a field, a `<reference>_label` or `id`). */
+export function labelFields(template: string): string[] {
+  return labelParts(template, 'en').flatMap((p) => ('field' in p ? [p.field] : []));
+}
+
+/** A record's label in `lang` (en by default), trimmed: what lists, titles and choice lists show. */
+export function labelOf(def: Pick<EntityDef, 'label'>, record: Record<string, unknown>, lang = 'en'): string {
+  return labelParts(def.label, lang)
+    .map((p) => {
+      if ('text' in p) return p.text;
+      const value = String(record[p.field] ?? '');
+      return p.format === 'hm' ? value.slice(0, 5) : value;
+    })
+    .join('')
+    .trim();
+}
+
+/**
+ * The same label as SQL over the row `alias` (`r.brand_and_model || ' (' || r.serial_number || ')'`): the
+ * expression the API selects as a reference's `<field>_label`, searches by, and migrations index. Only stored
+ * columns can be read so; a template naming another record's label is for screens only.
+ */
+export function labelSql(template: string, alias: string, lang = 'en'): string {
+  return labelParts(template, lang)
+    .map((p) => {
+      if ('text' in p) return `'${p.text.replace(/'/g, "''")}'`;
+      if (p.field.endsWith('_label')) throw new Error(`label ${template}: ${p.field} is not a column`);
+      return p.format === 'hm' ? `to_char(${alias}.${p.field}, 'HH24:MI')` : `${alias}.${p.field}`;
+    })
+    .join(' || ');
 }

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { CAPACITY_STATUSES } from '../../shared/entities/services.ts';
 import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
+import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
+import { serviceTypesEntity } from '../../shared/entities/service-types.ts';
+import { labelSql } from '../../shared/entity/define.ts';
 import { dispatchBoardInput, type DispatchBoard, type DispatchBuddy, type DispatchService, type DispatchSlot } from '../../shared/schemas/dispatch.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
@@ -36,9 +39,9 @@ async function readBoard(tx: Db, date: string, lang: 'en' | 'sv'): Promise<Dispa
   const { rows: services } = await tx.query<Record<string, unknown>>(
     `select s.id, s.version, s.status, s.buddy_id, s.service_slot_id, to_char(s.service_time, 'HH24:MI') as service_time, s.address, s.notes,
             (select ${label('u')} from users u where u.id = s.buddy_id) as buddy_label,
-            (select b.brand_and_model || ' (' || b.serial_number || ')' from bicycles b where b.id = s.bicycle_id) as bicycle_label,
+            (select ${labelSql(bicyclesEntity.label, 'b')} from bicycles b where b.id = s.bicycle_id) as bicycle_label,
             (select ${label('o')} from users o where o.id = s.owner_id) as owner_label,
-            (select t.name_${lang} from service_types t where t.id = s.service_type_id) as service_type_label
+            (select ${labelSql(serviceTypesEntity.label, 't', lang)} from service_types t where t.id = s.service_type_id) as service_type_label
        from services s
       where s.service_date = $1 and s.status = any($2::smallint[])
       order by s.service_slot_id, s.service_time nulls last, s.id`,

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
-import { MAX_CALENDAR_ROWS, filterSpecs, isIsoDate, isOwnerScoped, isYearInRange, mayTransition, sortableKeys, statusFieldOf, writableFields, writeRoles, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
+import { MAX_CALENDAR_ROWS, labelSql, filterSpecs, isIsoDate, isOwnerScoped, isYearInRange, mayTransition, sortableKeys, statusFieldOf, writableFields, writeRoles, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { calendarParamsSchema, createSchema, listParamsSchema } from '../../shared/entity/schemas.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import type { UpstreamConfig } from '../config.ts';
@@ -142,9 +142,14 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
   const stampColumns = status ? [...new Set(Object.values(status[1].status.stamps ?? {}))] : [];
 
   const referenceTable = (field: FieldDef) => entityByName(field.reference!.entity)?.table ?? field.reference!.entity.replace(/-/g, '_');
-  // A reference's label: its label column (`{lang}` in it picks the request's language, a plan's
-  // `name_{lang}`), or an SQL expression over the referenced row `r`.
-  const labelExpression = (field: FieldDef, lang: Lang) => field.reference!.labelSql ?? `r.${field.reference!.label.replace('{lang}', lang)}`;
+  // A reference's label over the referenced row `r`: the referenced entity's label template (or the
+  // reference's shorter one) in the request's language, or an SQL expression of its own (a person's name).
+  const labelExpression = (field: FieldDef, lang: Lang) => {
+    const reference = field.reference!;
+    const template = reference.label ?? entityByName(reference.entity)?.label;
+    if (!template) throw new Error(`${def.name}: the reference to ${reference.entity} needs a label`);
+    return reference.labelSql ?? labelSql(template, 'r', lang);
+  };
   const labelOf = (key: string, lang: Lang) => {
     const field = def.fields[key]!;
     return `(select ${labelExpression(field, lang)} from ${referenceTable(field)} r where r.id = t.${key})`;
