@@ -150,7 +150,7 @@ function definitionSource(def: EntityDef, exportName: string, title: string): st
     `  screen: ${literal(def.screen)},`,
     `  table: ${literal(def.table)},`,
     `  defaultSort: ${literal(def.defaultSort)},`,
-    `  label: (r) => String(r.${labelField} ?? ''),`,
+    `  label: '{${labelField}}',`,
     '  fields: {',
     ...fields,
     '  },',
@@ -206,7 +206,7 @@ export function newEntity(options: Options): string[] {
     },
     table,
     defaultSort: first![1].sortable ? first![0] : '-id',
-    label: () => '',
+    label: '{id}',
     fields: Object.fromEntries(options.fields),
   });
   const exportName = `${camelName(name)}Entity`;

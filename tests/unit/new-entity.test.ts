@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { EntityDef } from '../../shared/entity/define.ts';
+import { labelOf, type EntityDef } from '../../shared/entity/define.ts';
 import { entityScreenRoutes } from '../../shared/entity/screen-routes.ts';
 import { entityTableSql } from '../../upstream/resources/entity-sql.ts';
 
@@ -46,7 +46,7 @@ describe('new:entity', { timeout: 60_000 }, () => {
     expect(def).toMatchObject({ name: 'workshops', table: 'workshops', route: '/workshops', defaultSort: 'name' });
     expect(Object.keys(def.fields)).toEqual(['name', 'address', 'active']);
     expect(def.fields.name).toMatchObject({ kind: 'text', required: true, searchable: true, sortable: true, list: true });
-    expect(def.label({ name: 'Spokes & Co' })).toBe('Spokes & Co');
+    expect(labelOf(def, { name: 'Spokes & Co' })).toBe('Spokes & Co');
     expect(entityScreenRoutes([def])).toEqual([
       { path: '/workshops', titleKey: 'routes.workshops', roles: ['Admin'], sidebar: { order: 200, icon: 'package' }, screen: { entity: 'workshops', kind: 'list' } },
     ]);
