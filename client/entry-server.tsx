@@ -162,6 +162,11 @@ export async function renderApp(job: AppRenderJob, queryClient?: QueryClient): P
   return { kind: 'app', html, head, title, state: serialized, modules: [...routeModules(match.route.path), ...languageModules(routeTranslations(match.route.path), job.lang, contentLanguage(match.params))], status: 200, timings };
 }
 
+/** A text of the server's translations, for answers the server sends without a render (ADR 029's 503 page). */
+export function translate(lang: Language, key: string): string {
+  return serverI18n(lang).t(key);
+}
+
 /** Loaded as a render worker (server/ssr/render-pool.ts): renders the jobs the main thread posts. */
 export const RENDER_WORKER_ROLE = 'backoffice-ssr-render';
 if (!isMainThread && (workerData as { role?: string } | null)?.role === RENDER_WORKER_ROLE && parentPort) {
@@ -172,6 +177,8 @@ if (!isMainThread && (workerData as { role?: string } | null)?.role === RENDER_W
       (error: unknown) => port.postMessage({ id: message.id, error: error instanceof Error ? error.stack ?? error.message : String(error) }),
     );
   });
+  // Loaded and listening: the pool's render timeout counts from here (ADR 029).
+  port.postMessage({ ready: true });
 }
 
 /** A page without roles (or an unknown address): static markup for the public entry, no app state. */

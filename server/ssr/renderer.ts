@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { QueryClient } from '@tanstack/react-query';
 import { createServerSideHelpers } from '@trpc/react-query/server';
 import { pathToFileURL } from 'node:url';
+import type { Worker } from 'node:worker_threads';
 import type { AppRenderJob, RenderInput, RenderOutput } from '../../client/entry-server.tsx';
 import { createRenderPool } from './render-pool.ts';
 import { PUBLIC_BOOT_ID } from '../../client/public-pages/boot.ts';
@@ -12,21 +13,43 @@ import { loadClientAssets, loadPublicAssets, type ClientAssets } from './assets.
 import { renderDocument } from './document.ts';
 
 export type SsrMode =
-  /** `renderWorkers`: threads that render React (ADR 027); 0 renders in the main thread. */
-  | { kind: 'production'; clientDir: string; entryServerPath: string; renderWorkers?: number }
+  /**
+   * `renderWorkers`: threads that render React (ADR 027); 0 renders in the main thread. `renderTimeoutMs`
+   * and `workerHeapMb`: a stuck worker's deadline and each worker's old-generation heap (ADR 029).
+   */
+  | {
+      kind: 'production';
+      clientDir: string;
+      entryServerPath: string;
+      renderWorkers?: number;
+      renderTimeoutMs?: number;
+      workerHeapMb?: number;
+      /** Tests only: the module the render workers load instead of entryServerPath (a renderer that loops). */
+      testWorkerModule?: string;
+    }
   | { kind: 'development'; root: string };
 
 interface EntryServer {
   render(input: RenderInput): Promise<RenderOutput>;
   prefetch(input: RenderInput): Promise<{ kind: 'public'; output: RenderOutput } | { kind: 'app'; job: AppRenderJob }>;
   createSsrQueryClient(): QueryClient;
+  translate(lang: RenderInput['lang'], key: string): string;
 }
 
 export interface SsrRenderer {
   render(input: { url: string; ctx: Context; nonce: string; config: RenderInput['config']; form?: RenderInput['form'] }): Promise<{ status: number; body: string; timings: RenderOutput['timings'] }>;
   /** CSP is enforced on built pages; Vite's dev client injects inline scripts of its own. */
   enforceCsp: boolean;
+  /** The page sent with a 503 when a render worker gave up (RenderUnavailableError, ADR 029): no script, no state. */
+  unavailablePage(lang: RenderInput['lang']): Promise<string>;
+  /** The render workers now serving (none when rendering in the main thread): the memory bench reads their heaps. */
+  renderThreads(): readonly Worker[];
 }
+
+/** A stuck render worker is replaced after this long without an answer (ADR 029; `SSR_RENDER_TIMEOUT_MS`). */
+export const DEFAULT_RENDER_TIMEOUT_MS = 15_000;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const DEV_TEMPLATE = '<!doctype html><html><head></head><body><script type="module" src="/client/entry-client.tsx"></script></body></html>';
 
@@ -35,6 +58,7 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
   let assetsFor: (url: string, modules: readonly string[]) => Promise<ClientAssets>;
   let publicAssetsFor: (url: string) => Promise<ClientAssets>;
   let renderInWorker: ((job: AppRenderJob) => Promise<RenderOutput>) | null = null;
+  let renderThreads: () => readonly Worker[] = () => [];
 
   if (mode.kind === 'production') {
     const assets = loadClientAssets(mode.clientDir);
@@ -44,7 +68,11 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
     const publicAssets = loadPublicAssets(mode.clientDir);
     publicAssetsFor = async () => publicAssets;
     if ((mode.renderWorkers ?? 0) > 0) {
-      const pool = createRenderPool(mode.entryServerPath, mode.renderWorkers!, app.log);
+      const pool = createRenderPool(mode.testWorkerModule ?? mode.entryServerPath, mode.renderWorkers!, app.log, {
+        timeoutMs: mode.renderTimeoutMs ?? DEFAULT_RENDER_TIMEOUT_MS,
+        ...(mode.workerHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: mode.workerHeapMb } } : {}),
+      });
+      renderThreads = () => pool.threads();
       app.addHook('onClose', async () => pool.close());
       renderInWorker = (job) => pool.render(job);
     }
@@ -68,6 +96,12 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
 
   return {
     enforceCsp: mode.kind === 'production',
+    renderThreads: () => renderThreads(),
+    async unavailablePage(lang) {
+      const entry = await loadEntry();
+      const t = (key: string) => escapeHtml(entry.translate(lang, key));
+      return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${t('errors.render_unavailable_title')}</title></head><body><main><h1>${t('errors.render_unavailable_title')}</h1><p>${t('errors.render_unavailable')}</p><p><a href="">${t('errors.retry')}</a></p></main></body></html>`;
+    },
     async render({ url, ctx, nonce, config, form }) {
       const entry = await loadEntry();
       const queryClient = entry.createSsrQueryClient();
