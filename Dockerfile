@@ -15,7 +15,8 @@ COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/upstream/migrations ./upstream/migrations
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
-EXPOSE 3000 4010
+# The in-process API listens on 127.0.0.1 only; its files are served on 3000 (ADR 029).
+EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
 CMD ["node", "dist/server/main.js"]

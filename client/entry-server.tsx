@@ -4,6 +4,7 @@ import { StaticRouter } from 'react-router-dom';
 import { PassThrough } from 'node:stream';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { ServerStyleSheet } from 'styled-components';
+import type { Language } from '../shared/languages.ts';
 import { matchRoute } from '../shared/route-table.ts';
 import { App } from './app.tsx';
 import { contentLanguage, languageModules } from './i18n.ts';
@@ -128,8 +129,13 @@ async function renderApp(job: AppRenderJob, queryClient?: QueryClient): Promise<
   return { kind: 'app', html, head, title, state: serialized, modules: [...routeModules(match.route.path), ...languageModules(routeTranslations(match.route.path), job.lang, contentLanguage(match.params))], status: 200, timings };
 }
 
+/** A text of the server's translations, for answers the server sends without a render (ADR 029's 503 page). */
+function translate(lang: Language, key: string): string {
+  return serverI18n(lang).t(key);
+}
+
 /** What the server calls (server/ssr/renderer.ts), typed by the contract both sides share. */
-export const ssrEntry: SsrEntry<PrefetchHelpers> = { render, prefetch, createSsrQueryClient };
+export const ssrEntry: SsrEntry<PrefetchHelpers> = { render, prefetch, createSsrQueryClient, translate };
 
 /** Loaded as a render worker (server/ssr/render-pool.ts): renders the jobs the main thread posts. */
 if (!isMainThread && (workerData as { role?: string } | null)?.role === RENDER_WORKER_ROLE && parentPort) {
@@ -140,6 +146,8 @@ if (!isMainThread && (workerData as { role?: string } | null)?.role === RENDER_W
       (error: unknown) => port.postMessage({ id: message.id, error: error instanceof Error ? error.stack ?? error.message : String(error) }),
     );
   });
+  // Loaded and listening: the pool's render timeout counts from here (ADR 029).
+  port.postMessage({ ready: true });
 }
 
 /** A page without roles (or an unknown address): static markup for the public entry, no app state. */

@@ -18,6 +18,8 @@ import { createProfileCache } from './session/profile-cache.ts';
 import type { SessionUser } from '../shared/schemas/auth.ts';
 import { SessionExpiredError, createRequestSession, type RequestSession } from './session/request-session.ts';
 import { createSsrRenderer, type SsrMode } from './ssr/renderer.ts';
+import { RenderUnavailableError } from './ssr/render-pool.ts';
+import { registerInProcessFiles, type RawHandler } from './in-process-files.ts';
 import { languageOf, type Context } from './trpc/context.ts';
 import { appRouter } from './trpc/router.ts';
 import { createUpstreamClient, type UpstreamClient } from './upstream/client.ts';
@@ -64,6 +66,8 @@ export interface BuildAppOptions {
   geocoderUrl?: string;
   /** Sent to the geocoder as User-Agent (its usage policy asks for one). */
   publicUrl?: string;
+  /** The in-process reference API's router: the back office serves its `/files` routes (ADR 029). */
+  inProcessFiles?: RawHandler;
   /** Called after each server render with its route and timings (benchmarks); also in /metrics. */
   onSsrRender?: (route: string, timings: { prefetchMs: number; renderMs: number; renderCpuMs: number }) => void;
 }
@@ -73,6 +77,8 @@ declare module 'fastify' {
     upstream: UpstreamClient;
     metrics: Metrics;
     refreshStats: { refreshes: number; rejected: number; failures: number };
+    /** The render workers now serving (ADR 027); the memory bench reads their heaps. */
+    renderThreads: () => readonly import('node:worker_threads').Worker[];
   }
   interface FastifyRequest {
     backofficeSession?: RequestSession;
@@ -239,8 +245,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
 
   registerExports(app, createContext);
+  if (opts.inProcessFiles) await registerInProcessFiles(app, opts.inProcessFiles);
 
   const renderer = await createSsrRenderer(app, opts.ssr);
+  app.decorate('renderThreads', () => renderer.renderThreads());
   const clientDir = opts.ssr.kind === 'production' ? opts.ssr.clientDir : null;
   if (clientDir && existsSync(clientDir)) {
     await app.register(fastifyStatic, {
@@ -297,7 +305,17 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     }
 
     const nonce = randomBytes(16).toString('base64');
-    const page = await renderer.render({ url, ctx, nonce, config: { googleClientId: opts.googleClientId ?? null, version: opts.version, map: mapConfig }, form });
+    let page: Awaited<ReturnType<typeof renderer.render>>;
+    try {
+      page = await renderer.render({ url, ctx, nonce, config: { googleClientId: opts.googleClientId ?? null, version: opts.version, map: mapConfig }, form });
+    } catch (error) {
+      // A render worker that looped or ran out of memory was replaced (ADR 029): try again shortly.
+      if (!(error instanceof RenderUnavailableError)) throw error;
+      req.log.warn({ reason: error.reason }, 'page render given up');
+      reply.code(503).header('retry-after', '5').header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store');
+      if (renderer.enforceCsp) reply.header('content-security-policy', cspFor(nonce));
+      return reply.send(await renderer.unavailablePage(ctx.lang));
+    }
     // The render's calls (session.me on every page) may have found the session ended upstream, or a refresh
     // may have brought other roles (ADR 017): guard again with what is known now, not the cookie's old claims.
     if (session) {

@@ -31,6 +31,10 @@ const envSchema = z.object({
   TRUST_PROXY: backOfficeTrustProxyField.default(false),
   /** Threads that render pages with React (ADR 027); 0 renders in the main thread. Unset: one per spare core, 1 to 4. */
   SSR_WORKERS: z.coerce.number().int().min(0).max(32).optional(),
+  /** A render worker that answers nothing for this long with a page in flight is replaced; its pages answer 503 (ADR 029). 0: never. */
+  SSR_RENDER_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+  /** Old-generation heap of each render worker, in MB (Worker resourceLimits); over it the worker is replaced (ADR 029). */
+  SSR_WORKER_HEAP_MB: z.coerce.number().int().min(32).max(4096).default(256),
   /** Absolute lifetime of a sign-in (ADR 017): the session cookies' max age, and enforced by the in-process API. */
   SESSION_MAX_AGE_DAYS: sessionMaxAgeDaysField.default(30),
   /** The operation range (§9, ADR 011): centre and radius, enforced by the in-process API and drawn on maps. */
@@ -53,11 +57,23 @@ const envSchema = z.object({
   // https PUBLIC_URL. Refuse to start rather than quietly hand out cookies that travel over plain HTTP.
   // A loopback address is a local run on this machine, never a deployment others reach.
   const url = env.PUBLIC_URL ? new URL(env.PUBLIC_URL) : null;
-  const safe = url !== null && (url.protocol === 'https:' || ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname));
-  if (env.NODE_ENV === 'production' && env.UPSTREAM_URL && !safe && !env.ALLOW_INSECURE_COOKIES) {
+  const https = url !== null && url.protocol === 'https:';
+  const safe = https || (url !== null && isLoopback(url.hostname));
+  if (env.NODE_ENV !== 'production' || env.ALLOW_INSECURE_COOKIES) return;
+  // Listening beyond loopback (a container's 0.0.0.0) is a deployment others reach, whatever the API
+  // (ADR 029): without https the cookies would lack Secure and there would be no HSTS.
+  if (!isLoopback(env.HOST) && !https) {
+    ctx.addIssue({ code: 'custom', path: ['PUBLIC_URL'], message: `must be an https:// address in production when HOST (${env.HOST}) is not a loopback address (session cookies are Secure, HSTS is sent); set ALLOW_INSECURE_COOKIES=true to override` });
+  } else if (env.UPSTREAM_URL && !safe) {
     ctx.addIssue({ code: 'custom', path: ['PUBLIC_URL'], message: 'must be an https:// address in production (session cookies are Secure); set ALLOW_INSECURE_COOKIES=true to override' });
   }
 });
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine reaches them. */
+function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
+}
 
 export type Env = z.infer<typeof envSchema>;
 

@@ -6,6 +6,7 @@ import pino from 'pino';
 import { startUpstream } from '../upstream/start.ts';
 import { buildApp, LOG_REDACT_PATHS } from './app.ts';
 import { loadEnv } from './env.ts';
+import { inProcessUpstreamOptions } from './in-process-upstream.ts';
 import { projectRoot } from '../shared/project-root.server.ts';
 
 const root = projectRoot(import.meta.url);
@@ -47,28 +48,7 @@ const range = { centre: { lat: env.OPERATION_CENTRE_LAT, lng: env.OPERATION_CENT
 let upstream: Awaited<ReturnType<typeof startUpstream>> | null = null;
 let upstreamUrl = env.UPSTREAM_URL;
 if (!upstreamUrl) {
-  upstream = await startUpstream({
-    port: env.UPSTREAM_PORT,
-    // In a container (HOST=0.0.0.0) the API's uploaded files must be reachable from the browser too.
-    host: env.HOST === '0.0.0.0' || env.HOST === '::' ? env.HOST : '127.0.0.1',
-    databaseUrl: env.DATABASE_URL,
-    dataDir: env.DATABASE_URL ? undefined : join(root, 'data', 'pglite'),
-    demoPassword: env.DEMO_PASSWORD,
-    ...(env.SEED_DEMO === undefined ? {} : { seedDemo: env.SEED_DEMO }),
-    logger: logger.child({ service: 'upstream' }),
-    config: {
-      appUrl: publicUrl,
-      corsOrigins: [publicUrl, `http://127.0.0.1:${port}`],
-      logMailLinks: true,
-      googleClientId: env.GOOGLE_CLIENT_ID,
-      ...(env.GOOGLE_JWKS_URL ? { googleJwksUrl: env.GOOGLE_JWKS_URL } : {}),
-      operationRange: range,
-      ...(env.UPLOAD_PUBLIC_ORIGIN ? { publicOrigin: env.UPLOAD_PUBLIC_ORIGIN } : {}),
-      sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,
-      // Unset: generated at start and handed to the back office below (ADR 028).
-      ...(env.UPSTREAM_FORWARDED_SECRET ? { forwardedSecret: env.UPSTREAM_FORWARDED_SECRET } : {}),
-    },
-  });
+  upstream = await startUpstream(inProcessUpstreamOptions(env, { root, publicUrl, logger: logger.child({ service: 'upstream' }) }));
   upstreamUrl = upstream.url;
 }
 
@@ -83,12 +63,14 @@ const app = await buildApp({
   secureCookies: publicUrl.startsWith('https:'),
   ssr: dev
     ? { kind: 'development', root }
-    : { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers: env.SSR_WORKERS ?? defaultRenderWorkers() },
+    : { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers: env.SSR_WORKERS ?? defaultRenderWorkers(), renderTimeoutMs: env.SSR_RENDER_TIMEOUT_MS, workerHeapMb: env.SSR_WORKER_HEAP_MB },
   version,
   logger: logger.child({ service: 'backoffice' }),
   googleClientId: env.GOOGLE_CLIENT_ID,
   uploadOrigin: new URL(upstream?.config.publicOrigin ?? upstreamUrl!).origin,
   upstreamForwardedSecret: upstream?.config.forwardedSecret ?? env.UPSTREAM_FORWARDED_SECRET,
+  // The in-process API listens on loopback only; browsers get its files from here (ADR 029).
+  ...(upstream ? { inProcessFiles: (req, res) => upstream!.app.routing(req, res) } : {}),
   upstreamTimeouts: { connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS, headersMs: env.UPSTREAM_HEADERS_TIMEOUT_MS, bodyMs: env.UPSTREAM_BODY_TIMEOUT_MS },
   trustProxy: env.TRUST_PROXY,
   sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,

@@ -82,4 +82,6 @@ export interface SsrEntry<Helpers> {
   prefetch(input: RenderInput<Helpers>): Promise<{ kind: 'public'; output: RenderOutput } | { kind: 'app'; job: AppRenderJob }>;
   /** The query client of a server render (the server builds the tRPC helpers on it). */
   createSsrQueryClient(): QueryClient;
+  /** A text of the server's translations, for answers sent without a render (ADR 029's 503 page). */
+  translate(lang: Language, key: string): string;
 }

@@ -10,6 +10,8 @@ export interface Db {
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   readonly kind: 'pglite' | 'postgres';
+  /** PGlite only: bytes of its WebAssembly memory (it grows, never shrinks; the memory bench reads it). */
+  wasmMemoryBytes?(): number;
 }
 
 export interface OpenDatabaseOptions {
@@ -46,6 +48,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
   };
   return {
     kind: 'pglite',
+    wasmMemoryBytes: () => (lite as unknown as { mod?: { wasmMemory?: WebAssembly.Memory } }).mod?.wasmMemory?.buffer.byteLength ?? 0,
     query: (sql, params) => serial(() => direct.query(sql, params)),
     exec: (sql) => serial(() => direct.exec(sql)),
     transaction: (fn) =>

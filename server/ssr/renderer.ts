@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { createServerSideHelpers } from '@trpc/react-query/server';
 import { pathToFileURL } from 'node:url';
 import { PUBLIC_BOOT_ID, STATE_ELEMENT_ID, type AppRenderJob, type PublicFormResult, type RenderInput, type RenderOutput, type SsrConfig, type SsrEntry } from '../../shared/ssr-contract.ts';
+import type { Worker } from 'node:worker_threads';
+import type { Language } from '../../shared/languages.ts';
 import { createRenderPool } from './render-pool.ts';
 import type { Context } from '../trpc/context.ts';
 import { appRouter } from '../trpc/router.ts';
@@ -9,8 +11,20 @@ import { loadClientAssets, loadPublicAssets, type ClientAssets } from './assets.
 import { renderDocument } from './document.ts';
 
 export type SsrMode =
-  /** `renderWorkers`: threads that render React (ADR 027); 0 renders in the main thread. */
-  | { kind: 'production'; clientDir: string; entryServerPath: string; renderWorkers?: number }
+  /**
+   * `renderWorkers`: threads that render React (ADR 027); 0 renders in the main thread. `renderTimeoutMs`
+   * and `workerHeapMb`: a stuck worker's deadline and each worker's old-generation heap (ADR 029).
+   */
+  | {
+      kind: 'production';
+      clientDir: string;
+      entryServerPath: string;
+      renderWorkers?: number;
+      renderTimeoutMs?: number;
+      workerHeapMb?: number;
+      /** Tests only: the module the render workers load instead of entryServerPath (a renderer that loops). */
+      testWorkerModule?: string;
+    }
   | { kind: 'development'; root: string };
 
 /** tRPC's server-side helpers for the app's router: what the render entry prefetches a page's data with. */
@@ -23,7 +37,16 @@ export interface SsrRenderer {
   render(input: { url: string; ctx: Context; nonce: string; config: SsrConfig; form?: PublicFormResult }): Promise<{ status: number; body: string; timings: RenderOutput['timings'] }>;
   /** CSP is enforced on built pages; Vite's dev client injects inline scripts of its own. */
   enforceCsp: boolean;
+  /** The page sent with a 503 when a render worker gave up (RenderUnavailableError, ADR 029): no script, no state. */
+  unavailablePage(lang: Language): Promise<string>;
+  /** The render workers now serving (none when rendering in the main thread): the memory bench reads their heaps. */
+  renderThreads(): readonly Worker[];
 }
+
+/** A stuck render worker is replaced after this long without an answer (ADR 029; `SSR_RENDER_TIMEOUT_MS`). */
+export const DEFAULT_RENDER_TIMEOUT_MS = 15_000;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const DEV_TEMPLATE = '<!doctype html><html><head></head><body><script type="module" src="/client/entry-client.tsx"></script></body></html>';
 
@@ -32,6 +55,7 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
   let assetsFor: (url: string, modules: readonly string[]) => Promise<ClientAssets>;
   let publicAssetsFor: (url: string) => Promise<ClientAssets>;
   let renderInWorker: ((job: AppRenderJob) => Promise<RenderOutput>) | null = null;
+  let renderThreads: () => readonly Worker[] = () => [];
 
   if (mode.kind === 'production') {
     const assets = loadClientAssets(mode.clientDir);
@@ -41,7 +65,11 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
     const publicAssets = loadPublicAssets(mode.clientDir);
     publicAssetsFor = async () => publicAssets;
     if ((mode.renderWorkers ?? 0) > 0) {
-      const pool = createRenderPool(mode.entryServerPath, mode.renderWorkers!, app.log);
+      const pool = createRenderPool(mode.testWorkerModule ?? mode.entryServerPath, mode.renderWorkers!, app.log, {
+        timeoutMs: mode.renderTimeoutMs ?? DEFAULT_RENDER_TIMEOUT_MS,
+        ...(mode.workerHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: mode.workerHeapMb } } : {}),
+      });
+      renderThreads = () => pool.threads();
       app.addHook('onClose', async () => pool.close());
       renderInWorker = (job) => pool.render(job);
     }
@@ -65,6 +93,12 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
 
   return {
     enforceCsp: mode.kind === 'production',
+    renderThreads: () => renderThreads(),
+    async unavailablePage(lang) {
+      const entry = await loadEntry();
+      const t = (key: string) => escapeHtml(entry.translate(lang, key));
+      return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${t('errors.render_unavailable_title')}</title></head><body><main><h1>${t('errors.render_unavailable_title')}</h1><p>${t('errors.render_unavailable')}</p><p><a href="">${t('errors.retry')}</a></p></main></body></html>`;
+    },
     async render({ url, ctx, nonce, config, form }) {
       const entry = await loadEntry();
       const queryClient = entry.createSsrQueryClient();

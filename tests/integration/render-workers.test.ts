@@ -2,24 +2,32 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppRenderJob } from '../../shared/ssr-contract.ts';
-import { createRenderPool } from '../../server/ssr/render-pool.ts';
-import { agent, signIn, type Agent } from '../support/http.ts';
-import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { createRenderPool, RenderUnavailableError } from '../../server/ssr/render-pool.ts';
+import request from 'supertest';
+import { agent, setCookies, signIn, type Agent } from '../support/http.ts';
+import { DEMO_PASSWORD, TEST_RENDER_TIMEOUT_MS, startStack, type Stack } from '../support/stack.ts';
 
 /**
  * ADR 027: pages rendered by a worker thread are the pages the main thread renders, and a worker that
  * dies is replaced. Two back offices on one API: one rendering in its main thread, one with a worker.
  */
 const root = join(import.meta.dirname, '..', '..');
-const ssr = (renderWorkers: number) => ({ kind: 'production' as const, clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers });
+const ssr = (renderWorkers: number) => ({ kind: 'production' as const, clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers, renderTimeoutMs: TEST_RENDER_TIMEOUT_MS });
+
+/** Tests only: a worker module whose renders loop, hog memory or answer at once (ADR 029). */
+const testWorkerModule = join(root, 'tests', 'support', 'test-render-worker.ts');
 
 let inThread: Stack;
 let pooled: Stack;
+let looping: Stack;
 beforeAll(async () => {
   inThread = await startStack({ app: { ssr: ssr(0) } });
   pooled = await startStack({ upstream: inThread.upstream, app: { ssr: ssr(1) } });
-});
+  looping = await startStack({ upstream: inThread.upstream, app: { ssr: { ...ssr(1), renderTimeoutMs: 500, testWorkerModule } } });
+  // Three back offices and a seeded API: more than the default minute on a shared, busy machine.
+}, 180_000);
 afterAll(async () => {
+  await looping?.close();
   await pooled?.close();
   await inThread?.close();
 });
@@ -50,7 +58,8 @@ describe('render workers (ADR 027)', () => {
         expect(comparable(theirs.text), `${email} ${path}`).toBe(comparable(mine.text));
       }
     }
-  });
+    // 40 pages from two back offices: over the default 30 s on a busy shared machine (29 s seen).
+  }, 90_000);
 
   it('carry a failed query’s error to the page as the main thread does', async () => {
     const [a, b] = [await signedIn(inThread, 'admin@example.com'), await signedIn(pooled, 'admin@example.com')];
@@ -93,5 +102,74 @@ describe('the render pool', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('render limits (ADR 029)', () => {
+  const job = (url: string): AppRenderJob => ({
+    url,
+    lang: 'en',
+    nonce: 'n0',
+    config: { googleClientId: null, version: 'test', map: { centre: { lat: 59.33, lng: 18.06 }, radiusMetres: 3700, tileUrl: null, tileAttribution: '', geocoding: false } },
+    dehydrated: { mutations: [], queries: [] },
+    prefetchMs: 0,
+  });
+  const log = pino({ level: 'silent' });
+
+  it('give up on a render that loops: its jobs fail, the worker is replaced and the next job renders', async () => {
+    const pool = createRenderPool(testWorkerModule, 1, log, { timeoutMs: 300 });
+    try {
+      expect((await pool.render(job('/ok'))).html).toContain('/ok');
+      const first = pool.threads()[0]!;
+      const stuck = pool.render(job('/loop'));
+      const behind = pool.render(job('/queued-behind-the-loop'));
+      await expect(stuck).rejects.toBeInstanceOf(RenderUnavailableError);
+      await expect(behind).rejects.toMatchObject({ reason: 'timeout' });
+      expect(pool.threads()[0]).not.toBe(first);
+      expect((await pool.render(job('/after'))).html).toContain('/after');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('do not cut off a worker that keeps answering a queue longer than the timeout', async () => {
+    const pool = createRenderPool(testWorkerModule, 1, log, { timeoutMs: 400 });
+    try {
+      // 16 renders of 50 ms each: 800 ms of work queued on one worker, every answer within the timeout.
+      const outputs = await Promise.all(Array.from({ length: 16 }, (_, i) => pool.render(job(`/slow/${i}`))));
+      expect(outputs.map((o) => o.status)).toEqual(Array(16).fill(200));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('replace a worker that outgrows its heap limit', async () => {
+    const pool = createRenderPool(testWorkerModule, 1, log, { timeoutMs: 0, resourceLimits: { maxOldGenerationSizeMb: 32 } });
+    try {
+      const first = pool.threads()[0]!;
+      await expect(pool.render(job('/hog'))).rejects.toMatchObject({ reason: 'memory' });
+      expect(pool.threads()[0]).not.toBe(first);
+      expect((await pool.render(job('/after'))).html).toContain('/after');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('answer a page whose render loops with 503, Retry-After and a message in the reader’s language, then serve again', async () => {
+    const client = await signedIn(looping, 'admin@example.com');
+    const stuck = await client.get('/bicycles?loop=1');
+    expect(stuck.status).toBe(503);
+    expect(stuck.headers['retry-after']).toBe('5');
+    expect(stuck.headers['content-type']).toMatch(/^text\/html/);
+    expect(stuck.text).toContain('The server could not prepare this page in time.');
+    // The agent keeps the language cookie of the sign-in; a request of its own reads in Swedish.
+    const login = await signIn(agent(looping), 'admin@example.com', DEMO_PASSWORD);
+    const session = setCookies(login).map((c) => c.split(';')[0]!).filter((c) => !c.startsWith('lang='));
+    const swedish = await request(looping.baseUrl).get('/bicycles?loop=2').set('cookie', [...session, 'lang=sv'].join('; '));
+    expect(swedish.status).toBe(503);
+    expect(swedish.text).toContain('Servern kunde inte ta fram sidan i tid.');
+    const after = await client.get('/bicycles');
+    expect(after.status).toBe(200);
+    expect(after.text).toContain('data-testid="test-render"');
   });
 });

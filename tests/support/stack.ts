@@ -6,6 +6,8 @@ import { startUpstream } from '../../upstream/start.ts';
 import { testLogger } from './run-log.ts';
 
 export const DEMO_PASSWORD = 'demo-password-1';
+/** Render workers of test stacks are given up on after this long without an answer (ADR 029). */
+export const TEST_RENDER_TIMEOUT_MS = 60_000;
 export const COOKIE_SECRET = 'test-cookie-secret-that-is-long-enough-0001';
 const root = projectRoot(import.meta.url);
 
@@ -54,7 +56,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     cookieSecrets: [COOKIE_SECRET],
     secureCookies: false,
     // One render worker, as `npm start` on a two-core machine: every page of the tests goes through it (ADR 027).
-    ssr: { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers: 1 },
+    // A stuck render is given up after a minute here (ADR 029): a first render on a busy machine can take seconds.
+    ssr: { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers: 1, renderTimeoutMs: TEST_RENDER_TIMEOUT_MS },
     version: 'test',
     logger: testLogger('backoffice', options.quietLogs ? 'warn' : 'info'),
     uploadOrigin: upstream.origin,

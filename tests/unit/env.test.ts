@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadEnv } from '../../server/env.ts';
+import { inProcessUpstreamOptions } from '../../server/in-process-upstream.ts';
 import { trustedProxiesField } from '../../shared/env-fields.server.ts';
 import { loadUpstreamEnv } from '../../upstream/env.ts';
 import { addressKey } from '../../upstream/lib/throttle.ts';
@@ -25,6 +26,37 @@ describe('environment', () => {
     expect(loadEnv({ NODE_ENV: 'production' }).PUBLIC_URL).toBeUndefined();
   });
 
+  it('in production, a HOST other than loopback needs an https PUBLIC_URL, with or without UPSTREAM_URL (ADR 029)', () => {
+    const container = { NODE_ENV: 'production', HOST: '0.0.0.0' };
+    // The Dockerfile's defaults alone: the in-process API, reachable from outside, over plain http.
+    expect(() => loadEnv(container)).toThrow(/PUBLIC_URL: must be an https:\/\/ address in production when HOST \(0\.0\.0\.0\) is not a loopback address/);
+    expect(() => loadEnv({ ...container, HOST: '::' })).toThrow(/PUBLIC_URL/);
+    expect(() => loadEnv({ ...container, HOST: '10.1.2.3' })).toThrow(/PUBLIC_URL/);
+    expect(() => loadEnv({ ...container, PUBLIC_URL: 'http://backoffice.example.com' })).toThrow(/PUBLIC_URL/);
+    // Others reach a non-loopback HOST: a loopback PUBLIC_URL does not make that traffic local.
+    expect(() => loadEnv({ ...container, PUBLIC_URL: 'http://localhost:3000' })).toThrow(/PUBLIC_URL/);
+    expect(() => loadEnv({ ...container, ...production, PUBLIC_URL: 'http://localhost:3000' })).toThrow(/PUBLIC_URL/);
+    expect(loadEnv({ ...container, PUBLIC_URL: 'https://backoffice.example.com' }).HOST).toBe('0.0.0.0');
+    // The explicit escape hatch stays.
+    expect(loadEnv({ ...container, ALLOW_INSECURE_COOKIES: 'true' }).ALLOW_INSECURE_COOKIES).toBe(true);
+    // Loopback HOSTs are local runs; development and tests bind wherever they like.
+    for (const HOST of ['127.0.0.1', 'localhost', '::1', '127.0.0.2']) expect(loadEnv({ NODE_ENV: 'production', HOST }).HOST).toBe(HOST);
+    expect(loadEnv({ NODE_ENV: 'development', HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+  });
+
+  it('starts the in-process API on loopback whatever HOST says, with its files on the back office\'s address (ADR 029)', () => {
+    const container = { NODE_ENV: 'production', HOST: '0.0.0.0', PUBLIC_URL: 'https://backoffice.example.com/' };
+    const options = inProcessUpstreamOptions(loadEnv(container), { root: '/app', publicUrl: 'https://backoffice.example.com/', logger: false });
+    expect(options.host).toBe('127.0.0.1');
+    expect(options.config?.publicOrigin).toBe('https://backoffice.example.com');
+    const local = inProcessUpstreamOptions(loadEnv({}), { root: '/app', publicUrl: 'http://localhost:3000', logger: false });
+    expect(local.host).toBe('127.0.0.1');
+    expect(local.config?.publicOrigin).toBe('http://localhost:3000');
+    // UPLOAD_PUBLIC_ORIGIN still names another address when files are served from elsewhere.
+    const elsewhere = inProcessUpstreamOptions(loadEnv({ ...container, UPLOAD_PUBLIC_ORIGIN: 'https://files.example.com' }), { root: '/app', publicUrl: 'https://backoffice.example.com', logger: false });
+    expect(elsewhere.config?.publicOrigin).toBe('https://files.example.com');
+  });
+
   it('passes SEED_DEMO through only when it is set', () => {
     expect(loadEnv({}).SEED_DEMO).toBeUndefined();
     expect(loadEnv({ SEED_DEMO: '' }).SEED_DEMO).toBeUndefined();
@@ -48,6 +80,16 @@ describe('environment', () => {
     expect([server.DATABASE_URL, server.OPERATION_RADIUS_METRES, server.LOG_LEVEL]).toEqual([upstream.DATABASE_URL, upstream.OPERATION_RADIUS_METRES, upstream.LOG_LEVEL]);
     expect(upstream.PORT).toBe(4010);
     expect(loadUpstreamEnv({ PORT: '' }).PORT).toBe(4010);
+  });
+
+  it('reads the render limits (ADR 029)', () => {
+    expect(loadEnv({}).SSR_RENDER_TIMEOUT_MS).toBe(15_000);
+    expect(loadEnv({ SSR_RENDER_TIMEOUT_MS: '2500' }).SSR_RENDER_TIMEOUT_MS).toBe(2500);
+    expect(loadEnv({ SSR_RENDER_TIMEOUT_MS: '0' }).SSR_RENDER_TIMEOUT_MS).toBe(0);
+    expect(() => loadEnv({ SSR_RENDER_TIMEOUT_MS: 'soon' })).toThrow(/SSR_RENDER_TIMEOUT_MS/);
+    expect(() => loadEnv({ SSR_RENDER_TIMEOUT_MS: '-1' })).toThrow(/SSR_RENDER_TIMEOUT_MS/);
+    expect(loadEnv({}).SSR_WORKER_HEAP_MB).toBe(256);
+    expect(() => loadEnv({ SSR_WORKER_HEAP_MB: '8' })).toThrow(/SSR_WORKER_HEAP_MB/);
   });
 
   it('reads the session lifetime and the API\'s trusted proxies (ADR 017, 018)', () => {
