@@ -115,7 +115,7 @@ describe('values that would only fail in SQL are refused by the schema', () => {
   it('impossible dates, ids beyond a bigint and integers beyond the column', () => {
     expect(errorsOf(buddyWorkSlotsEntity, { buddy_id: 2, service_date: '2026-02-31', service_slot_id: 1, max_services_per_day: 1 })).toEqual({ service_date: 'validation.date' });
     expect(errorsOf(buddyWorkSlotsEntity, { buddy_id: 1e20, service_date: '2026-02-28', service_slot_id: 1, max_services_per_day: 1 })).toEqual({ buddy_id: 'validation.integer' });
-    const counter = defineEntity({ ...rolesEntity, name: 'counters', fields: { n: { kind: 'integer' } } });
+    const counter = defineEntity({ ...rolesEntity, name: 'counters', label: '{n}', fields: { n: { kind: 'integer' } } });
     expect(errorsOf(counter, { n: 2 ** 40 })).toEqual({ n: 'validation.max:2147483647' });
     expect(errorsOf(counter, { n: -(2 ** 40) })).toEqual({ n: 'validation.min:-2147483648' });
     const promo = ENTITIES.find((e) => e.name === 'promo-codes')!;
