@@ -86,7 +86,7 @@ export function useSubscriptionActions() {
     if (!confirmed) return;
     setState((s) => ({ ...s, pending: { id: record.id, action }, error: null }));
     try {
-      const result = await (action === 'activate' ? activate.mutateAsync({ id: record.id }) : cancel.mutateAsync({ id: record.id, atPeriodEnd: action === 'cancelAtPeriodEnd' }));
+      const result = await (action === 'activate' ? activate.mutateAsync({ id: record.id }) : cancel.mutateAsync({ id: record.id, at_period_end: action === 'cancelAtPeriodEnd' }));
       setState({ pending: null, error: null, lastUpdatedSubscription: result.subscription, lastRefund: result.refund });
       utils.get.setData({ id: record.id }, result.subscription);
       await utils.list.invalidate();
