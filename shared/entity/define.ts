@@ -166,12 +166,15 @@ export interface ActionDef {
   input?: InputFields;
   /** The caller sends the version it saw; a stale one is refused with 409. */
   versioned?: boolean;
-  /** Asks before running, with `resources.<name>.actions.<key>.confirm` (the record's fields interpolated). */
+  /**
+   * Asks before running, with `resources.<name>.actions.<key>.confirm` (the record's fields interpolated;
+   * `title` beside it when the dialog has one). The button says `label`, and `done` or `failed` follow.
+   */
   confirm?: boolean;
   /** Drawn and confirmed as a destructive step. */
   danger?: boolean;
-  /** Whether the button is offered for a record (the API decides anyway). */
-  enabledWhen?: (record: Record<string, unknown>) => boolean;
+  /** Whether the button is offered for a record (the API decides anyway); with variants, asked per variant's input. */
+  enabledWhen?: (record: Record<string, unknown>, input?: Readonly<Record<string, unknown>>) => boolean;
   /**
    * What the API answers: the record as it now is (default: caches are set from it), an object holding
    * the record under `recordKey` beside other results (a refund), or nothing the screens keep.
@@ -180,8 +183,9 @@ export interface ActionDef {
   /** Shown in lists' rows as well as on the record page. */
   inList?: boolean;
   /**
-   * Buttons that run the action with a fixed input, each labelled `resources.<name>.actions.<key>.<variant>`
-   * (cancel now, cancel at the period's end); without them the action is one button.
+   * Buttons that run the action with a fixed input, each with its texts in the variant's i18next context
+   * (`resources.<name>.actions.<key>.label_<variant>`, `confirm_<variant>`…: cancel now, cancel at the
+   * period's end); without them the action is one button.
    */
   variants?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }

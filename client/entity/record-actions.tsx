@@ -1,0 +1,208 @@
+import type { TFunction } from 'i18next';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { actionRoles, actionsOf, isFinalStatus, nextStatuses, statusFieldOf, type ActionDef, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
+import { Button, Spinner } from '../components/controls.tsx';
+import { errorText } from '../errors.ts';
+import { useConfirm } from '../shell/confirm.tsx';
+import { useToast } from '../shell/toasts.tsx';
+import { trpc } from '../trpc.ts';
+import { useAccess } from './access.ts';
+import { routerKey } from './entity-api.ts';
+import { statusText } from './status-label.tsx';
+
+/** One button: an action, one of its variants, or the status flow's step to `to`. */
+export interface ActionButton {
+  key: string;
+  variant?: string;
+  to?: number;
+}
+
+/** A button as drawn: what it sends, whether it asks first, and how it looks. */
+export interface PlannedButton extends ActionButton {
+  action: ActionDef;
+  /** The input beside the id (and the version of a versioned action). */
+  input: Readonly<Record<string, unknown>>;
+  confirm: boolean;
+  tone: 'default' | 'primary' | 'danger';
+  /** The i18next context of its texts: the variant, or the target status (`label_4`, `confirm_4`). */
+  context?: string;
+}
+
+export interface ButtonFilter {
+  only?: readonly string[];
+  exclude?: readonly string[];
+  /** Status-flow targets offered (default: every step the flow allows the viewer). */
+  targets?: readonly number[];
+}
+
+/** Colours of a flow's target status that make its step the screen's main (primary) or a destructive one. */
+const TONE_OF_COLOUR: Record<string, PlannedButton['tone']> = { accent: 'primary', success: 'primary', severe: 'danger', danger: 'danger' };
+
+/** An action whose declared input has required fields needs a form of its own (a trial group's invite): not a button. */
+const needsForm = (action: ActionDef) => Object.values(action.input ?? {}).some((field) => field.required);
+
+/**
+ * The buttons of a record for a viewer holding `roles`: every action of the definition (`actionsOf`) open
+ * to them and enabled for the record; the status flow's `transition` as one button per step the flow allows
+ * them from the record's status (a final target is always confirmed); an action with variants as one
+ * button per variant. Collection actions and actions needing a form are left to their screens.
+ */
+export function actionButtons(def: EntityDef, record: EntityRecord, roles: readonly string[], filter: ButtonFilter = {}): PlannedButton[] {
+  const status = statusFieldOf(def);
+  const buttons: PlannedButton[] = [];
+  for (const [key, action] of Object.entries(actionsOf(def))) {
+    if ((filter.only && !filter.only.includes(key)) || filter.exclude?.includes(key)) continue;
+    if (action.on === 'collection' || !actionRoles(def, action).some((role) => roles.includes(role))) continue;
+    if (key === 'transition' && status) {
+      if (action.enabledWhen && !action.enabledWhen(record)) continue;
+      const [field, { status: flow }] = status;
+      for (const to of nextStatuses(flow, Number(record[field]), roles)) {
+        if (filter.targets && !filter.targets.includes(to)) continue;
+        const tone = TONE_OF_COLOUR[flow.colors[to] ?? ''] ?? 'default';
+        buttons.push({ key, to, action, input: { to }, confirm: Boolean(action.confirm) || isFinalStatus(flow, to), tone, context: String(to) });
+      }
+      continue;
+    }
+    const tone = action.danger ? 'danger' : 'default';
+    if (action.variants) {
+      for (const [variant, input] of Object.entries(action.variants)) {
+        if (action.enabledWhen && !action.enabledWhen(record, input)) continue;
+        buttons.push({ key, variant, action, input, confirm: Boolean(action.confirm), tone, context: variant });
+      }
+      continue;
+    }
+    if (needsForm(action) || (action.enabledWhen && !action.enabledWhen(record))) continue;
+    buttons.push({ key, action, input: {}, confirm: Boolean(action.confirm), tone });
+  }
+  return buttons;
+}
+
+/** The conventional test id: `transition-<to>`, `<key>-<variant>`, `<key>`. */
+const defaultTestId = (button: ActionButton) => (button.to !== undefined ? `transition-${button.to}` : button.variant ? `${button.key}-${button.variant}` : button.key);
+
+/** What an action's texts interpolate: the record's plain fields, its `name` (label) and its `status` (translated). */
+function textValues(t: TFunction, def: EntityDef, record: Record<string, unknown>, lang: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [key, value] of Object.entries(record)) if (value === null || value === undefined || typeof value !== 'object') values[key] = value === null || value === undefined ? '' : String(value);
+  values.name = def.label(record, lang);
+  const status = statusFieldOf(def);
+  if (status) values.status = statusText(t, def, status[0], record[status[0]]);
+  return values;
+}
+
+/** The record an action answered with, as its declaration says (`result`). */
+function recordOf(action: ActionDef, result: unknown): EntityRecord | null {
+  const kind = action.result ?? 'record';
+  if (kind === 'none' || !result || typeof result !== 'object') return null;
+  const record = kind === 'record' ? result : (result as Record<string, unknown>)[kind.recordKey];
+  return record && typeof record === 'object' && 'id' in record ? (record as EntityRecord) : null;
+}
+
+export type ActionOutcome = { button: ActionButton; record: EntityRecord } & (
+  | { state: 'pending' }
+  | { state: 'done'; result: unknown; saved: EntityRecord | null }
+  | { state: 'failed'; error: unknown; message: string }
+);
+
+interface RecordActionsProps extends ButtonFilter {
+  def: EntityDef;
+  record: EntityRecord;
+  size?: 'small' | 'medium';
+  /**
+   * `buttons`: the actions' labels, as on a record page. `compact`: a row's or a card's — small, the short
+   * labels where the texts have them (`short`), and each button's accessible name also names the record.
+   */
+  variant?: 'buttons' | 'compact';
+  /** The buttons' `data-testid` (default `transition-<to>`, `<key>-<variant>`, `<key>`). */
+  testId?: (button: ActionButton) => string;
+  /** An i18next context for a button's texts that depends on the record (a subscription's "resume"); default: the variant or target. */
+  textContext?: (button: ActionButton, record: EntityRecord) => string | undefined;
+  /** Each run's start, success (with the API's answer: a refund) and failure, for screens that show more than the toast. */
+  onResult?: (outcome: ActionOutcome) => void;
+}
+
+/**
+ * Every action and status button of a record (issue 18): confirm when declared → the action's tRPC
+ * mutation (`trpc.<entity>.<key>`) → the caches (the record as answered, lists, calendar and sub-resources)
+ * → a toast. Texts are `resources.<name>.actions.<key>.{label,short,title,confirm,done,failed}`, with the
+ * variant or target status as context (`label_4`); a failure refreshes the record, since a refusal usually
+ * means it changed meanwhile (409).
+ */
+export function RecordActions({ def, record, only, exclude, targets, size, variant = 'buttons', testId = defaultTestId, textContext, onResult }: RecordActionsProps) {
+  const { t, i18n } = useTranslation();
+  const access = useAccess(def);
+  const confirm = useConfirm();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const [pending, setPending] = useState<string | null>(null);
+  const buttons = actionButtons(def, record, access.roles, { only, exclude, targets });
+  if (buttons.length === 0) return null;
+
+  const key = routerKey(def);
+  const cache = (utils as unknown as Record<string, Record<string, { invalidate(input?: unknown): Promise<void>; setData(input: unknown, data: unknown): void }>>)[key]!;
+  const client = utils.client as unknown as Record<string, Record<string, { mutate(input: unknown): Promise<unknown> }>>;
+  const compact = variant === 'compact';
+  const textOf = (button: PlannedButton, text: string, values: Record<string, string>, defaultValue?: string) =>
+    t(`resources.${def.name}.actions.${button.key}.${text}`, { context: textContext?.(button, record) ?? button.context, replace: values, defaultValue });
+
+  const refresh = (withRecord: boolean) =>
+    Promise.all([
+      withRecord ? cache.get!.invalidate({ id: record.id }) : undefined,
+      cache.list!.invalidate(),
+      cache.calendar!.invalidate(),
+      ...Object.keys(def.subResources ?? {}).map((sub) => cache[sub]!.invalidate({ id: record.id })),
+    ]);
+
+  const run = async (button: PlannedButton, id: string) => {
+    const before = textValues(t, def, record, i18n.language);
+    if (button.confirm) {
+      const title = textOf(button, 'title', before, '');
+      if (!(await confirm({ title: title || undefined, message: textOf(button, 'confirm', before), danger: button.tone === 'danger' }))) return;
+    }
+    setPending(id);
+    onResult?.({ state: 'pending', button, record });
+    try {
+      const result = await client[key]![button.key]!.mutate({ id: record.id, ...(button.action.versioned ? { version: record.version } : {}), ...button.input });
+      const saved = recordOf(button.action, result);
+      if (saved) cache.get!.setData({ id: record.id }, saved);
+      await refresh(!saved);
+      const after = saved ? textValues(t, def, saved, i18n.language) : before;
+      // Idempotent actions (ADR 019) say when the record already was as asked: nothing happened.
+      if ((result as { changed?: unknown } | null)?.changed === false) toast.info(t(`resources.${def.name}.actions.unchanged`, { replace: after }));
+      else toast.success(textOf(button, 'done', after));
+      onResult?.({ state: 'done', button, record, result, saved });
+    } catch (error) {
+      const message = errorText(t, error);
+      toast.error(textOf(button, 'failed', { ...before, reason: message }, message));
+      onResult?.({ state: 'failed', button, record, error, message });
+      await refresh(true);
+    } finally {
+      setPending(null);
+    }
+  };
+
+  const name = compact ? def.label(record, i18n.language) : '';
+  const drawn = buttons.map((button) => {
+    const id = testId(button);
+    const values = textValues(t, def, record, i18n.language);
+    const base = `resources.${def.name}.actions.${button.key}`;
+    const label = t(compact ? [`${base}.short`, `${base}.label`] : `${base}.label`, { context: textContext?.(button, record) ?? button.context, replace: values });
+    return (
+      <Button
+        key={id}
+        size={size ?? (compact ? 'small' : 'medium')}
+        variant={button.tone}
+        disabled={pending !== null}
+        aria-busy={pending === id || undefined}
+        aria-label={compact ? t('list.actionOn', { action: label, name }) : undefined}
+        data-testid={id}
+        onClick={() => void run(button, id)}
+      >
+        {pending === id && <Spinner />}
+        {label}
+      </Button>
+    );
+  });
+  return <>{drawn}</>;
+}
