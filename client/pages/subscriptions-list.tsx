@@ -5,7 +5,8 @@ import type { EntityRecord } from '../../shared/entity/define.ts';
 import { endsWithPeriod, isResume, subscriptionsEntity } from '../../shared/entities/subscriptions.ts';
 import type { Refund, SubscriptionActionResult } from '../../server/trpc/routers/subscriptions.ts';
 import { formatMoney } from '../entity/field-value.tsx';
-import { RecordActions, type ActionButton, type ActionOutcome } from '../entity/record-actions.tsx';
+import type { ActionButton } from '../entity/action-buttons.ts';
+import { RecordActions, type ActionOutcome } from '../entity/record-actions.tsx';
 import { ResourceListPage } from '../entity/resource-list-page.tsx';
 
 // The refunds dialog (Primer Dialog) loads the first time someone opens it.
