@@ -1,7 +1,7 @@
 import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { statusFieldOf, type ActionDef, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
+import { routerKey, statusFieldOf, type ActionDef, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
 import { Button, Spinner } from '../components/controls.tsx';
 import { errorText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
@@ -9,7 +9,6 @@ import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import { actionButtons, type ActionButton, type ButtonFilter, type PlannedButton } from './action-buttons.ts';
 import { useAccess } from './access.ts';
-import { routerKey } from './entity-api.ts';
 import { statusText } from './status-label.tsx';
 
 /** The conventional test id: `transition-<to>`, `<key>-<variant>`, `<key>`. */

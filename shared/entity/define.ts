@@ -429,6 +429,11 @@ export function mayTransition(flow: StatusFlow, from: number, to: number, roles:
 
 // ---- Derived actions (ADR 032) ----
 
+/** tRPC router key of an entity (`trpc.<key>.<action>`): `bicycle-types` → `bicycleTypes`. */
+export function routerKey(def: Pick<EntityDef, 'name'>): string {
+  return def.name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
 /** The kebab-case URL segment of an action or sub-resource key. */
 export function segmentOf(key: string, declared?: string): string {
   return declared ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
