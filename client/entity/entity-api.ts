@@ -1,10 +1,8 @@
-import type { EntityDef, EntityRecord, ListParams, Paged } from '../../shared/entity/define.ts';
+import { routerKey, type EntityDef, type EntityRecord, type ListParams, type Paged } from '../../shared/entity/define.ts';
 import { trpc } from '../trpc.ts';
 
-/** tRPC router key of an entity: `bicycle-types` → `bicycleTypes`. */
-export function routerKey(def: Pick<EntityDef, 'name'>): string {
-  return def.name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-}
+// The naming rule lives with the definitions (the server's routers derive the same keys); kept importable from here.
+export { routerKey };
 
 interface QueryHook<I, O> {
   useQuery(input: I, opts?: { enabled?: boolean; placeholderData?: unknown }): { data: O | undefined; error: unknown; isLoading: boolean; isFetching: boolean; refetch(): Promise<unknown> };

@@ -1,16 +1,15 @@
-import { Avatar, Button, Heading, IconButton, Label } from '@primer/react';
+import { Avatar, Heading, IconButton, Label } from '@primer/react';
 import { TrashIcon } from '@primer/octicons-react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import { ImagePicker } from '../components/image-upload.tsx';
 import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
-import { useEntityUtils } from '../entity/entity-api.ts';
+import { RecordActions } from '../entity/record-actions.tsx';
 import { errorText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
-import type { EntityRecord } from '../../shared/entity/define.ts';
 import { BicycleHistory } from '../components/bicycle-history.tsx';
 
 const Gallery = styled.ul`
@@ -90,39 +89,6 @@ function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 
   );
 }
 
-function ActivationButton({ record }: { record: EntityRecord }) {
-  const { t } = useTranslation();
-  const toast = useToast();
-  const confirm = useConfirm();
-  const utils = useEntityUtils(bicyclesEntity);
-  const activate = trpc.bicycles.activate.useMutation();
-  const deactivate = trpc.bicycles.deactivate.useMutation();
-  const active = Boolean(record.is_active);
-  return (
-    <>
-      <Label variant={active ? 'success' : 'secondary'} style={{ alignSelf: 'center' }}>
-        {t(active ? 'bicycles.active' : 'bicycles.inactive')}
-      </Label>
-      <Button
-        data-testid="toggle-active"
-        onClick={async () => {
-          if (!(await confirm({ message: t(active ? 'bicycles.deactivateConfirm' : 'bicycles.activateConfirm'), danger: active }))) return;
-          try {
-            const saved = await (active ? deactivate : activate).mutateAsync({ id: record.id });
-            utils.get.setData({ id: record.id }, saved);
-            await utils.list.invalidate();
-            toast.success(t(active ? 'bicycles.deactivated' : 'bicycles.activated'));
-          } catch (error) {
-            toast.error(errorText(t, error));
-          }
-        }}
-      >
-        {t(active ? 'bicycles.deactivate' : 'bicycles.activate')}
-      </Button>
-    </>
-  );
-}
-
 /** Bicycle = the generic detail page + confirm-changes dialog, activation and (defect) images (§2). */
 export default function BicyclePage() {
   const { t } = useTranslation();
@@ -131,7 +97,14 @@ export default function BicyclePage() {
     <ResourceDetailPage
       def={bicyclesEntity}
       confirmSave={() => confirm({ title: t('bicycles.confirmTitle'), message: t('bicycles.confirmMessage') })}
-      actions={(record) => <ActivationButton record={record} />}
+      actions={(record) => (
+        <>
+          <Label variant={record.is_active ? 'success' : 'secondary'} style={{ alignSelf: 'center' }}>
+            {t(record.is_active ? 'bicycles.active' : 'bicycles.inactive')}
+          </Label>
+          <RecordActions def={bicyclesEntity} record={record} testId={() => 'toggle-active'} />
+        </>
+      )}
     >
       {(id) => (
         <>

@@ -5,73 +5,16 @@ import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import { SERVICE_CHECK_STATUSES } from '../../shared/entities/service-items.ts';
 import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
-import { isFinalStatus, nextStatuses, type EntityRecord } from '../../shared/entity/define.ts';
 import type { ServiceDetailRow } from '../../shared/schemas/services.ts';
 import { useImageUpload } from '../components/image-upload.tsx';
 import { useAccess } from '../entity/access.ts';
-import { useEntityUtils } from '../entity/entity-api.ts';
+import { RecordActions } from '../entity/record-actions.tsx';
 import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
 import { StatusLabel, statusText } from '../entity/status-label.tsx';
-import { appCodeOf, errorText, fieldText } from '../errors.ts';
+import { errorText, fieldText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
-
-/** The buttons that move a service along its flow: only the steps open to this user (ADR 009). */
-function Transitions({ record }: { record: EntityRecord }) {
-  const { t } = useTranslation();
-  const toast = useToast();
-  const confirm = useConfirm();
-  const access = useAccess(servicesEntity);
-  const utils = useEntityUtils(servicesEntity);
-  const trpcUtils = trpc.useUtils();
-  const transition = trpc.services.transition.useMutation();
-  const [pending, setPending] = useState<number | null>(null);
-  const status = Number(record.status);
-  const steps = access.canTransition ? nextStatuses(SERVICE_STATUS_FLOW, status, access.roles) : [];
-
-  const run = async (to: number, force = false): Promise<void> => {
-    const target = statusText(t, servicesEntity, 'status', to);
-    // Leaving for a final status cannot be undone: ask first.
-    if (!force && isFinalStatus(SERVICE_STATUS_FLOW, to) && !(await confirm({ title: t('services.confirmTitle'), message: t(`services.confirm.${to}`), danger: to !== SERVICE_STATUS.Finished }))) return;
-    setPending(to);
-    try {
-      const saved = await transition.mutateAsync({ id: record.id, to, version: record.version, ...(force ? { force } : {}) });
-      utils.get.setData({ id: record.id }, saved);
-      await Promise.all([utils.list.invalidate(), trpcUtils.services.calendar.invalidate(), trpcUtils.services.details.invalidate({ id: record.id })]);
-      toast.success(t('services.transitioned', { status: target }));
-    } catch (error) {
-      // Finishing before the service's date: an Admin may, after saying so (ADR 028); others read why not.
-      if (appCodeOf(error) === 'finish_before_date' && !force && access.roles.includes('Admin')) {
-        setPending(null);
-        if (await confirm({ title: t('services.finishEarlyTitle'), message: t('services.finishEarly', { date: String(record.service_date) }) })) await run(to, true);
-        return;
-      }
-      toast.error(errorText(t, error));
-      if ((error as { data?: { appCode?: string } }).data?.appCode === 'conflict') await utils.get.invalidate({ id: record.id });
-    } finally {
-      setPending(null);
-    }
-  };
-
-  return (
-    <>
-      <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={status} />
-      {steps.map((to) => (
-        <Button
-          key={to}
-          onClick={() => void run(to)}
-          loading={pending === to}
-          disabled={pending !== null}
-          variant={to === SERVICE_STATUS.Finished || to === SERVICE_STATUS.Booked ? 'primary' : 'danger'}
-          data-testid={`transition-${to}`}
-        >
-          {t(`services.transitions.${to}`)}
-        </Button>
-      ))}
-    </>
-  );
-}
 
 const Items = styled.ol`
   list-style: none;
@@ -305,7 +248,15 @@ function ServiceDetails({ id }: { id: number }) {
 /** /services/:id: the generic detail (a form for admins, read-only for buddies), status steps and details. */
 export default function ServicePage() {
   return (
-    <ResourceDetailPage def={servicesEntity} actions={(record) => <Transitions record={record} />}>
+    <ResourceDetailPage
+      def={servicesEntity}
+      actions={(record) => (
+        <>
+          <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={record.status} />
+          <RecordActions def={servicesEntity} record={record} />
+        </>
+      )}
+    >
       {(id) => <ServiceDetails id={id} />}
     </ResourceDetailPage>
   );

@@ -5,18 +5,17 @@ import { Link, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
 import { BUDDY_REFERENCE } from '../../shared/entities/people.ts';
 import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
-import { isFinalStatus, nextStatuses, type EntityRecord } from '../../shared/entity/define.ts';
+import type { EntityRecord } from '../../shared/entity/define.ts';
 import { isWithinRange } from '../../shared/geo.ts';
 import { addDays, formatDate, todayIso } from '../components/calendar-dates.ts';
 import { ErrorState } from '../components/error-state.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { StopsMap, type Stop } from '../components/stops-map.tsx';
 import { useAccess } from '../entity/access.ts';
-import { StatusLabel, statusText } from '../entity/status-label.tsx';
-import { errorText } from '../errors.ts';
+import type { ActionButton } from '../entity/action-buttons.ts';
+import { RecordActions, type ActionOutcome } from '../entity/record-actions.tsx';
+import { StatusLabel } from '../entity/status-label.tsx';
 import { usePublicConfig } from '../public-config.tsx';
-import { useConfirm } from '../shell/confirm.tsx';
-import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import { inVisitOrder, isCanceled, stopTime, todayDate, todayQuery } from './today-query.ts';
 
@@ -152,32 +151,24 @@ const Flag = styled.span`
   border: 1px solid var(--borderColor-danger-emphasis, #cf222e);
 `;
 
-/** Big buttons at the bottom of a card, where a thumb reaches them (at least 48 px high). */
+/** Big buttons at the bottom of a card, where a thumb reaches them (at least 48 px high; the label may wrap). */
 const Actions = styled.div`
   display: grid;
   grid-template-columns: repeat(auto-fit, minmax(120px, 1fr));
   gap: 8px;
   margin-top: 4px;
+  &:empty {
+    display: none;
+  }
   button {
     min-height: 48px;
+    height: auto;
+    min-width: 0;
+    white-space: normal;
     padding: 0 12px;
     border-radius: 8px;
-    font: inherit;
     font-size: 16px;
     font-weight: 600;
-    cursor: pointer;
-    border: 1px solid var(--borderColor-default, #d0d7de);
-    background: var(--bgColor-muted, #f6f8fa);
-    color: var(--fgColor-danger, #d1242f);
-  }
-  button[data-primary='true'] {
-    border-color: transparent;
-    background: var(--button-primary-bgColor-rest, #1f883d);
-    color: #fff;
-  }
-  button:disabled {
-    opacity: 0.6;
-    cursor: progress;
   }
   button:focus-visible {
     outline: 2px solid var(--focus-outlineColor, #0969da);
@@ -199,7 +190,6 @@ const ReferencePicker = lazy(() => import('../entity/reference-choices.tsx').the
 /** Directions to a stop in the phone's maps app (Google Maps' universal link opens the app where installed). */
 const directionsUrl = (lat: number, lng: number) => `https://www.google.com/maps/dir/?api=1&destination=${lat},${lng}`;
 const telHref = (phone: string) => `tel:${phone.replace(/[^\d+]/g, '')}`;
-const PRIMARY_STEPS: readonly number[] = [SERVICE_STATUS.Booked, SERVICE_STATUS.Finished];
 
 function timeText(service: EntityRecord): string {
   if (service.service_time) return String(service.service_time).slice(0, 5);
@@ -213,13 +203,14 @@ interface StopCardProps {
   number?: number;
   outside: boolean;
   showBuddy: boolean;
-  steps: readonly number[];
-  pending: number | null;
   error: string | undefined;
-  onStep: (to: number) => void;
+  onResult: (outcome: ActionOutcome) => void;
 }
 
-function StopCard({ service, number, outside, showBuddy, steps, pending, error, onStep }: StopCardProps) {
+/** The status steps' test ids on a card. */
+const stepTestId = (button: ActionButton) => `stop-step-${button.to}`;
+
+function StopCard({ service, number, outside, showBuddy, error, onResult }: StopCardProps) {
   const { t } = useTranslation();
   const lat = Number(service.latitude);
   const lng = Number(service.longitude);
@@ -285,15 +276,9 @@ function StopCard({ service, number, outside, showBuddy, steps, pending, error, 
           {error}
         </Alert>
       )}
-      {steps.length > 0 && (
-        <Actions>
-          {steps.map((to) => (
-            <button key={to} type="button" data-primary={PRIMARY_STEPS.includes(to)} disabled={pending !== null} aria-busy={pending === to} onClick={() => onStep(to)} data-testid={`stop-step-${to}`}>
-              {pending === to ? t('today.working') : t(`today.steps.${to}`)}
-            </button>
-          ))}
-        </Actions>
-      )}
+      <Actions>
+        <RecordActions def={servicesEntity} record={service} only={['transition']} variant="compact" size="medium" testId={stepTestId} onResult={onResult} />
+      </Actions>
     </Card>
   );
 }
@@ -309,11 +294,6 @@ export default function TodayPage() {
   const [search, setSearch] = useSearchParams();
   const access = useAccess(servicesEntity);
   const { map } = usePublicConfig();
-  const toast = useToast();
-  const confirm = useConfirm();
-  const utils = trpc.useUtils();
-  const transition = trpc.services.transition.useMutation();
-  const [pending, setPending] = useState<{ id: number; to: number } | null>(null);
   const [errors, setErrors] = useState<Record<number, string>>({});
   const date = todayDate(search);
   const query = todayQuery(search, access.ownerScoped);
@@ -336,25 +316,11 @@ export default function TodayPage() {
   }));
   const finished = active.filter((s) => Number(s.status) === SERVICE_STATUS.Finished).length;
 
-  const step = async (service: EntityRecord, to: number) => {
-    const target = statusText(t, servicesEntity, 'status', to);
-    if (isFinalStatus(SERVICE_STATUS_FLOW, to) && !(await confirm({ title: t('services.confirmTitle'), message: t(`services.confirm.${to}`), danger: to !== SERVICE_STATUS.Finished }))) return;
-    setPending({ id: service.id, to });
-    setErrors(({ [service.id]: _gone, ...rest }) => rest);
-    try {
-      const saved = await transition.mutateAsync({ id: service.id, to, version: service.version });
-      utils.services.get.setData({ id: service.id }, saved);
-      await Promise.all([utils.services.calendar.invalidate(), utils.services.list.invalidate()]);
-      toast.success(t('services.transitioned', { status: target }));
-    } catch (error) {
-      const message = errorText(t, error);
-      setErrors((e) => ({ ...e, [service.id]: message }));
-      toast.error(message);
-      // Someone else moved it first: show what it is now.
-      await utils.services.calendar.invalidate();
-    } finally {
-      setPending(null);
-    }
+  // A refused step (someone moved the service meanwhile) is said in its card too; RecordActions reloads the day.
+  const onResult = (outcome: ActionOutcome) => {
+    const id = outcome.record.id;
+    if (outcome.state === 'failed') setErrors((e) => ({ ...e, [id]: outcome.message }));
+    else if (outcome.state === 'pending') setErrors(({ [id]: _gone, ...rest }) => rest);
   };
 
   const card = (service: EntityRecord, number?: number) => (
@@ -364,10 +330,8 @@ export default function TodayPage() {
       number={number}
       outside={outside(service)}
       showBuddy={!access.ownerScoped && buddy === null}
-      steps={access.canTransition ? nextStatuses(SERVICE_STATUS_FLOW, Number(service.status), access.roles) : []}
-      pending={pending?.id === service.id ? pending.to : null}
       error={errors[service.id]}
-      onStep={(to) => void step(service, to)}
+      onResult={onResult}
     />
   );
 

@@ -87,6 +87,10 @@ export const servicesEntity = defineEntity({
     // A rating is the customer's verdict on work done: only a finished service has one.
     { test: (v) => v.rating === null || v.rating === undefined || Number(v.status) === SERVICE_STATUS.Finished, message: 'validation.ratingNeedsFinished', path: 'rating' },
   ],
+  actions: {
+    // Finishing before the service's date is refused by the API; an Admin may, after saying so (ADR 028).
+    transition: { override: { code: 'finish_before_date', roles: ['Admin'], input: { force: true } } },
+  },
   subResources: {
     /**
      * The §3 checklist: one row per service item with what was recorded for it; whoever may move the

@@ -11,6 +11,15 @@ export type Currency = (typeof CURRENCIES)[number];
 export const CAN_ACTIVATE: readonly SubscriptionStatus[] = ['incomplete', 'trialing', 'past_due', 'canceled'];
 export const CAN_CANCEL: readonly SubscriptionStatus[] = ['incomplete', 'trialing', 'active', 'past_due'];
 
+/** Active or trialing: the subscriptions that can be told to end with their current period (ADR 012). */
+const runsToPeriodEnd = (r: Record<string, unknown>) => r.status === 'active' || r.status === 'trialing';
+
+/** A subscription told to end with its current period. */
+export const endsWithPeriod = (r: Record<string, unknown>) => runsToPeriodEnd(r) && r.cancel_at_period_end === true;
+
+/** Activating an active subscription told to end with its period takes the flag back ("resume"). */
+export const isResume = (r: Record<string, unknown>) => r.status === 'active' && r.cancel_at_period_end === true;
+
 /**
  * §3 Subscription. Created by the consumer app, so the back office only reads them and acts on them
  * (activate, cancel with a pro-rata refund). Listed in the Admin-only Subscriptions tab of /users and
@@ -41,7 +50,7 @@ export const subscriptionsEntity = defineEntity({
     canceled_at: { kind: 'datetime', readOnly: true },
   },
   actions: {
-    activate: { roles: ['Admin'], confirm: true, inList: true, result: { recordKey: 'subscription' }, enabledWhen: (r) => CAN_ACTIVATE.includes(r.status as SubscriptionStatus) },
+    activate: { roles: ['Admin'], confirm: true, inList: true, result: { recordKey: 'subscription' }, enabledWhen: (r) => CAN_ACTIVATE.includes(r.status as SubscriptionStatus) || isResume(r) },
     /** Ends it now (with a pro-rata refund of a paid period), or at the end of the period. */
     cancel: {
       roles: ['Admin'],
@@ -51,7 +60,7 @@ export const subscriptionsEntity = defineEntity({
       input: { at_period_end: { kind: 'boolean' } },
       variants: { now: { at_period_end: false }, atPeriodEnd: { at_period_end: true } },
       result: { recordKey: 'subscription' },
-      enabledWhen: (r) => CAN_CANCEL.includes(r.status as SubscriptionStatus),
+      enabledWhen: (r, input) => (input?.at_period_end ? runsToPeriodEnd(r) && r.cancel_at_period_end !== true : CAN_CANCEL.includes(r.status as SubscriptionStatus)),
     },
   },
   subResources: {

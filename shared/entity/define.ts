@@ -169,12 +169,15 @@ export interface ActionDef {
   input?: InputFields;
   /** The caller sends the version it saw; a stale one is refused with 409. */
   versioned?: boolean;
-  /** Asks before running, with `resources.<name>.actions.<key>.confirm` (the record's fields interpolated). */
+  /**
+   * Asks before running, with `resources.<name>.actions.<key>.confirm` (the record's fields interpolated;
+   * `title` beside it when the dialog has one). The button says `label`, and `done` or `failed` follow.
+   */
   confirm?: boolean;
   /** Drawn and confirmed as a destructive step. */
   danger?: boolean;
-  /** Whether the button is offered for a record (the API decides anyway). */
-  enabledWhen?: (record: Record<string, unknown>) => boolean;
+  /** Whether the button is offered for a record (the API decides anyway); with variants, asked per variant's input. */
+  enabledWhen?: (record: Record<string, unknown>, input?: Readonly<Record<string, unknown>>) => boolean;
   /**
    * What the API answers: the record as it now is (default: caches are set from it), an object holding
    * the record under `recordKey` beside other results (a refund), or nothing the screens keep.
@@ -183,10 +186,17 @@ export interface ActionDef {
   /** Shown in lists' rows as well as on the record page. */
   inList?: boolean;
   /**
-   * Buttons that run the action with a fixed input, each labelled `resources.<name>.actions.<key>.<variant>`
-   * (cancel now, cancel at the period's end); without them the action is one button.
+   * Buttons that run the action with a fixed input, each with its texts in the variant's i18next context
+   * (`resources.<name>.actions.<key>.label_<variant>`, `confirm_<variant>`…: cancel now, cancel at the
+   * period's end); without them the action is one button.
    */
   variants?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /**
+   * A refusal some callers may override after saying so (an Admin finishing a service before its date): when
+   * the API answers `code`, a viewer holding one of `roles` is asked (`resources.<name>.actions.<key>.override`,
+   * `overrideTitle`) and the action runs again with `input` added; anyone else reads the refusal.
+   */
+  override?: { code: string; roles: readonly ScopeRole[]; input: Readonly<Record<string, unknown>> };
 }
 
 /**
@@ -475,6 +485,11 @@ export function mayTransition(flow: StatusFlow, from: number, to: number, roles:
 
 // ---- Derived actions (ADR 032) ----
 
+/** tRPC router key of an entity (`trpc.<key>.<action>`): `bicycle-types` → `bicycleTypes`. */
+export function routerKey(def: Pick<EntityDef, 'name'>): string {
+  return def.name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
 /** The kebab-case URL segment of an action or sub-resource key. */
 export function segmentOf(key: string, declared?: string): string {
   return declared ?? key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -491,15 +506,19 @@ export function transitionActionOf(def: EntityDef): ActionDef | undefined {
   return {
     roles: writeRoles(def, 'transition'),
     versioned: true,
-    input: { to: { kind: 'integer', required: true, min: 0, max: 1000 }, override: { kind: 'boolean' } },
+    input: { to: { kind: 'integer', required: true, min: 0, max: 1000 }, force: { kind: 'boolean' } },
     enabledWhen: (record) => !isFinalStatus(status[1].status, Number(record[status[0]])),
   };
 }
 
-/** Every action of an entity: the declared ones and, for a status field, `transition`. */
+/**
+ * Every action of an entity: the declared ones and, for a status field, `transition` (a declared
+ * `transition` adds to the derived one: its override, say).
+ */
 export function actionsOf(def: EntityDef): Record<string, ActionDef> {
-  const transition = transitionActionOf(def);
-  return { ...(transition ? { transition } : {}), ...(def.actions ?? {}) };
+  const { transition: declared, ...others } = def.actions ?? {};
+  const derived = transitionActionOf(def);
+  return { ...(derived ? { transition: { ...derived, ...declared } } : {}), ...others };
 }
 
 /** Scope roles allowed to run an action: its own, else the entity's update roles. */

@@ -47,9 +47,9 @@ describe('subscriptions through the back office', () => {
   it('cancels at the period end and takes that back by activating (issue 13)', async () => {
     const { rows } = await stack.upstream.db.query<{ id: number }>("select id from subscriptions where status = 'trialing' and not cancel_at_period_end order by id limit 1");
     const id = Number(rows[0]!.id);
-    const flagged = await mutate(admin, 'subscriptions.cancel', { id, atPeriodEnd: true });
+    const flagged = await mutate(admin, 'subscriptions.cancel', { id, at_period_end: true });
     expect(data(flagged)).toMatchObject({ subscription: { id, status: 'trialing', cancel_at_period_end: true }, refund: null, changed: true });
-    expect(data(await mutate(admin, 'subscriptions.cancel', { id, atPeriodEnd: true }))).toMatchObject({ changed: false });
+    expect(data(await mutate(admin, 'subscriptions.cancel', { id, at_period_end: true }))).toMatchObject({ changed: false });
     expect(data(await query(admin, 'subscriptions.list', { filters: { cancel_at_period_end: 'true' } })).results.map((r: { id: number }) => r.id)).toContain(id);
   });
 

@@ -74,9 +74,9 @@ export const subscriptionsRouter = router({
     .mutation(async ({ ctx, input }) => expectAction(await ctx.session.call({ method: 'POST', path: `subscriptions/${input.id}/activate/`, lang: ctx.lang }))),
   /** Ends it now (with a pro-rata refund of a paid period), or at the end of the period. */
   cancel: actionProcedure
-    .input(idInput.extend({ atPeriodEnd: z.boolean().optional() }))
+    .input(idInput.extend({ at_period_end: z.boolean().optional() }))
     .mutation(async ({ ctx, input }) =>
-      expectAction(await ctx.session.call({ method: 'POST', path: `subscriptions/${input.id}/cancel/`, body: { at_period_end: input.atPeriodEnd ?? false }, lang: ctx.lang })),
+      expectAction(await ctx.session.call({ method: 'POST', path: `subscriptions/${input.id}/cancel/`, body: { at_period_end: input.at_period_end ?? false }, lang: ctx.lang })),
     ),
   /** The refunds it paid out, newest first: date, amount in its currency, days, who cancelled. */
   refunds: actionProcedure

@@ -1,0 +1,112 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
+import { daysFromToday } from '../support/entity-samples.ts';
+import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+
+/**
+ * RecordActions itself (issue 18), on a service's page: the buttons are those the status flow opens to
+ * the viewer's roles; a step into a final status asks first and "No" (or Escape) sends nothing; the
+ * keyboard reaches every button and runs it; each button's accessible name is what it shows.
+ */
+let stack: Stack;
+let browser: Browser;
+let serviceId: number;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  // A request assigned to the demo buddy, waiting to be accepted.
+  const { rows } = await stack.upstream.db.query<{ id: number }>(
+    `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, address, latitude, longitude)
+     select $1::date, 2, '11:30', 1, u.id, b.id, b.owner_id, 'one_off', 'Kungsgatan 1, Stockholm', 59.3353, 18.0632
+       from users u, bicycles b where u.email = 'buddy@example.com' and b.id = (select min(id) from bicycles) returning id`,
+    [daysFromToday(3)],
+  );
+  serviceId = Number(rows[0]!.id);
+});
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+async function pageAs(email: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  await signInAs(page, stack.baseUrl, email, DEMO_PASSWORD);
+  await gotoHydrated(page, `${stack.baseUrl}/services/${serviceId}`);
+  await page.getByTestId('detail-title').waitFor();
+  return page;
+}
+
+const steps = (page: Page) => page.locator('[data-testid^="transition-"]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute('data-testid')));
+
+/** Tabs from the top of the page until the element with `testId` has focus (the keyboard reaches it). */
+async function tabTo(page: Page, testId: string): Promise<void> {
+  await page.locator('body').focus();
+  for (let i = 0; i < 120; i++) {
+    await page.keyboard.press('Tab');
+    if ((await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))) === testId) return;
+  }
+  throw new Error(`Tab never reached ${testId}`);
+}
+
+describe('RecordActions', () => {
+  it('offers an Admin every step from Requested, a Buddy only theirs', async () => {
+    const admin = await pageAs('admin@example.com');
+    expect(await steps(admin)).toEqual(['transition-2', 'transition-3', 'transition-5']);
+    await admin.context().close();
+
+    const buddy = await pageAs('buddy@example.com');
+    expect(await steps(buddy)).toEqual(['transition-2', 'transition-3']);
+    // The accessible names are the labels shown.
+    await buddy.getByRole('button', { name: 'Mark as booked', exact: true }).waitFor();
+    await buddy.getByRole('button', { name: 'Cancel (by bike buddy)', exact: true }).waitFor();
+    await buddy.context().close();
+  });
+
+  it('asks before a destructive step, and No sends nothing', async () => {
+    const page = await pageAs('buddy@example.com');
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('services.transition')) sent.push(request.url());
+    });
+    await page.getByTestId('transition-3').click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByTestId('confirm-message').getByText('Cancel this service as canceled by the bike buddy? This cannot be undone.').waitFor();
+    await dialog.getByRole('heading', { name: 'Change the status?' }).waitFor();
+    await screenshot(page, 'record-actions-confirm');
+    await dialog.getByRole('button', { name: 'No', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.waitForTimeout(300);
+    expect(sent).toEqual([]);
+    expect(await page.getByTestId('status-status').first().getAttribute('data-status')).toBe('1');
+    await page.context().close();
+  });
+
+  it('is reached and run by the keyboard: Enter accepts, Escape answers No, Enter on Yes finishes', async () => {
+    const page = await pageAs('buddy@example.com');
+    await tabTo(page, 'transition-2');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('toasts').getByText('The service is now: Booked.').waitFor();
+    await page.locator('[data-testid="status-status"][data-status="2"]').first().waitFor();
+    expect(await steps(page)).toEqual(['transition-4', 'transition-3']);
+
+    // Finishing is final: the dialog opens with Yes focused; Escape keeps the service as it is.
+    await tabTo(page, 'transition-4');
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByText('Mark this service as finished?', { exact: false }).waitFor();
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('status-status').first().getAttribute('data-status')).toBe('2');
+
+    await tabTo(page, 'transition-4');
+    await page.keyboard.press('Enter');
+    await dialog.waitFor();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('toasts').getByText('The service is now: Finished.').waitFor();
+    await page.locator('[data-testid="status-status"][data-status="4"]').first().waitFor();
+    expect(await steps(page)).toEqual([]);
+    await page.context().close();
+  });
+});
