@@ -3,7 +3,7 @@ import { lazy, Suspense, useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { CAN_ACTIVATE, CAN_CANCEL, subscriptionsEntity, type SubscriptionStatus } from '../../shared/entities/subscriptions.ts';
-import type { Refund } from '../../server/trpc/routers/subscriptions.ts';
+import type { Refund, SubscriptionActionResult } from '../../shared/schemas/subscriptions.ts';
 import { useEntityUtils } from '../entity/entity-api.ts';
 import { formatMoney } from '../entity/field-value.tsx';
 import { ResourceListPage } from '../entity/resource-list-page.tsx';
@@ -86,7 +86,7 @@ export function useSubscriptionActions() {
     if (!confirmed) return;
     setState((s) => ({ ...s, pending: { id: record.id, action }, error: null }));
     try {
-      const result = await (action === 'activate' ? activate.mutateAsync({ id: record.id }) : cancel.mutateAsync({ id: record.id, atPeriodEnd: action === 'cancelAtPeriodEnd' }));
+      const result = (await (action === 'activate' ? activate.mutateAsync({ id: record.id }) : cancel.mutateAsync({ id: record.id, at_period_end: action === 'cancelAtPeriodEnd' }))) as unknown as SubscriptionActionResult;
       setState({ pending: null, error: null, lastUpdatedSubscription: result.subscription, lastRefund: result.refund });
       utils.get.setData({ id: record.id }, result.subscription);
       await utils.list.invalidate();
