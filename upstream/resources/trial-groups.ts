@@ -6,11 +6,58 @@ import { trialInviteInput, type TrialGroupInvite, type TrialGroupMember, type Tr
 import { splitAddresses } from '../../shared/schemas/users.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
+import type { Invitations } from '../routes/account.ts';
 import { parseBody } from '../routes/validation.ts';
 import type { EntityHandlersFactory, EntityRouteHandler } from './entity-resource.ts';
 
 const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
+
+/** One address: a new person gets an account invitation; a pending one a fresh link; a registered one joins at once. */
+async function inviteOne(db: Db, invitations: Invitations, groupId: number, about: string, email: string, log: FastifyBaseLogger): Promise<TrialInviteResult> {
+  const parsed = emailField.safeParse(email);
+  if (!parsed.success) return { email, success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.' } };
+  const address = parsed.data;
+  const { rows } = await db.query<{ id: number; email: string; invitation_status: string; is_active: boolean }>('select id, email, invitation_status, is_active from users where lower(email) = lower($1)', [address]);
+  const user = rows[0];
+  if (!user) {
+    try {
+      await invitations.invite({ email: address, roles: [] }, log, {
+        about,
+        alsoInTransaction: (tx, userId) => tx.query('insert into trial_group_invites (trial_group_id, user_id, email) values ($1, $2, $3)', [groupId, userId, address]).then(() => undefined),
+      });
+    } catch (error) {
+      if (error instanceof ApiError) return { email: address, success: false, error: { message: error.code, cause: error.message } };
+      throw error;
+    }
+    return { email: address, success: true, status: 'invited' };
+  }
+  const userId = Number(user.id);
+  // As account/resend-invite: a canceled invitation re-opens, but never for a deactivated account.
+  const unaccepted = user.invitation_status === 'pending' || user.invitation_status === 'canceled';
+  if (unaccepted && !user.is_active) return { email: address, success: false, error: { message: 'account_inactive', cause: ERROR_TEXT.account_inactive } };
+  if (unaccepted) {
+    await db.transaction(async (tx) => {
+      await tx.query(
+        `insert into trial_group_invites (trial_group_id, user_id, email) values ($1, $2, $3)
+         on conflict (trial_group_id, user_id) do update set invited_at = now(), sent_count = trial_group_invites.sent_count + 1`,
+        [groupId, userId, user.email],
+      );
+      await invitations.resendInvite(tx, userId, user.email, log, about);
+    });
+    return { email: address, success: true, status: 'invited' };
+  }
+  // Already has an account: nothing to accept, so the invitation is registered and the person joins.
+  await db.transaction(async (tx) => {
+    await tx.query(
+      `insert into trial_group_invites (trial_group_id, user_id, email, status, registered_at) values ($1, $2, $3, 'registered', now())
+       on conflict (trial_group_id, user_id) do nothing`,
+      [groupId, userId, user.email],
+    );
+    await tx.query('insert into trial_group_users (trial_group_id, user_id) values ($1, $2) on conflict do nothing', [groupId, userId]);
+  });
+  return { email: address, success: true, status: 'registered' };
+}
 
 /**
  * Trial groups (ADR 014): the generic resource plus members, invitations and statistics.
@@ -18,7 +65,6 @@ const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v a
  * migration 025 turns an invitation `registered` when its person accepts.
  */
 export const handlers: EntityHandlersFactory = ({ db, invitations }) => {
-
   async function groupName(id: number): Promise<string> {
     const { rows } = await db.query<{ name: string }>('select name from trial_groups where id = $1', [id]);
     if (!rows[0]) throw new ApiError(404, 'not_found');
@@ -42,52 +88,6 @@ export const handlers: EntityHandlersFactory = ({ db, invitations }) => {
       [id],
     );
     return rows.map((r) => ({ ...(r as unknown as TrialGroupInvite), id: Number(r.id), user_id: Number(r.user_id), sent_count: Number(r.sent_count), invited_at: iso(r.invited_at)!, registered_at: iso(r.registered_at) }));
-  }
-
-  /** One address: a new person gets an account invitation; a pending one a fresh link; a registered one joins at once. */
-  async function inviteOne(groupId: number, about: string, email: string, log: FastifyBaseLogger): Promise<TrialInviteResult> {
-    const parsed = emailField.safeParse(email);
-    if (!parsed.success) return { email, success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.' } };
-    const address = parsed.data;
-    const { rows } = await db.query<{ id: number; email: string; invitation_status: string; is_active: boolean }>('select id, email, invitation_status, is_active from users where lower(email) = lower($1)', [address]);
-    const user = rows[0];
-    if (!user) {
-      try {
-        await invitations.invite({ email: address, roles: [] }, log, {
-          about,
-          alsoInTransaction: (tx, userId) => tx.query('insert into trial_group_invites (trial_group_id, user_id, email) values ($1, $2, $3)', [groupId, userId, address]).then(() => undefined),
-        });
-      } catch (error) {
-        if (error instanceof ApiError) return { email: address, success: false, error: { message: error.code, cause: error.message } };
-        throw error;
-      }
-      return { email: address, success: true, status: 'invited' };
-    }
-    const userId = Number(user.id);
-    // As account/resend-invite: a canceled invitation re-opens, but never for a deactivated account.
-    const unaccepted = user.invitation_status === 'pending' || user.invitation_status === 'canceled';
-    if (unaccepted && !user.is_active) return { email: address, success: false, error: { message: 'account_inactive', cause: ERROR_TEXT.account_inactive } };
-    if (unaccepted) {
-      await db.transaction(async (tx) => {
-        await tx.query(
-          `insert into trial_group_invites (trial_group_id, user_id, email) values ($1, $2, $3)
-           on conflict (trial_group_id, user_id) do update set invited_at = now(), sent_count = trial_group_invites.sent_count + 1`,
-          [groupId, userId, user.email],
-        );
-        await invitations.resendInvite(tx, userId, user.email, log, about);
-      });
-      return { email: address, success: true, status: 'invited' };
-    }
-    // Already has an account: nothing to accept, so the invitation is registered and the person joins.
-    await db.transaction(async (tx) => {
-      await tx.query(
-        `insert into trial_group_invites (trial_group_id, user_id, email, status, registered_at) values ($1, $2, $3, 'registered', now())
-         on conflict (trial_group_id, user_id) do nothing`,
-        [groupId, userId, user.email],
-      );
-      await tx.query('insert into trial_group_users (trial_group_id, user_id) values ($1, $2) on conflict do nothing', [groupId, userId]);
-    });
-    return { email: address, success: true, status: 'registered' };
   }
 
   const listMembers: EntityRouteHandler = async (req, reply) => {
@@ -130,7 +130,7 @@ export const handlers: EntityHandlersFactory = ({ db, invitations }) => {
     const { emails } = parseBody(trialInviteInput, req.body);
     const about = await groupName(id);
     const results: TrialInviteResult[] = [];
-    for (const email of splitAddresses(emails)) results.push(await inviteOne(id, about, email, req.log));
+    for (const email of splitAddresses(emails)) results.push(await inviteOne(db, invitations, id, about, email, req.log));
     return ok(reply, { results });
   };
 
