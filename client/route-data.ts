@@ -66,7 +66,7 @@ const PREFETCH: Partial<Record<AppPath, Prefetch>> = {
   },
   '/services/:id': async (h, params) => {
     const id = Number(params.id);
-    if (Number.isInteger(id) && id > 0) await Promise.all([h.services.get.prefetch({ id }), h.services.details.prefetch({ id })]);
+    if (Number.isInteger(id) && id > 0) await Promise.all([h.services.get.prefetch({ id }), h.services.details.list.prefetch({ id })]);
   },
   '/bike-buddy-scheduler': (h, params, search) => listOf(entity(search.get('tab') === 'away' ? 'not-working-slots' : 'buddy-work-slots'))(h, params, search),
   '/services/calendar': async (h, _params, search) => {
@@ -84,7 +84,7 @@ const PREFETCH: Partial<Record<AppPath, Prefetch>> = {
   },
   '/bicycles/:id': async (h, params, search) => {
     const id = Number(params.id);
-    await Promise.all([recordOf(entity('bicycles'))(h, params, search), Number.isInteger(id) && id > 0 ? h.bicycles.history.prefetch({ id, ...historyParams(search) }) : undefined]);
+    await Promise.all([recordOf(entity('bicycles'))(h, params, search), Number.isInteger(id) && id > 0 ? h.bicycles.history.list.prefetch({ id, ...historyParams(search) }) : undefined]);
   },
 };
 

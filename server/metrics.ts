@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ENTITIES } from '../shared/entities/registry.ts';
+import { isRecordAction, segmentOf, subResourceKey, type EntityDef } from '../shared/entity/define.ts';
 
 /** Prometheus metrics of one back-office process (ADR 008). */
 export function createMetrics() {
@@ -23,7 +24,7 @@ export type Metrics = ReturnType<typeof createMetrics>;
 
 /**
  * Route templates of the marketplace API calls the back office makes, beyond every entity's generic ones
- * (ADR 020). `:id` matches a number, `:param` any one segment. A call matching none is labelled `other`:
+ * and its declared actions and sub-resources (ADR 020, 032). `:id` matches a number, `:param` any one segment. A call matching none is labelled `other`:
  * labels come from this fixed set only, never from what a request put into a path (a plan slug, a role name).
  */
 const CUSTOM_TEMPLATES = [
@@ -55,29 +56,26 @@ const CUSTOM_TEMPLATES = [
   'dashboard/',
   'statistics/',
   'public/subscription-plans/:param/',
-  'subscriptions/:id/activate/',
-  'subscriptions/:id/cancel/',
-  'subscriptions/:id/refunds/',
-  'bicycles/:id/activate/',
-  'bicycles/:id/deactivate/',
-  'bicycles/:id/images/',
-  'bicycles/:id/images/:id/',
-  'bicycles/:id/services/',
   'dispatch/',
-  'promo-codes/:id/users/',
-  'services/:id/details/',
-  'services/:id/details/:id/',
   'services/:id/details/:id/images/',
   'services/:id/details/:id/images/:id/',
-  'trial-groups/:id/invites/',
-  'trial-groups/:id/reinvite/',
   'trial-groups/:id/statistics/',
-  'trial-groups/:id/users/',
-  'trial-groups/:id/users/:id/',
   '../healthz',
 ] as const;
 
 const ENTITY_TEMPLATES = ['', ':id/', ':id/transition/', 'calendar/', 'export/'];
+
+/** The templates of an entity's declared actions and sub-resources (an item's key: `:id` when numeric). */
+function declaredTemplates(def: EntityDef): string[] {
+  const actions = Object.entries(def.actions ?? {}).map(([key, action]) => `${def.name}/${isRecordAction(action) ? ':id/' : ''}${segmentOf(key, action.path)}/`);
+  const subResources = Object.entries(def.subResources ?? {}).flatMap(([key, sub]) => {
+    const at = `${def.name}/:id/${segmentOf(key, sub.path)}/`;
+    const keyField = sub.item[subResourceKey(sub)];
+    const keyTemplate = !keyField || keyField.kind === 'reference' || keyField.kind === 'integer' ? ':id' : ':param';
+    return sub.set || sub.remove ? [at, `${at}${keyTemplate}/`] : [at];
+  });
+  return [...actions, ...subResources];
+}
 
 export const OTHER_UPSTREAM_PATH = 'other';
 
@@ -85,7 +83,10 @@ function compileTemplates(templates: readonly string[]): { template: string; seg
   return templates.map((template) => ({ template, segments: template.split('/') }));
 }
 
-const TEMPLATES = compileTemplates([...ENTITIES.flatMap((def) => ENTITY_TEMPLATES.map((suffix) => `${def.name}/${suffix}`)), ...CUSTOM_TEMPLATES]);
+const TEMPLATES = compileTemplates([
+  ...(ENTITIES as readonly EntityDef[]).flatMap((def) => [...ENTITY_TEMPLATES.map((suffix) => `${def.name}/${suffix}`), ...declaredTemplates(def)]),
+  ...CUSTOM_TEMPLATES,
+]);
 
 /**
  * The route template of an upstream call path (relative to the API's base, as callers give it):

@@ -7,7 +7,7 @@ import { ENTITIES } from '../shared/entities/registry.ts';
 import { ERROR_TEXT } from '../shared/errors.ts';
 import type { UpstreamConfig } from './config.ts';
 import type { Db } from './db.ts';
-import { ApiError, fail, ok } from './lib/api-error.ts';
+import { ApiError, fail } from './lib/api-error.ts';
 import { requireAuth } from './lib/auth.ts';
 import { checkSession } from './lib/sessions.ts';
 import { isDataException, refuseUnstorableInput } from './lib/storable-input.ts';
@@ -15,15 +15,10 @@ import { openApiDocument } from './openapi.ts';
 import { registerAccountRoutes } from './routes/account.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
-import { registerEntityResource } from './resources/entity-resource.ts';
-import { registerBicycles } from './resources/bicycles.ts';
-import { registerRoles, registerUsers } from './resources/users.ts';
-import { registerServices } from './resources/services.ts';
+import { registerEntity, type EntityHandlersFactory } from './resources/entity-resource.ts';
+import { ENTITY_HANDLERS } from './resources/entity-handlers.generated.ts';
+import { registerUsers } from './resources/users.ts';
 import { registerDashboard } from './resources/dashboard.ts';
-import { registerSchedule } from './resources/schedule.ts';
-import { registerSubscriptionPlans, registerSubscriptions } from './resources/subscriptions.ts';
-import { registerEventSlots } from './resources/event-slots.ts';
-import { registerTrialGroups } from './resources/trial-groups.ts';
 import { registerDispatch } from './resources/dispatch.ts';
 
 export interface BuildUpstreamOptions {
@@ -100,33 +95,16 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   const { issuePair, invite, resendInvite } = registerAccountRoutes(app, db, config);
   registerGoogleRoutes(app, db, config, issuePair);
   registerUploadRoutes(app, db, config);
-  // Entities with rules beyond the definition register themselves (with the generic resource inside).
-  const custom: Record<string, () => void> = {
-    bicycles: () => registerBicycles(app, db, config),
-    services: () => registerServices(app, db, config),
-    'buddy-work-slots': () => registerSchedule(app, db, config),
-    'not-working-slots': () => undefined,
-    roles: () => registerRoles(app, db, config),
-    'subscription-plans': () => registerSubscriptionPlans(app, db, config),
-    subscriptions: () => registerSubscriptions(app, db, config),
-    'event-slots': () => registerEventSlots(app, db, config),
-    'trial-groups': () => registerTrialGroups(app, db, config, { invite, resendInvite }),
-  };
-  for (const def of ENTITIES as readonly EntityDef[]) (custom[def.name] ?? (() => registerEntityResource(app, db, config, def)))();
+  // Every entity in one loop, each a plugin: its generic resource, its declared actions and sub-resources,
+  // with the handlers of upstream/resources/<entity>.ts (found by file name, ADR 032).
+  const env = { db, config, invitations: { invite, resendInvite } };
+  for (const def of ENTITIES as readonly EntityDef[]) {
+    const own = (ENTITY_HANDLERS as Record<string, { handlers: EntityHandlersFactory }>)[def.name]?.handlers;
+    await app.register(async (scope) => registerEntity(scope, env, def, own));
+  }
   registerUsers(app, db, config);
   registerDashboard(app, db, config);
   registerDispatch(app, db, config);
-
-  app.get('/api/promo-codes/:id/users/', { preHandler: requireAuth(config, ['Admin']) }, async (req, reply) => {
-    const id = Number((req.params as { id: string }).id);
-    if (!Number.isInteger(id) || id <= 0) throw new ApiError(404, 'not_found');
-    const { rows } = await db.query<{ user_id: number; email: string; first_name: string | null; last_name: string | null; used_at: Date }>(
-      `select u.id as user_id, u.email, u.first_name, u.last_name, p.used_at
-         from promo_code_uses p join users u on u.id = p.user_id where p.promo_code_id = $1 order by p.used_at desc limit 500`,
-      [id],
-    );
-    return ok(reply, rows.map((r) => ({ ...r, user_id: Number(r.user_id), used_at: new Date(r.used_at).toISOString() })));
-  });
 
   return app;
 }

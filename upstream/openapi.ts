@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { statusFieldOf, writeRoles, type EntityDef } from '../shared/entity/define.ts';
-import { calendarParamsSchema, createSchema, listParamsSchema } from '../shared/entity/schemas.ts';
+import { actionRoles, isRecordAction, segmentOf, statusFieldOf, subResourceKey, subResourceWriteRoles, writeRoles, type EntityDef } from '../shared/entity/define.ts';
+import { calendarParamsSchema, createSchema, inputFieldsSchema, listParamsSchema } from '../shared/entity/schemas.ts';
+import { upstreamReadScopes } from '../shared/entity/access-roles.ts';
 
 /**
- * The routes that are not generic entity resources, each with what it does (spec §7 and ADRs 002, 009,
- * 012, 014, 016). The document lists every registered route; a test fails when one has no entry here.
+ * The routes that are neither generic entity resources nor declared actions and sub-resources (those are
+ * derived from the definitions, ADR 032), each with what it does (spec §7 and ADRs 002, 014, 016). The
+ * document lists every registered route; a test fails when one has no entry here.
  */
 export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'POST /api/account/login': 'Sign in: {email, password} → {token, refresh_token} (§7); one answer for every failure, throttled per client and account (ADR 018)',
@@ -36,28 +38,10 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'DELETE /api/users/:id/languages/:target/': 'Remove a language (Admin)',
   'POST /api/users/:id/competencies/': 'Add a competence {competence_id} (Admin)',
   'DELETE /api/users/:id/competencies/:target/': 'Remove a competence (Admin)',
-  'POST /api/bicycles/:id/activate/': 'Activate a bicycle (the owner’s limit applies)',
-  'POST /api/bicycles/:id/deactivate/': 'Deactivate a bicycle',
-  'GET /api/bicycles/:id/services/': 'A bicycle’s service history, newest first, paged (?page, ?page_size; 10 by default): type, status, buddy, notes, rating and the checklist in two counts (ADR 023)',
   'GET /api/dispatch/': 'The dispatch board of a day (?date=YYYY-MM-DD, Admin): every active buddy’s work and not-working slots, places held per slot and day, and the day’s services, in one snapshot (ADR 022)',
-  'GET /api/bicycles/:id/images/': 'A bicycle’s images and defect images',
-  'POST /api/bicycles/:id/images/': 'Attach an uploaded image {url, kind: image | defect}',
-  'DELETE /api/bicycles/:id/images/:imageId/': 'Remove an image',
-  'GET /api/promo-codes/:id/users/': 'Users who used a promo code',
-  'GET /api/services/:id/details/': 'A service’s details, one per service item (§3)',
-  'PUT /api/services/:id/details/:itemId/': 'Record a service item’s check status, needs-repair flag and notes',
-  'POST /api/services/:id/details/:itemId/images/': 'Attach an uploaded image to a service detail',
-  'DELETE /api/services/:id/details/:itemId/images/:imageId/': 'Remove a service detail image',
-  'POST /api/subscriptions/:id/activate/': 'Activate a subscription; idempotent, `changed: false` when it already was (ADR 012, 019)',
-  'POST /api/subscriptions/:id/cancel/': 'Cancel now (pro-rata refund of what was paid for the period) or at the period end {at_period_end}; idempotent (ADR 012, 019)',
-  'GET /api/subscriptions/:id/refunds/': 'The refunds a subscription paid out, newest first, with who cancelled (ADR 019)',
+  'POST /api/services/:id/details/:key/images/': 'Attach an uploaded image to a service detail',
+  'DELETE /api/services/:id/details/:key/images/:imageId/': 'Remove a service detail image',
   'GET /api/public/subscription-plans/:slug/': 'A plan for the public plan page; no token needed',
-  'GET /api/trial-groups/:id/users/': 'A trial group’s members',
-  'POST /api/trial-groups/:id/users/': 'Add an existing user to a trial group',
-  'DELETE /api/trial-groups/:id/users/:userId/': 'Remove a member',
-  'GET /api/trial-groups/:id/invites/': 'A trial group’s invitations and their states (ADR 014)',
-  'POST /api/trial-groups/:id/invites/': 'Invite by e-mail through the account invitation (ADR 014)',
-  'POST /api/trial-groups/:id/reinvite/': 'Re-send invitations to those who have not registered',
   'GET /api/trial-groups/:id/statistics/': 'Invited, registered and member counts',
   'GET /api/dashboard/': 'The §1 counters and last-30-day series (Admin), or a Buddy’s own figures (ADR 016)',
   'GET /api/statistics/': 'Services per status and week, members per month (Admin, ADR 016)',
@@ -140,6 +124,7 @@ export function openApiDocument(entities: readonly EntityDef[], routes: readonly
       };
     }
   }
+  for (const def of entities) for (const [path, methods] of Object.entries(declaredPaths(def, envelope, json))) paths[path] = { ...(paths[path] as object), ...methods };
   // Every other registered route, with its summary (`:param` → `{param}`).
   for (const route of routes) {
     const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}');
@@ -156,4 +141,46 @@ export function openApiDocument(entities: readonly EntityDef[], routes: readonly
     security: [{ bearer: [] }],
     paths,
   };
+}
+
+type Json = (schema: unknown) => unknown;
+
+/** The OpenAPI entries of an entity's declared actions and sub-resources (ADR 032), bodies from their input fields. */
+function declaredPaths(def: EntityDef, envelope: Json, json: Json): Record<string, Record<string, unknown>> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  const schemaOf = (fields: Parameters<typeof inputFieldsSchema>[0]) => z.toJSONSchema(inputFieldsSchema(fields), { io: 'input', unrepresentable: 'any' });
+  const id = { name: 'id', in: 'path', required: true, schema: { type: 'integer' } };
+  const refused = { 403: json(envelope({ type: 'null' })), 404: json(envelope({ type: 'null' })), 409: json(envelope({ type: 'null' })) };
+  for (const [key, action] of Object.entries(def.actions ?? {})) {
+    const record = isRecordAction(action);
+    const path = record ? `/api/${def.name}/{id}/${segmentOf(key, action.path)}/` : `/api/${def.name}/${segmentOf(key, action.path)}/`;
+    const result = action.result === 'none' ? {} : typeof action.result === 'object' ? { type: 'object', properties: { [action.result.recordKey]: { type: 'object' } } } : { type: 'object' };
+    (paths[path] ??= {}).post = {
+      summary: `${key}: an action on ${record ? 'one record' : 'the collection'} of ${def.name}. Roles: ${actionRoles(def, action).join(', ')}.${action.versioned ? ' Send the version you saw (409 when stale).' : ''}`,
+      parameters: record ? [id] : [],
+      requestBody: json(schemaOf(action.input)),
+      responses: { 200: json(envelope(result)), ...refused },
+    };
+  }
+  for (const [key, sub] of Object.entries(def.subResources ?? {})) {
+    const at = `/api/${def.name}/{id}/${segmentOf(key, sub.path)}/`;
+    const item = schemaOf(sub.item);
+    const writers = subResourceWriteRoles(def, sub).join(', ');
+    const paging = sub.paged ? [{ name: 'page', in: 'query', schema: { type: 'integer' } }, { name: 'page_size', in: 'query', schema: { type: 'integer', enum: [10, 25, 50, 100] } }] : [];
+    const list = sub.paged ? { type: 'object', properties: { results: { type: 'array', items: item }, paginator: { $ref: '#/components/schemas/Paginator' } } } : { type: 'array', items: item };
+    paths[at] = {
+      ...paths[at],
+      get: { summary: `${key} of one ${def.name} record${sub.paged ? ', paged, newest first' : ''}. Roles: ${(sub.readRoles ?? upstreamReadScopes(def)).join(', ')}.`, parameters: [id, ...paging], responses: { 200: json(envelope(list)), ...refused } },
+      ...(sub.add ? { post: { summary: `Add to ${key}. Roles: ${writers}.`, parameters: [id], requestBody: json(schemaOf(sub.add)), responses: { 201: json(envelope({})), ...refused } } } : {}),
+    };
+    const keyParam = { name: 'key', in: 'path', required: true, description: `the item's ${subResourceKey(sub)}`, schema: { type: 'string' } };
+    if (sub.set || sub.remove) {
+      paths[`${at}{key}/`] = {
+        ...paths[`${at}{key}/`],
+        ...(sub.set ? { put: { summary: `Set the ${key} item at a key. Roles: ${writers}.`, parameters: [id, keyParam], requestBody: json(schemaOf(sub.set)), responses: { 200: json(envelope(item)), ...refused } } } : {}),
+        ...(sub.remove ? { delete: { summary: `Remove a ${key} item. Roles: ${writers}.`, parameters: [id, keyParam], responses: { 200: json(envelope({})), ...refused } } } : {}),
+      };
+    }
+  }
+  return paths;
 }

@@ -40,7 +40,7 @@ export function BicycleHistory({ bicycleId }: { bicycleId: number }) {
   const { t } = useTranslation();
   const [search, setSearch] = useSearchParams();
   const { page, page_size } = historyParams(search);
-  const history = trpc.bicycles.history.useQuery({ id: bicycleId, page, page_size }, { placeholderData: (previous) => previous });
+  const history = trpc.bicycles.history.list.useQuery({ id: bicycleId, page, page_size }, { placeholderData: (previous) => previous });
   const go = (changes: { history_page?: number; history_size?: number }) =>
     setSearch(
       (current) => {

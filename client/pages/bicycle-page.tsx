@@ -32,16 +32,16 @@ function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 
   const toast = useToast();
   const confirm = useConfirm();
   const utils = trpc.useUtils();
-  const images = trpc.bicycles.images.useQuery({ id: bicycleId });
-  const add = trpc.bicycles.addImage.useMutation();
-  const remove = trpc.bicycles.removeImage.useMutation();
+  const images = trpc.bicycles.images.list.useQuery({ id: bicycleId });
+  const add = trpc.bicycles.images.add.useMutation();
+  const remove = trpc.bicycles.images.remove.useMutation();
   const list = (images.data ?? []).filter((i) => i.kind === kind);
   const title = t(kind === 'defect' ? 'bicycles.defectImages' : 'bicycles.images');
 
   const attach = async (url: string) => {
     try {
       await add.mutateAsync({ id: bicycleId, url, kind });
-      await utils.bicycles.images.invalidate({ id: bicycleId });
+      await utils.bicycles.images.list.invalidate({ id: bicycleId });
       toast.success(t('bicycles.imageAdded'));
     } catch (error) {
       toast.error(errorText(t, error));
@@ -51,8 +51,8 @@ function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 
   const detach = async (imageId: number) => {
     if (!(await confirm({ message: t('bicycles.removeImageConfirm'), danger: true }))) return;
     try {
-      await remove.mutateAsync({ id: bicycleId, imageId });
-      await utils.bicycles.images.invalidate({ id: bicycleId });
+      await remove.mutateAsync({ id: bicycleId, key: imageId });
+      await utils.bicycles.images.list.invalidate({ id: bicycleId });
       toast.success(t('bicycles.imageRemoved'));
     } catch (error) {
       toast.error(errorText(t, error));

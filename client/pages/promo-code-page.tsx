@@ -8,7 +8,7 @@ import { trpc } from '../trpc.ts';
 /** Promo code = the generic detail page plus the users who used the code. */
 function PromoCodeUsers({ id }: { id: number }) {
   const { t, i18n } = useTranslation();
-  const users = trpc.promoCodes.users.useQuery({ id });
+  const users = trpc.promoCodes.users.list.useQuery({ id });
   return (
     <section style={{ marginTop: 32 }} data-testid="promo-code-users">
       <Heading as="h2" style={{ fontSize: 18, marginBottom: 8 }}>

@@ -67,7 +67,7 @@ function DetailItem({ serviceId, row, editable }: { serviceId: number; row: Serv
   const toast = useToast();
   const confirm = useConfirm();
   const utils = trpc.useUtils();
-  const save = trpc.services.saveDetail.useMutation();
+  const save = trpc.services.details.set.useMutation();
   const addImage = trpc.services.addDetailImage.useMutation();
   const removeImage = trpc.services.removeDetailImage.useMutation();
   const { upload, uploading, progress } = useImageUpload('service_detail_image');
@@ -79,7 +79,7 @@ function DetailItem({ serviceId, row, editable }: { serviceId: number; row: Serv
   const [error, setError] = useState<string | undefined>();
   const name = i18n.language === 'sv' ? row.name_sv : row.name_en;
   const dirty = checkStatus !== (detail?.check_status ?? null) || needsRepair !== (detail?.needs_repair ?? false) || notes !== (detail?.notes ?? '');
-  const refresh = () => utils.services.details.invalidate({ id: serviceId });
+  const refresh = () => utils.services.details.list.invalidate({ id: serviceId });
 
   const onSave = async () => {
     if (checkStatus === null) {
@@ -87,7 +87,7 @@ function DetailItem({ serviceId, row, editable }: { serviceId: number; row: Serv
       return;
     }
     try {
-      await save.mutateAsync({ id: serviceId, itemId: row.service_item_id, data: { check_status: checkStatus as 1 | 2 | 3, needs_repair: needsRepair, notes } });
+      await save.mutateAsync({ id: serviceId, key: row.service_item_id, check_status: checkStatus as 1 | 2 | 3, needs_repair: needsRepair, notes });
       await refresh();
       toast.success(t('services.detailSaved', { name }));
     } catch (e) {
@@ -225,7 +225,7 @@ function ServiceDetails({ id }: { id: number }) {
   const { t } = useTranslation();
   const access = useAccess(servicesEntity);
   const service = trpc.services.get.useQuery({ id });
-  const details = trpc.services.details.useQuery({ id });
+  const details = trpc.services.details.list.useQuery({ id });
   const booked = Number(service.data?.status) === SERVICE_STATUS.Booked;
   const editable = booked && access.canTransition;
   return (
@@ -236,7 +236,7 @@ function ServiceDetails({ id }: { id: number }) {
       <p style={{ marginTop: 0, color: 'var(--fgColor-muted)', fontSize: 14 }}>{t(editable ? 'services.detailsHelp' : booked ? 'services.detailsReadOnly' : 'services.detailsClosed', { status: statusText(t, servicesEntity, 'status', service.data?.status) })}</p>
       {details.data && (
         <Items>
-          {details.data.map((row) => (
+          {(details.data as unknown as ServiceDetailRow[]).map((row) => (
             <DetailItem key={`${row.service_item_id}-${row.detail?.version ?? 0}-${row.detail?.images.length ?? 0}-${editable}`} serviceId={id} row={row} editable={editable} />
           ))}
         </Items>

@@ -8,7 +8,7 @@ import { trpc } from '../trpc.ts';
 /** The refunds one subscription paid out (issue 13): date, amount in its currency, days, who cancelled. Loaded on demand. */
 export default function SubscriptionRefundsDialog({ record, onClose }: { record: EntityRecord; onClose: () => void }) {
   const { t, i18n } = useTranslation();
-  const refunds = trpc.subscriptions.refunds.useQuery({ id: record.id });
+  const refunds = trpc.subscriptions.refunds.list.useQuery({ id: record.id });
   const locale = i18n.language === 'sv' ? 'sv-SE' : 'en-GB';
   return (
     <Dialog title={t('subscriptionActions.refundsTitle', { id: record.id })} onClose={onClose} width="large" footerButtons={[{ buttonType: 'default', content: t('subscriptionActions.close'), onClick: onClose }]}>

@@ -3,7 +3,7 @@ import { lazy, Suspense, useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { endsWithPeriod, isResume, subscriptionsEntity } from '../../shared/entities/subscriptions.ts';
-import type { Refund, SubscriptionActionResult } from '../../server/trpc/routers/subscriptions.ts';
+import type { Refund, SubscriptionActionResult } from '../../shared/schemas/subscriptions.ts';
 import { formatMoney } from '../entity/field-value.tsx';
 import type { ActionButton } from '../entity/action-buttons.ts';
 import { RecordActions, type ActionOutcome } from '../entity/record-actions.tsx';

@@ -34,7 +34,7 @@ const dateText = (value: string | null, lang: string) => (value ? new Date(value
 
 function useRefreshGroup(id: number) {
   const utils = trpc.useUtils();
-  return () => Promise.all([utils.trialGroups.statistics.invalidate({ id }), utils.trialGroups.invites.invalidate({ id }), utils.trialGroups.members.invalidate({ id })]);
+  return () => Promise.all([utils.trialGroups.statistics.invalidate({ id }), utils.trialGroups.invites.list.invalidate({ id }), utils.trialGroups.users.list.invalidate({ id })]);
 }
 
 /** Registered and invited counts, as a small chart with the numbers written out. */
@@ -105,7 +105,7 @@ function InviteForm({ id }: { id: number }) {
     setError(undefined);
     setMode('VIEW');
     try {
-      const answer = await invite.mutateAsync({ id, emails: parsed.data.emails });
+      const answer = ((await invite.mutateAsync({ id, emails: parsed.data.emails })) as { results: TrialInviteResult[] }).results;
       setResults(answer);
       setMode('CREATE');
       setEmails('');
@@ -153,7 +153,7 @@ function Invites({ id }: { id: number }) {
   const toast = useToast();
   const confirm = useConfirm();
   const refresh = useRefreshGroup(id);
-  const invites = trpc.trialGroups.invites.useQuery({ id });
+  const invites = trpc.trialGroups.invites.list.useQuery({ id });
   const reinvite = trpc.trialGroups.reinvite.useMutation();
   const waiting = (invites.data ?? []).filter((i) => i.status === 'invited').length;
   const inviteLabels = Object.fromEntries(INVITE_COLUMNS.map((c) => [c, t(`trialGroups.columns.${c}`)])) as Record<(typeof INVITE_COLUMNS)[number], string>;
@@ -222,9 +222,9 @@ function Members({ id }: { id: number }) {
   const toast = useToast();
   const confirm = useConfirm();
   const refresh = useRefreshGroup(id);
-  const members = trpc.trialGroups.members.useQuery({ id });
-  const add = trpc.trialGroups.addMember.useMutation();
-  const remove = trpc.trialGroups.removeMember.useMutation();
+  const members = trpc.trialGroups.users.list.useQuery({ id });
+  const add = trpc.trialGroups.users.add.useMutation();
+  const remove = trpc.trialGroups.users.remove.useMutation();
   const [search, setSearch] = useState('');
   const [debounced, setDebounced] = useState('');
   const [chosen, setChosen] = useState('');
@@ -248,7 +248,7 @@ function Members({ id }: { id: number }) {
           const userId = Number(chosen);
           if (!userId) return;
           try {
-            await add.mutateAsync({ id, userId });
+            await add.mutateAsync({ id, user_id: userId });
             await refresh();
             setChosen('');
             toast.success(t('trialGroups.memberAdded', { name: choices.find((c) => c.id === userId)?.label ?? '' }));
@@ -304,7 +304,7 @@ function Members({ id }: { id: number }) {
                         onClick={async () => {
                           if (!(await confirm({ message: t('trialGroups.removeConfirm', { name }), danger: true }))) return;
                           try {
-                            await remove.mutateAsync({ id, userId: m.user_id });
+                            await remove.mutateAsync({ id, key: m.user_id });
                             await refresh();
                             toast.success(t('trialGroups.memberRemoved', { name }));
                           } catch (error) {

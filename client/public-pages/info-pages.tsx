@@ -1,4 +1,4 @@
-import type { PublicPlan } from '../../server/trpc/routers/subscriptions.ts';
+import type { PublicPlan } from '../../shared/schemas/subscriptions.ts';
 import { isLanguage } from '../../shared/languages.ts';
 import { formatMoney } from '../entity/field-value.tsx';
 import { errorText } from '../errors.ts';

@@ -1,21 +1,12 @@
 import { z } from 'zod';
-import { OPTIONS_LIMIT, labelOf, statusFieldOf, type CalendarParams, type ChoiceOption, type EntityDef, type EntityRecord, type ListParams, type Paged, type WriteAction } from '../../shared/entity/define.ts';
+import { OPTIONS_LIMIT, labelOf, type CalendarParams, type ChoiceOption, type EntityDef, type EntityRecord, type ListParams, type Paged, type WriteAction } from '../../shared/entity/define.ts';
 import { calendarParamsSchema, createSchema, listParamsSchema, optionsInput, updateSchema } from '../../shared/entity/schemas.ts';
 import { rolesOf } from '../../shared/route-table.ts';
 import { UpstreamError } from '../upstream/client.ts';
-import { roleProcedure, router } from './init.ts';
+import { roleProcedure } from './init.ts';
 import { optionRoles, writeProcedureRoles } from '../../shared/entity/access-roles.ts';
 
 const idInput = z.object({ id: z.number().int().positive() });
-
-/** A status change: the target status and, optionally, the version the caller saw (a different one is 409). */
-export const transitionInputSchema = z.object({
-  id: z.number().int().positive(),
-  to: z.number().int().min(0).max(1000),
-  version: z.number().int().positive().optional(),
-  /** An Admin's explicit override of a refusal that allows one (finishing a service before its date, ADR 028). */
-  force: z.boolean().optional(),
-});
 
 /** Flattens list state into the upstream's query string (ADR 006). */
 export function listQuery(params: ListParams): Record<string, string | number | boolean | undefined> {
@@ -26,16 +17,6 @@ function expectPaged(data: unknown): Paged<EntityRecord> {
   const paged = data as Partial<Paged<EntityRecord>> | null;
   if (!paged || !Array.isArray(paged.results) || !paged.paginator) throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
   return paged as Paged<EntityRecord>;
-}
-
-/** Moves a record's status along its flow (ADR 009); the upstream checks the step and the caller. */
-export function transitionProcedure(def: EntityDef) {
-  if (!statusFieldOf(def)) throw new Error(`${def.name} has no status`);
-  return roleProcedure(...writeProcedureRoles(def, 'transition'))
-    .input(transitionInputSchema)
-    .mutation(({ ctx, input }) =>
-      ctx.session.call<EntityRecord>({ method: 'POST', path: `${def.name}/${input.id}/transition/`, body: { to: input.to, ...(input.version ? { version: input.version } : {}), ...(input.force ? { force: true } : {}) }, lang: ctx.lang }),
-    );
 }
 
 /** Every record of a date range (at most 62 days), filtered like the list, for calendars. */
@@ -97,17 +78,14 @@ export function createReadProcedures(def: EntityDef) {
 
 /**
  * The CRUD procedures of one entity: reads guarded by the roles of its §2 route, writes by those of
- * them the definition's access allows, and — when the definition has them — the status transition and
- * the calendar read. Extra procedures are spread beside these: `router({ ...createCrudProcedures(def), extra })`.
+ * them the definition's access allows. `entity-router.ts` adds the calendar, the actions (the status
+ * transition among them) and the sub-resources.
  */
 export function createCrudProcedures(def: EntityDef) {
   if (def.readOnly) throw new Error(`${def.name} is read-only: use createReadProcedures`);
   const writer = (action: WriteAction) => roleProcedure(...writeProcedureRoles(def, action));
   const base = `${def.name}/`;
-  const status = statusFieldOf(def);
   return {
-    ...(status ? { transition: transitionProcedure(def) } : {}),
-    ...(def.calendarField ? { calendar: calendarProcedure(def) } : {}),
     ...createReadProcedures(def),
     create: writer('create')
       .input(createSchema(def))
@@ -120,8 +98,4 @@ export function createCrudProcedures(def: EntityDef) {
       return { id: input.id };
     }),
   };
-}
-
-export function createCrudRouter(def: EntityDef) {
-  return router(createCrudProcedures(def));
 }

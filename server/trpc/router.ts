@@ -1,7 +1,7 @@
 import { router } from './init.ts';
 import { accountRouter, uploadRouter } from './routers/account.ts';
 import { authRouter } from './routers/auth.ts';
-import { entityRouters } from './routers/entities.ts';
+import { entityRouters } from './entity-router.ts';
 import { sessionRouter } from './routers/session.ts';
 import { usersRouter } from './routers/users.ts';
 import { dashboardRouter } from './routers/dashboard.ts';

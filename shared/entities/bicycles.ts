@@ -37,7 +37,7 @@ export const bicyclesEntity = defineEntity({
   },
   subResources: {
     images: {
-      item: { kind: { kind: 'enum', options: ['image', 'defect'] }, url: { kind: 'url' } },
+      item: { kind: { kind: 'enum', required: true, options: ['image', 'defect'] }, url: { kind: 'url', required: true }, created_at: { kind: 'datetime', required: true } },
       add: { url: { kind: 'url', required: true, max: 2048 }, kind: { kind: 'enum', required: true, options: ['image', 'defect'] } },
       remove: true,
     },
@@ -46,15 +46,15 @@ export const bicyclesEntity = defineEntity({
       path: 'services',
       paged: true,
       item: {
-        service_date: { kind: 'date' },
+        service_date: { kind: 'date', required: true },
         slot_label: { kind: 'text' },
-        status: { kind: 'integer' },
+        status: { kind: 'integer', required: true },
         service_type_label: { kind: 'text' },
         buddy_label: { kind: 'text' },
         notes: { kind: 'text' },
         rating: { kind: 'integer' },
-        checked: { kind: 'integer' },
-        needs_repair: { kind: 'integer' },
+        checked: { kind: 'integer', required: true },
+        needs_repair: { kind: 'integer', required: true },
       },
     },
   },

@@ -30,11 +30,11 @@ export const promoCodesEntity = defineEntity({
     users: {
       key: 'user_id',
       item: {
-        user_id: { kind: 'reference', reference: { entity: 'users', label: '{email}' } },
-        email: { kind: 'email' },
+        user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: '{email}' } },
+        email: { kind: 'email', required: true },
         first_name: { kind: 'text' },
         last_name: { kind: 'text' },
-        used_at: { kind: 'datetime' },
+        used_at: { kind: 'datetime', required: true },
       },
     },
   },

@@ -67,12 +67,14 @@ export const subscriptionsEntity = defineEntity({
     /** The refunds it paid out, newest first: date, amount in its currency, days, who cancelled. */
     refunds: {
       item: {
-        amount: { kind: 'decimal' },
-        currency: { kind: 'enum', options: CURRENCIES },
-        unused_days: { kind: 'integer' },
-        period_days: { kind: 'integer' },
+        amount: { kind: 'decimal', required: true },
+        amount_minor: { kind: 'integer', required: true },
+        currency: { kind: 'enum', required: true, options: CURRENCIES },
+        unused_days: { kind: 'integer', required: true },
+        period_days: { kind: 'integer', required: true },
         payment_id: { kind: 'integer' },
         created_by: { kind: 'reference', reference: { entity: 'users', label: '{email}' } },
+        created_at: { kind: 'datetime', required: true },
       },
     },
   },

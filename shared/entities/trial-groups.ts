@@ -23,7 +23,7 @@ export const trialGroupsEntity = defineEntity({
   ],
   actions: {
     /** Invites each address (one, or a comma-separated list) through the account invitation (ADR 014). */
-    invite: { roles: ['Admin'], input: { emails: { kind: 'text', required: true, max: 20_000, multiline: true } }, result: 'none' },
+    invite: { roles: ['Admin'], path: 'invites', input: { emails: { kind: 'text', required: true, max: 20_000, multiline: true } }, result: 'none' },
     /** Sends a fresh link to everyone invited who has not registered yet. */
     reinvite: { roles: ['Admin'], confirm: true, result: 'none' },
   },
@@ -31,24 +31,24 @@ export const trialGroupsEntity = defineEntity({
     users: {
       key: 'user_id',
       item: {
-        user_id: { kind: 'reference', reference: { entity: 'users', label: '{email}' } },
-        email: { kind: 'email' },
+        user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: '{email}' } },
+        email: { kind: 'email', required: true },
         first_name: { kind: 'text' },
         last_name: { kind: 'text' },
-        invitation_status: { kind: 'text' },
-        added_at: { kind: 'datetime' },
+        invitation_status: { kind: 'text', required: true },
+        added_at: { kind: 'datetime', required: true },
       },
       add: { user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: '{email}' } } },
       remove: true,
     },
     invites: {
       item: {
-        user_id: { kind: 'reference', reference: { entity: 'users', label: '{email}' } },
-        email: { kind: 'email' },
-        status: { kind: 'enum', options: ['invited', 'registered'] },
-        invited_at: { kind: 'datetime' },
+        user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: '{email}' } },
+        email: { kind: 'email', required: true },
+        status: { kind: 'enum', required: true, options: ['invited', 'registered'] },
+        invited_at: { kind: 'datetime', required: true },
         registered_at: { kind: 'datetime' },
-        sent_count: { kind: 'integer' },
+        sent_count: { kind: 'integer', required: true },
       },
     },
   },

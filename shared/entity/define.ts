@@ -297,8 +297,6 @@ export interface EntityScreen {
   pages?: { list?: `client/pages/${string}-page.tsx`; detail?: `client/pages/${string}-page.tsx` };
 }
 
-/** What defineEntity takes: `screen` (the routes follow from it) or the `route` of the screen that shows the entity. */
-export type EntityInput<F extends Record<string, FieldDef>> = Omit<EntityDef<F>, 'route'> & ({ screen: EntityScreen; route?: AppPath } | { route: AppPath });
 
 /** camelCase of a kebab-case name: tRPC router keys, title keys (`bicycle-types` → `bicycleTypes`). */
 export function camelName(name: string): string {
@@ -310,8 +308,37 @@ export function screenTitleKeys(name: string): { list: string; detail: string } 
   return { list: `routes.${camelName(name)}`, detail: `routes.${camelName(name)}Detail` };
 }
 
-export function defineEntity<const F extends Record<string, FieldDef>>(input: EntityInput<F>): EntityDef<F> {
-  const def: EntityDef<F> = input.screen ? { ...input, route: input.screen.list, detailRoute: input.screen.detail } : { ...input, route: input.route! };
+/**
+ * A definition as `defineEntity` returns it: an `EntityDef` whose name, actions, sub-resources, read-only
+ * flag and calendar field keep their literal types, so the derived tRPC router is typed per entity
+ * (`trpc.bicycles.images.list`, no `create` on a read-only entity).
+ */
+export type DefinedEntity<
+  N extends string = string,
+  F extends Record<string, FieldDef> = Record<string, FieldDef>,
+  A extends Record<string, ActionDef> = Record<string, ActionDef>,
+  S extends Record<string, SubResourceDef> = Record<string, SubResourceDef>,
+  RO extends boolean = boolean,
+  CF extends string = string,
+> = Omit<EntityDef<F>, 'name' | 'actions' | 'subResources' | 'readOnly' | 'calendarField'> & { name: N; actions?: A; subResources?: S; readOnly?: RO; calendarField?: CF };
+
+export function defineEntity<
+  const N extends string,
+  const F extends Record<string, FieldDef>,
+  const A extends Record<string, ActionDef> = Record<never, never>,
+  const S extends Record<string, SubResourceDef> = Record<never, never>,
+  const RO extends boolean = false,
+  const CF extends string = never,
+>(
+  input: Omit<EntityDef<F>, 'name' | 'route' | 'actions' | 'subResources' | 'readOnly' | 'calendarField'> & {
+    name: N;
+    actions?: A & Record<string, ActionDef>;
+    subResources?: S & Record<string, SubResourceDef>;
+    readOnly?: RO;
+    calendarField?: CF;
+  } & ({ screen: EntityScreen; route?: AppPath } | { route: AppPath }),
+): DefinedEntity<N, F, A, S, RO, CF> {
+  const def = input.screen ? { ...input, route: input.screen.list, detailRoute: input.screen.detail } : { ...input, route: input.route! };
   for (const key of Object.keys(def.fields)) {
     if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`${def.name}.${key}: field names are snake_case identifiers`);
   }
@@ -333,7 +360,17 @@ export function defineEntity<const F extends Record<string, FieldDef>>(input: En
       if (!def.fields[stamp]!.readOnly) throw new Error(`${def.name}.${stamp}: status stamps are read-only`);
     }
   }
-  return def;
+  for (const [key, action] of Object.entries(def.actions ?? {})) {
+    // The transition action comes from the status field; a declared one may only add an override.
+    if (key === 'transition' && statusFieldOf(def as EntityDef) && Object.keys(action).some((k) => k !== 'override')) throw new Error(`${def.name}: the transition action comes from the status field (declare only its override)`);
+    if (!/^[a-z][A-Za-z0-9]*$/.test(key)) throw new Error(`${def.name}.actions.${key}: action keys are camelCase identifiers`);
+    for (const variant of Object.values(action.variants ?? {})) for (const input of Object.keys(variant)) if (!(input in (action.input ?? {}))) throw new Error(`${def.name}.actions.${key}: a variant sets unknown input ${input}`);
+  }
+  for (const [key, sub] of Object.entries(def.subResources ?? {})) {
+    if (!/^[a-z][A-Za-z0-9]*$/.test(key)) throw new Error(`${def.name}.subResources.${key}: sub-resource keys are camelCase identifiers`);
+    if (sub.set && !sub.key) throw new Error(`${def.name}.subResources.${key}: set needs the item's key`);
+  }
+  return def as DefinedEntity<N, F, A, S, RO, CF>;
 }
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
@@ -525,6 +562,66 @@ export function actionsOf(def: EntityDef): Record<string, ActionDef> {
 export function actionRoles(def: EntityDef, action: ActionDef): readonly ScopeRole[] {
   return action.roles ?? writeRoles(def, 'update');
 }
+
+/** The record an action runs on, or none (collection actions). */
+export function isRecordAction(action: ActionDef): boolean {
+  return (action.on ?? 'record') === 'record';
+}
+
+/** Scope roles allowed to add, set or remove items of a sub-resource: its own, else the entity's update roles. */
+export function subResourceWriteRoles(def: EntityDef, sub: SubResourceDef): readonly ScopeRole[] {
+  return sub.writeRoles ?? writeRoles(def, 'update');
+}
+
+/** The item key's name in `PUT`/`DELETE` paths of a sub-resource. */
+export function subResourceKey(sub: SubResourceDef): string {
+  return sub.key ?? 'id';
+}
+
+// ---- Types derived from declarations (the typed tRPC router; zod builds the same shapes at run time) ----
+
+/** The TypeScript value of a field as input. */
+export type FieldValue<D> = D extends { kind: 'enum'; options: readonly (infer O)[] }
+  ? O
+  : D extends { kind: 'boolean' }
+    ? boolean
+    : D extends { kind: 'integer' | 'reference' | 'decimal' | 'money' }
+      ? number
+      : string;
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+
+/** The input object that InputFields describe: required fields required, the others optional (null clears). */
+export type InputOf<I> = Simplify<
+  { [K in keyof I as I[K] extends { required: true } ? K : never]: FieldValue<I[K]> } & {
+    [K in keyof I as I[K] extends { required: true } ? never : K]?: FieldValue<I[K]> | null;
+  }
+>;
+
+/**
+ * A sub-resource item as read: its declared fields, null unless declared `required` (always present), and
+ * beside each reference its `<field>_label` as records have them.
+ */
+export type ItemOf<I> = Simplify<
+  { [K in keyof I]: I[K] extends { required: true } ? FieldValue<I[K]> : FieldValue<I[K]> | null } & {
+    [K in keyof I as I[K] extends { kind: 'reference' } ? `${K & string}_label` : never]: string | null;
+  }
+>;
+
+/** Whether a definition has a status field (and so the `transition` action). */
+export type HasStatus<D> = D extends { fields: infer F } ? ({ [K in keyof F]: F[K] extends { status: StatusFlow } ? K : never }[keyof F] extends never ? false : true) : false;
+
+/** The transition action's declaration as a type (`transitionActionOf` builds its value). */
+export interface TransitionActionType {
+  versioned: true;
+  input: { to: { kind: 'integer'; required: true }; override: { kind: 'boolean' } };
+}
+
+/** Every action of a definition, as types: the declared ones and `transition` for a status field. */
+export type ActionsOfType<D> = (D extends { actions?: infer A } ? (unknown extends A ? Record<never, never> : NonNullable<A>) : Record<never, never>) & (HasStatus<D> extends true ? { transition: TransitionActionType } : Record<never, never>);
+
+/** The sub-resources of a definition, as types. */
+export type SubResourcesOfType<D> = D extends { subResources?: infer S } ? (unknown extends S ? Record<never, never> : NonNullable<S>) : Record<never, never>;
 
 // ---- Labels (issue 18): one template, formatted in JS and in SQL ----
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { storableText } from '../schemas/common.ts';
 import { MSG } from '../schemas/messages.ts';
 import { uploadedImageField } from '../schemas/uploads.ts';
-import { DEFAULT_PAGE_SIZE, MAX_CALENDAR_DAYS, PAGE_SIZES, filterKeys, isIsoDate, isYearInRange, sortableKeys, writableFields, type EntityDef, type FieldDef } from './define.ts';
+import { DEFAULT_PAGE_SIZE, MAX_CALENDAR_DAYS, PAGE_SIZES, filterKeys, isIsoDate, isRecordAction, isYearInRange, sortableKeys, subResourceKey, writableFields, type ActionDef, type EntityDef, type FieldDef, type InputFields, type SubResourceDef } from './define.ts';
 
 /**
  * The zod schemas an entity definition implies (ADR 006): record, create, update, list and calendar
@@ -140,3 +140,36 @@ export function calendarParamsSchema(def: EntityDef) {
     .refine((v) => v.from <= v.to && (Date.parse(v.to) - Date.parse(v.from)) / 86_400_000 <= MAX_CALENDAR_DAYS, { error: 'validation.dateRange', path: ['to'] });
 }
 
+
+// ---- Actions and sub-resources (ADR 032) ----
+
+/** A record's id in an input. */
+export const recordIdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+
+/** The object that declared input fields describe, checked as the entity's own fields are. */
+export function inputFieldsSchema(fields: InputFields = {}) {
+  return z.object(Object.fromEntries(Object.entries(fields).map(([key, field]) => [key, fieldInputSchema(field)])));
+}
+
+/** An action's input: `{id, version?, ...input}` on a record, `{...input}` on the collection. */
+export function actionInputSchema(action: ActionDef) {
+  const input = inputFieldsSchema(action.input);
+  return isRecordAction(action) ? input.extend({ id: recordIdSchema, version: z.number().int().positive().max(2 ** 31).optional() }) : input;
+}
+
+/** Reading a sub-resource: the record's id and, when paged, the page. */
+export function subResourceListSchema(sub: SubResourceDef) {
+  const id = z.object({ id: recordIdSchema });
+  if (!sub.paged) return id;
+  return id.extend({
+    page: z.coerce.number().int().min(1).max(1_000_000).optional(),
+    page_size: z.coerce.number().int().refine((n) => (PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' }).optional(),
+  });
+}
+
+/** The key of a sub-resource's item in an input (`PUT`/`DELETE <path>/:key/`): as its field, else an id. */
+export function subResourceKeySchema(sub: SubResourceDef): z.ZodType<number | string> {
+  const field = sub.item[subResourceKey(sub)];
+  if (field && field.kind !== 'reference' && field.kind !== 'integer') return storableText(field.max ?? 255).pipe(z.string().min(1));
+  return recordIdSchema;
+}

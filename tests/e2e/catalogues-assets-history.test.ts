@@ -146,8 +146,8 @@ describe('bicycle service history', () => {
     }
     // The newest one was done: two items checked, one needing repair, finished and rated 5.
     const newest = created[10]!;
-    await ok('services.saveDetail', { id: newest, itemId: 1, data: { check_status: 1, needs_repair: true, notes: 'Pads worn' } });
-    await ok('services.saveDetail', { id: newest, itemId: 2, data: { check_status: 2, needs_repair: false } });
+    await ok('services.details.set', { id: newest, key: 1, check_status: 1, needs_repair: true, notes: 'Pads worn' });
+    await ok('services.details.set', { id: newest, key: 2, check_status: 2, needs_repair: false });
     // Ahead of its date, so finished by the Admin's explicit override (ADR 028).
     const finished = await ok('services.transition', { id: newest, to: 4, force: true });
     await ok('services.update', { id: newest, version: finished.version, data: { ...pick(finished), rating: 5 } });

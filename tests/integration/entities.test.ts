@@ -77,7 +77,7 @@ describe('entity rules enforced by the upstream', () => {
   });
 
   it('lists the users who used a promo code', async () => {
-    const res = await query(admin, 'promoCodes.users', { id: 1 });
+    const res = await query(admin, 'promoCodes.users.list', { id: 1 });
     expect(res.body.result.data.map((u: { email: string }) => u.email).sort()).toEqual(['buddy@example.com', 'user@example.com']);
   });
 

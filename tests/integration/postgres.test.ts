@@ -50,7 +50,7 @@ describe.skipIf(!adminUrl)('on a PostgreSQL server', () => {
     const day = board.body.result.data as DispatchBoard;
     expect(day.buddies.length).toBeGreaterThan(0);
     expect(day.services.filter((s) => s.status === 1).length).toBeGreaterThanOrEqual(3);
-    const history = await query(client, 'bicycles.history', { id: 1 });
+    const history = await query(client, 'bicycles.history.list', { id: 1 });
     expect(history.status, history.text).toBe(200);
     expect(history.body.result.data.paginator).toMatchObject({ page: 1, page_size: 10 });
   });

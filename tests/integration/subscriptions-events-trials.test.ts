@@ -39,9 +39,9 @@ describe('subscriptions through the back office', () => {
     expect(data(await mutate(admin, 'subscriptions.cancel', { id: sub.id }))).toMatchObject({ subscription: { status: 'canceled' }, refund: null, changed: true });
 
     // Issue 13: the refunds are listed under the subscription.
-    const refunds = data(await query(admin, 'subscriptions.refunds', { id: sub.id }));
+    const refunds = data(await query(admin, 'subscriptions.refunds.list', { id: sub.id }));
     expect(refunds).toEqual([expect.objectContaining({ amount: data(canceled).refund.amount, currency: 'sek', created_by_label: 'Ada Admin' })]);
-    for (const client of [shop, buddy]) expect((await query(client, 'subscriptions.refunds', { id: sub.id })).status).toBe(403);
+    for (const client of [shop, buddy]) expect((await query(client, 'subscriptions.refunds.list', { id: sub.id })).status).toBe(403);
   });
 
   it('cancels at the period end and takes that back by activating (issue 13)', async () => {
@@ -134,7 +134,8 @@ describe('events and bookings through the back office', () => {
 describe('trial groups through the back office', () => {
   it('invites by e-mail and counts the invitation in the statistics', async () => {
     const before = data(await query(admin, 'trialGroups.statistics', { id: 2 }));
-    const results = data(await mutate(admin, 'trialGroups.invite', { id: 2, emails: 'tg.one@example.org, tg.two@example.org' }));
+    // The action answers as the API does (ADR 032): `{results}`, one per address.
+    const { results } = data(await mutate(admin, 'trialGroups.invite', { id: 2, emails: 'tg.one@example.org, tg.two@example.org' }));
     expect(results).toEqual([
       { email: 'tg.one@example.org', success: true, status: 'invited' },
       { email: 'tg.two@example.org', success: true, status: 'invited' },

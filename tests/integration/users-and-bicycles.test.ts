@@ -172,17 +172,17 @@ describe('bicycles', () => {
 
   it('attaches only images stored through our signed uploads', async () => {
     const created = (await mutate(admin, 'bicycles.create', bicycle({ serial_number: 'IMG-1' }))).body.result.data;
-    const foreign = await mutate(admin, 'bicycles.addImage', { id: created.id, url: 'https://evil.example/x.png', kind: 'defect' });
+    const foreign = await mutate(admin, 'bicycles.images.add', { id: created.id, url: 'https://evil.example/x.png', kind: 'defect' });
     expect(foreign.status).toBe(400);
     // An address of ours whose upload never happened is not a stored file either (issue 12 M6).
-    const unknown = await mutate(admin, 'bicycles.addImage', { id: created.id, url: `${stack.upstream.origin}/files/bicycle/00000000-0000-4000-8000-000000000000.png`, kind: 'defect' });
+    const unknown = await mutate(admin, 'bicycles.images.add', { id: created.id, url: `${stack.upstream.origin}/files/bicycle/00000000-0000-4000-8000-000000000000.png`, kind: 'defect' });
     expect(unknown.status).toBe(400);
     const signed = (await mutate(admin, 'upload.sign', { kind: 'bicycle', contentType: 'image/png' })).body.result.data;
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(32, 1)]);
     expect((await fetch(signed.url, { method: 'PUT', body: new Uint8Array(png), headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' } })).status).toBe(200);
-    const ours = await mutate(admin, 'bicycles.addImage', { id: created.id, url: signed.accessUrl, kind: 'defect' });
+    const ours = await mutate(admin, 'bicycles.images.add', { id: created.id, url: signed.accessUrl, kind: 'defect' });
     expect(ours.status).toBe(200);
-    expect((await query(admin, 'bicycles.images', { id: created.id })).body.result.data).toEqual([expect.objectContaining({ kind: 'defect' })]);
+    expect((await query(admin, 'bicycles.images.list', { id: created.id })).body.result.data).toEqual([expect.objectContaining({ kind: 'defect' })]);
   });
 });
 

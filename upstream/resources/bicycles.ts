@@ -1,13 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { idField } from '../../shared/schemas/common.ts';
-import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
-import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { parseBody } from '../routes/validation.ts';
-import { langOf, registerEntityResource } from './entity-resource.ts';
+import { langOf, type EntityHandlersFactory, type EntityResource, type EntityRouteHandler } from './entity-resource.ts';
 import { PAGE_SIZES } from '../../shared/entity/define.ts';
 import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
 import type { BicycleHistoryRow } from '../../shared/schemas/services.ts';
@@ -38,90 +36,93 @@ async function takesAPlace(tx: Db, id: number, ownerId: unknown, active: unknown
   return !current || !current.is_active || Number(current.owner_id) !== Number(ownerId);
 }
 
-/** Bicycles: the generic resource plus the owner's limit, activation and (defect) images. */
-export function registerBicycles(app: FastifyInstance, db: Db, config: UpstreamConfig) {
-  const { fetchOne, read, write } = registerEntityResource(app, db, config, bicyclesEntity, {
-    async beforeCreate(input, tx) {
-      if (input.owner_id && input.is_active !== false) await checkOwnerLimit(tx, Number(input.owner_id));
-    },
-    async beforeUpdate(id, input, tx) {
-      if (await takesAPlace(tx, id, input.owner_id, input.is_active)) await checkOwnerLimit(tx, Number(input.owner_id), id);
-    },
-  });
-
-  for (const [action, active] of [['activate', true], ['deactivate', false]] as const) {
-    app.post(`/api/bicycles/:id/${action}/`, { preHandler: write }, async (req, reply) => {
-      const { id } = parseBody(idParam, req.params);
-      const found = await db.transaction(async (tx) => {
-        const { rows: current } = await tx.query<{ owner_id: number | null }>('select owner_id from bicycles where id = $1', [id]);
-        if (!current[0]) return false;
-        if (active && (await takesAPlace(tx, id, current[0].owner_id, true))) await checkOwnerLimit(tx, Number(current[0].owner_id), id);
-        await tx.query('update bicycles set is_active = $2, version = version + 1, updated_at = now() where id = $1', [id, active]);
-        return true;
-      });
-      if (!found) throw new ApiError(404, 'not_found');
-      return ok(reply, await fetchOne(id));
+/** Bicycles: the owner's limit on the generic resource, activation, the service history and (defect) images. */
+export const handlers: EntityHandlersFactory = ({ db, config }) => {
+  /** activate / deactivate: the owner's limit applies when the bicycle starts counting again. */
+  const setActive = (active: boolean): EntityRouteHandler => async (req, reply, { fetchOne }) => {
+    const { id } = parseBody(idParam, req.params);
+    const found = await db.transaction(async (tx) => {
+      const { rows: current } = await tx.query<{ owner_id: number | null }>('select owner_id from bicycles where id = $1', [id]);
+      if (!current[0]) return false;
+      if (active && (await takesAPlace(tx, id, current[0].owner_id, true))) await checkOwnerLimit(tx, Number(current[0].owner_id), id);
+      await tx.query('update bicycles set is_active = $2, version = version + 1, updated_at = now() where id = $1', [id, active]);
+      return true;
     });
-  }
+    if (!found) throw new ApiError(404, 'not_found');
+    return ok(reply, await fetchOne(id));
+  };
+  return {
+    hooks: {
+      async beforeCreate(input, tx) {
+        if (input.owner_id && input.is_active !== false) await checkOwnerLimit(tx, Number(input.owner_id));
+      },
+      async beforeUpdate(id, input, tx) {
+        if (await takesAPlace(tx, id, input.owner_id, input.is_active)) await checkOwnerLimit(tx, Number(input.owner_id), id);
+      },
+    },
+    actions: { activate: setActive(true), deactivate: setActive(false) },
+    subResources: {
+      // GET bicycles/<id>/services/: the bicycle's service history, newest first, paged (ADR 023).
+      history: { list: (req, reply, { fetchOne }) => historyPage(db, req, reply, fetchOne) },
+      images: {
+        async list(req, reply) {
+          const { id } = parseBody(idParam, req.params);
+          const { rows } = await db.query<{ id: number; kind: string; url: string; created_at: Date }>('select id, kind, url, created_at from bicycle_images where bicycle_id = $1 order by id', [id]);
+          return ok(reply, rows.map((r) => ({ id: Number(r.id), kind: r.kind, url: r.url, created_at: new Date(r.created_at).toISOString() })));
+        },
+        async add(req, reply, { fetchOne }) {
+          const { id } = parseBody(idParam, req.params);
+          const input = parseBody(imageInput, req.body);
+          // Only files stored through our own signed uploads can be attached (ADR 020).
+          await checkUploadedImage(db, config, input.url, { field: 'url', kind: 'bicycle', current: null });
+          if (!(await fetchOne(id))) throw new ApiError(404, 'not_found');
+          const { rows } = await db.query<{ id: number }>('insert into bicycle_images (bicycle_id, kind, url) values ($1, $2, $3) returning id', [id, input.kind, input.url]);
+          return ok(reply, { id: Number(rows[0]!.id), ...input }, 201);
+        },
+        async remove(req, reply) {
+          const { id, key: imageId } = parseBody(idParam.extend({ key: idField() }), req.params);
+          const { rows } = await db.query('delete from bicycle_images where id = $1 and bicycle_id = $2 returning id', [imageId, id]);
+          if (!rows[0]) throw new ApiError(404, 'not_found');
+          return ok(reply, { id: imageId });
+        },
+      },
+    },
+  };
+};
 
-  // GET bicycles/<id>/services/: the bicycle's service history, newest first, paged (ADR 023).
-  app.get('/api/bicycles/:id/services/', { preHandler: read }, async (req, reply) => {
-    const { id } = parseBody(idParam, req.params);
-    const { page, page_size } = parseBody(historyQuery, req.query);
-    if (!(await fetchOne(id))) throw new ApiError(404, 'not_found');
-    const lang = langOf(req);
-    const [{ rows: counted }, { rows }] = await Promise.all([
-      db.query<{ n: number }>('select count(*)::int as n from services where bicycle_id = $1', [id]),
-      db.query<Record<string, unknown>>(
-        `select s.id, to_char(s.service_date, 'YYYY-MM-DD') as service_date, s.status, s.notes, s.rating,
-                (select r.name from service_slots r where r.id = s.service_slot_id) as slot_label,
-                (select r.name_${lang} from service_types r where r.id = s.service_type_id) as service_type_label,
-                (select ${USER_FULL_NAME_SQL} from users r where r.id = s.buddy_id) as buddy_label,
-                (select count(*) from service_details d where d.service_id = s.id and d.check_status is not null)::int as checked,
-                (select count(*) from service_details d where d.service_id = s.id and d.needs_repair)::int as needs_repair
-           from services s where s.bicycle_id = $1
-          order by s.service_date desc, s.id desc limit ${page_size} offset ${(page - 1) * page_size}`,
-        [id],
-      ),
-    ]);
-    const count = Number(counted[0]?.n ?? 0);
-    const results = rows.map(
-      (r): BicycleHistoryRow => ({
-        id: Number(r.id),
-        service_date: String(r.service_date),
-        slot_label: (r.slot_label as string | null) ?? null,
-        status: Number(r.status),
-        service_type_label: (r.service_type_label as string | null) ?? null,
-        buddy_label: (r.buddy_label as string | null) ?? null,
-        notes: (r.notes as string | null) ?? null,
-        rating: r.rating === null ? null : Number(r.rating),
-        checked: Number(r.checked),
-        needs_repair: Number(r.needs_repair),
-      }),
-    );
-    return ok(reply, { results, paginator: { page, page_size, count, total_pages: Math.ceil(count / page_size) } });
-  });
-
-  app.get('/api/bicycles/:id/images/', { preHandler: read }, async (req, reply) => {
-    const { id } = parseBody(idParam, req.params);
-    const { rows } = await db.query<{ id: number; kind: string; url: string; created_at: Date }>('select id, kind, url, created_at from bicycle_images where bicycle_id = $1 order by id', [id]);
-    return ok(reply, rows.map((r) => ({ id: Number(r.id), kind: r.kind, url: r.url, created_at: new Date(r.created_at).toISOString() })));
-  });
-
-  app.post('/api/bicycles/:id/images/', { preHandler: write }, async (req, reply) => {
-    const { id } = parseBody(idParam, req.params);
-    const input = parseBody(imageInput, req.body);
-    // Only files stored through our own signed uploads can be attached (ADR 020).
-    await checkUploadedImage(db, config, input.url, { field: 'url', kind: 'bicycle', current: null });
-    if (!(await fetchOne(id))) throw new ApiError(404, 'not_found');
-    const { rows } = await db.query<{ id: number }>('insert into bicycle_images (bicycle_id, kind, url) values ($1, $2, $3) returning id', [id, input.kind, input.url]);
-    return ok(reply, { id: Number(rows[0]!.id), ...input }, 201);
-  });
-
-  app.delete('/api/bicycles/:id/images/:imageId/', { preHandler: write }, async (req, reply) => {
-    const { id, imageId } = parseBody(idParam.extend({ imageId: idField() }), req.params);
-    const { rows } = await db.query('delete from bicycle_images where id = $1 and bicycle_id = $2 returning id', [imageId, id]);
-    if (!rows[0]) throw new ApiError(404, 'not_found');
-    return ok(reply, { id: imageId });
-  });
+async function historyPage(db: Db, req: FastifyRequest, reply: FastifyReply, fetchOne: EntityResource['fetchOne']) {
+  const { id } = parseBody(idParam, req.params);
+  const { page, page_size } = parseBody(historyQuery, req.query);
+  if (!(await fetchOne(id))) throw new ApiError(404, 'not_found');
+  const lang = langOf(req);
+  const [{ rows: counted }, { rows }] = await Promise.all([
+    db.query<{ n: number }>('select count(*)::int as n from services where bicycle_id = $1', [id]),
+    db.query<Record<string, unknown>>(
+      `select s.id, to_char(s.service_date, 'YYYY-MM-DD') as service_date, s.status, s.notes, s.rating,
+              (select r.name from service_slots r where r.id = s.service_slot_id) as slot_label,
+              (select r.name_${lang} from service_types r where r.id = s.service_type_id) as service_type_label,
+              (select ${USER_FULL_NAME_SQL} from users r where r.id = s.buddy_id) as buddy_label,
+              (select count(*) from service_details d where d.service_id = s.id and d.check_status is not null)::int as checked,
+              (select count(*) from service_details d where d.service_id = s.id and d.needs_repair)::int as needs_repair
+         from services s where s.bicycle_id = $1
+        order by s.service_date desc, s.id desc limit ${page_size} offset ${(page - 1) * page_size}`,
+      [id],
+    ),
+  ]);
+  const count = Number(counted[0]?.n ?? 0);
+  const results = rows.map(
+    (r): BicycleHistoryRow => ({
+      id: Number(r.id),
+      service_date: String(r.service_date),
+      slot_label: (r.slot_label as string | null) ?? null,
+      status: Number(r.status),
+      service_type_label: (r.service_type_label as string | null) ?? null,
+      buddy_label: (r.buddy_label as string | null) ?? null,
+      notes: (r.notes as string | null) ?? null,
+      rating: r.rating === null ? null : Number(r.rating),
+      checked: Number(r.checked),
+      needs_repair: Number(r.needs_repair),
+    }),
+  );
+  return ok(reply, { results, paginator: { page, page_size, count, total_pages: Math.ceil(count / page_size) } });
 }

@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Invitations } from '../routes/account.ts';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
-import { MAX_CALENDAR_ROWS, labelSql, filterSpecs, isIsoDate, isOwnerScoped, isYearInRange, mayTransition, sortableKeys, statusFieldOf, writableFields, writeRoles, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
+import { MAX_CALENDAR_ROWS, labelSql, actionRoles, filterSpecs, isRecordAction, segmentOf, subResourceWriteRoles, isIsoDate, isOwnerScoped, isYearInRange, mayTransition, sortableKeys, statusFieldOf, writableFields, writeRoles, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { calendarParamsSchema, createSchema, listParamsSchema } from '../../shared/entity/schemas.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import type { UpstreamConfig } from '../config.ts';
@@ -83,7 +84,7 @@ function mapDbError(def: EntityDef, error: unknown, op: 'write' | 'delete' = 'wr
   throw error;
 }
 
-type Lang = 'en' | 'sv';
+export type Lang = 'en' | 'sv';
 
 /** The language the back office asks in (`Accept-Language`, §7): reference labels follow it. */
 export function langOf(req: FastifyRequest): Lang {
@@ -95,7 +96,7 @@ export interface WriteContext {
   user: AuthUser;
   /** The record as it is before this write (locked until the transaction ends); null on create. */
   current: EntityRecord | null;
-  /** An Admin's explicit override (`force` on a transition) of a rule a hook would refuse (ADR 028). */
+  /** An Admin's explicit override (`force` on a transition) of a rule the entity's API checks beyond the status table (ADR 028, 032). */
   force?: boolean;
 }
 
@@ -109,55 +110,56 @@ export interface ResourceHooks {
   /** Before an update, after its version check. */
   beforeUpdate?: (id: number, input: Record<string, unknown>, tx: Db) => Promise<void>;
   /**
-   * On create and update, after the schema, access and status checks and the hooks above. May return values
-   * for read-only columns (a service's bicycle owner).
+   * On create, update and status change alike (one write path, ADR 032), after the schema, access and
+   * status checks and the hooks above. May return values for read-only columns (a service's bicycle owner).
    */
   beforeWrite?: (input: Record<string, unknown>, ctx: WriteContext) => Promise<Record<string, unknown> | void>;
   beforeDelete?: (current: EntityRecord, ctx: WriteContext) => Promise<void>;
 }
 
-/**
- * The generic REST resource of an entity (ADR 006, 009): list with paging/search/sort/filters, read,
- * create, full and partial update guarded by `version`, delete; a status transition action and a
- * calendar read when the definition has them. Reads need a role the back office reads it with (its
- * route's, or one choosing it in a form or filter: `upstreamReadScopes`); writes the roles of
- * `def.access` (Admin by default); owner-scoped entities show non-admins only their own records.
- */
-export function registerEntityResource(app: FastifyInstance, db: Db, config: UpstreamConfig, def: EntityDef, hooks: ResourceHooks = {}) {
-  const t = def.table;
-  const base = `/api/${def.name}/`;
-  const read = requireAuth(config, upstreamReadScopes(def));
-  const write = requireAuth(config, writeRoles(def, 'update'));
-  const creator = requireAuth(config, writeRoles(def, 'create'));
-  const deleter = requireAuth(config, writeRoles(def, 'delete'));
-  const transitioner = requireAuth(config, writeRoles(def, 'transition'));
-  const create = createSchema(def);
-  const writable = writableFields(def);
-  const columns = writable.map(([key]) => key);
-  const searchable = Object.entries(def.fields).filter(([, f]) => f.searchable).map(([k]) => k);
-  const sortable = new Set(sortableKeys(def));
-  const filters = filterSpecs(def);
-  const ownerField = def.access?.ownerField;
-  const status = statusFieldOf(def);
-  const stampColumns = status ? [...new Set(Object.values(status[1].status.stamps ?? {}))] : [];
+/** What an entity's own handlers get: its record reader, the preHandlers of its reads and writes. */
+export interface EntityResource {
+  def: EntityDef;
+  db: Db;
+  config: UpstreamConfig;
+  fetchOne(id: number, tx?: Db, user?: AuthUser, lock?: boolean, lang?: Lang): Promise<EntityRecord | null>;
+  scopeOf(user: AuthUser | undefined, firstParam: number): { sql: string; params: unknown[] };
+  read: ReturnType<typeof requireAuth>;
+  write: ReturnType<typeof requireAuth>;
+}
 
-  const referenceTable = (field: FieldDef) => entityByName(field.reference!.entity)?.table ?? field.reference!.entity.replace(/-/g, '_');
-  // A reference's label over the referenced row `r`: the referenced entity's label template (or the
-  // reference's shorter one) in the request's language, or an SQL expression of its own (a person's name).
-  const labelExpression = (field: FieldDef, lang: Lang) => {
-    const reference = field.reference!;
-    const template = reference.label ?? entityByName(reference.entity)?.label;
-    if (!template) throw new Error(`${def.name}: the reference to ${reference.entity} needs a label`);
-    return reference.labelSql ?? labelSql(template, 'r', lang);
-  };
-  const labelOf = (key: string, lang: Lang) => {
-    const field = def.fields[key]!;
-    return `(select ${labelExpression(field, lang)} from ${referenceTable(field)} r where r.id = t.${key})`;
-  };
-  const labels = (lang: Lang) =>
-    Object.entries(def.fields)
-      .filter(([, f]) => f.kind === 'reference' && !f.lookup)
-      .map(([key]) => `${labelOf(key, lang)} as ${key}_label`);
+/** Everything the generic routes of one entity share, computed once from its definition. */
+interface Resource extends EntityResource {
+  hooks: ResourceHooks;
+  base: string;
+  columns: string[];
+  create: ReturnType<typeof createSchema>;
+  status: ReturnType<typeof statusFieldOf>;
+  selects: Record<Lang, string>;
+  exportSelect: (lang: Lang) => string;
+  whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra?: { sql: string; params: unknown[] }[]): { sql: string; params: unknown[] };
+  parseList(query: Record<string, string>): z.output<ReturnType<typeof listParamsSchema>>;
+  filtersOf(query: Record<string, string>): Record<string, string>;
+}
+
+const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
+const versionSchema = z.coerce.number().int().positive().max(2 ** 31);
+
+const referenceTable = (field: FieldDef) => entityByName(field.reference!.entity)?.table ?? field.reference!.entity.replace(/-/g, '_');
+// A reference's label over the referenced row `r`: the referenced entity's label template (or the
+// reference's shorter one) in the request's language, or an SQL expression of its own (a person's name).
+function labelExpression(field: FieldDef, lang: Lang): string {
+  const reference = field.reference!;
+  const template = reference.label ?? entityByName(reference.entity)?.label;
+  if (!template) throw new Error(`the reference to ${reference.entity} needs a label`);
+  return reference.labelSql ?? labelSql(template, 'r', lang);
+}
+
+/** The `<reference>_label` and lookup columns a record is read with, in a language. */
+function derivedColumns(def: EntityDef, lang: Lang): string[] {
+  const labels = Object.entries(def.fields)
+    .filter(([, f]) => f.kind === 'reference' && !f.lookup)
+    .map(([key, field]) => `(select ${labelExpression(field, lang)} from ${referenceTable(field)} r where r.id = t.${key}) as ${key}_label`);
   // Lookups are read through the reference they name: `(select r.status from events r where r.id = t.event_id)`.
   const lookups = Object.entries(def.fields)
     .filter(([, f]) => f.lookup)
@@ -166,26 +168,39 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
       if (via?.kind !== 'reference') throw new Error(`${def.name}.${key}: lookup via a field that is not a reference`);
       return `(select r.${f.lookup!.column} from ${referenceTable(via)} r where r.id = t.${f.lookup!.via}) as ${key}`;
     });
-  // A searchable reference is searched by its label (a bicycle by its owner's e-mail): the matching ids
-  // are found first (through the label's index) and the rows then by their indexed reference column, so
-  // PostgreSQL can OR it with the other columns' trigram indexes instead of scanning every row.
-  const searchCondition = (key: string, param: string, lang: Lang) => {
-    const field = def.fields[key]!;
-    if (field.kind !== 'reference') return `lower(t.${key}) like ${param}`;
-    return `t.${key} = any(array(select r.id from ${referenceTable(field)} r where lower(${labelExpression(field, lang)}) like ${param}))`;
-  };
-  const selects: Record<Lang, string> = {
-    en: `select t.*${[...labels('en'), ...lookups].map((l) => ', ' + l).join('')} from ${t} t`,
-    sv: `select t.*${[...labels('sv'), ...lookups].map((l) => ', ' + l).join('')} from ${t} t`,
-  };
-  const listParams = listParamsSchema(def);
-  const calendarParams = calendarParamsSchema(def);
-  const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
+  return [...labels, ...lookups];
+}
 
-  /** The owner condition for a caller who sees only their own records, else nothing. */
-  function scopeOf(user: AuthUser | undefined, firstParam: number): { sql: string; params: unknown[] } {
-    if (!ownerField || !user || !isOwnerScoped(def, user.roles)) return { sql: '', params: [] };
-    return { sql: `t.${ownerField} = $${firstParam}`, params: [user.id] };
+/**
+ * A searchable reference is searched by its label (a bicycle by its owner's e-mail): the matching ids are
+ * found first (through the label's index) and the rows then by their indexed reference column, so
+ * PostgreSQL can OR it with the other columns' trigram indexes instead of scanning every row.
+ */
+function searchCondition(def: EntityDef, key: string, param: string, lang: Lang): string {
+  const field = def.fields[key]!;
+  if (field.kind !== 'reference') return `lower(t.${key}) like ${param}`;
+  return `t.${key} = any(array(select r.id from ${referenceTable(field)} r where lower(${labelExpression(field, lang)}) like ${param}))`;
+}
+
+/** The shared state of an entity's routes: SQL, schemas, the owner scope and the record reader. */
+function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: ResourceHooks): Resource {
+  const t = def.table;
+  const searchable = Object.entries(def.fields).filter(([, f]) => f.searchable).map(([k]) => k);
+  const filters = filterSpecs(def);
+  const ownerField = def.access?.ownerField;
+  const selects: Record<Lang, string> = {
+    en: `select t.*${derivedColumns(def, 'en').map((l) => ', ' + l).join('')} from ${t} t`,
+    sv: `select t.*${derivedColumns(def, 'sv').map((l) => ', ' + l).join('')} from ${t} t`,
+  };
+  // Only the exported columns, and the two timestamps already as ISO text (to_char truncates to
+  // milliseconds as Date does): parsing them into Date objects was a tenth of the export's CPU.
+  const isoText = (column: string) => `to_char(t.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${column}`;
+  const exportFields = Object.keys(def.fields).filter((k) => !def.fields[k]!.lookup);
+  const listParams = listParamsSchema(def);
+
+  function scopeOf(user: AuthUser | undefined, firstParam: number) {
+    if (!ownerField || !user || !isOwnerScoped(def, user.roles)) return { sql: '', params: [] as unknown[] };
+    return { sql: `t.${ownerField} = $${firstParam}`, params: [user.id] as unknown[] };
   }
 
   async function fetchOne(id: number, tx: Db = db, user?: AuthUser, lock = false, lang: Lang = 'en'): Promise<EntityRecord | null> {
@@ -202,7 +217,7 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
     const params: unknown[] = [];
     if (search && searchable.length) {
       params.push(`%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-      where.push(`(${searchable.map((k) => searchCondition(k, `$${params.length}`, lang)).join(' or ')})`);
+      where.push(`(${searchable.map((k) => searchCondition(def, k, `$${params.length}`, lang)).join(' or ')})`);
     }
     for (const spec of filters) {
       if (query[spec.key] === undefined || query[spec.key] === '') continue;
@@ -222,267 +237,319 @@ export function registerEntityResource(app: FastifyInstance, db: Db, config: Ups
   }
 
   const filtersOf = (query: Record<string, string>) =>
-    Object.fromEntries(filters.filter((s) => query[s.key] !== undefined && query[s.key] !== '').map((s) => [s.key, query[s.key]]));
+    Object.fromEntries(filters.filter((s) => query[s.key] !== undefined && query[s.key] !== '').map((s) => [s.key, query[s.key]!]));
 
-  const parseList = (query: Record<string, string>) =>
-    parseBody(listParams, { page: query.page, page_size: query.page_size, search: query.search, ordering: query.ordering, filters: filtersOf(query) });
+  return {
+    def,
+    db,
+    config,
+    hooks,
+    base: `/api/${def.name}/`,
+    columns: writableFields(def).map(([key]) => key),
+    create: createSchema(def),
+    status: statusFieldOf(def),
+    read: requireAuth(config, upstreamReadScopes(def)),
+    write: requireAuth(config, writeRoles(def, 'update')),
+    selects,
+    exportSelect: (lang) =>
+      `select t.id${exportFields.map((k) => `, t.${k}`).join('')}${derivedColumns(def, lang).map((l) => ', ' + l).join('')}, ${isoText('created_at')}, ${isoText('updated_at')} from ${t} t`,
+    fetchOne,
+    scopeOf,
+    whereOf,
+    filtersOf,
+    parseList: (query) => parseBody(listParams, { page: query.page, page_size: query.page_size, search: query.search, ordering: query.ordering, filters: filtersOf(query) }),
+  };
+}
 
-  app.get(base, { preHandler: read }, async (req, reply) => {
+/** GET <resource>/: a page, searched, filtered and sorted (ADR 006). */
+function registerList(app: FastifyInstance, r: Resource) {
+  const sortable = new Set(sortableKeys(r.def));
+  app.get(r.base, { preHandler: r.read }, async (req, reply) => {
     const query = req.query as Record<string, string>;
-    const { page, page_size, search, ordering } = parseList(query);
+    const { page, page_size, search, ordering } = r.parseList(query);
     const lang = langOf(req);
-    const { sql: whereSql, params } = whereOf(query, search, req.user, lang);
-    const order = ordering ?? def.defaultSort;
+    const { sql: whereSql, params } = r.whereOf(query, search, req.user, lang);
+    const order = ordering ?? r.def.defaultSort;
     const desc = order.startsWith('-');
     const column = order.replace(/^-/, '');
     if (!sortable.has(column)) throw new ApiError(400, 'validation_error', undefined, { ordering: 'validation.option' });
     const direction = desc ? 'desc' : 'asc';
     const [{ rows: countRows }, { rows }] = await Promise.all([
-      db.query<{ n: number }>(`select count(*)::int as n from ${t} t${whereSql}`, params),
-      db.query(`${selects[lang]}${whereSql} order by t.${column} ${direction} nulls last, t.id ${direction} limit ${page_size} offset ${(page - 1) * page_size}`, params),
+      r.db.query<{ n: number }>(`select count(*)::int as n from ${r.def.table} t${whereSql}`, params),
+      r.db.query(`${r.selects[lang]}${whereSql} order by t.${column} ${direction} nulls last, t.id ${direction} limit ${page_size} offset ${(page - 1) * page_size}`, params),
     ]);
     const count = Number(countRows[0]?.n ?? 0);
-    return ok(reply, {
-      results: rows.map((row) => normalizeRow(def, row)),
-      paginator: { page, page_size, count, total_pages: Math.ceil(count / page_size) },
-    });
+    return ok(reply, { results: rows.map((row) => normalizeRow(r.def, row)), paginator: { page, page_size, count, total_pages: Math.ceil(count / page_size) } });
   });
+}
 
-  if (def.calendarField) {
-    const dateColumn = def.calendarField;
-    // Every record of a date range, for calendars; bounded in days and rows.
-    app.get(`${base}calendar/`, { preHandler: read }, async (req, reply) => {
-      const query = req.query as Record<string, string>;
-      const { from, to } = parseBody(calendarParams, { from: query.from, to: query.to, filters: filtersOf(query) });
-      const lang = langOf(req);
-      const { sql: whereSql, params } = whereOf(query, undefined, req.user, lang, [{ sql: `t.${dateColumn} between $1 and $2`, params: [from, to] }]);
-      const { rows } = await db.query(`${selects[lang]}${whereSql} order by t.${dateColumn}, t.id limit ${MAX_CALENDAR_ROWS + 1}`, params);
-      return ok(reply, { results: rows.slice(0, MAX_CALENDAR_ROWS).map((row) => normalizeRow(def, row)), truncated: rows.length > MAX_CALENDAR_ROWS });
-    });
+/** GET <resource>/calendar/?from=&to=: every record of a date range, for calendars; bounded in days and rows. */
+function registerCalendar(app: FastifyInstance, r: Resource, dateColumn: string) {
+  const calendarParams = calendarParamsSchema(r.def);
+  app.get(`${r.base}calendar/`, { preHandler: r.read }, async (req, reply) => {
+    const query = req.query as Record<string, string>;
+    const { from, to } = parseBody(calendarParams, { from: query.from, to: query.to, filters: r.filtersOf(query) });
+    const lang = langOf(req);
+    const { sql: whereSql, params } = r.whereOf(query, undefined, req.user, lang, [{ sql: `t.${dateColumn} between $1 and $2`, params: [from, to] }]);
+    const { rows } = await r.db.query(`${r.selects[lang]}${whereSql} order by t.${dateColumn}, t.id limit ${MAX_CALENDAR_ROWS + 1}`, params);
+    return ok(reply, { results: rows.slice(0, MAX_CALENDAR_ROWS).map((row) => normalizeRow(r.def, row)), truncated: rows.length > MAX_CALENDAR_ROWS });
+  });
+}
+
+/**
+ * Keyset pages by id: constant memory and no OFFSET cost however many rows there are. While one page is
+ * written out, the next is already being read (one query ahead, never more).
+ */
+async function* csvLines(db: Db, select: string, where: { sql: string; params: unknown[] }, header: string, writeRow: (row: Record<string, unknown>) => string) {
+  const batch = 2000;
+  yield header;
+  const keyset = `${where.sql ? where.sql + ' and' : ' where'} t.id > $${where.params.length + 1}`;
+  const fetchPage = (from: number) => {
+    const query = db.query(`${select}${keyset} order by t.id limit ${batch}`, [...where.params, from]);
+    query.catch(() => undefined); // read ahead: if the client has gone, nobody awaits it
+    return query;
+  };
+  let next = fetchPage(0);
+  for (;;) {
+    const { rows: page } = await next;
+    if (page.length === 0) return;
+    if (page.length === batch) next = fetchPage(Number(page[page.length - 1]!.id));
+    let chunk = '';
+    for (const row of page) chunk += writeRow(row);
+    yield chunk;
+    if (page.length < batch) return;
   }
+}
 
-  if (def.exportable) {
-    const columnsOut = ['id', ...Object.keys(def.fields).flatMap((k) => (def.fields[k]!.kind === 'reference' ? [k, `${k}_label`] : [k])), 'created_at', 'updated_at'];
-    const writeRow = csvRowWriter(def, columnsOut);
-    // Only the exported columns, and the two timestamps already as ISO text (to_char truncates to
-    // milliseconds as Date does): parsing them into Date objects was a tenth of the export's CPU.
-    const isoText = (column: string) => `to_char(t.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${column}`;
-    const exportFields = Object.keys(def.fields).filter((k) => !def.fields[k]!.lookup);
-    const exportSelects: Record<Lang, string> = {
-      en: `select t.id${exportFields.map((k) => `, t.${k}`).join('')}${[...labels('en'), ...lookups].map((l) => ', ' + l).join('')}, ${isoText('created_at')}, ${isoText('updated_at')} from ${t} t`,
-      sv: `select t.id${exportFields.map((k) => `, t.${k}`).join('')}${[...labels('sv'), ...lookups].map((l) => ', ' + l).join('')}, ${isoText('created_at')}, ${isoText('updated_at')} from ${t} t`,
-    };
-    app.get(`${base}export/`, { preHandler: read }, async (req, reply) => {
-      const query = req.query as Record<string, string>;
-      const { search } = parseList({ ...query, page: undefined as unknown as string, page_size: undefined as unknown as string, ordering: undefined as unknown as string });
-      const lang = langOf(req);
-      const exportSelect = exportSelects[lang];
-      const { sql: whereSql, params } = whereOf(query, search, req.user, lang);
-      const batch = 2000;
-      // Keyset pages by id: constant memory and no OFFSET cost however many rows there are. While one
-      // page is written out, the next is already being read (one query ahead, never more).
-      async function* rows() {
-        yield csvRow(columnsOut);
-        let after = 0;
-        const keyset = `${whereSql ? whereSql + ' and' : ' where'} t.id > $${params.length + 1}`;
-        const fetchPage = (from: number) => {
-          const query = db.query(`${exportSelect}${keyset} order by t.id limit ${batch}`, [...params, from]);
-          query.catch(() => undefined); // read ahead: if the client has gone, nobody awaits it
-          return query;
-        };
-        let next = fetchPage(after);
-        for (;;) {
-          const { rows: page } = await next;
-          if (page.length === 0) return;
-          after = Number(page[page.length - 1]!.id);
-          if (page.length === batch) next = fetchPage(after);
-          let chunk = '';
-          for (const row of page) chunk += writeRow(row);
-          yield chunk;
-          if (page.length < batch) return;
-        }
-      }
-      reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="${safeFileName(def.name, 'csv')}"`)
-        .header('cache-control', 'no-store');
-      return reply.send(Readable.from(rows()));
-    });
-  }
+/** GET <resource>/export/: the list as CSV (same search and filters, every row), streamed. */
+function registerExport(app: FastifyInstance, r: Resource) {
+  const columnsOut = ['id', ...Object.keys(r.def.fields).flatMap((k) => (r.def.fields[k]!.kind === 'reference' ? [k, `${k}_label`] : [k])), 'created_at', 'updated_at'];
+  const writeRow = csvRowWriter(r.def, columnsOut);
+  const selects: Record<Lang, string> = { en: r.exportSelect('en'), sv: r.exportSelect('sv') };
+  app.get(`${r.base}export/`, { preHandler: r.read }, async (req, reply) => {
+    const query = req.query as Record<string, string>;
+    const { search } = r.parseList({ ...query, page: undefined as unknown as string, page_size: undefined as unknown as string, ordering: undefined as unknown as string });
+    const lang = langOf(req);
+    const where = r.whereOf(query, search, req.user, lang);
+    reply
+      .header('content-type', 'text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${safeFileName(r.def.name, 'csv')}"`)
+      .header('cache-control', 'no-store');
+    return reply.send(Readable.from(csvLines(r.db, selects[lang], where, csvRow(columnsOut), writeRow)));
+  });
+}
 
-  app.get(`${base}:id/`, { preHandler: read }, async (req, reply) => {
+/** GET <resource>/<id>/: one record (another owner's is a 404). */
+function registerGet(app: FastifyInstance, r: Resource) {
+  app.get(`${r.base}:id/`, { preHandler: r.read }, async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
-    const record = await fetchOne(id, db, req.user, false, langOf(req));
+    const record = await r.fetchOne(id, r.db, req.user, false, langOf(req));
     if (!record) throw new ApiError(404, 'not_found');
     return ok(reply, record);
   });
+}
 
-  // Records written elsewhere in the marketplace (ADR 013): reads only.
-  if (def.readOnly) return { fetchOne, read, write, scopeOf };
+// ---- The one write path (create, PUT, PATCH, transition: ADR 009, 032) ----
 
-  /** A caller who only writes their own records cannot write one for someone else. */
-  function checkOwner(user: AuthUser, input: Record<string, unknown>) {
-    if (ownerField && isOwnerScoped(def, user.roles) && Number(input[ownerField]) !== user.id) throw new ApiError(403, 'forbidden');
+/** A caller who only writes their own records cannot write one for someone else. */
+function checkOwner(def: EntityDef, user: AuthUser, input: Record<string, unknown>) {
+  const ownerField = def.access?.ownerField;
+  if (ownerField && isOwnerScoped(def, user.roles) && Number(input[ownerField]) !== user.id) throw new ApiError(403, 'forbidden');
+}
+
+/** The status table's check: a new record starts in an initial status; a change is a listed step for the caller. */
+function checkStatus(r: Resource, user: AuthUser, previous: number | null, next: unknown) {
+  if (!r.status) return;
+  const [key, field] = r.status;
+  if (previous === null) {
+    if (!field.status.initial.includes(Number(next))) throw new ApiError(400, 'validation_error', undefined, { [key]: 'validation.initialStatus' });
+    return;
   }
+  if (!mayTransition(field.status, previous, Number(next), user.roles)) throw new ApiError(409, 'invalid_transition', undefined, { [key]: 'validation.transition' });
+}
 
-  /** Values of the status stamps (finished_at…) for a record entering `next` from `previous`. */
-  function stampsFor(previous: number | null, next: number): Record<string, 'now' | null | 'keep'> {
-    if (!status) return {};
-    const stamps = status[1].status.stamps ?? {};
-    return Object.fromEntries(stampColumns.map((column) => {
+/** Values of the status stamps (finished_at…) for a record entering `next` from `previous`. */
+function stampsFor(r: Resource, previous: number | null, next: number): Record<string, 'now' | null | 'keep'> {
+  if (!r.status) return {};
+  const stamps = r.status[1].status.stamps ?? {};
+  const stampColumns = [...new Set(Object.values(stamps))];
+  return Object.fromEntries(
+    stampColumns.map((column) => {
       const entering = Object.entries(stamps).some(([s, c]) => c === column && Number(s) === next);
       const already = previous !== null && Object.entries(stamps).some(([s, c]) => c === column && Number(s) === previous);
       return [column, entering ? (already ? 'keep' : 'now') : null];
-    }));
-  }
+    }),
+  );
+}
 
-  function checkStatus(user: AuthUser, previous: number | null, next: unknown) {
-    if (!status) return;
-    const [key, field] = status;
-    if (previous === null) {
-      if (!field.status.initial.includes(Number(next))) throw new ApiError(400, 'validation_error', undefined, { [key]: 'validation.initialStatus' });
-      return;
-    }
-    if (!mayTransition(field.status, previous, Number(next), user.roles)) throw new ApiError(409, 'invalid_transition', undefined, { [key]: 'validation.transition' });
-  }
+/** Column assignments of an insert or update: writable input, hook values, status stamps. */
+function assignments(r: Resource, input: Record<string, unknown>, extra: Record<string, unknown>, stamps: Record<string, 'now' | null | 'keep'>) {
+  const values: [string, unknown][] = [...r.columns.filter((key) => !(key in extra)).map((key): [string, unknown] => [key, input[key] ?? null]), ...Object.entries(extra)];
+  const stamped = Object.entries(stamps).filter(([column, v]) => v !== 'keep' && !(column in extra));
+  return { values: values.filter(([key]) => !stamped.some(([c]) => c === key)), stamped: stamped as [string, 'now' | null][] };
+}
 
-  /** Column assignments of an insert or update: writable input, hook values, status stamps. */
-  function assignments(input: Record<string, unknown>, extra: Record<string, unknown>, stamps: Record<string, 'now' | null | 'keep'>) {
-    const values: [string, unknown][] = [...columns.filter((key) => !(key in extra)).map((key): [string, unknown] => [key, input[key] ?? null]), ...Object.entries(extra)];
-    const stamped = Object.entries(stamps).filter(([column, v]) => v !== 'keep' && !(column in extra));
-    return { values: values.filter(([key]) => !stamped.some(([c]) => c === key)), stamped: stamped as [string, 'now' | null][] };
+/**
+ * The references and images of a write: a reference that names a role (a service's buddy) takes only active
+ * users holding it, an image field only files our upload endpoint stored (ADR 020); a value kept from before
+ * is left alone, so a buddy who lost the role does not block edits of their old records.
+ */
+async function checkReferences(r: Resource, tx: Db, input: Record<string, unknown>, current: EntityRecord | null) {
+  for (const [key, field] of Object.entries(r.def.fields)) {
+    if (field.kind !== 'reference' || !field.reference!.role || field.lookup) continue;
+    const value = input[key];
+    if (value === null || value === undefined || (current && Number(current[key]) === Number(value))) continue;
+    if (!(await holdsRole(tx, Number(value), field.reference!.role!))) throw new ApiError(400, 'validation_error', undefined, { [key]: 'validation.option' });
   }
-
-  // A reference that names a role (a service's buddy) takes only active users holding it; a value kept
-  // from before is left alone, so a buddy who lost the role does not block edits of their old records.
-  const roleReferences = Object.entries(def.fields).filter(([, f]) => f.kind === 'reference' && f.reference!.role && !f.lookup);
-
-  // Image fields take only files our upload endpoint stored (ADR 020); a value kept from before may stay.
-  const uploadedImages = writable.filter(([, f]) => f.kind === 'image' && f.uploadKind);
-  async function checkImages(tx: Db, input: Record<string, unknown>, current: EntityRecord | null) {
-    for (const [key, field] of uploadedImages) await checkUploadedImage(tx, config, input[key], { field: key, kind: field.uploadKind!, current: current?.[key] ?? null });
+  for (const [key, field] of writableFields(r.def)) {
+    if (field.kind === 'image' && field.uploadKind) await checkUploadedImage(tx, r.config, input[key], { field: key, kind: field.uploadKind, current: current?.[key] ?? null });
   }
-  async function checkReferenceRoles(tx: Db, input: Record<string, unknown>, current: EntityRecord | null) {
-    for (const [key, field] of roleReferences) {
-      const value = input[key];
-      if (value === null || value === undefined || (current && Number(current[key]) === Number(value))) continue;
-      if (!(await holdsRole(tx, Number(value), field.reference!.role!))) throw new ApiError(400, 'validation_error', undefined, { [key]: 'validation.option' });
-    }
-  }
+}
 
-  app.post(base, { preHandler: creator }, async (req, reply) => {
+/** The checks and hooks every write runs once, in the write's transaction; answers the hook's extra columns. */
+async function rulesOfWrite(r: Resource, input: Record<string, unknown>, ctx: WriteContext): Promise<Record<string, unknown>> {
+  checkOwner(r.def, ctx.user, input);
+  const previous = r.status && ctx.current ? Number(ctx.current[r.status[0]]) : null;
+  if (r.status) checkStatus(r, ctx.user, previous, input[r.status[0]]);
+  if (ctx.current) await r.hooks.beforeUpdate?.(ctx.current.id, input, ctx.tx);
+  else await r.hooks.beforeCreate?.(input, ctx.tx);
+  await checkReferences(r, ctx.tx, input, ctx.current);
+  return (await r.hooks.beforeWrite?.(input, ctx)) ?? {};
+}
+
+/** POST <resource>/: create. */
+function registerCreate(app: FastifyInstance, r: Resource) {
+  app.post(r.base, { preHandler: requireAuth(r.config, writeRoles(r.def, 'create')) }, async (req, reply) => {
     const user = req.user!;
-    const input = parseBody(create, req.body) as Record<string, unknown>;
-    checkOwner(user, input);
-    checkStatus(user, null, status ? input[status[0]] : undefined);
+    const input = parseBody(r.create, req.body) as Record<string, unknown>;
     try {
-      const record = await db.transaction(async (tx) => {
-        await hooks.beforeCreate?.(input, tx);
-        await checkReferenceRoles(tx, input, null);
-        await checkImages(tx, input, null);
-        const extra = (await hooks.beforeWrite?.(input, { tx, user, current: null })) ?? {};
-        const { values, stamped } = assignments(input, extra, status ? stampsFor(null, Number(input[status[0]])) : {});
+      const record = await r.db.transaction(async (tx) => {
+        const extra = await rulesOfWrite(r, input, { tx, user, current: null });
+        const { values, stamped } = assignments(r, input, extra, r.status ? stampsFor(r, null, Number(input[r.status[0]])) : {});
         const names = [...values.map(([k]) => k), ...stamped.map(([c]) => c)];
         const placeholders = [...values.map((_, i) => `$${i + 1}`), ...stamped.map(([, v]) => (v === 'now' ? 'now()' : 'null'))];
-        const { rows } = await tx.query<{ id: number }>(`insert into ${t} (${names.join(', ')}) values (${placeholders.join(', ')}) returning id`, values.map(([, v]) => v));
-        return fetchOne(Number(rows[0]!.id), tx, undefined, false, langOf(req));
+        const { rows } = await tx.query<{ id: number }>(`insert into ${r.def.table} (${names.join(', ')}) values (${placeholders.join(', ')}) returning id`, values.map(([, v]) => v));
+        return r.fetchOne(Number(rows[0]!.id), tx, undefined, false, langOf(req));
       });
       return ok(reply, record, 201);
     } catch (error) {
-      mapDbError(def, error);
+      mapDbError(r.def, error);
     }
   });
+}
 
-  async function update(req: FastifyRequest, id: number, version: number, body: (current: EntityRecord) => unknown) {
-    const user = req.user!;
-    try {
-      return await db.transaction(async (tx) => {
-        const current = await fetchOne(id, tx, user, true);
-        if (!current) throw new ApiError(404, 'not_found');
-        if (current.version !== version) throw new ApiError(409, 'conflict', 'The record was changed by someone else.', { version: String(current.version) });
-        const input = parseBody(create, body(current)) as Record<string, unknown>;
-        checkOwner(user, input);
-        const previous = status ? Number(current[status[0]]) : null;
-        if (status) checkStatus(user, previous, input[status[0]]);
-        await hooks.beforeUpdate?.(id, input, tx);
-        await checkReferenceRoles(tx, input, current);
-        await checkImages(tx, input, current);
-        const extra = (await hooks.beforeWrite?.(input, { tx, user, current })) ?? {};
-        const { values, stamped } = assignments(input, extra, status ? stampsFor(previous, Number(input[status[0]])) : {});
-        const sets = [...values.map(([key], i) => `${key} = $${i + 2}`), ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
-        await tx.query(`update ${t} set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1`, [id, ...values.map(([, v]) => v)]);
-        return fetchOne(id, tx, undefined, false, langOf(req));
-      });
-    } catch (error) {
-      mapDbError(def, error);
-    }
-  }
+export interface RecordWrite {
+  id: number;
+  /** The version the caller saw; a different one is 409. Only a transition may leave it out. */
+  version?: number;
+  /** The record's writable values after the write, from what it is now. */
+  values: (current: EntityRecord) => Record<string, unknown>;
+  /** The values are already parsed (PUT checks its body before looking the record up). */
+  parsed?: boolean;
+  /** A status change to the status the record already has writes nothing and answers it as it is. */
+  statusOnly?: boolean;
+  /** An Admin's override of a rule that allows one (ADR 028). */
+  force?: boolean;
+}
 
-  const versionOf = (body: unknown) => parseBody(z.object({ version: z.coerce.number().int().positive().max(2 ** 31) }), body).version;
-
-  app.put(`${base}:id/`, { preHandler: write }, async (req, reply) => {
-    const { id } = parseBody(idParam, req.params);
-    const version = versionOf(req.body);
-    parseBody(create, req.body);
-    return ok(reply, await update(req, id, version, () => req.body));
-  });
-
-  app.patch(`${base}:id/`, { preHandler: write }, async (req, reply) => {
-    const { id } = parseBody(idParam, req.params);
-    const version = versionOf(req.body);
-    return ok(reply, await update(req, id, version, (current) => ({ ...Object.fromEntries(columns.map((k) => [k, current[k]])), ...(req.body as Record<string, unknown>) })));
-  });
-
-  if (status) {
-    const [statusKey, statusField] = status;
-    const transitionBody = z.object({ to: z.coerce.number().int().min(0).max(1000), version: z.coerce.number().int().positive().max(2 ** 31).optional(), force: z.boolean().optional() });
-    // POST <resource>/<id>/transition/ {to, version?, force?}: the one status change, checked against the flow;
-    // `force` (Admin only) overrides what a hook refuses with a reason an Admin may set aside (ADR 028).
-    app.post(`${base}:id/transition/`, { preHandler: transitioner }, async (req, reply) => {
-      const user = req.user!;
-      const { id } = parseBody(idParam, req.params);
-      const { to, version, force } = parseBody(transitionBody, req.body);
-      if (!statusField.options?.includes(to)) throw new ApiError(400, 'validation_error', undefined, { to: 'validation.option' });
-      if (force && !user.roles.includes('Admin')) throw new ApiError(403, 'forbidden');
-      try {
-        const record = await db.transaction(async (tx) => {
-          const current = await fetchOne(id, tx, user, true);
-          if (!current) throw new ApiError(404, 'not_found');
-          if (version !== undefined && current.version !== version) throw new ApiError(409, 'conflict', 'The record was changed by someone else.', { version: String(current.version) });
-          const previous = Number(current[statusKey]);
-          if (previous === to) return current;
-          checkStatus(user, previous, to);
-          const input = { ...Object.fromEntries(columns.map((k) => [k, current[k]])), [statusKey]: to };
-          await hooks.beforeWrite?.(input, { tx, user, current, force });
-          const stamped = Object.entries(stampsFor(previous, to)).filter(([, v]) => v !== 'keep');
-          const sets = [`${statusKey} = $2`, ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
-          await tx.query(`update ${t} set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1`, [id, to]);
-          return fetchOne(id, tx, undefined, false, langOf(req));
-        });
-        return ok(reply, record);
-      } catch (error) {
-        mapDbError(def, error);
-      }
+/**
+ * The one path of every change to an existing record — PUT, PATCH (the dispatch board's move) and the
+ * status transition alike: the row locked, the version checked, the values parsed once, the status table,
+ * the entity's rules (`rulesOfWrite`, its hooks) run once, the stamps set, the row written, and the record
+ * answered as it now is.
+ */
+export async function writeRecord(r: Resource, req: FastifyRequest, change: RecordWrite): Promise<EntityRecord | null> {
+  const user = req.user!;
+  try {
+    return await r.db.transaction(async (tx) => {
+      const current = await r.fetchOne(change.id, tx, user, true);
+      if (!current) throw new ApiError(404, 'not_found');
+      if (change.version !== undefined && current.version !== change.version) throw new ApiError(409, 'conflict', 'The record was changed by someone else.', { version: String(current.version) });
+      const input = change.parsed ? change.values(current) : (parseBody(r.create, change.values(current)) as Record<string, unknown>);
+      const previous = r.status ? Number(current[r.status[0]]) : null;
+      if (change.statusOnly && r.status && previous === Number(input[r.status[0]])) return current;
+      const extra = await rulesOfWrite(r, input, { tx, user, current, force: change.force });
+      const { values, stamped } = assignments(r, input, extra, r.status ? stampsFor(r, previous, Number(input[r.status[0]])) : {});
+      const sets = [...values.map(([key], i) => `${key} = $${i + 2}`), ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
+      await tx.query(`update ${r.def.table} set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1`, [change.id, ...values.map(([, v]) => v)]);
+      return r.fetchOne(change.id, tx, undefined, false, langOf(req));
     });
+  } catch (error) {
+    mapDbError(r.def, error);
   }
+}
 
-  app.delete(`${base}:id/`, { preHandler: deleter }, async (req, reply) => {
+const columnsOf = (r: Resource, record: EntityRecord) => Object.fromEntries(r.columns.map((k) => [k, record[k]]));
+
+/** PUT <resource>/<id>/ (the whole record) and PATCH (some fields), both with the version they were based on. */
+function registerUpdate(app: FastifyInstance, r: Resource) {
+  const versionOf = (body: unknown) => parseBody(z.object({ version: versionSchema }), body).version;
+  app.put(`${r.base}:id/`, { preHandler: r.write }, async (req, reply) => {
+    const { id } = parseBody(idParam, req.params);
+    const version = versionOf(req.body);
+    const input = parseBody(r.create, req.body) as Record<string, unknown>;
+    return ok(reply, await writeRecord(r, req, { id, version, parsed: true, values: () => input }));
+  });
+  app.patch(`${r.base}:id/`, { preHandler: r.write }, async (req, reply) => {
+    const { id } = parseBody(idParam, req.params);
+    const version = versionOf(req.body);
+    return ok(reply, await writeRecord(r, req, { id, version, values: (current) => ({ ...columnsOf(r, current), ...(req.body as Record<string, unknown>) }) }));
+  });
+}
+
+/** POST <resource>/<id>/transition/ {to, version?, force?}: a status change, through the one write path. */
+function registerTransition(app: FastifyInstance, r: Resource) {
+  const [statusKey, statusField] = r.status!;
+  const body = z.object({ to: z.coerce.number().int().min(0).max(1000), version: versionSchema.optional(), force: z.boolean().optional() });
+  app.post(`${r.base}:id/transition/`, { preHandler: requireAuth(r.config, writeRoles(r.def, 'transition')) }, async (req, reply) => {
+    const { id } = parseBody(idParam, req.params);
+    const { to, version, force } = parseBody(body, req.body);
+    if (!statusField.options?.includes(to)) throw new ApiError(400, 'validation_error', undefined, { to: 'validation.option' });
+    // `force` sets aside a rule an Admin may set aside (the entity's rules say which, ADR 028); nobody else may send it.
+    if (force && !req.user!.roles.includes('Admin')) throw new ApiError(403, 'forbidden');
+    return ok(reply, await writeRecord(r, req, { id, version, statusOnly: true, force: Boolean(force), values: (current) => ({ ...columnsOf(r, current), [statusKey]: to }) }));
+  });
+}
+
+/** DELETE <resource>/<id>/ (a record still referenced is 409 in_use). */
+function registerDelete(app: FastifyInstance, r: Resource) {
+  app.delete(`${r.base}:id/`, { preHandler: requireAuth(r.config, writeRoles(r.def, 'delete')) }, async (req, reply) => {
     const user = req.user!;
     const { id } = parseBody(idParam, req.params);
     try {
-      await db.transaction(async (tx) => {
-        const current = await fetchOne(id, tx, user, true);
+      await r.db.transaction(async (tx) => {
+        const current = await r.fetchOne(id, tx, user, true);
         if (!current) throw new ApiError(404, 'not_found');
-        await hooks.beforeDelete?.(current, { tx, user, current });
-        await tx.query(`delete from ${t} where id = $1`, [id]);
+        await r.hooks.beforeDelete?.(current, { tx, user, current });
+        await tx.query(`delete from ${r.def.table} where id = $1`, [id]);
       });
     } catch (error) {
-      mapDbError(def, error, 'delete');
+      mapDbError(r.def, error, 'delete');
     }
     return ok(reply, { id });
   });
+}
 
-  return { fetchOne, read, write, scopeOf };
+/**
+ * The generic REST resource of an entity (ADR 006, 009): list with paging/search/sort/filters, read,
+ * create, full and partial update guarded by `version`, delete; a status transition action and a
+ * calendar read when the definition has them. Reads need a role the back office reads it with (its
+ * route's, or one choosing it in a form or filter: `upstreamReadScopes`); writes the roles of
+ * `def.access` (Admin by default); owner-scoped entities show non-admins only their own records.
+ */
+export function registerEntityResource(app: FastifyInstance, db: Db, config: UpstreamConfig, def: EntityDef, hooks: ResourceHooks = {}): EntityResource {
+  const r = resourceOf(db, config, def, hooks);
+  registerList(app, r);
+  if (def.calendarField) registerCalendar(app, r, def.calendarField);
+  if (def.exportable) registerExport(app, r);
+  registerGet(app, r);
+  // Records written elsewhere in the marketplace (ADR 013): reads only.
+  if (def.readOnly) return r;
+  registerCreate(app, r);
+  registerUpdate(app, r);
+  if (r.status) registerTransition(app, r);
+  registerDelete(app, r);
+  return r;
 }
 
 /** Is this user active and holding this role? */
@@ -493,4 +560,85 @@ async function holdsRole(tx: Db, userId: number, role: string): Promise<boolean>
     [userId, role],
   );
   return rows.length > 0;
+}
+
+// ---- An entity's own handlers, found by file name (ADR 032) ----
+
+/** What an entity's handler file may need beyond its resource: the API's database, config and invitations. */
+export interface HandlerEnv {
+  db: Db;
+  config: UpstreamConfig;
+  invitations: Invitations;
+}
+
+export type EntityRouteHandler = (req: FastifyRequest, reply: FastifyReply, resource: EntityResource) => Promise<unknown>;
+
+/**
+ * What `upstream/resources/<entity>.ts` exports as `handlers(env)`: the hooks of its generic resource, the
+ * handler of each declared action and sub-resource operation (the routes, their roles and their OpenAPI
+ * entries come from the declaration), and `routes` for anything else it serves.
+ */
+export interface EntityHandlers {
+  hooks?: ResourceHooks;
+  actions?: Record<string, EntityRouteHandler>;
+  subResources?: Record<string, { list?: EntityRouteHandler; add?: EntityRouteHandler; set?: EntityRouteHandler; remove?: EntityRouteHandler }>;
+  routes?: (app: FastifyInstance, resource: EntityResource) => void;
+}
+
+export type EntityHandlersFactory = (env: HandlerEnv) => EntityHandlers;
+
+/** The path parameters of a sub-resource's item route: the record and the item's key. */
+export const itemParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 53), key: z.string().min(1).max(255) });
+export const recordParams = idParam;
+
+function handlerOf<T>(def: EntityDef, what: string, handler: T | undefined): T {
+  if (!handler) throw new Error(`${def.name}: ${what} is declared but upstream/resources/${def.name}.ts has no handler for it`);
+  return handler;
+}
+
+/** POST <resource>/<id>/<action>/ (or <resource>/<action>/) for every declared action, with the declared roles. */
+function registerActions(app: FastifyInstance, r: EntityResource, handlers: EntityHandlers) {
+  const { def, config } = r;
+  for (const [key, action] of Object.entries(def.actions ?? {})) {
+    const handler = handlerOf(def, `action ${key}`, handlers.actions?.[key]);
+    const segment = segmentOf(key, action.path);
+    const url = isRecordAction(action) ? `/api/${def.name}/:id/${segment}/` : `/api/${def.name}/${segment}/`;
+    app.post(url, { preHandler: requireAuth(config, actionRoles(def, action)) }, (req, reply) => handler(req, reply, r));
+  }
+  for (const key of Object.keys(handlers.actions ?? {})) if (!def.actions?.[key]) throw new Error(`${def.name}: a handler for undeclared action ${key}`);
+}
+
+/** GET (and the declared POST, PUT :key, DELETE :key) of every sub-resource under <resource>/<id>/<path>/. */
+function registerSubResources(app: FastifyInstance, r: EntityResource, handlers: EntityHandlers) {
+  const { def, config } = r;
+  for (const [key, sub] of Object.entries(def.subResources ?? {})) {
+    const own = handlers.subResources?.[key] ?? {};
+    const at = `/api/${def.name}/:id/${segmentOf(key, sub.path)}/`;
+    const reader = requireAuth(config, sub.readRoles ?? upstreamReadScopes(def));
+    const writer = requireAuth(config, subResourceWriteRoles(def, sub));
+    const list = handlerOf(def, `${key}.list`, own.list);
+    app.get(at, { preHandler: reader }, (req, reply) => list(req, reply, r));
+    if (sub.add) {
+      const add = handlerOf(def, `${key}.add`, own.add);
+      app.post(at, { preHandler: writer }, (req, reply) => add(req, reply, r));
+    }
+    if (sub.set) {
+      const set = handlerOf(def, `${key}.set`, own.set);
+      app.put(`${at}:key/`, { preHandler: writer }, (req, reply) => set(req, reply, r));
+    }
+    if (sub.remove) {
+      const remove = handlerOf(def, `${key}.remove`, own.remove);
+      app.delete(`${at}:key/`, { preHandler: writer }, (req, reply) => remove(req, reply, r));
+    }
+  }
+  for (const key of Object.keys(handlers.subResources ?? {})) if (!def.subResources?.[key]) throw new Error(`${def.name}: handlers for undeclared sub-resource ${key}`);
+}
+
+/** One entity: its generic resource with its hooks, its declared actions and sub-resources, and its own routes. */
+export function registerEntity(app: FastifyInstance, env: HandlerEnv, def: EntityDef, factory?: EntityHandlersFactory) {
+  const handlers = factory?.(env) ?? {};
+  const resource = registerEntityResource(app, env.db, env.config, def, handlers.hooks);
+  registerActions(app, resource, handlers);
+  registerSubResources(app, resource, handlers);
+  handlers.routes?.(app, resource);
 }

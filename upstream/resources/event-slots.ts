@@ -1,12 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import { eventSlotsEntity } from '../../shared/entities/event-slots.ts';
-import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError } from '../lib/api-error.ts';
-import { registerEntityResource } from './entity-resource.ts';
+import type { EntityHandlersFactory } from './entity-resource.ts';
 
-/** Event slots: the generic resource, and a slot lies within its event's dates. */
-export function registerEventSlots(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+/** Event slots: a slot lies within its event's dates. */
+export const handlers: EntityHandlersFactory = () => {
   async function slotWithinEvent(input: Record<string, unknown>, tx: Db) {
     // `for share`: the event's dates cannot change until the slot is written.
     const { rows } = await tx.query<{ start_date: string; end_date: string }>(
@@ -18,5 +15,5 @@ export function registerEventSlots(app: FastifyInstance, db: Db, config: Upstrea
     const date = String(input.date);
     if (date < event.start_date || date > event.end_date) throw new ApiError(400, 'validation_error', undefined, { date: 'validation.slotOutsideEvent' });
   }
-  registerEntityResource(app, db, config, eventSlotsEntity, { beforeCreate: slotWithinEvent, beforeUpdate: (_id, input, tx) => slotWithinEvent(input, tx) });
-}
+  return { hooks: { beforeCreate: slotWithinEvent, beforeUpdate: (_id, input, tx) => slotWithinEvent(input, tx) } };
+};

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CAPACITY_STATUSES, SERVICE_STATUS, servicesEntity } from '../../shared/entities/services.ts';
 import { writeRoles } from '../../shared/entity/define.ts';
@@ -11,20 +11,50 @@ import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { parseBody } from '../routes/validation.ts';
 import { checkCapacity, lockBuddyDays } from './capacity.ts';
-import { registerEntityResource } from './entity-resource.ts';
+import type { EntityHandlersFactory, EntityResource, WriteContext } from './entity-resource.ts';
 
-const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 53), itemId: z.coerce.number().int().positive().max(2 ** 53) });
+const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 53), key: z.coerce.number().int().positive().max(2 ** 53) });
+const itemKey = params;
 const imageParams = params.extend({ imageId: z.coerce.number().int().positive().max(2 ** 53) });
 const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048) });
 
 const FINAL_STATUSES: readonly number[] = [SERVICE_STATUS.CanceledByBuddy, SERVICE_STATUS.Finished, SERVICE_STATUS.CanceledByUserOrAdmin];
 
 /**
- * ADR 028: a finished or canceled service keeps its buddy, date and slot (the record of who did the work, or
- * was to); a service is finished on or after its date — "today" in the easternmost time zone (UTC+14), so
- * nobody anywhere is refused on the day itself — unless an Admin overrides explicitly (`force`).
+ * Every write of a service — create, the generic PUT, the PATCH the dispatch board sends, the transition
+ * the Today and service pages send — runs these rules once, inside the write's transaction with the row
+ * locked (the engine's one write path, `writeRecord`, ADR 032): the status step (the table of ADR 009 is
+ * checked by the engine first), the operation range (ADR 011), the bicycle and its owner, capacity (ADR 010).
  */
-function checkFinalAndFinish(input: Record<string, unknown>, current: Record<string, unknown> | null, force: boolean | undefined) {
+export function serviceWriteRules(config: UpstreamConfig) {
+  return async function beforeWrite(input: Record<string, unknown>, ctx: WriteContext) {
+    checkServiceChange(input, ctx);
+    const { tx, current } = ctx;
+    const point = { lat: Number(input.latitude), lng: Number(input.longitude) };
+    const moved = !current || Number(current.latitude) !== point.lat || Number(current.longitude) !== point.lng;
+    if (moved && !isWithinRange(config.operationRange, point)) throw new ApiError(400, 'invalid_address', undefined, { address: 'validation.invalidAddress' });
+
+    const { rows: bicycles } = await tx.query<{ owner_id: number | null }>('select owner_id from bicycles where id = $1', [input.bicycle_id]);
+    if (!bicycles[0]) throw new ApiError(400, 'validation_error', undefined, { bicycle_id: 'validation.option' });
+
+    const key = { buddyId: Number(input.buddy_id), date: String(input.service_date), slotId: Number(input.service_slot_id) };
+    const rebooked = !current || Number(current.buddy_id) !== key.buddyId || current.service_date !== key.date || Number(current.service_slot_id) !== key.slotId;
+    if (rebooked && CAPACITY_STATUSES.includes(Number(input.status))) {
+      await lockBuddyDays(tx, [{ buddyId: key.buddyId, date: key.date }]);
+      await checkCapacity(tx, { ...key, excludeId: current?.id ?? null });
+    }
+    return { owner_id: bicycles[0].owner_id === null ? null : Number(bicycles[0].owner_id) };
+  };
+}
+
+/**
+ * The rules of a service's change beyond the status table, whoever asks for it (one home, ADR 028, 032): a
+ * finished or canceled service keeps its buddy, date and slot (the record of who did the work, or was to); a
+ * service is finished on or after its date — "today" in the easternmost time zone (UTC+14), so nobody anywhere
+ * is refused on the day itself — unless an Admin overrides explicitly (`force`). `current` is null on create;
+ * `input` is the whole record after the write.
+ */
+export function checkServiceChange(input: Record<string, unknown>, { current, force }: WriteContext): void {
   if (!current) return;
   if (FINAL_STATUSES.includes(Number(current.status))) {
     const moved = (['buddy_id', 'service_date', 'service_slot_id'] as const).find((key) => String(input[key]) !== String(current[key]));
@@ -35,45 +65,19 @@ function checkFinalAndFinish(input: Record<string, unknown>, current: Record<str
   if (finishing && !force && String(input.service_date) > latestToday) throw new ApiError(409, 'finish_before_date', undefined, { status: 'validation.finishBeforeDate' });
 }
 
-/**
- * Services: the generic resource (a Buddy sees only theirs; transitions per ADR 009) plus the rules
- * of a booking — operation range (ADR 011), the buddy, the bicycle's owner and capacity (ADR 010) —
- * and the service details checklist with images.
- */
-export function registerServices(app: FastifyInstance, db: Db, config: UpstreamConfig) {
-  const { fetchOne, read } = registerEntityResource(app, db, config, servicesEntity, {
-    async beforeWrite(input, { tx, current, force }) {
-      checkFinalAndFinish(input, current, force);
-      const point = { lat: Number(input.latitude), lng: Number(input.longitude) };
-      const moved = !current || Number(current.latitude) !== point.lat || Number(current.longitude) !== point.lng;
-      if (moved && !isWithinRange(config.operationRange, point)) throw new ApiError(400, 'invalid_address', undefined, { address: 'validation.invalidAddress' });
-
-      const buddyId = Number(input.buddy_id);
-
-      const { rows: bicycles } = await tx.query<{ owner_id: number | null }>('select owner_id from bicycles where id = $1', [input.bicycle_id]);
-      if (!bicycles[0]) throw new ApiError(400, 'validation_error', undefined, { bicycle_id: 'validation.option' });
-
-      const key = { buddyId, date: String(input.service_date), slotId: Number(input.service_slot_id) };
-      const rebooked = !current || Number(current.buddy_id) !== key.buddyId || current.service_date !== key.date || Number(current.service_slot_id) !== key.slotId;
-      if (rebooked && CAPACITY_STATUSES.includes(Number(input.status))) {
-        await lockBuddyDays(tx, [{ buddyId: key.buddyId, date: key.date }]);
-        await checkCapacity(tx, { ...key, excludeId: current?.id ?? null });
-      }
-      return { owner_id: bicycles[0].owner_id === null ? null : Number(bicycles[0].owner_id) };
-    },
-  });
-
+/** Services: the write rules above on the generic resource, and the service details checklist with images. */
+export const handlers: EntityHandlersFactory = ({ db, config }) => {
   const writers = requireAuth(config, writeRoles(servicesEntity, 'transition'));
 
   /** The service as the caller may see it (a Buddy: only theirs), or 404. */
-  async function visibleService(id: number, user: AuthUser, tx: Db = db) {
+  async function visibleService({ fetchOne }: EntityResource, id: number, user: AuthUser, tx: Db = db) {
     const service = await fetchOne(id, tx, user);
     if (!service) throw new ApiError(404, 'not_found');
     return service;
   }
 
   /** Details are recorded while the service is booked; afterwards they are the record of what was done. */
-  async function editableService(id: number, user: AuthUser, tx: Db) {
+  async function editableService({ fetchOne }: EntityResource, id: number, user: AuthUser, tx: Db) {
     const service = await fetchOne(id, tx, user, true);
     if (!service) throw new ApiError(404, 'not_found');
     if (Number(service.status) !== SERVICE_STATUS.Booked) throw new ApiError(409, 'service_not_booked');
@@ -117,17 +121,17 @@ export function registerServices(app: FastifyInstance, db: Db, config: UpstreamC
     if (!found[0]) throw new ApiError(404, 'not_found');
   }
 
-  app.get('/api/services/:id/details/', { preHandler: read }, async (req, reply) => {
+  async function listDetails(req: FastifyRequest, reply: FastifyReply, resource: EntityResource) {
     const { id } = parseBody(params.pick({ id: true }), req.params);
-    await visibleService(id, req.user!);
+    await visibleService(resource, id, req.user!);
     return ok(reply, await rows(id));
-  });
+  }
 
-  app.put('/api/services/:id/details/:itemId/', { preHandler: writers }, async (req, reply) => {
-    const { id, itemId } = parseBody(params, req.params);
+  async function setDetail(req: FastifyRequest, reply: FastifyReply, resource: EntityResource) {
+    const { id, key: itemId } = parseBody(itemKey, req.params);
     const input = parseBody(serviceDetailInput, req.body);
     const result = await db.transaction(async (tx) => {
-      await editableService(id, req.user!, tx);
+      await editableService(resource, id, req.user!, tx);
       await ensureItem(tx, itemId);
       await tx.query(
         `insert into service_details (service_id, service_item_id, check_status, needs_repair, notes) values ($1, $2, $3, $4, $5)
@@ -138,15 +142,17 @@ export function registerServices(app: FastifyInstance, db: Db, config: UpstreamC
       return (await rows(id, tx)).find((r) => r.service_item_id === itemId)!;
     });
     return ok(reply, result);
-  });
+  }
 
-  app.post('/api/services/:id/details/:itemId/images/', { preHandler: writers }, async (req, reply) => {
-    const { id, itemId } = parseBody(params, req.params);
+  // The images of a checklist row: routes of their own (not declared: an item of an item).
+  const routes = (app: FastifyInstance, resource: EntityResource) => {
+  app.post('/api/services/:id/details/:key/images/', { preHandler: writers }, async (req, reply) => {
+    const { id, key: itemId } = parseBody(params, req.params);
     const { url } = parseBody(imageInput, req.body);
     // Only files stored through our own signed uploads can be attached (ADR 020).
     await checkUploadedImage(db, config, url, { field: 'url', kind: 'service_detail_image', current: null });
     const result = await db.transaction(async (tx) => {
-      await editableService(id, req.user!, tx);
+      await editableService(resource, id, req.user!, tx);
       await ensureItem(tx, itemId);
       const { rows: detail } = await tx.query<{ id: number }>(
         `insert into service_details (service_id, service_item_id) values ($1, $2)
@@ -159,10 +165,10 @@ export function registerServices(app: FastifyInstance, db: Db, config: UpstreamC
     return ok(reply, result, 201);
   });
 
-  app.delete('/api/services/:id/details/:itemId/images/:imageId/', { preHandler: writers }, async (req, reply) => {
-    const { id, itemId, imageId } = parseBody(imageParams, req.params);
+  app.delete('/api/services/:id/details/:key/images/:imageId/', { preHandler: writers }, async (req, reply) => {
+    const { id, key: itemId, imageId } = parseBody(imageParams, req.params);
     await db.transaction(async (tx) => {
-      await editableService(id, req.user!, tx);
+      await editableService(resource, id, req.user!, tx);
       const { rows: gone } = await tx.query(
         `delete from service_detail_images m using service_details d
           where m.id = $1 and m.service_detail_id = d.id and d.service_id = $2 and d.service_item_id = $3 returning m.id`,
@@ -172,4 +178,11 @@ export function registerServices(app: FastifyInstance, db: Db, config: UpstreamC
     });
     return ok(reply, { id: imageId });
   });
-}
+  };
+
+  return {
+    hooks: { beforeWrite: serviceWriteRules(config) },
+    subResources: { details: { list: listDetails, set: setDetail } },
+    routes,
+  };
+};

@@ -1,13 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { FREQUENCY_MONTHS, subscriptionPlansEntity, type PlanFrequency } from '../../shared/entities/subscription-plans.ts';
-import { CAN_ACTIVATE, CAN_CANCEL, subscriptionsEntity, type Currency, type SubscriptionStatus } from '../../shared/entities/subscriptions.ts';
-import type { UpstreamConfig } from '../config.ts';
+import { FREQUENCY_MONTHS, type PlanFrequency } from '../../shared/entities/subscription-plans.ts';
+import { CAN_ACTIVATE, CAN_CANCEL, type Currency, type SubscriptionStatus } from '../../shared/entities/subscriptions.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { proRataRefund, todayUtc, type Refund } from '../lib/refund.ts';
 import { parseBody } from '../routes/validation.ts';
-import { registerEntityResource } from './entity-resource.ts';
+import type { EntityHandlersFactory, EntityRouteHandler } from './entity-resource.ts';
 
 const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
 const cancelInput = z.object({ at_period_end: z.boolean().optional().default(false) });
@@ -33,24 +31,6 @@ interface Locked {
 
 const invalidState = (action: 'activate' | 'cancel', status: string) =>
   new ApiError(409, 'invalid_state', action === 'activate' ? `A ${status} subscription cannot be activated.` : `A ${status} subscription cannot be canceled.`);
-
-/** Plans: the generic resource plus the public plan page's read. */
-export function registerSubscriptionPlans(app: FastifyInstance, db: Db, config: UpstreamConfig) {
-  registerEntityResource(app, db, config, subscriptionPlansEntity);
-
-  /** What /subscriptions/:plan/:language? shows, to anyone: active plans only, no internal fields. */
-  app.get('/api/public/subscription-plans/:slug/', async (req, reply) => {
-    const { slug } = parseBody(z.object({ slug: z.string().min(1).max(40) }), req.params);
-    const { rows } = await db.query(
-      `select slug, name_en, name_sv, description_en, description_sv, frequency, price_sek, price_gbp, bicycles
-         from subscription_plans where lower(slug) = lower($1) and is_active`,
-      [slug],
-    );
-    if (!rows[0]) throw new ApiError(404, 'not_found');
-    const row = rows[0] as Record<string, unknown>;
-    return ok(reply, { ...row, price_sek: Number(row.price_sek), price_gbp: Number(row.price_gbp), bicycles: Number(row.bicycles) });
-  });
-}
 
 /** A refund as the back office lists it under its subscription (issue 13). */
 export interface RefundRecord extends RefundAnswer {
@@ -84,9 +64,7 @@ async function refundDue(tx: Db, id: number, s: Locked, today: string): Promise<
 }
 
 /** Subscriptions: read-only lists plus the two actions, activate and cancel with the pro-rata refund of ADR 012 and 019. */
-export function registerSubscriptions(app: FastifyInstance, db: Db, config: UpstreamConfig) {
-  const { fetchOne, read, write } = registerEntityResource(app, db, config, subscriptionsEntity);
-
+export const handlers: EntityHandlersFactory = ({ db }) => {
   /** The subscription row locked for an action, with amounts in minor units computed by PostgreSQL. */
   async function lock(tx: Db, id: number): Promise<Locked> {
     const { rows } = await tx.query<Record<string, unknown>>(
@@ -104,7 +82,7 @@ export function registerSubscriptions(app: FastifyInstance, db: Db, config: Upst
 
   // Activate and cancel are idempotent: asking for the state a subscription is already in changes nothing
   // and answers it as it is (`changed: false`), so a double click or a retried request never refunds twice.
-  app.post('/api/subscriptions/:id/activate/', { preHandler: write }, async (req, reply) => {
+  const activate: EntityRouteHandler = async (req, reply, { fetchOne }) => {
     const { id } = parseBody(idParam, req.params);
     const today = todayUtc();
     const changed = await db.transaction(async (tx) => {
@@ -131,9 +109,9 @@ export function registerSubscriptions(app: FastifyInstance, db: Db, config: Upst
       return true;
     });
     return ok(reply, { subscription: await fetchOne(id), refund: null, changed });
-  });
+  };
 
-  app.post('/api/subscriptions/:id/cancel/', { preHandler: write }, async (req, reply) => {
+  const cancel: EntityRouteHandler = async (req, reply, { fetchOne }) => {
     const { id } = parseBody(idParam, req.params);
     const { at_period_end } = parseBody(cancelInput, req.body ?? {});
     const today = todayUtc();
@@ -166,10 +144,10 @@ export function registerSubscriptions(app: FastifyInstance, db: Db, config: Upst
       };
     });
     return ok(reply, { subscription: await fetchOne(id), refund, changed });
-  });
+  };
 
   /** The refunds a subscription has paid out, newest first, with who cancelled (issue 13). */
-  app.get('/api/subscriptions/:id/refunds/', { preHandler: read }, async (req, reply) => {
+  const refunds: EntityRouteHandler = async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const { rows: exists } = await db.query('select 1 from subscriptions where id = $1', [id]);
     if (!exists[0]) throw new ApiError(404, 'not_found');
@@ -182,7 +160,7 @@ export function registerSubscriptions(app: FastifyInstance, db: Db, config: Upst
         limit 200`,
       [id],
     );
-    const refunds: RefundRecord[] = rows.map((r) => ({
+    const results: RefundRecord[] = rows.map((r) => ({
       id: Number(r.id),
       payment_id: r.payment_id === null ? null : Number(r.payment_id),
       amount: Number(r.amount_minor) / 100,
@@ -194,6 +172,8 @@ export function registerSubscriptions(app: FastifyInstance, db: Db, config: Upst
       created_by: r.created_by === null ? null : Number(r.created_by),
       created_by_label: (r.created_by_name as string | null) ?? (r.created_by_email as string | null) ?? null,
     }));
-    return ok(reply, { results: refunds });
-  });
-}
+    return ok(reply, { results });
+  };
+
+  return { actions: { activate, cancel }, subResources: { refunds: { list: refunds } } };
+};

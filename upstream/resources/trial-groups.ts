@@ -1,29 +1,70 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { trialGroupsEntity } from '../../shared/entities/trial-groups.ts';
 import { ERROR_TEXT } from '../../shared/errors.ts';
 import { emailField } from '../../shared/schemas/credentials.ts';
 import { trialInviteInput, type TrialGroupInvite, type TrialGroupMember, type TrialGroupStatistics, type TrialInviteResult } from '../../shared/schemas/trial-groups.ts';
 import { splitAddresses } from '../../shared/schemas/users.ts';
-import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import type { Invitations } from '../routes/account.ts';
 import { parseBody } from '../routes/validation.ts';
-import { registerEntityResource } from './entity-resource.ts';
+import type { EntityHandlersFactory, EntityRouteHandler } from './entity-resource.ts';
 
 const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
+
+/** One address: a new person gets an account invitation; a pending one a fresh link; a registered one joins at once. */
+async function inviteOne(db: Db, invitations: Invitations, groupId: number, about: string, email: string, log: FastifyBaseLogger): Promise<TrialInviteResult> {
+  const parsed = emailField.safeParse(email);
+  if (!parsed.success) return { email, success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.' } };
+  const address = parsed.data;
+  const { rows } = await db.query<{ id: number; email: string; invitation_status: string; is_active: boolean }>('select id, email, invitation_status, is_active from users where lower(email) = lower($1)', [address]);
+  const user = rows[0];
+  if (!user) {
+    try {
+      await invitations.invite({ email: address, roles: [] }, log, {
+        about,
+        alsoInTransaction: (tx, userId) => tx.query('insert into trial_group_invites (trial_group_id, user_id, email) values ($1, $2, $3)', [groupId, userId, address]).then(() => undefined),
+      });
+    } catch (error) {
+      if (error instanceof ApiError) return { email: address, success: false, error: { message: error.code, cause: error.message } };
+      throw error;
+    }
+    return { email: address, success: true, status: 'invited' };
+  }
+  const userId = Number(user.id);
+  // As account/resend-invite: a canceled invitation re-opens, but never for a deactivated account.
+  const unaccepted = user.invitation_status === 'pending' || user.invitation_status === 'canceled';
+  if (unaccepted && !user.is_active) return { email: address, success: false, error: { message: 'account_inactive', cause: ERROR_TEXT.account_inactive } };
+  if (unaccepted) {
+    await db.transaction(async (tx) => {
+      await tx.query(
+        `insert into trial_group_invites (trial_group_id, user_id, email) values ($1, $2, $3)
+         on conflict (trial_group_id, user_id) do update set invited_at = now(), sent_count = trial_group_invites.sent_count + 1`,
+        [groupId, userId, user.email],
+      );
+      await invitations.resendInvite(tx, userId, user.email, log, about);
+    });
+    return { email: address, success: true, status: 'invited' };
+  }
+  // Already has an account: nothing to accept, so the invitation is registered and the person joins.
+  await db.transaction(async (tx) => {
+    await tx.query(
+      `insert into trial_group_invites (trial_group_id, user_id, email, status, registered_at) values ($1, $2, $3, 'registered', now())
+       on conflict (trial_group_id, user_id) do nothing`,
+      [groupId, userId, user.email],
+    );
+    await tx.query('insert into trial_group_users (trial_group_id, user_id) values ($1, $2) on conflict do nothing', [groupId, userId]);
+  });
+  return { email: address, success: true, status: 'registered' };
+}
 
 /**
  * Trial groups (ADR 014): the generic resource plus members, invitations and statistics.
  * Invitations reuse the account invitation (pending user, 7-day link, outbox mail); the trigger of
  * migration 025 turns an invitation `registered` when its person accepts.
  */
-export function registerTrialGroups(app: FastifyInstance, db: Db, config: UpstreamConfig, invitations: Invitations) {
-  const { read, write } = registerEntityResource(app, db, config, trialGroupsEntity);
-  const base = '/api/trial-groups/:id';
-
+export const handlers: EntityHandlersFactory = ({ db, invitations }) => {
   async function groupName(id: number): Promise<string> {
     const { rows } = await db.query<{ name: string }>('select name from trial_groups where id = $1', [id]);
     if (!rows[0]) throw new ApiError(404, 'not_found');
@@ -49,60 +90,14 @@ export function registerTrialGroups(app: FastifyInstance, db: Db, config: Upstre
     return rows.map((r) => ({ ...(r as unknown as TrialGroupInvite), id: Number(r.id), user_id: Number(r.user_id), sent_count: Number(r.sent_count), invited_at: iso(r.invited_at)!, registered_at: iso(r.registered_at) }));
   }
 
-  /** One address: a new person gets an account invitation; a pending one a fresh link; a registered one joins at once. */
-  async function inviteOne(groupId: number, about: string, email: string, log: FastifyBaseLogger): Promise<TrialInviteResult> {
-    const parsed = emailField.safeParse(email);
-    if (!parsed.success) return { email, success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.' } };
-    const address = parsed.data;
-    const { rows } = await db.query<{ id: number; email: string; invitation_status: string; is_active: boolean }>('select id, email, invitation_status, is_active from users where lower(email) = lower($1)', [address]);
-    const user = rows[0];
-    if (!user) {
-      try {
-        await invitations.invite({ email: address, roles: [] }, log, {
-          about,
-          alsoInTransaction: (tx, userId) => tx.query('insert into trial_group_invites (trial_group_id, user_id, email) values ($1, $2, $3)', [groupId, userId, address]).then(() => undefined),
-        });
-      } catch (error) {
-        if (error instanceof ApiError) return { email: address, success: false, error: { message: error.code, cause: error.message } };
-        throw error;
-      }
-      return { email: address, success: true, status: 'invited' };
-    }
-    const userId = Number(user.id);
-    // As account/resend-invite: a canceled invitation re-opens, but never for a deactivated account.
-    const unaccepted = user.invitation_status === 'pending' || user.invitation_status === 'canceled';
-    if (unaccepted && !user.is_active) return { email: address, success: false, error: { message: 'account_inactive', cause: ERROR_TEXT.account_inactive } };
-    if (unaccepted) {
-      await db.transaction(async (tx) => {
-        await tx.query(
-          `insert into trial_group_invites (trial_group_id, user_id, email) values ($1, $2, $3)
-           on conflict (trial_group_id, user_id) do update set invited_at = now(), sent_count = trial_group_invites.sent_count + 1`,
-          [groupId, userId, user.email],
-        );
-        await invitations.resendInvite(tx, userId, user.email, log, about);
-      });
-      return { email: address, success: true, status: 'invited' };
-    }
-    // Already has an account: nothing to accept, so the invitation is registered and the person joins.
-    await db.transaction(async (tx) => {
-      await tx.query(
-        `insert into trial_group_invites (trial_group_id, user_id, email, status, registered_at) values ($1, $2, $3, 'registered', now())
-         on conflict (trial_group_id, user_id) do nothing`,
-        [groupId, userId, user.email],
-      );
-      await tx.query('insert into trial_group_users (trial_group_id, user_id) values ($1, $2) on conflict do nothing', [groupId, userId]);
-    });
-    return { email: address, success: true, status: 'registered' };
-  }
-
-  app.get(`${base}/users/`, { preHandler: read }, async (req, reply) => {
+  const listMembers: EntityRouteHandler = async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     await groupName(id);
     return ok(reply, await members(id));
-  });
+  };
 
   /** Adds an existing user to the group (no invitation needed). */
-  app.post(`${base}/users/`, { preHandler: write }, async (req, reply) => {
+  const addMember: EntityRouteHandler = async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const { user_id } = parseBody(z.object({ user_id: z.coerce.number().int().positive().max(2 ** 53) }), req.body);
     await groupName(id);
@@ -113,34 +108,34 @@ export function registerTrialGroups(app: FastifyInstance, db: Db, config: Upstre
       throw error;
     }
     return ok(reply, await members(id));
-  });
+  };
 
-  app.delete(`${base}/users/:userId/`, { preHandler: write }, async (req, reply) => {
-    const { id, userId } = parseBody(idParam.extend({ userId: z.coerce.number().int().positive().max(2 ** 53) }), req.params);
+  const removeMember: EntityRouteHandler = async (req, reply) => {
+    const { id, key: userId } = parseBody(idParam.extend({ key: z.coerce.number().int().positive().max(2 ** 53) }), req.params);
     await groupName(id);
     const { rows } = await db.query('delete from trial_group_users where trial_group_id = $1 and user_id = $2 returning user_id', [id, userId]);
     if (!rows[0]) throw new ApiError(404, 'not_found');
     return ok(reply, await members(id));
-  });
+  };
 
-  app.get(`${base}/invites/`, { preHandler: read }, async (req, reply) => {
+  const listInvites: EntityRouteHandler = async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     await groupName(id);
     return ok(reply, await invites(id));
-  });
+  };
 
   /** `{emails: "a@x.se, b@y.se"}` → one result per address, as account/bulk-invite answers. */
-  app.post(`${base}/invites/`, { preHandler: write }, async (req, reply) => {
+  const invite: EntityRouteHandler = async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const { emails } = parseBody(trialInviteInput, req.body);
     const about = await groupName(id);
     const results: TrialInviteResult[] = [];
-    for (const email of splitAddresses(emails)) results.push(await inviteOne(id, about, email, req.log));
+    for (const email of splitAddresses(emails)) results.push(await inviteOne(db, invitations, id, about, email, req.log));
     return ok(reply, { results });
-  });
+  };
 
   /** A fresh link to everyone invited who has not registered yet; earlier links stop working. */
-  app.post(`${base}/reinvite/`, { preHandler: write }, async (req, reply) => {
+  const reinvite: EntityRouteHandler = async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const about = await groupName(id);
     const { rows } = await db.query<{ user_id: number; email: string }>(
@@ -155,9 +150,9 @@ export function registerTrialGroups(app: FastifyInstance, db: Db, config: Upstre
       });
     }
     return ok(reply, { reinvited: rows.length });
-  });
+  };
 
-  app.get(`${base}/statistics/`, { preHandler: read }, async (req, reply) => {
+  const statistics = async (req: FastifyRequest, reply: FastifyReply) => {
     const { id } = parseBody(idParam, req.params);
     await groupName(id);
     const { rows } = await db.query<Record<string, number>>(
@@ -169,5 +164,13 @@ export function registerTrialGroups(app: FastifyInstance, db: Db, config: Upstre
     const r = rows[0]!;
     const stats: TrialGroupStatistics = { invited: Number(r.invited), registered: Number(r.registered), pending: Number(r.invited) - Number(r.registered), members: Number(r.members) };
     return ok(reply, stats);
-  });
-}
+  };
+
+  return {
+    actions: { invite, reinvite },
+    subResources: { users: { list: listMembers, add: addMember, remove: removeMember }, invites: { list: listInvites } },
+    routes(app: FastifyInstance, { read }) {
+      app.get('/api/trial-groups/:id/statistics/', { preHandler: read }, (req, reply) => statistics(req, reply));
+    },
+  };
+};

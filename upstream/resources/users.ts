@@ -5,13 +5,10 @@ import { operationalRangeInput, userListInput, userUpdateInput } from '../../sha
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import { BUILT_IN_ROLES } from '../../shared/roles.ts';
-import { rolesEntity } from '../../shared/entities/roles.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { parseBody } from '../routes/validation.ts';
-import { registerEntityResource } from './entity-resource.ts';
 import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
 
 const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
@@ -173,21 +170,3 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
   }
 }
 
-/**
- * The roles catalogue: the generic resource, except that the roles the access rules name keep their name
- * and cannot be deleted (a renamed Admin would sign every Admin in with no roles), and any change to a role
- * outdates the tokens of those holding it, as a role removal does (ADR 017, 028).
- */
-export function registerRoles(app: FastifyInstance, db: Db, config: UpstreamConfig) {
-  const builtIn = () => new ApiError(409, 'built_in_role', undefined, { name: 'validation.builtInRole' });
-  registerEntityResource(app, db, config, rolesEntity, {
-    async beforeWrite(input, { tx, current }) {
-      if (!current) return;
-      if (BUILT_IN_ROLES.includes(String(current.name)) && input.name !== current.name) throw builtIn();
-      await tx.query('update users set session_version = session_version + 1 where id in (select user_id from user_roles where role_id = $1)', [current.id]);
-    },
-    async beforeDelete(current) {
-      if (BUILT_IN_ROLES.includes(String(current.name))) throw builtIn();
-    },
-  });
-}
