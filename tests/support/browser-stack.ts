@@ -1,6 +1,5 @@
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { gotoHydrated, launchBrowser, signInAs } from './browser.ts';
-import { agent, signIn, type Agent } from './http.ts';
 import { DEMO_PASSWORD, linkPath, startStack, type Stack } from './stack.ts';
 
 /**
@@ -21,14 +20,6 @@ export async function startBrowserStack(options: { signedIn?: string; context?: 
 export async function closeBrowserStack(browser: Browser | undefined, stack: Stack | undefined): Promise<void> {
   await browser?.close();
   await stack?.close();
-}
-
-/** A stack and an agent signed in as the demo admin through tRPC. */
-export async function startAdminStack(): Promise<{ stack: Stack; admin: Agent }> {
-  const stack = await startStack();
-  const admin = agent(stack);
-  await signIn(admin, 'admin@example.com', DEMO_PASSWORD);
-  return { stack, admin };
 }
 
 /** Follows a mailed invitation link on `page` and activates the account with `password`. */
