@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { requestMix } from './support/request-mix.ts';
 
 /**
  * The load generator, in its own process so it does not share the server's event loop.
@@ -12,15 +13,7 @@ const duration = Number(process.env.DURATION ?? 60);
 /** Requests per second per virtual user (think time); unset = closed loop, as fast as answers come. */
 const rate = process.env.RATE && process.env.RATE !== '0' ? Number(process.env.RATE) : undefined;
 
-const json = { cookie, 'content-type': 'application/json', 'x-backoffice-csrf': '1' };
-const input = (value: unknown) => encodeURIComponent(JSON.stringify(value));
-const requests = [
-  { method: 'GET' as const, path: `/trpc/companies.list?input=${input({ page: 1, page_size: 25 })}`, headers: { cookie } },
-  { method: 'GET' as const, path: `/trpc/serviceSlots.list?input=${input({ ordering: '-start_time' })}`, headers: { cookie } },
-  { method: 'GET' as const, path: '/trpc/session.me', headers: { cookie } },
-  { method: 'GET' as const, path: '/companies', headers: { cookie } },
-  { method: 'POST' as const, path: '/trpc/account.update', headers: json, body: JSON.stringify({ first_name: 'Ada', last_name: 'Admin' }) },
-];
+const requests = requestMix(cookie);
 
 // ONLY=<index> runs one kind of request alone (to see which one costs what).
 const only = process.env.ONLY === undefined ? requests : [requests[Number(process.env.ONLY)]!];

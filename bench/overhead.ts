@@ -33,9 +33,7 @@ async function sequentialP50(url: string, headers: Record<string, string>, n: nu
 }
 
 export async function runOverhead(db: BenchDb, opts: { rounds?: number; seconds?: number; connections?: number } = {}): Promise<OverheadResult> {
-  const rounds = opts.rounds ?? 3;
-  const seconds = opts.seconds ?? 5;
-  const connections = opts.connections ?? 8;
+  const { rounds = 3, seconds = 5, connections = 8 } = opts;
   const stack = await startStack(db);
   try {
     const cookie = await signIn(stack.target);

@@ -47,9 +47,7 @@ export interface SsrResult {
 }
 
 export async function runSsr(db: BenchDb, opts: { rounds?: number; seconds?: number; connections?: number; sequential?: number } = {}): Promise<SsrResult> {
-  const rounds = opts.rounds ?? 3;
-  const seconds = opts.seconds ?? 5;
-  const connections = opts.connections ?? 8;
+  const { rounds = 3, seconds = 5, connections = 8 } = opts;
   const stack = await startStack(db);
   try {
     const cookie = await signIn(stack.target);

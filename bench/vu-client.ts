@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { requestMix } from './support/request-mix.ts';
 
 /**
  * Virtual users: each is a loop that sends the next request of the mix, waits for the answer, then
@@ -11,15 +12,7 @@ const users = Number(process.env.CONNECTIONS ?? 200);
 const duration = Number(process.env.DURATION ?? 60) * 1000;
 const thinkMs = 1000 / Number(process.env.RATE && process.env.RATE !== '0' ? process.env.RATE : 1);
 
-const input = (value: unknown) => encodeURIComponent(JSON.stringify(value));
-const json = { cookie, 'content-type': 'application/json', 'x-backoffice-csrf': '1' };
-const mix = [
-  { method: 'GET' as const, path: `/trpc/companies.list?input=${input({ page: 1, page_size: 25 })}`, headers: { cookie } },
-  { method: 'GET' as const, path: `/trpc/serviceSlots.list?input=${input({ ordering: '-start_time' })}`, headers: { cookie } },
-  { method: 'GET' as const, path: '/trpc/session.me', headers: { cookie } },
-  { method: 'GET' as const, path: '/companies', headers: { cookie } },
-  { method: 'POST' as const, path: '/trpc/account.update', headers: json, body: JSON.stringify({ first_name: 'Ada', last_name: 'Admin' }) },
-];
+const mix = requestMix(cookie);
 
 const dispatcher = new Agent({ connections: users, keepAliveTimeout: 30_000 });
 const latencies: number[] = [];

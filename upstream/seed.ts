@@ -36,118 +36,10 @@ export async function seedDemo(db: Db, password: string, scryptCost: number): Pr
     await tx.query("select pg_advisory_xact_lock(hashtext('seed_demo'))");
     const { rows: again } = await tx.query<{ n: number }>('select count(*)::int as n from users');
     if (Number(again[0]?.n) > 0) return false;
-    await insertAll(tx, 'roles', ['name', 'description'], [
-      ['Admin', 'Back-office administrators: every screen'],
-      ['Buddy', 'Mechanics: their schedule and jobs'],
-      ['Shop', 'Partner shops'],
-      ['Customer', 'Bicycle owners using the consumer app'],
-    ]);
     const hash = await hashPassword(password, scryptCost);
-    for (const account of DEMO_ACCOUNTS) {
-      const { rows: created } = await tx.query<{ id: number }>(
-        `insert into users (email, password_hash, first_name, last_name, user_type, country, language, account_status, invitation_status, member_since, email_confirmed_at, city)
-         values ($1, $2, $3, $4, $5, 'se', 'en', 'active', 'accepted', now() - interval '200 days', now(), 'Stockholm') returning id`,
-        [account.email, hash, account.first_name, account.last_name, account.user_type],
-      );
-      await setUserRoles(tx, Number(created[0]!.id), account.roles);
-    }
-    for (let i = 0; i < 24; i++) {
-      const first = FIRST[i % FIRST.length]!;
-      const last = LAST[(i * 7) % LAST.length]!;
-      const { rows: created } = await tx.query<{ id: number }>(
-        `insert into users (email, password_hash, first_name, last_name, user_type, country, language, account_status, invitation_status, member_since, city, phone_number)
-         values ($1, $2, $3, $4, $5, $6, $7, 'active', 'accepted', now() - make_interval(days => $8), $9, $10) returning id`,
-        [
-          `${first}.${last}${i}@example.com`.toLowerCase(),
-          hash,
-          first,
-          last,
-          i % 5 === 0 ? 2 : i % 7 === 0 ? 4 : 1,
-          i % 4 === 0 ? 'gb' : 'se',
-          i % 3 === 0 ? 'en' : 'sv',
-          10 + i * 9,
-          i % 4 === 0 ? 'London' : 'Stockholm',
-          `+46 70 ${String(1000000 + i * 7919).slice(0, 3)} ${String(1000 + i * 37).slice(0, 2)} ${String(10 + i).slice(0, 2)}`,
-        ],
-      );
-      await setUserRoles(tx, Number(created[0]!.id), i % 5 === 0 ? ['Buddy'] : ['Customer']);
-    }
-    await insertAll(tx, 'bicycle_types', ['name', 'description'], [
-      ['City bike', 'Upright everyday bicycle'],
-      ['Road bike', 'Drop bars, narrow tyres'],
-      ['Mountain bike', 'Suspension and wide tyres'],
-      ['E-bike', 'Pedal-assisted electric bicycle'],
-      ['Cargo bike', 'Box or long-tail cargo bicycle'],
-    ]);
-    await insertAll(tx, 'languages', ['code', 'name', 'native_name'], [
-      ['en', 'English', 'English'],
-      ['sv', 'Swedish', 'Svenska'],
-      ['fi', 'Finnish', 'Suomi'],
-      ['ar', 'Arabic', 'العربية'],
-    ]);
-    await insertAll(tx, 'competencies', ['name', 'description'], [
-      ['Brakes', 'Disc and rim brakes, bleeding hydraulics'],
-      ['Gears', 'Derailleurs and hub gears'],
-      ['Wheels', 'Truing, spokes and hubs'],
-      ['E-bike systems', 'Motors, batteries and diagnostics'],
-    ]);
-    await insertAll(tx, 'operational_ranges', ['name'], [['Stockholm inner city'], ['Solna'], ['Nacka'], ['London central']]);
-    await insertAll(tx, 'service_slots', ['name', 'start_time', 'end_time', 'max', 'is_active'], [
-      ['Morning', '08:00', '12:00', 4, true],
-      ['Afternoon', '12:00', '16:00', 4, true],
-      ['Evening', '16:00', '20:00', 2, true],
-      ['Night (paused)', '20:00', '22:00', 1, false],
-    ]);
-    await insertAll(tx, 'service_items', ['name_en', 'name_sv', 'description'], [
-      ['Brakes', 'Bromsar', 'Pads, cables and braking power'],
-      ['Gears', 'Växlar', 'Shifting across all gears'],
-      ['Chain', 'Kedja', 'Wear, lubrication and tension'],
-      ['Tyres', 'Däck', 'Pressure, tread and punctures'],
-      ['Lights', 'Belysning', 'Front and rear lights'],
-      ['Wheels', 'Hjul', 'True and spoke tension'],
-    ]);
-    await insertAll(tx, 'products', ['name_en', 'name_sv', 'description_en', 'description_sv', 'price_sek', 'price_gbp', 'max_quantity_per_bicycle', 'is_active'], [
-      ['Inner tube', 'Innerslang', 'Replacement inner tube', 'Ny innerslang', 89, 7.5, 2, true],
-      ['Brake pads', 'Bromsbelägg', 'A pair of brake pads', 'Ett par bromsbelägg', 149, 12, 2, true],
-      ['Chain', 'Kedja', 'New chain, fitted', 'Ny kedja, monterad', 299, 24, 1, true],
-      ['Winter tyres', 'Vinterdäck', 'Studded tyre', 'Dubbdäck', 549, 45, 2, false],
-    ]);
-    await insertAll(tx, 'companies', ['name', 'address', 'contact_person', 'contact_phone', 'contact_email', 'billing_email', 'is_main_company', 'main_company_id'], [
-      ['Nordic Bikes AB', 'Sveavägen 10, Stockholm', 'Karin Lund', '+46 8 123 45 67', 'karin@nordicbikes.example', 'billing@nordicbikes.example', true, null],
-      ['Nordic Bikes Solna', 'Solnavägen 3, Solna', 'Per Ek', '+46 8 765 43 21', 'per@nordicbikes.example', null, false, 1],
-      ['Green Commute Ltd', '1 Cycle Lane, London', 'Amy Fox', '+44 20 7946 0000', 'amy@greencommute.example', 'ap@greencommute.example', true, null],
-    ]);
-    await insertAll(tx, 'promo_codes', ['code', 'company_name', 'duration_days', 'max_uses', 'uses', 'discount_percent', 'starts_at', 'expires_at'], [
-      ['SPRING26', 'Nordic Bikes AB', 30, 100, 2, 20, '2026-03-01', '2026-06-01'],
-      ['WELCOME', null, 14, 1000, 1, 10, '2026-01-01', '2027-01-01'],
-    ]);
-    await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 1, id from users where email in ('user@example.com', 'buddy@example.com')`);
-    await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 2, id from users where email = 'user@example.com'`);
-    // Bicycles for the first owners: enough for paging, filters and the export.
-    const brands = ['Crescent Elsa', 'Monark Karin', 'Trek FX 3', 'Specialized Sirrus', 'Bianchi Via Nirone', 'Riese & Müller Load 75', 'Kona Dew', 'Cannondale Quick 4'];
-    for (let i = 0; i < 36; i++) {
-      await tx.query(
-        `insert into bicycles (brand_and_model, serial_number, bicycle_type_id, owner_id, groupset, drivetrain, front_brake, lock_model, insurance_company,
-                               tyre_size, tyre_diameter, valve_type, age_and_condition, purchase_date, purchase_value, year, is_active)
-         values ($1, $2, $3, (select id from users order by id offset $4 limit 1), $5, 'chain', $6, 'Abus Bordo', $7, $8, '622', $9, $10, $11, $12, $13, $14)`,
-        [
-          brands[i % brands.length],
-          `WTU${String(100000 + i * 7919).slice(0, 6)}`,
-          (i % 5) + 1,
-          4 + Math.floor(i / 3),
-          i % 2 ? 'Shimano Deore' : 'Shimano Nexus 7',
-          i % 3 ? 'disc' : 'rim',
-          i % 4 ? 'Folksam' : null,
-          i % 2 ? '35' : '40',
-          ['presta', 'schrader', 'dunlop'][i % 3],
-          i % 3 ? 'Good, serviced last year' : 'Worn chain, needs brake pads',
-          `20${String(18 + (i % 7)).padStart(2, '0')}-0${(i % 9) + 1}-15`,
-          String(4000 + i * 250),
-          String(2018 + (i % 7)),
-          i % 9 !== 0,
-        ],
-      );
-    }
+    await seedAccounts(tx, hash);
+    await seedCatalogues(tx);
+    await seedBicycles(tx);
     await seedScheduling(tx);
     await seedCatalogueAndAssets(tx);
     await seedSubscriptions(tx);
@@ -155,6 +47,128 @@ export async function seedDemo(db: Db, password: string, scryptCost: number): Pr
     await seedTrialGroups(tx);
     return true;
   });
+}
+
+/** The roles, the four demo logins and two dozen ordinary users (every fifth a buddy). */
+async function seedAccounts(tx: Db, hash: string) {
+  await insertAll(tx, 'roles', ['name', 'description'], [
+    ['Admin', 'Back-office administrators: every screen'],
+    ['Buddy', 'Mechanics: their schedule and jobs'],
+    ['Shop', 'Partner shops'],
+    ['Customer', 'Bicycle owners using the consumer app'],
+  ]);
+  for (const account of DEMO_ACCOUNTS) {
+    const { rows: created } = await tx.query<{ id: number }>(
+      `insert into users (email, password_hash, first_name, last_name, user_type, country, language, account_status, invitation_status, member_since, email_confirmed_at, city)
+       values ($1, $2, $3, $4, $5, 'se', 'en', 'active', 'accepted', now() - interval '200 days', now(), 'Stockholm') returning id`,
+      [account.email, hash, account.first_name, account.last_name, account.user_type],
+    );
+    await setUserRoles(tx, Number(created[0]!.id), account.roles);
+  }
+  for (let i = 0; i < 24; i++) {
+    const first = FIRST[i % FIRST.length]!;
+    const last = LAST[(i * 7) % LAST.length]!;
+    const { rows: created } = await tx.query<{ id: number }>(
+      `insert into users (email, password_hash, first_name, last_name, user_type, country, language, account_status, invitation_status, member_since, city, phone_number)
+       values ($1, $2, $3, $4, $5, $6, $7, 'active', 'accepted', now() - make_interval(days => $8), $9, $10) returning id`,
+      [
+        `${first}.${last}${i}@example.com`.toLowerCase(),
+        hash,
+        first,
+        last,
+        i % 5 === 0 ? 2 : i % 7 === 0 ? 4 : 1,
+        i % 4 === 0 ? 'gb' : 'se',
+        i % 3 === 0 ? 'en' : 'sv',
+        10 + i * 9,
+        i % 4 === 0 ? 'London' : 'Stockholm',
+        `+46 70 ${String(1000000 + i * 7919).slice(0, 3)} ${String(1000 + i * 37).slice(0, 2)} ${String(10 + i).slice(0, 2)}`,
+      ],
+    );
+    await setUserRoles(tx, Number(created[0]!.id), i % 5 === 0 ? ['Buddy'] : ['Customer']);
+  }
+}
+
+/** Bicycle types, languages, competencies, ranges, slots, checklist items, products, companies and promo codes. */
+async function seedCatalogues(tx: Db) {
+  await insertAll(tx, 'bicycle_types', ['name', 'description'], [
+    ['City bike', 'Upright everyday bicycle'],
+    ['Road bike', 'Drop bars, narrow tyres'],
+    ['Mountain bike', 'Suspension and wide tyres'],
+    ['E-bike', 'Pedal-assisted electric bicycle'],
+    ['Cargo bike', 'Box or long-tail cargo bicycle'],
+  ]);
+  await insertAll(tx, 'languages', ['code', 'name', 'native_name'], [
+    ['en', 'English', 'English'],
+    ['sv', 'Swedish', 'Svenska'],
+    ['fi', 'Finnish', 'Suomi'],
+    ['ar', 'Arabic', 'العربية'],
+  ]);
+  await insertAll(tx, 'competencies', ['name', 'description'], [
+    ['Brakes', 'Disc and rim brakes, bleeding hydraulics'],
+    ['Gears', 'Derailleurs and hub gears'],
+    ['Wheels', 'Truing, spokes and hubs'],
+    ['E-bike systems', 'Motors, batteries and diagnostics'],
+  ]);
+  await insertAll(tx, 'operational_ranges', ['name'], [['Stockholm inner city'], ['Solna'], ['Nacka'], ['London central']]);
+  await insertAll(tx, 'service_slots', ['name', 'start_time', 'end_time', 'max', 'is_active'], [
+    ['Morning', '08:00', '12:00', 4, true],
+    ['Afternoon', '12:00', '16:00', 4, true],
+    ['Evening', '16:00', '20:00', 2, true],
+    ['Night (paused)', '20:00', '22:00', 1, false],
+  ]);
+  await insertAll(tx, 'service_items', ['name_en', 'name_sv', 'description'], [
+    ['Brakes', 'Bromsar', 'Pads, cables and braking power'],
+    ['Gears', 'Växlar', 'Shifting across all gears'],
+    ['Chain', 'Kedja', 'Wear, lubrication and tension'],
+    ['Tyres', 'Däck', 'Pressure, tread and punctures'],
+    ['Lights', 'Belysning', 'Front and rear lights'],
+    ['Wheels', 'Hjul', 'True and spoke tension'],
+  ]);
+  await insertAll(tx, 'products', ['name_en', 'name_sv', 'description_en', 'description_sv', 'price_sek', 'price_gbp', 'max_quantity_per_bicycle', 'is_active'], [
+    ['Inner tube', 'Innerslang', 'Replacement inner tube', 'Ny innerslang', 89, 7.5, 2, true],
+    ['Brake pads', 'Bromsbelägg', 'A pair of brake pads', 'Ett par bromsbelägg', 149, 12, 2, true],
+    ['Chain', 'Kedja', 'New chain, fitted', 'Ny kedja, monterad', 299, 24, 1, true],
+    ['Winter tyres', 'Vinterdäck', 'Studded tyre', 'Dubbdäck', 549, 45, 2, false],
+  ]);
+  await insertAll(tx, 'companies', ['name', 'address', 'contact_person', 'contact_phone', 'contact_email', 'billing_email', 'is_main_company', 'main_company_id'], [
+    ['Nordic Bikes AB', 'Sveavägen 10, Stockholm', 'Karin Lund', '+46 8 123 45 67', 'karin@nordicbikes.example', 'billing@nordicbikes.example', true, null],
+    ['Nordic Bikes Solna', 'Solnavägen 3, Solna', 'Per Ek', '+46 8 765 43 21', 'per@nordicbikes.example', null, false, 1],
+    ['Green Commute Ltd', '1 Cycle Lane, London', 'Amy Fox', '+44 20 7946 0000', 'amy@greencommute.example', 'ap@greencommute.example', true, null],
+  ]);
+  await insertAll(tx, 'promo_codes', ['code', 'company_name', 'duration_days', 'max_uses', 'uses', 'discount_percent', 'starts_at', 'expires_at'], [
+    ['SPRING26', 'Nordic Bikes AB', 30, 100, 2, 20, '2026-03-01', '2026-06-01'],
+    ['WELCOME', null, 14, 1000, 1, 10, '2026-01-01', '2027-01-01'],
+  ]);
+  await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 1, id from users where email in ('user@example.com', 'buddy@example.com')`);
+  await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 2, id from users where email = 'user@example.com'`);
+}
+
+/** Bicycles for the first owners: enough for paging, filters and the export. */
+async function seedBicycles(tx: Db) {
+  const brands = ['Crescent Elsa', 'Monark Karin', 'Trek FX 3', 'Specialized Sirrus', 'Bianchi Via Nirone', 'Riese & Müller Load 75', 'Kona Dew', 'Cannondale Quick 4'];
+  for (let i = 0; i < 36; i++) {
+    await tx.query(
+      `insert into bicycles (brand_and_model, serial_number, bicycle_type_id, owner_id, groupset, drivetrain, front_brake, lock_model, insurance_company,
+                             tyre_size, tyre_diameter, valve_type, age_and_condition, purchase_date, purchase_value, year, is_active)
+       values ($1, $2, $3, (select id from users order by id offset $4 limit 1), $5, 'chain', $6, 'Abus Bordo', $7, $8, '622', $9, $10, $11, $12, $13, $14)`,
+      [
+        brands[i % brands.length],
+        `WTU${String(100000 + i * 7919).slice(0, 6)}`,
+        (i % 5) + 1,
+        4 + Math.floor(i / 3),
+        i % 2 ? 'Shimano Deore' : 'Shimano Nexus 7',
+        i % 3 ? 'disc' : 'rim',
+        i % 4 ? 'Folksam' : null,
+        i % 2 ? '35' : '40',
+        ['presta', 'schrader', 'dunlop'][i % 3],
+        i % 3 ? 'Good, serviced last year' : 'Worn chain, needs brake pads',
+        `20${String(18 + (i % 7)).padStart(2, '0')}-0${(i % 9) + 1}-15`,
+        String(4000 + i * 250),
+        String(2018 + (i % 7)),
+        i % 9 !== 0,
+      ],
+    );
+  }
 }
 
 /** A date `offset` days from today (UTC), as YYYY-MM-DD. */
@@ -257,12 +271,36 @@ async function seedScheduling(tx: Db) {
   );
   const buddies = buddyRows.map((r) => Number(r.id));
   // [buddy, slots, ISO weekdays, max services per day]
-  const schedules: [number, number[], number[], number][] = [
+  const schedules: Schedule[] = [
     [buddies[0]!, [1, 2], [1, 2, 3, 4, 5, 6, 7], 6],
     [buddies[1]!, [1], [1, 2, 3, 4, 5], 4],
     [buddies[2]!, [2, 3], [1, 2, 3, 4, 5, 6], 5],
     [buddies[3]!, [1, 2], [2, 3, 4, 5, 6], 4],
   ];
+  const isAway = await seedWorkSlots(tx, buddies, schedules);
+  const { rows: bikes } = await tx.query<{ id: number; owner_id: number | null }>('select id, owner_id from bicycles order by id');
+  let n = await seedServices(tx, schedules, isAway, bikes);
+  await seedDemoBuddyToday(tx, buddies[0]!, bikes);
+  // Requests that came in for today and wait on the dispatch board (ADR 022): provisionally with the
+  // second demo buddy's morning, which has room on weekdays (the demo buddy's own day is the Today page's five stops).
+  for (const [k, slot] of [1, 1, 1].entries()) {
+    await insertService(tx, { date: demoDate(0), slot, status: 1, buddy: buddies[1]!, bike: bikes[(n + 5) % bikes.length]!, n, rating: null, notes: ['Wants the brakes looked at', 'Puncture, rear wheel', 'Gears slip under load'][k]! });
+    n++;
+  }
+  // Checklists of the first finished services.
+  await tx.query(
+    `insert into service_details (service_id, service_item_id, check_status, needs_repair, notes)
+     select s.id, i.id, 1 + ((s.id + i.id) % 3), ((s.id + i.id) % 3) = 0, case when ((s.id + i.id) % 3) = 0 then 'Worn, replace at next visit' end
+       from (select id from services where status = 4 order by id limit 8) s cross join service_items i`,
+  );
+  await seedExpertRequests(tx, buddies[0]!);
+}
+
+/** [buddy, slots, ISO weekdays, max services per day] */
+type Schedule = [number, number[], number[], number];
+
+/** The buddies' work slots from 30 days ago to 60 ahead, a day off and a few not-working slots; answers whether a buddy is away. */
+async function seedWorkSlots(tx: Db, buddies: number[], schedules: Schedule[]) {
   for (const [buddy, slots, weekdays, max] of schedules) {
     await tx.query(
       `insert into buddy_work_slots (buddy_id, service_date, service_slot_id, max_services_per_day, is_working_day)
@@ -281,9 +319,11 @@ async function seedScheduling(tx: Db) {
   for (const [buddy, offset, slot, notes] of away) {
     await tx.query('insert into not_working_slots (user_id, service_date, service_slot_id, notes) values ($1, $2, $3, $4)', [buddy, demoDate(offset), slot, notes]);
   }
-  const isAway = (buddy: number, offset: number, slot: number) => away.some(([b, o, s]) => b === buddy && o === offset && s === slot) || (buddy === buddies[3] && offset === 3);
+  return (buddy: number, offset: number, slot: number) => away.some(([b, o, s]) => b === buddy && o === offset && s === slot) || (buddy === buddies[3] && offset === 3);
+}
 
-  const { rows: bikes } = await tx.query<{ id: number; owner_id: number | null }>('select id, owner_id from bicycles order by id');
+/** Services in every status from three weeks ago to two weeks ahead, within the buddies' slots; answers how many it made. */
+async function seedServices(tx: Db, schedules: Schedule[], isAway: (buddy: number, offset: number, slot: number) => boolean, bikes: { id: number; owner_id: number | null }[]) {
   let n = 0;
   for (let offset = -21; offset <= 14; offset++) {
     for (let bi = 0; bi < schedules.length; bi++) {
@@ -304,19 +344,11 @@ async function seedScheduling(tx: Db) {
       }
     }
   }
-  await seedDemoBuddyToday(tx, buddies[0]!, bikes);
-  // Requests that came in for today and wait on the dispatch board (ADR 022): provisionally with the
-  // second demo buddy's morning, which has room on weekdays (the demo buddy's own day is the Today page's five stops).
-  for (const [k, slot] of [1, 1, 1].entries()) {
-    await insertService(tx, { date: demoDate(0), slot, status: 1, buddy: buddies[1]!, bike: bikes[(n + 5) % bikes.length]!, n, rating: null, notes: ['Wants the brakes looked at', 'Puncture, rear wheel', 'Gears slip under load'][k]! });
-    n++;
-  }
-  // Checklists of the first finished services.
-  await tx.query(
-    `insert into service_details (service_id, service_item_id, check_status, needs_repair, notes)
-     select s.id, i.id, 1 + ((s.id + i.id) % 3), ((s.id + i.id) % 3) = 0, case when ((s.id + i.id) % 3) = 0 then 'Worn, replace at next visit' end
-       from (select id from services where status = 4 order by id limit 8) s cross join service_items i`,
-  );
+  return n;
+}
+
+/** Expert requests of the first customers, all but the open ones taken by `expert`. */
+async function seedExpertRequests(tx: Db, expert: number) {
   const { rows: customers } = await tx.query<{ id: number }>(
     "select u.id from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id where r.name = 'Customer' order by u.id limit 6",
   );
@@ -332,7 +364,7 @@ async function seedScheduling(tx: Db) {
     await tx.query(
       `insert into expert_requests (requested_date, status, user_id, bicycle_id, expert_id, description, canceled_at)
        values ($1, $2::smallint, $3::bigint, (select id from bicycles where owner_id = $3::bigint order by id limit 1), $4, $5, case when $2::smallint = 4 then now() end)`,
-      [demoDate(offset), status, customers[i % customers.length]!.id, status === 1 ? null : buddies[0], description],
+      [demoDate(offset), status, customers[i % customers.length]!.id, status === 1 ? null : expert, description],
     );
   }
 }

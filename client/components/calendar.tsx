@@ -3,7 +3,7 @@ import { ChevronLeftIcon, ChevronRightIcon } from '@primer/octicons-react';
 import { PHONE_MEDIA } from './breakpoints.ts';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useSearchParams } from 'react-router-dom';
+import { Link, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
 import type { StatusColor } from '../../shared/entity/define.ts';
 import { CALENDAR_VIEWS, addDays, addMonths, daysOf, formatDate, isValidIsoDate, todayIso, type CalendarView, type IsoDate } from './calendar-dates.ts';
@@ -269,6 +269,36 @@ export function weekdayNames(lang: string): string[] {
  * The week and day views: a row per service slot, a column per day, `cell` filling each. Cells carry
  * `data-date` and `data-slot` for the pages' tests and clicks.
  */
+type CalendarState = ReturnType<typeof useCalendarState>;
+
+/** The address of a day's view, keeping the rest of the calendar's parameters (the buddy). */
+export const dayViewHref = (state: CalendarState, day: IsoDate) => `?${new URLSearchParams({ ...Object.fromEntries(state.search), view: 'day', date: day })}`;
+
+/** The month view: weekday names over the grid of days, each with its number (opening the day) and `content`. */
+export function MonthView({ state, today, content }: { state: CalendarState; today: string; content: (day: IsoDate) => ReactNode }) {
+  const { i18n } = useTranslation();
+  const month = state.date.slice(0, 7);
+  return (
+    <div className="wide-only" data-testid="calendar-month">
+      <WeekdayHeader aria-hidden="true">
+        {weekdayNames(i18n.language).map((name) => (
+          <div key={name}>{name}</div>
+        ))}
+      </WeekdayHeader>
+      <MonthGrid>
+        {state.days.map((day) => (
+          <div key={day} data-outside={day.slice(0, 7) !== month} data-today={day === today} data-date={day} role="group" aria-label={formatDate(day, i18n.language, { weekday: 'long', day: 'numeric', month: 'long' })}>
+            <Link to={dayViewHref(state, day)} style={{ fontSize: 12, fontWeight: 600, color: 'inherit' }}>
+              {Number(day.slice(8))}
+            </Link>
+            {content(day)}
+          </div>
+        ))}
+      </MonthGrid>
+    </div>
+  );
+}
+
 export function SlotGrid({ state, today, slots, slotHeading, cell }: { state: ReturnType<typeof useCalendarState>; today: string; slots: readonly { id: number; label: string }[]; slotHeading: string; cell: (day: IsoDate, slotId: number) => ReactNode }) {
   const { i18n } = useTranslation();
   return (

@@ -1,4 +1,5 @@
 import { Checkbox, FormControl, Select, TextInput, Textarea } from '@primer/react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { nextStatuses, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { useSession } from '../session.ts';
@@ -31,6 +32,49 @@ const INPUT_TYPE: Partial<Record<FieldDef['kind'], string>> = {
   datetime: 'datetime-local',
 };
 
+type ControlProps = Pick<Props, 'def' | 'name' | 'field' | 'value' | 'onChange' | 'record'> & { invalid: boolean };
+
+// The controls below are elements of Primer's own input types, not components of ours: FormControl gives
+// its label's id only to a child it recognises as an input.
+
+/** An enum's choices; a status offers where the record may go next (ADR 009), a new record the statuses it may start in. */
+function enumSelect({ def, name, field, value, onChange, record, invalid }: ControlProps, t: TFunction, roles: readonly string[]) {
+  const choices = field.status
+    ? record
+      ? [Number(record[name]), ...nextStatuses(field.status, Number(record[name]), roles)]
+      : [...field.status.initial]
+    : (field.options ?? []);
+  return (
+    <Select value={value === null || value === undefined ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' ? null : (field.options ?? []).find((o) => String(o) === e.target.value))} block validationStatus={invalid ? 'error' : undefined} data-field={name}>
+      {!(field.status && record) && <Select.Option value="">{t('form.none')}</Select.Option>}
+      {choices.map((option) => (
+        <Select.Option key={String(option)} value={String(option)}>
+          {t(`resources.${def.name}.options.${name}.${String(option)}`, { defaultValue: String(option) })}
+        </Select.Option>
+      ))}
+    </Select>
+  );
+}
+
+/** A text input typed by the field's kind (e-mail, number, date …); money with its currency. */
+function plainInput({ name, field, value, onChange, invalid }: Omit<ControlProps, 'def' | 'record'>) {
+  const numeric = field.kind === 'integer' || field.kind === 'decimal' || field.kind === 'money';
+  return (
+    <TextInput
+      name={name}
+      type={INPUT_TYPE[field.kind] ?? 'text'}
+      value={value === null || value === undefined ? '' : String(value)}
+      onChange={(e) => onChange(e.target.value)}
+      block
+      step={field.kind === 'integer' ? 1 : numeric ? 0.01 : undefined}
+      trailingVisual={field.kind === 'money' && field.currency === 'sek' ? 'kr' : undefined}
+      leadingVisual={field.kind === 'money' && field.currency === 'gbp' ? '£' : undefined}
+      validationStatus={invalid ? 'error' : undefined}
+      data-field={name}
+    />
+  );
+}
+
 /** One form control for one field, chosen by the field's kind. */
 export function FieldInput({ def, name, field, value, error, onChange, record, fixedText }: Props) {
   const { t } = useTranslation();
@@ -49,13 +93,6 @@ export function FieldInput({ def, name, field, value, error, onChange, record, f
     );
   }
 
-  // A status offers where the record may go next (ADR 009); a new record, the statuses it may start in.
-  const choices = field.status
-    ? record
-      ? [Number(record[name]), ...nextStatuses(field.status, Number(record[name]), roles)]
-      : [...field.status.initial]
-    : (field.options ?? []);
-
   let control;
   if (fixedText !== undefined) {
     control = <TextInput name={name} value={fixedText} readOnly disabled block aria-label={label} data-field={name} />;
@@ -63,16 +100,7 @@ export function FieldInput({ def, name, field, value, error, onChange, record, f
     // The picture field shows its own message (also for a stored value that is not one of our uploads).
     control = <ImageUpload kind={field.uploadKind ?? 'company_logo'} value={(value as string | null) ?? null} onChange={(url) => onChange(url)} label={label} error={message} />;
   } else if (field.kind === 'enum') {
-    control = (
-      <Select value={value === null || value === undefined ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' ? null : (field.options ?? []).find((o) => String(o) === e.target.value))} block validationStatus={invalid ? 'error' : undefined} data-field={name}>
-        {!(field.status && record) && <Select.Option value="">{t('form.none')}</Select.Option>}
-        {choices.map((option) => (
-          <Select.Option key={String(option)} value={String(option)}>
-            {t(`resources.${def.name}.options.${name}.${String(option)}`, { defaultValue: String(option) })}
-          </Select.Option>
-        ))}
-      </Select>
-    );
+    control = enumSelect({ def, name, field, value, onChange, record, invalid }, t, roles);
   } else if (field.kind === 'reference') {
     // The stored value is always among the choices, however long the list.
     const stored = record?.[name];
@@ -92,21 +120,7 @@ export function FieldInput({ def, name, field, value, error, onChange, record, f
   } else if (field.multiline) {
     control = <Textarea name={name} value={(value as string | null) ?? ''} onChange={(e) => onChange(e.target.value)} block validationStatus={invalid ? 'error' : undefined} />;
   } else {
-    const numeric = field.kind === 'integer' || field.kind === 'decimal' || field.kind === 'money';
-    control = (
-      <TextInput
-        name={name}
-        type={INPUT_TYPE[field.kind] ?? 'text'}
-        value={value === null || value === undefined ? '' : String(value)}
-        onChange={(e) => onChange(e.target.value)}
-        block
-        step={field.kind === 'integer' ? 1 : numeric ? 0.01 : undefined}
-        trailingVisual={field.kind === 'money' && field.currency === 'sek' ? 'kr' : undefined}
-        leadingVisual={field.kind === 'money' && field.currency === 'gbp' ? '£' : undefined}
-        validationStatus={invalid ? 'error' : undefined}
-        data-field={name}
-      />
-    );
+    control = plainInput({ name, field, value, onChange, invalid });
   }
 
   return (

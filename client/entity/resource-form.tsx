@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import { labelOf, writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
 import { createSchema } from '../../shared/entity/schemas.ts';
-import { isWithinRange } from '../../shared/geo.ts';
+import { isWithinRange, type OperationRange } from '../../shared/geo.ts';
 import { LocationInput, pointOf } from '../components/location-input.tsx';
 import { usePublicConfig } from '../public-config.tsx';
 import { useAccess } from './access.ts';
@@ -58,6 +58,114 @@ interface Props {
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
+ * The form's values and field errors. The version the edits are based on follows the record when the
+ * record changes underneath the form (activated elsewhere on the page): the user's edits are kept,
+ * untouched fields take the new values.
+ */
+function useEditedValues(def: EntityDef, record: EntityRecord | null, preset: Record<string, unknown>, fixedValues: Record<string, unknown>, onDirtyChange?: (dirty: boolean) => void) {
+  const [base, setBase] = useState(record);
+  const valuesOf = (from: EntityRecord | null) => initialValues(def, from, preset, fixedValues);
+  const initial = useMemo(() => valuesOf(base), [def, base, fixedValues]); // eslint-disable-line react-hooks/exhaustive-deps
+  const [values, setValues] = useState(initial);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const dirty = useMemo(() => !same(values, initial), [values, initial]);
+  useUnsavedChangesGuard(dirty);
+  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
+  useEffect(() => {
+    if (!record || !base || record.id !== base.id || record.version === base.version) return;
+    const next = valuesOf(record);
+    setValues((current) => Object.fromEntries(Object.entries(next).map(([key, value]) => [key, same(current[key], initial[key]) ? value : current[key]])));
+    setBase(record);
+  }, [record]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const set = (key: string, value: unknown) => {
+    setValues((current) => ({ ...current, [key]: value }));
+    setErrors(({ [key]: _gone, ...rest }) => rest);
+  };
+  /** Starts again from `from` (the record as saved or reloaded), edits given up. */
+  const reset = (from: EntityRecord) => {
+    setBase(from);
+    setValues(valuesOf(from));
+  };
+  return { base, values, errors, setErrors, set, reset };
+}
+
+/** The values as the schema parses them, or the field errors: the schema's, and a place outside the operation range. */
+function validate(def: EntityDef, schema: ReturnType<typeof createSchema>, values: Record<string, unknown>, map: OperationRange): { data: Record<string, unknown> } | { errors: Record<string, string> } {
+  const parsed = schema.safeParse(values);
+  const location = def.location;
+  const point = location ? pointOf(location, values) : null;
+  const outside = location?.withinOperationRange && point && !isWithinRange(map, point) ? { [location.address]: 'validation.invalidAddress' } : {};
+  if (!parsed.success || Object.keys(outside).length > 0) return { errors: { ...(parsed.success ? {} : zodFieldErrors(parsed.error)), ...outside } };
+  return { data: parsed.data as Record<string, unknown> };
+}
+
+interface FieldsProps {
+  def: EntityDef;
+  fixedValues: Record<string, unknown>;
+  values: Record<string, unknown>;
+  errors: Record<string, string>;
+  set: (key: string, value: unknown) => void;
+  base: EntityRecord | null;
+}
+
+/** An input for each writable field the page does not fix; a location's three fields are one input. */
+function FormFields({ def, fixedValues, values, errors, set, base }: FieldsProps) {
+  const access = useAccess(def);
+  return writableFields(def)
+    .filter(([key, field]) => !field.hidden && !(key in fixedValues) && !(def.location && (key === def.location.latitude || key === def.location.longitude)))
+    .map(([key, field]) =>
+      def.location && key === def.location.address ? (
+        <div key={key} style={{ gridColumn: '1 / -1' }}>
+          <LocationInput
+            def={def}
+            location={def.location}
+            values={values}
+            errors={errors}
+            required={Boolean(def.fields[def.location.latitude]?.required)}
+            onChange={(patch) => Object.entries(patch).forEach(([k, v]) => set(k, v))}
+          />
+        </div>
+      ) : (
+        <div key={key} style={field.multiline || field.kind === 'image' ? { gridColumn: '1 / -1' } : undefined}>
+          <FieldInput
+            def={def}
+            name={key}
+            field={field}
+            value={values[key]}
+            error={errors[key]}
+            onChange={(v) => set(key, v)}
+            record={base}
+            fixedText={access.ownerScoped && key === access.ownerField ? (base ? String(base[`${key}_label`] ?? access.userLabel) : access.userLabel) : undefined}
+          />
+        </div>
+      ),
+    );
+}
+
+/** Above the fields: a stale version (with the way to reload it), or what the server refused. */
+function FormNotices({ conflict, formError, onReload }: { conflict: boolean; formError: string | null; onReload: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <>
+    {conflict && (
+      <Flash variant="warning" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="conflict">
+        {t('form.conflict')}{' '}
+        <Button size="small" onClick={onReload} type="button">
+          {t('form.reload')}
+        </Button>
+      </Flash>
+    )}
+    {formError && (
+      <Flash variant="danger" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="form-error">
+        {formError}
+      </Flash>
+    )}
+    </>
+  );
+}
+
+/**
  * The generic create/edit form. The entity's zod schema validates here and again on the server;
  * server field errors land on the same fields; a stale version (409) is reported, not overwritten.
  */
@@ -72,39 +180,18 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
   const { map } = usePublicConfig();
   // Someone who only writes their own records writes them as themselves (ADR 009).
   const owned = access.ownerScoped && access.ownerField && access.userId !== null ? { [access.ownerField]: access.userId } : {};
-  // The version the edits are based on. It follows the record when the record changes underneath the
-  // form (activated elsewhere on the page): the user's edits are kept, untouched fields take the new values.
-  const [base, setBase] = useState(record);
-  const valuesOf = (from: EntityRecord | null) => initialValues(def, from, { ...preset, ...owned }, fixedValues);
-  const initial = useMemo(() => valuesOf(base), [def, base, fixedValues]); // eslint-disable-line react-hooks/exhaustive-deps
-  const [values, setValues] = useState(initial);
-  const [errors, setErrors] = useState<Record<string, string>>({});
+  const { base, values, errors, setErrors, set, reset } = useEditedValues(def, record, { ...preset, ...owned }, fixedValues, onDirtyChange);
   const [formError, setFormError] = useState<string | null>(null);
   const [conflict, setConflict] = useState(false);
-  const dirty = useMemo(() => !same(values, initial), [values, initial]);
-  useUnsavedChangesGuard(dirty);
-  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
-  useEffect(() => {
-    if (!record || !base || record.id !== base.id || record.version === base.version) return;
-    const next = valuesOf(record);
-    setValues((current) => Object.fromEntries(Object.entries(next).map(([key, value]) => [key, same(current[key], initial[key]) ? value : current[key]])));
-    setBase(record);
-  }, [record]); // eslint-disable-line react-hooks/exhaustive-deps
   const schema = useMemo(() => createSchema(def), [def]);
   const pending = create.isPending || update.isPending;
-
-  const set = (key: string, value: unknown) => {
-    setValues((current) => ({ ...current, [key]: value }));
-    setErrors(({ [key]: _gone, ...rest }) => rest);
-  };
 
   // After a conflict: the record as it is now, and the user's edits given up (they were based on the old one).
   const reload = async () => {
     if (!base) return;
     await utils.get.invalidate({ id: base.id });
     const fresh = await utils.get.fetch({ id: base.id });
-    setBase(fresh);
-    setValues(valuesOf(fresh));
+    reset(fresh);
     setErrors({});
     setConflict(false);
     await utils.list.invalidate();
@@ -113,27 +200,21 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
   const onSubmit = async (event: React.FormEvent) => {
     event.preventDefault();
     setFormError(null);
-    const parsed = schema.safeParse(values);
-    const location = def.location;
-    const point = location ? pointOf(location, values) : null;
-    const outside = location?.withinOperationRange && point && !isWithinRange(map, point) ? { [location.address]: 'validation.invalidAddress' } : {};
-    if (!parsed.success || Object.keys(outside).length > 0) {
-      setErrors({ ...(parsed.success ? {} : zodFieldErrors(parsed.error)), ...outside });
+    const checked = validate(def, schema, values, map);
+    if ('errors' in checked) {
+      setErrors(checked.errors);
       return;
     }
     if (confirmSave && !(await confirmSave())) return;
     try {
       const saved = base
-        ? await update.mutateAsync({ id: base.id, version: base.version, data: parsed.data as Record<string, unknown> })
-        : await create.mutateAsync(parsed.data as Record<string, unknown>);
+        ? await update.mutateAsync({ id: base.id, version: base.version, data: checked.data })
+        : await create.mutateAsync(checked.data);
       await Promise.all([utils.list.invalidate(), utils.options.invalidate()]);
       utils.get.setData({ id: saved.id }, saved);
       toast.success(t(base ? (def.messages?.saved ?? 'form.saved') : (def.messages?.created ?? 'form.created'), { name: labelOf(def, saved, i18n.language) }));
       setErrors({});
-      if (base) {
-        setBase(saved);
-        setValues(valuesOf(saved));
-      }
+      if (base) reset(saved);
       onSaved(saved);
     } catch (error) {
       if (appCodeOf(error) === 'conflict') {
@@ -147,48 +228,8 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
 
   return (
     <Grid onSubmit={onSubmit} noValidate data-testid={`form-${def.name}`}>
-      {conflict && (
-        <Flash variant="warning" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="conflict">
-          {t('form.conflict')}{' '}
-          <Button size="small" onClick={reload} type="button">
-            {t('form.reload')}
-          </Button>
-        </Flash>
-      )}
-      {formError && (
-        <Flash variant="danger" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="form-error">
-          {formError}
-        </Flash>
-      )}
-      {writableFields(def)
-        .filter(([key, field]) => !field.hidden && !(key in fixedValues) && !(def.location && (key === def.location.latitude || key === def.location.longitude)))
-        .map(([key, field]) =>
-          def.location && key === def.location.address ? (
-            <div key={key} style={{ gridColumn: '1 / -1' }}>
-              <LocationInput
-                def={def}
-                location={def.location}
-                values={values}
-                errors={errors}
-                required={Boolean(def.fields[def.location.latitude]?.required)}
-                onChange={(patch) => Object.entries(patch).forEach(([k, v]) => set(k, v))}
-              />
-            </div>
-          ) : (
-            <div key={key} style={field.multiline || field.kind === 'image' ? { gridColumn: '1 / -1' } : undefined}>
-              <FieldInput
-                def={def}
-                name={key}
-                field={field}
-                value={values[key]}
-                error={errors[key]}
-                onChange={(v) => set(key, v)}
-                record={base}
-                fixedText={access.ownerScoped && key === access.ownerField ? (base ? String(base[`${key}_label`] ?? access.userLabel) : access.userLabel) : undefined}
-              />
-            </div>
-          ),
-        )}
+      <FormNotices conflict={conflict} formError={formError} onReload={reload} />
+      <FormFields def={def} fixedValues={fixedValues} values={values} errors={errors} set={set} base={base} />
       <Actions>
         <Button type="submit" variant="primary" loading={pending} data-testid="form-save">
           {t(record ? 'form.save' : 'form.create')}

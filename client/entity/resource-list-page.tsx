@@ -146,47 +146,26 @@ interface ListProps {
 
 const NO_FILTERS: Record<string, string | number> = {};
 
-/**
- * The generic list screen: search, filters, sorting, paging, all in the URL; create/edit/delete as the
- * user's access allows (ADR 009); reads only for a read-only entity (ADR 013). Owner-scoped users get no
- * owner filter: they see only their own.
- */
-export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions, rowActions, children, headingLevel = 'h1', title: heading }: ListProps) {
-  const { t, i18n } = useTranslation();
-  const access = useAccess(def);
-  const toast = useToast();
-  const confirm = useConfirm();
-  const navigate = useNavigate();
-  const { params: urlParams, update } = useListState(def);
-  const params = useMemo<ListParams>(
-    () => (fixedFilters === NO_FILTERS ? urlParams : { ...urlParams, filters: { ...urlParams.filters, ...Object.fromEntries(Object.entries(fixedFilters).map(([k, v]) => [k, String(v)])) } }),
-    [urlParams, fixedFilters],
-  );
-  const api = entityApi(def);
-  const utils = useEntityUtils(def);
-  const list = api.list.useQuery(params);
-  const remove = api.delete.useMutation();
-  const [searchText, setSearchText] = useState(params.search ?? '');
-  const [editing, setEditing] = useState<EntityRecord | 'new' | null>(null);
-  const title = t(`resources.${def.name}.name`);
-  const one = t(`resources.${def.name}.one`);
-  // "New …" agrees with the noun where a language needs it (sv: "Nytt evenemang"): `resources.<name>.new`.
-  const newTitle = t(`resources.${def.name}.new`, { defaultValue: t('list.new', { name: one }) });
-  const labelOf = (record: EntityRecord) => labelOfDef(def, record, i18n.language);
-
-  useEffect(() => setSearchText(params.search ?? ''), [params.search]);
+/** The search box's text, shown at once; the URL's `search` follows 300 ms after the last keystroke. */
+function useSearchText(search: string | undefined, update: (changes: Record<string, string | undefined>) => void) {
+  const [searchText, setSearchText] = useState(search ?? '');
+  useEffect(() => setSearchText(search ?? ''), [search]);
   useEffect(() => {
-    if ((searchText || undefined) === params.search) return;
+    if ((searchText || undefined) === search) return;
     const timer = setTimeout(() => update({ search: searchText.trim() || undefined }), 300);
     return () => clearTimeout(timer);
   }, [searchText]); // eslint-disable-line react-hooks/exhaustive-deps
+  return [searchText, setSearchText] as const;
+}
 
-  const open = (record: EntityRecord | 'new') => {
-    if (def.detailRoute) navigate(def.detailRoute.replace(':id', record === 'new' ? 'new' : String(record.id)));
-    else setEditing(record);
-  };
-
-  const onDelete = async (record: EntityRecord) => {
+/** Deleting a row: asks first, then refreshes the list and says how it went. */
+function useDeleteRecord(def: EntityDef, labelOf: (record: EntityRecord) => string) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const confirm = useConfirm();
+  const utils = useEntityUtils(def);
+  const remove = entityApi(def).delete.useMutation();
+  return async (record: EntityRecord) => {
     if (!(await confirm({ message: t('form.deleteConfirm', { name: labelOf(record) }), danger: true }))) return;
     try {
       await remove.mutateAsync({ id: record.id });
@@ -196,82 +175,234 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
       toast.error(errorText(t, error));
     }
   };
+}
 
-  const sortBy = (key: string) => {
-    const current = params.ordering;
-    update({ ordering: current === key ? `-${key}` : key });
-  };
+/** The title bar: the heading, the page's own buttons, the CSV export and "New …". */
+function ListHeader({ def, params, heading, headingLevel, headerActions, newTitle, onNew }: { def: EntityDef; params: ListParams; heading: string; headingLevel: 'h1' | 'h2'; headerActions?: ReactNode; newTitle: string | null; onNew: () => void }) {
+  return (
+    <div className="bo-bar-between">
+      <Heading as={headingLevel} style={headingLevel === 'h2' ? { fontSize: 20 } : undefined}>
+        {heading}
+      </Heading>
+      <div className="bo-bar">
+        {headerActions}
+        {def.exportable && <CsvExportButton def={def} params={params} />}
+        {newTitle !== null && (
+          <Button variant="primary" leadingVisual={PlusIcon} onClick={onNew} data-testid="list-new">
+            {newTitle}
+          </Button>
+        )}
+      </div>
+    </div>
+  );
+}
 
-  const data = list.data;
-  // An owner-scoped user owns every row: their own name in a column says nothing.
-  const cols = columns(def, fixedFilters).filter(([key]) => !(access.ownerScoped && key === access.ownerField));
+/** A column heading; a sortable one is a button that sorts by it, then the other way. */
+function SortHeader({ column, label, sortable, ordering, onSort }: { column: string; label: string; sortable: boolean; ordering: string | undefined; onSort: (key: string) => void }) {
+  const sorted = ordering === column ? 'ascending' : ordering === `-${column}` ? 'descending' : undefined;
+  return (
+    <th aria-sort={sorted ?? 'none'} scope="col" data-sortable={sortable || undefined}>
+      {sortable ? (
+        <button type="button" className="bo-sort" onClick={() => onSort(column)} data-testid={`sort-${column}`}>
+          {label}
+          {sorted === 'ascending' ? <SpriteIcon name="triangle-up" /> : sorted === 'descending' ? <SpriteIcon name="triangle-down" /> : null}
+        </button>
+      ) : (
+        label
+      )}
+    </th>
+  );
+}
+
+interface RowProps {
+  def: EntityDef;
+  record: EntityRecord;
+  cols: [string, FieldDef][];
+  meta: readonly string[];
+  t: TFunction;
+  language: string;
+  navigate: (to: string) => void;
+  /** The actions cell, when the list has one. */
+  actions: ReactNode;
+}
+
+/** One record's row; no hooks of its own (a list renders many, ADR 024). */
+function ListRow({ def, record, cols, meta, t, language, navigate, actions }: RowProps) {
+  return (
+    <tr data-testid={`row-${record.id}`}>
+      {meta.includes('id') && (
+        <td>
+          <MetaValue column="id" record={record} />
+        </td>
+      )}
+      {cols.map(([key, field], index) => (
+        <td key={key}>
+          {index === 0 && def.detailRoute ? (
+            <RowLink to={def.detailRoute.replace(':id', String(record.id))} navigate={navigate}>
+              {fieldValueContent(t, language, def, key, field, record)}
+            </RowLink>
+          ) : field.kind === 'date' && record[key] != null && record[key] !== '' ? (
+            // Kept on one line by the table's style (nowrapColumns), not a span per cell.
+            String(record[key])
+          ) : (
+            fieldValueContent(t, language, def, key, field, record)
+          )}
+        </td>
+      ))}
+      {meta.includes('created_at') && (
+        <td>
+          <MetaValue column="created_at" record={record} />
+        </td>
+      )}
+      {actions}
+    </tr>
+  );
+}
+
+/** A row's actions: the page's own, then edit and delete as the user's access allows. */
+function RowActions({ extra, editLabel, deleteLabel, onEdit, onDelete }: { extra: ReactNode; editLabel: string; deleteLabel: string; onEdit: (() => void) | null; onDelete: (() => void) | null }) {
+  return (
+    <td className="row-actions">
+      <div>
+        {extra}
+        {onEdit && (
+          <button type="button" title={editLabel} onClick={onEdit}>
+            <SpriteIcon name="pencil" className={null} />
+          </button>
+        )}
+        {onDelete && (
+          <button type="button" data-variant="danger" title={deleteLabel} onClick={onDelete}>
+            <SpriteIcon name="trash" className={null} />
+          </button>
+        )}
+      </div>
+    </td>
+  );
+}
+
+interface TableProps {
+  def: EntityDef;
+  records: EntityRecord[];
+  cols: [string, FieldDef][];
+  ordering: string | undefined;
+  onSort: (key: string) => void;
+  rowActions?: (record: EntityRecord) => ReactNode;
+  /** Edit and delete, when the user may. */
+  onEdit: ((record: EntityRecord) => void) | null;
+  onDelete: ((record: EntityRecord) => void) | null;
+}
+
+/** The records as a table (cards on a phone, their labels from one style element, ADR 021). */
+function ListTable({ def, records, cols, ordering, onSort, rowActions, onEdit, onDelete }: TableProps) {
+  const { t, i18n } = useTranslation();
+  const navigate = useNavigate();
   const colLabels = cols.map(([key]) => t(`resources.${def.name}.fields.${key}`));
   const metaLabels = { id: t('list.meta.id'), created_at: t('list.meta.created_at') };
   const rowLabels = { edit: labelTemplate(t, 'list.edit'), delete: labelTemplate(t, 'list.delete') };
-  const filterFields = Object.entries(def.fields).filter(([key, f]) => f.filter && !f.filterHidden && !(key in fixedFilters) && !(access.ownerScoped && key === access.ownerField));
   const meta = def.metaColumns ?? [];
   const cellLabels = [...(meta.includes('id') ? [metaLabels.id] : []), ...colLabels, ...(meta.includes('created_at') ? [metaLabels.created_at] : [])];
   const tableId = `list-${useId().replace(/[^\w-]/g, '')}`;
   const firstCol = meta.includes('id') ? 2 : 1;
   const nowrapColumns = cols.flatMap(([, field], index) => (field.kind === 'date' && index > 0 ? [firstCol + index] : []));
-  const canCreate = !def.readOnly && access.canCreate;
-  const canUpdate = !def.readOnly && access.canUpdate;
-  const canDelete = !def.readOnly && access.canDelete;
-  const hasActions = canUpdate || canDelete || Boolean(rowActions);
-  const sortHeader = (key: string, label: string, sortable: boolean) => {
-    const sorted = params.ordering === key ? 'ascending' : params.ordering === `-${key}` ? 'descending' : undefined;
-    return (
-      <th key={key} aria-sort={sorted ?? 'none'} scope="col" data-sortable={sortable || undefined}>
-        {sortable ? (
-          <button type="button" className="bo-sort" onClick={() => sortBy(key)} data-testid={`sort-${key}`}>
-            {label}
-            {sorted === 'ascending' ? <SpriteIcon name="triangle-up" /> : sorted === 'descending' ? <SpriteIcon name="triangle-down" /> : null}
-          </button>
-        ) : (
-          label
-        )}
-      </th>
-    );
+  const hasActions = Boolean(onEdit || onDelete || rowActions);
+  const actionsOf = (record: EntityRecord) => {
+    const label = labelOfDef(def, record, i18n.language);
+    return <RowActions extra={rowActions?.(record)} editLabel={rowLabels.edit(label)} deleteLabel={rowLabels.delete(label)} onEdit={onEdit && (() => onEdit(record))} onDelete={onDelete && (() => void onDelete(record))} />;
   };
+  return (
+    <div className="bo-scroll">
+      {/* The phone's card labels, once per table rather than a `data-label` on every cell (ADR 021). */}
+      <style>{cellLabelStyle(tableId, cellLabels, nowrapColumns)}</style>
+      <table id={tableId} className="data-table bo-table" data-labelled="" data-testid="list-table">
+        <thead>
+          <tr>
+            {meta.includes('id') && <SortHeader key="id" column="id" label={metaLabels.id} sortable ordering={ordering} onSort={onSort} />}
+            {cols.map(([key, field], index) => <SortHeader key={key} column={key} label={colLabels[index]!} sortable={Boolean(field.sortable)} ordering={ordering} onSort={onSort} />)}
+            {meta.includes('created_at') && <SortHeader key="created_at" column="created_at" label={metaLabels.created_at} sortable ordering={ordering} onSort={onSort} />}
+            {hasActions && (
+              <th scope="col" className="row-actions">
+                <span className="visually-hidden">{t('list.actions')}</span>
+              </th>
+            )}
+          </tr>
+        </thead>
+        <tbody>
+          {records.map((record) => (
+            <ListRow key={record.id} def={def} record={record} cols={cols} meta={meta} t={t} language={i18n.language} navigate={navigate} actions={hasActions ? actionsOf(record) : null} />
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The search box and a filter for each filterable field, all in the URL. */
+function ListFilters({ def, fields, params, active, update }: { def: EntityDef; fields: [string, FieldDef][]; params: ListParams; active: number; update: ReturnType<typeof useListState>['update'] }) {
+  const { t } = useTranslation();
+  const [searchText, setSearchText] = useSearchText(params.search, update);
+  return (
+    <FilterBar
+      active={active}
+      search={
+        <TextInput
+          leadingVisual={SearchIcon}
+          aria-label={t('list.search')}
+          placeholder={t('list.search')}
+          value={searchText}
+          onChange={(e) => setSearchText(e.target.value)}
+          data-testid="list-search"
+        />
+      }
+    >
+      {fields.length > 0 && fields.map(([key, field]) =>
+        field.filter === 'range' ? (
+          <RangeFilter key={key} def={def} name={key} from={params.filters[`${key}_from`] as string | undefined} to={params.filters[`${key}_to`] as string | undefined} onChange={(changes) => update(changes)} />
+        ) : (
+          <FilterSelect key={key} def={def} name={key} field={field} value={params.filters[key] as string | undefined} onChange={(v) => update({ [`f_${key}`]: v })} />
+        ),
+      )}
+    </FilterBar>
+  );
+}
+
+/**
+ * The generic list screen: search, filters, sorting, paging, all in the URL; create/edit/delete as the
+ * user's access allows (ADR 009); reads only for a read-only entity (ADR 013). Owner-scoped users get no
+ * owner filter: they see only their own.
+ */
+export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions, rowActions, children, headingLevel = 'h1', title: heading }: ListProps) {
+  const { t, i18n } = useTranslation();
+  const access = useAccess(def);
+  const navigate = useNavigate();
+  const { params: urlParams, update } = useListState(def);
+  const params = useMemo<ListParams>(
+    () => (fixedFilters === NO_FILTERS ? urlParams : { ...urlParams, filters: { ...urlParams.filters, ...Object.fromEntries(Object.entries(fixedFilters).map(([k, v]) => [k, String(v)])) } }),
+    [urlParams, fixedFilters],
+  );
+  const list = entityApi(def).list.useQuery(params);
+  const [editing, setEditing] = useState<EntityRecord | 'new' | null>(null);
+  const title = t(`resources.${def.name}.name`);
+  const one = t(`resources.${def.name}.one`);
+  // "New …" agrees with the noun where a language needs it (sv: "Nytt evenemang"): `resources.<name>.new`.
+  const newTitle = t(`resources.${def.name}.new`, { defaultValue: t('list.new', { name: one }) });
+  const labelOf = (record: EntityRecord) => labelOfDef(def, record, i18n.language);
+  const onDelete = useDeleteRecord(def, labelOf);
+
+  const open = (record: EntityRecord | 'new') => {
+    if (def.detailRoute) navigate(def.detailRoute.replace(':id', record === 'new' ? 'new' : String(record.id)));
+    else setEditing(record);
+  };
+
+  const data = list.data;
+  // An owner-scoped user owns every row: their own name in a column says nothing.
+  const cols = columns(def, fixedFilters).filter(([key]) => !(access.ownerScoped && key === access.ownerField));
+  const filterFields = Object.entries(def.fields).filter(([key, f]) => f.filter && !f.filterHidden && !(key in fixedFilters) && !(access.ownerScoped && key === access.ownerField));
 
   return (
     <section data-testid={`list-${def.name}`}>
-      <div className="bo-bar-between">
-        <Heading as={headingLevel} style={headingLevel === 'h2' ? { fontSize: 20 } : undefined}>
-          {heading ?? title}
-        </Heading>
-        <div className="bo-bar">
-          {headerActions}
-          {def.exportable && <CsvExportButton def={def} params={params} />}
-          {canCreate && (
-            <Button variant="primary" leadingVisual={PlusIcon} onClick={() => open('new')} data-testid="list-new">
-              {newTitle}
-            </Button>
-          )}
-        </div>
-      </div>
+      <ListHeader def={def} params={params} heading={heading ?? title} headingLevel={headingLevel} headerActions={headerActions} newTitle={!def.readOnly && access.canCreate ? newTitle : null} onNew={() => open('new')} />
       {children}
-      <FilterBar
-        active={Object.values(urlParams.filters).filter((v) => v !== undefined && v !== '').length}
-        search={
-          <TextInput
-            leadingVisual={SearchIcon}
-            aria-label={t('list.search')}
-            placeholder={t('list.search')}
-            value={searchText}
-            onChange={(e) => setSearchText(e.target.value)}
-            data-testid="list-search"
-          />
-        }
-      >
-        {filterFields.length > 0 && filterFields.map(([key, field]) =>
-          field.filter === 'range' ? (
-            <RangeFilter key={key} def={def} name={key} from={params.filters[`${key}_from`] as string | undefined} to={params.filters[`${key}_to`] as string | undefined} onChange={(changes) => update(changes)} />
-          ) : (
-            <FilterSelect key={key} def={def} name={key} field={field} value={params.filters[key] as string | undefined} onChange={(v) => update({ [`f_${key}`]: v })} />
-          ),
-        )}
-      </FilterBar>
+      <ListFilters def={def} fields={filterFields} params={params} active={Object.values(urlParams.filters).filter((v) => v !== undefined && v !== '').length} update={update} />
 
       {list.error ? (
         <Flash variant="danger" role="alert" data-testid="list-error">
@@ -289,75 +420,16 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
           {params.search || Object.keys(urlParams.filters).length ? t('list.noMatches') : t('list.empty', { name: title })}
         </p>
       ) : (
-        <div className="bo-scroll">
-          {/* The phone's card labels, once per table rather than a `data-label` on every cell (ADR 021). */}
-          <style>{cellLabelStyle(tableId, cellLabels, nowrapColumns)}</style>
-          <table id={tableId} className="data-table bo-table" data-labelled="" data-testid="list-table">
-            <thead>
-              <tr>
-                {meta.includes('id') && sortHeader('id', metaLabels.id, true)}
-                {cols.map(([key, field], index) => sortHeader(key, colLabels[index]!, Boolean(field.sortable)))}
-                {meta.includes('created_at') && sortHeader('created_at', metaLabels.created_at, true)}
-                {hasActions && (
-                  <th scope="col" className="row-actions">
-                    <span className="visually-hidden">{t('list.actions')}</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {data.results.map((record) => {
-                const editLabel = rowLabels.edit(labelOf(record));
-                const deleteLabel = rowLabels.delete(labelOf(record));
-                return (
-                  <tr key={record.id} data-testid={`row-${record.id}`}>
-                    {meta.includes('id') && (
-                      <td>
-                        <MetaValue column="id" record={record} />
-                      </td>
-                    )}
-                    {cols.map(([key, field], index) => (
-                      <td key={key}>
-                        {index === 0 && def.detailRoute ? (
-                          <RowLink to={def.detailRoute.replace(':id', String(record.id))} navigate={navigate}>
-                            {fieldValueContent(t, i18n.language, def, key, field, record)}
-                          </RowLink>
-                        ) : field.kind === 'date' && record[key] != null && record[key] !== '' ? (
-                          // Kept on one line by the table's style (nowrapColumns), not a span per cell.
-                          String(record[key])
-                        ) : (
-                          fieldValueContent(t, i18n.language, def, key, field, record)
-                        )}
-                      </td>
-                    ))}
-                    {meta.includes('created_at') && (
-                      <td>
-                        <MetaValue column="created_at" record={record} />
-                      </td>
-                    )}
-                    {hasActions && (
-                    <td className="row-actions">
-                      <div>
-                        {rowActions?.(record)}
-                        {canUpdate && (
-                          <button type="button" title={editLabel} onClick={() => open(record)}>
-                            <SpriteIcon name="pencil" className={null} />
-                          </button>
-                        )}
-                        {canDelete && (
-                          <button type="button" data-variant="danger" title={deleteLabel} onClick={() => void onDelete(record)}>
-                            <SpriteIcon name="trash" className={null} />
-                          </button>
-                        )}
-                      </div>
-                    </td>
-                    )}
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <ListTable
+          def={def}
+          records={data.results}
+          cols={cols}
+          ordering={params.ordering}
+          onSort={(key) => update({ ordering: params.ordering === key ? `-${key}` : key })}
+          rowActions={rowActions}
+          onEdit={!def.readOnly && access.canUpdate ? open : null}
+          onDelete={!def.readOnly && access.canDelete ? onDelete : null}
+        />
       )}
 
       {data && <Pager paginator={data.paginator} onPage={(page) => update({ page }, false)} onPageSize={(size) => update({ page_size: size })} />}

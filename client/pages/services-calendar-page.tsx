@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
-import { CalendarToolbar, Chip, DayAgenda, STATUS_STYLE, MonthGrid, SlotGrid, WeekdayHeader, formatDate, todayIso, useCalendarState, weekdayNames, type IsoDate } from '../components/calendar.tsx';
+import { CalendarToolbar, Chip, DayAgenda, MonthView, STATUS_STYLE, SlotGrid, dayViewHref, todayIso, useCalendarState, type IsoDate } from '../components/calendar.tsx';
 import { ErrorState } from '../components/error-state.tsx';
 import { useAccess } from '../entity/access.ts';
 import { StatusLabel, statusText } from '../entity/status-label.tsx';
@@ -50,9 +50,44 @@ function AgendaService({ service, showBuddy }: { service: EntityRecord; showBudd
   );
 }
 
+/** The title, the way back to the list and, for those who may book, a new service on the shown date (for the chosen buddy). */
+function PageHeader({ date, buddy, canCreate }: { date: IsoDate; buddy: string; canCreate: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 8, flexWrap: 'wrap' }}>
+      <Heading as="h1">{t('routes.servicesCalendar')}</Heading>
+      <div style={{ display: 'flex', flexWrap: 'wrap', gap: 8 }}>
+        <Button as={Link} to="/services" leadingVisual={ListUnorderedIcon}>
+          {t('services.list')}
+        </Button>
+        {canCreate && (
+          <Button as={Link} to={`/services/new?service_date=${date}${buddy ? `&buddy_id=${buddy}` : ''}`} variant="primary" leadingVisual={PlusIcon}>
+            {t('list.new', { name: t('resources.services.one') })}
+          </Button>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The colours of the services' statuses, above the wide views. */
+function StatusLegend() {
+  const { t } = useTranslation();
+  return (
+    <ul className="wide-only" aria-label={t('calendar.legend')} style={{ display: 'flex', flexWrap: 'wrap', gap: 12, listStyle: 'none', padding: 0, margin: '0 0 12px', fontSize: 12 }}>
+      {Object.entries(SERVICE_STATUS_FLOW.colors).map(([status, color]) => (
+        <li key={status} style={{ display: 'inline-flex', alignItems: 'center', gap: 4 }}>
+          <span aria-hidden="true" style={{ width: 12, height: 12, borderRadius: 3, background: STATUS_STYLE[color].background, border: `2px solid ${STATUS_STYLE[color].border}` }} />
+          {statusText(t, servicesEntity, 'status', status)}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** §2 /services/calendar: services by date and slot in month, week and day views, coloured by status. */
 export default function ServicesCalendarPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const state = useCalendarState();
   const access = useAccess(servicesEntity);
   const buddy = state.search.get('buddy') ?? '';
@@ -66,23 +101,10 @@ export default function ServicesCalendarPage() {
   for (const s of services.data?.results ?? []) byDay.set(String(s.service_date), [...(byDay.get(String(s.service_date)) ?? []), s]);
   const slotOrder = new Map((slots.data ?? []).map((s, i) => [s.id, i]));
   const sorted = (list: EntityRecord[]) => [...list].sort((a, b) => (slotOrder.get(Number(a.service_slot_id)) ?? 99) - (slotOrder.get(Number(b.service_slot_id)) ?? 99) || a.id - b.id);
-  const month = state.date.slice(0, 7);
 
   return (
     <section>
-      <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 8, flexWrap: 'wrap' }}>
-        <Heading as="h1">{t('routes.servicesCalendar')}</Heading>
-        <div style={{ display: 'flex', flexWrap: 'wrap', gap: 8 }}>
-          <Button as={Link} to="/services" leadingVisual={ListUnorderedIcon}>
-            {t('services.list')}
-          </Button>
-          {access.canCreate && (
-            <Button as={Link} to={`/services/new?service_date=${state.date}${buddy ? `&buddy_id=${buddy}` : ''}`} variant="primary" leadingVisual={PlusIcon}>
-              {t('list.new', { name: t('resources.services.one') })}
-            </Button>
-          )}
-        </div>
-      </div>
+      <PageHeader date={state.date} buddy={buddy} canCreate={access.canCreate} />
       <CalendarToolbar state={state}>
         {!access.ownerScoped && (
           <ReferencePicker
@@ -96,14 +118,7 @@ export default function ServicesCalendarPage() {
         )}
         {services.isFetching && <Spinner size="small" srText={t('app.loading')} />}
       </CalendarToolbar>
-      <ul className="wide-only" aria-label={t('calendar.legend')} style={{ display: 'flex', flexWrap: 'wrap', gap: 12, listStyle: 'none', padding: 0, margin: '0 0 12px', fontSize: 12 }}>
-        {Object.entries(SERVICE_STATUS_FLOW.colors).map(([status, color]) => (
-          <li key={status} style={{ display: 'inline-flex', alignItems: 'center', gap: 4 }}>
-            <span aria-hidden="true" style={{ width: 12, height: 12, borderRadius: 3, background: STATUS_STYLE[color].background, border: `2px solid ${STATUS_STYLE[color].border}` }} />
-            {statusText(t, servicesEntity, 'status', status)}
-          </li>
-        ))}
-      </ul>
+      <StatusLegend />
       {services.error && <ErrorState error={services.error} onRetry={() => void services.refetch()} />}
       {services.data?.truncated && <Flash variant="warning">{t('calendar.truncated')}</Flash>}
       <DayAgenda
@@ -115,33 +130,25 @@ export default function ServicesCalendarPage() {
         }))}
       />
       {state.view === 'month' ? (
-        <div className="wide-only" data-testid="calendar-month">
-          <WeekdayHeader aria-hidden="true">
-            {weekdayNames(i18n.language).map((name) => (
-              <div key={name}>{name}</div>
-            ))}
-          </WeekdayHeader>
-          <MonthGrid>
-            {state.days.map((day) => {
-              const list = sorted(byDay.get(day) ?? []);
-              return (
-                <div key={day} data-outside={day.slice(0, 7) !== month} data-today={day === today} data-date={day} aria-label={formatDate(day, i18n.language, { weekday: 'long', day: 'numeric', month: 'long' })} role="group">
-                  <Link to={`?${new URLSearchParams({ ...Object.fromEntries(state.search), view: 'day', date: day })}`} style={{ fontSize: 12, fontWeight: 600, color: 'inherit' }}>
-                    {Number(day.slice(8))}
+        <MonthView
+          state={state}
+          today={today}
+          content={(day) => {
+            const list = sorted(byDay.get(day) ?? []);
+            return (
+              <>
+                {list.slice(0, MONTH_CELL_LIMIT).map((s) => (
+                  <ServiceChip key={s.id} service={s} showBuddy={showBuddy} withSlot />
+                ))}
+                {list.length > MONTH_CELL_LIMIT && (
+                  <Link to={dayViewHref(state, day)} style={{ fontSize: 12 }}>
+                    {t('calendar.more', { count: list.length - MONTH_CELL_LIMIT })}
                   </Link>
-                  {list.slice(0, MONTH_CELL_LIMIT).map((s) => (
-                    <ServiceChip key={s.id} service={s} showBuddy={showBuddy} withSlot />
-                  ))}
-                  {list.length > MONTH_CELL_LIMIT && (
-                    <Link to={`?${new URLSearchParams({ ...Object.fromEntries(state.search), view: 'day', date: day })}`} style={{ fontSize: 12 }}>
-                      {t('calendar.more', { count: list.length - MONTH_CELL_LIMIT })}
-                    </Link>
-                  )}
-                </div>
-              );
-            })}
-          </MonthGrid>
-        </div>
+                )}
+              </>
+            );
+          }}
+        />
       ) : (
         <SlotGrid state={state} today={today} slots={slots.data ?? []} slotHeading={t('resources.services.fields.service_slot_id')} cell={(day, slotId) =>
             sorted(byDay.get(day) ?? [])

@@ -57,31 +57,47 @@ interface Deps {
 /** Refresh a little before expiry (clock skew, time in flight): 5 s, or a tenth of a short token's life. */
 const MAX_EXPIRY_SKEW_MS = 5_000;
 
-export function createRequestSession(req: FastifyRequest, reply: FastifyReply, deps: Deps): RequestSession {
+/** The sealed token cookies of one request: the pair they hold, and writing or clearing them on the reply. */
+function tokenCookies(req: FastifyRequest, reply: FastifyReply, deps: Deps) {
   const names = cookieNames(deps.config.secure);
   const options = tokenCookieOptions(deps.config);
   const access = deps.sealer.open(names.access, req.cookies[names.access]);
   const refresh = deps.sealer.open(names.refresh, req.cookies[names.refresh]);
-  let tokens: TokenPair | null = refresh ? { token: access?.value ?? '', refresh_token: refresh.value } : null;
+  return {
+    pair: refresh ? { token: access?.value ?? '', refresh_token: refresh.value } : null,
+    /** Sealed under a retired key. */
+    stale: Boolean(access?.stale || refresh?.stale),
+    write(pair: TokenPair) {
+      reply.setCookie(names.access, deps.sealer.seal(names.access, pair.token), options);
+      reply.setCookie(names.refresh, deps.sealer.seal(names.refresh, pair.refresh_token), options);
+    },
+    clear() {
+      const { maxAge: _maxAge, ...attributes } = options;
+      reply.clearCookie(names.access, attributes);
+      reply.clearCookie(names.refresh, attributes);
+    },
+  };
+}
+
+export function createRequestSession(req: FastifyRequest, reply: FastifyReply, deps: Deps): RequestSession {
+  const cookies = tokenCookies(req, reply, deps);
+  let tokens: TokenPair | null = cookies.pair;
   let info: SessionInfo | null = tokens?.token ? sessionInfoOf(tokens.token) : null;
 
   function set(pair: TokenPair) {
     tokens = pair;
     info = sessionInfoOf(pair.token);
-    reply.setCookie(names.access, deps.sealer.seal(names.access, pair.token), options);
-    reply.setCookie(names.refresh, deps.sealer.seal(names.refresh, pair.refresh_token), options);
+    cookies.write(pair);
   }
 
   function clear() {
     tokens = null;
     info = null;
-    const { maxAge: _maxAge, ...attributes } = options;
-    reply.clearCookie(names.access, attributes);
-    reply.clearCookie(names.refresh, attributes);
+    cookies.clear();
   }
 
   // Cookies sealed under a retired key are re-issued under the current one.
-  if (tokens && (access?.stale || refresh?.stale)) set(tokens);
+  if (tokens && cookies.stale) set(tokens);
 
   async function refreshNow(): Promise<void> {
     const current = tokens;
@@ -96,11 +112,20 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
     set(outcome.pair);
   }
 
-  function accessExpired(): boolean {
-    if (!tokens?.token) return true;
-    const exp = info?.exp;
-    const skew = Math.min(MAX_EXPIRY_SKEW_MS, (info?.lifetime ?? Infinity) * 100);
-    return typeof exp === 'number' && exp * 1000 - skew <= Date.now();
+  const accessExpired = () => isExpired(tokens, info);
+
+  /** The pair to call with, refreshed first when its access token has expired. */
+  async function usableTokens(): Promise<TokenPair> {
+    if (!tokens) throw new SessionExpiredError();
+    if (accessExpired()) await refreshNow();
+    return tokens!;
+  }
+
+  /** The pair to retry with after `used` was refused (a parallel call of this request may have refreshed meanwhile). */
+  async function retryTokens(used: TokenPair): Promise<TokenPair> {
+    if (tokens === used) await refreshNow();
+    if (!tokens) throw new SessionExpiredError();
+    return tokens;
   }
 
   return {
@@ -114,29 +139,27 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
       if (tokens && accessExpired()) await refreshNow();
     },
     async call<T>(call: Omit<UpstreamCall, 'token'>): Promise<T> {
-      if (!tokens) throw new SessionExpiredError();
-      if (accessExpired()) await refreshNow();
-      const used = tokens!;
+      const used = await usableTokens();
       try {
         return await deps.upstream.call<T>({ ...call, token: used.token });
       } catch (error) {
         if (!(error instanceof UpstreamError) || error.status !== 401) throw error;
       }
-      // A parallel call of this request may have refreshed meanwhile: then just retry.
-      if (tokens === used) await refreshNow();
-      if (!tokens) throw new SessionExpiredError();
-      return deps.upstream.call<T>({ ...call, token: tokens.token });
+      return deps.upstream.call<T>({ ...call, token: (await retryTokens(used)).token });
     },
     async stream(call) {
-      if (!tokens) throw new SessionExpiredError();
-      if (accessExpired()) await refreshNow();
-      const used = tokens!;
+      const used = await usableTokens();
       const first = await deps.upstream.stream({ ...call, token: used.token });
       if (first.statusCode !== 401) return first;
       await first.body.dump();
-      if (tokens === used) await refreshNow();
-      if (!tokens) throw new SessionExpiredError();
-      return deps.upstream.stream({ ...call, token: tokens.token });
+      return deps.upstream.stream({ ...call, token: (await retryTokens(used)).token });
     },
   };
+}
+
+function isExpired(tokens: TokenPair | null, info: SessionInfo | null): boolean {
+  if (!tokens?.token) return true;
+  const exp = info?.exp;
+  const skew = Math.min(MAX_EXPIRY_SKEW_MS, (info?.lifetime ?? Infinity) * 100);
+  return typeof exp === 'number' && exp * 1000 - skew <= Date.now();
 }

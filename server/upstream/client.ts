@@ -101,31 +101,8 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   });
   const retries = options.retries ?? 2;
 
-  function requestOptions(call: UpstreamCall): Dispatcher.RequestOptions {
-    const url = new URL(call.path.replace(/^\/+/, ''), baseUrl);
-    for (const [key, value] of Object.entries(call.query ?? {})) {
-      if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, String(value));
-    }
-    const headers: Record<string, string> = {
-      accept: 'application/json',
-      'accept-language': call.lang ?? 'en',
-      'app-platform': 'backoffice',
-    };
-    if (call.token) headers.authorization = `Bearer ${call.token}`;
-    if (call.clientIp) {
-      headers['x-forwarded-for'] = call.clientIp;
-      if (options_.forwardedSecret) headers['x-forwarded-secret'] = options_.forwardedSecret;
-    }
-    let body: string | undefined;
-    if (call.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(call.body);
-    }
-    return { method: call.method, path: url.pathname + url.search, headers, body, signal: call.signal };
-  }
-
   async function once<T>(call: UpstreamCall): Promise<T> {
-    const options = requestOptions(call);
+    const options = requestOptions(baseUrl, call, options_.forwardedSecret);
     const started = performance.now();
     const observe = (status: number) => options_.onCall?.(call.method, call.path, status, (performance.now() - started) / 1000);
     let response: Dispatcher.ResponseData;
@@ -137,25 +114,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
       throw failure;
     }
     observe(response.statusCode);
-    let parsed: unknown;
-    try {
-      const text = await response.body.text();
-      parsed = text ? JSON.parse(text) : null;
-    } catch (error) {
-      if (error instanceof undiciErrors.UndiciError) throw transportError(error);
-      parsed = null;
-    }
-    const envelope = parsed as { success?: unknown; data?: unknown } | null;
-    if (response.statusCode >= 200 && response.statusCode < 300 && envelope && envelope.success === true) {
-      if (envelope.data === undefined || envelope.data === null) {
-        throw new UpstreamError(502, 'unexpected_response', UNEXPECTED_RESPONSE);
-      }
-      return envelope.data as T;
-    }
-    if (response.statusCode < 300 && (!envelope || typeof envelope.success !== 'boolean')) {
-      throw new UpstreamError(502, 'unexpected_response', UNEXPECTED_RESPONSE);
-    }
-    throw errorFromEnvelope(response.statusCode < 300 ? 400 : response.statusCode, parsed);
+    return dataOf<T>(response);
   }
 
   return {
@@ -178,13 +137,61 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
     },
     async stream(call) {
       try {
-        return await pool.request(requestOptions(call));
+        return await pool.request(requestOptions(baseUrl, call, options_.forwardedSecret));
       } catch (error) {
         throw transportError(error);
       }
     },
     close: () => pool.close(),
   };
+}
+
+/** The undici request of a call: its URL below `baseUrl`, query, headers and JSON body. */
+/** The request undici sends for a call; the visitor's address goes with the secret that makes the API believe it (ADR 028). */
+function requestOptions(baseUrl: URL, call: UpstreamCall, forwardedSecret: string | undefined): Dispatcher.RequestOptions {
+  const url = new URL(call.path.replace(/^\/+/, ''), baseUrl);
+  for (const [key, value] of Object.entries(call.query ?? {})) {
+    if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, String(value));
+  }
+  const headers: Record<string, string> = {
+    accept: 'application/json',
+    'accept-language': call.lang ?? 'en',
+    'app-platform': 'backoffice',
+  };
+  if (call.token) headers.authorization = `Bearer ${call.token}`;
+  if (call.clientIp) {
+    headers['x-forwarded-for'] = call.clientIp;
+    if (forwardedSecret) headers['x-forwarded-secret'] = forwardedSecret;
+  }
+  let body: string | undefined;
+  if (call.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(call.body);
+  }
+  return { method: call.method, path: url.pathname + url.search, headers, body, signal: call.signal };
+}
+
+/** The `data` of a successful envelope; otherwise the error the answer stands for. */
+async function dataOf<T>(response: Dispatcher.ResponseData): Promise<T> {
+  let parsed: unknown;
+  try {
+    const text = await response.body.text();
+    parsed = text ? JSON.parse(text) : null;
+  } catch (error) {
+    if (error instanceof undiciErrors.UndiciError) throw transportError(error);
+    parsed = null;
+  }
+  const envelope = parsed as { success?: unknown; data?: unknown } | null;
+  if (response.statusCode >= 200 && response.statusCode < 300 && envelope && envelope.success === true) {
+    if (envelope.data === undefined || envelope.data === null) {
+      throw new UpstreamError(502, 'unexpected_response', UNEXPECTED_RESPONSE);
+    }
+    return envelope.data as T;
+  }
+  if (response.statusCode < 300 && (!envelope || typeof envelope.success !== 'boolean')) {
+    throw new UpstreamError(502, 'unexpected_response', UNEXPECTED_RESPONSE);
+  }
+  throw errorFromEnvelope(response.statusCode < 300 ? 400 : response.statusCode, parsed);
 }
 
 function transportError(error: unknown): UpstreamError {

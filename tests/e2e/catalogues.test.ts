@@ -1,7 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
-import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { gotoHydrated, screenshot } from '../support/browser.ts';
+import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
+import { DEMO_PASSWORD, type Stack } from '../support/stack.ts';
 import { agent, mutate, query, signIn } from '../support/http.ts';
 
 let stack: Stack;
@@ -12,14 +13,9 @@ let page: Page;
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-  page = await browser.newPage();
-  await signInAs(page, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
+  ({ stack, browser, page } = await startBrowserStack({ signedIn: 'admin@example.com' }));
 });
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+afterAll(() => closeBrowserStack(browser, stack));
 
 const rowNames = async () => page.getByTestId('list-table').locator('tbody tr td:first-child').allInnerTexts();
 

@@ -1,19 +1,17 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, screenshot, signInAs } from '../support/browser.ts';
+import { screenshot, signInAs } from '../support/browser.ts';
+import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
 import { agent, query, signIn } from '../support/http.ts';
-import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { DEMO_PASSWORD, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
 let browser: Browser;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  ({ stack, browser } = await startBrowserStack());
 });
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+afterAll(() => closeBrowserStack(browser, stack));
 
 const counterText = (page: Page, key: string) => page.getByTestId(`counter-${key}`).locator('dd').innerText();
 

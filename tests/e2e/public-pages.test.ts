@@ -1,9 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import type { Server } from 'node:http';
+import { SignJWT } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream } from '../../upstream/start.ts';
 import { hydrated, launchBrowser } from '../support/browser.ts';
+import { startGoogleKeys } from '../support/google-keys.ts';
 import { testLogger } from '../support/run-log.ts';
 import { DEMO_PASSWORD, startStack, type Stack, type Upstream } from '../support/stack.ts';
 
@@ -20,18 +21,15 @@ let stack: Stack;
 let browser: Browser;
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey as CryptoKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-  jwks = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
-  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
+  let certsUrl: string;
+  ({ server: jwks, privateKey, certsUrl } = await startGoogleKeys());
   upstream = await startUpstream({
     port: 0,
     host: '127.0.0.1',
     seedDemo: true,
     demoPassword: DEMO_PASSWORD,
     logger: testLogger('upstream', 'info'),
-    config: { scryptCost: 1024, logMailLinks: false, corsOrigins: ['*'], googleClientId: GOOGLE_CLIENT, googleJwksUrl: `http://127.0.0.1:${(jwks.address() as { port: number }).port}/certs` },
+    config: { scryptCost: 1024, logMailLinks: false, corsOrigins: ['*'], googleClientId: GOOGLE_CLIENT, googleJwksUrl: certsUrl },
   });
   [stack, browser] = await Promise.all([startStack({ upstream, app: { googleClientId: GOOGLE_CLIENT } }), launchBrowser()]);
 });

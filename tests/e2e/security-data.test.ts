@@ -1,7 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
-import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { gotoHydrated, screenshot } from '../support/browser.ts';
+import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
+import { type Stack } from '../support/stack.ts';
 
 /** Issue 12 in the browser: a bad stored picture never makes a save fail silently (M6); upload quotas are explained (L4). */
 let stack: Stack;
@@ -9,14 +10,9 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-  page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  await signInAs(page, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
+  ({ stack, browser, page } = await startBrowserStack({ signedIn: 'admin@example.com', context: { viewport: { width: 1280, height: 900 } } }));
 });
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+afterAll(() => closeBrowserStack(browser, stack));
 
 describe('a stored profile picture that is not one of our uploads (issue 12 M6)', () => {
   it('an admin editing the user sees why saving is refused, removes the picture, and saves', async () => {

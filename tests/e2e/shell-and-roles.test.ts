@@ -1,18 +1,16 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, hydrated, launchBrowser, screenshot } from '../support/browser.ts';
-import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { gotoHydrated, hydrated, screenshot } from '../support/browser.ts';
+import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
+import { DEMO_PASSWORD, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
 let browser: Browser;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  ({ stack, browser } = await startBrowserStack());
 });
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+afterAll(() => closeBrowserStack(browser, stack));
 
 async function login(page: Page, email: string, path = '/') {
   await gotoHydrated(page, stack.baseUrl + path);

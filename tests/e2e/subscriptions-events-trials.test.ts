@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatMoney } from '../../client/entity/field-value.tsx';
 import { proRataRefund, todayUtc } from '../../upstream/lib/refund.ts';
 import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
-import { DEMO_PASSWORD, latestMail, linkPath, startStack, type Stack } from '../support/stack.ts';
+import { activateAccount } from '../support/browser-stack.ts';
+import { DEMO_PASSWORD, latestMail, startStack, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
 let browser: Browser;
@@ -300,11 +301,7 @@ describe('trial groups in the browser', () => {
 
     const mail = await latestMail(stack.upstream, 'new.pilot@nordicbikes.example');
     const guest = await browser.newPage();
-    await gotoHydrated(guest, stack.baseUrl + linkPath(mail.link));
-    await guest.getByLabel('New password').fill('welcome1');
-    await guest.getByLabel('Confirm password').fill('welcome1');
-    await guest.getByRole('button', { name: 'Activate account' }).click();
-    await guest.getByTestId('password-done').waitFor();
+    await activateAccount(guest, stack, mail.link, 'welcome1');
     await guest.close();
 
     await page.reload();

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
-import { DEMO_PASSWORD, latestMail, linkPath, startStack, type Stack } from '../support/stack.ts';
+import { gotoHydrated, screenshot, signInAs } from '../support/browser.ts';
+import { activateAccount, closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
+import { DEMO_PASSWORD, latestMail, linkPath, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
 let browser: Browser;
@@ -10,15 +11,9 @@ let page: Page;
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-  const context = await browser.newContext({ acceptDownloads: true });
-  page = await context.newPage();
-  await signInAs(page, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
+  ({ stack, browser, page } = await startBrowserStack({ signedIn: 'admin@example.com', context: { acceptDownloads: true } }));
 });
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+afterAll(() => closeBrowserStack(browser, stack));
 
 describe('users and bicycles in the browser', () => {
   it('an admin bulk-invites two users and one accepts through the mailed link', async () => {
@@ -42,11 +37,7 @@ describe('users and bicycles in the browser', () => {
 
     const mail = await latestMail(stack.upstream, 'second.new@example.com');
     const guest = await browser.newPage();
-    await gotoHydrated(guest, stack.baseUrl + linkPath(mail.link));
-    await guest.getByLabel('New password').fill('welcome1');
-    await guest.getByLabel('Confirm password').fill('welcome1');
-    await guest.getByRole('button', { name: 'Activate account' }).click();
-    await guest.getByTestId('password-done').waitFor();
+    await activateAccount(guest, stack, mail.link, 'welcome1');
     await guest.close();
     await page.getByTestId('list-search').fill('second.new');
     const row = page.getByTestId('list-table').locator('tbody tr', { hasText: 'second.new@example.com' });

@@ -5,15 +5,13 @@ import { ENTITIES } from '../../shared/entities/registry.ts';
 import { routerKey } from '../../client/entity/entity-api.ts';
 import { readOnlyRoundTrip, writableRoundTrip } from '../support/entity-round-trip.ts';
 import { sampleInput } from '../support/entity-samples.ts';
-import { agent, mutate, query, signIn, type Agent } from '../support/http.ts';
-import { DEMO_PASSWORD, openApiDocument, startStack, type Stack } from '../support/stack.ts';
+import { agent, mutate, query, signIn, startAdminStack, type Agent } from '../support/http.ts';
+import { DEMO_PASSWORD, openApiDocument, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
 let admin: Agent;
 beforeAll(async () => {
-  stack = await startStack();
-  admin = agent(stack);
-  await signIn(admin, 'admin@example.com', DEMO_PASSWORD);
+  ({ stack, admin } = await startAdminStack());
 });
 afterAll(async () => stack?.close());
 

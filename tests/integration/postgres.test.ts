@@ -6,6 +6,7 @@ import { readOnlyRoundTrip, writableRoundTrip } from '../support/entity-round-tr
 import { agent, query, signIn } from '../support/http.ts';
 import { daysFromToday } from '../support/entity-samples.ts';
 import type { DispatchBoard } from '../../shared/schemas/dispatch.ts';
+import { createTestDatabase } from '../support/postgres.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 
 /**
@@ -20,12 +21,9 @@ describe.skipIf(!adminUrl)('on a PostgreSQL server', () => {
   let admin: pg.Client;
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const url = new URL(adminUrl!);
-    url.pathname = `/${name}`;
-    stack = await startStack({ databaseUrl: url.toString() });
+    let url: string;
+    ({ admin, url } = await createTestDatabase(adminUrl!, name));
+    stack = await startStack({ databaseUrl: url });
   });
   afterAll(async () => {
     await stack?.close();

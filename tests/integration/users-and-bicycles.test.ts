@@ -1,13 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agent, mutate, query, signIn, type Agent } from '../support/http.ts';
-import { DEMO_PASSWORD, latestMail, linkPath, startStack, type Stack } from '../support/stack.ts';
+import { agent, mutate, query, signIn, startAdminStack, type Agent } from '../support/http.ts';
+import { DEMO_PASSWORD, latestMail, linkPath, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
 let admin: Agent;
 beforeAll(async () => {
-  stack = await startStack();
-  admin = agent(stack);
-  await signIn(admin, 'admin@example.com', DEMO_PASSWORD);
+  ({ stack, admin } = await startAdminStack());
 });
 afterAll(async () => stack?.close());
 

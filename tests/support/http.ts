@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { Stack } from './stack.ts';
+import { DEMO_PASSWORD, startStack, type Stack } from './stack.ts';
 
 export type Agent = ReturnType<typeof request.agent>;
 
@@ -30,4 +30,12 @@ export async function signIn(client: Agent, email: string, password: string) {
 export function setCookies(res: { headers: Record<string, unknown> }): string[] {
   const value = res.headers['set-cookie'];
   return Array.isArray(value) ? (value as string[]) : typeof value === 'string' ? [value] : [];
+}
+
+/** A stack and an agent signed in as the demo admin through tRPC. */
+export async function startAdminStack(): Promise<{ stack: Stack; admin: Agent }> {
+  const stack = await startStack();
+  const admin = agent(stack);
+  await signIn(admin, 'admin@example.com', DEMO_PASSWORD);
+  return { stack, admin };
 }

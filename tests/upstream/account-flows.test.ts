@@ -4,6 +4,7 @@ import { UPSTREAM_REDACT } from '../../upstream/app.ts';
 import { signAccessToken } from '../../upstream/lib/jwt.ts';
 import { hashToken, hmac, randomToken } from '../../upstream/lib/tokens.ts';
 import { startUpstream } from '../../upstream/start.ts';
+import { upstreamCall } from '../support/upstream-call.ts';
 
 type Upstream = Awaited<ReturnType<typeof startUpstream>>;
 type Body = { success: boolean; data: any; error: any };
@@ -27,14 +28,7 @@ afterAll(async () => {
   await up?.close();
 });
 
-async function call(path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<{ status: number; body: Body }> {
-  const res = await fetch(up.url + path, {
-    method: init.method ?? (init.body ? 'POST' : 'GET'),
-    headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
-    body: init.body ? JSON.stringify(init.body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as Body };
-}
+const call = (path: string, init: { method?: string; body?: unknown; token?: string } = {}) => upstreamCall<Body>(up.url, path, init);
 
 async function login(email: string, password = PASSWORD): Promise<{ token: string; refresh_token: string }> {
   const res = await call('account/login', { body: { email, password } });

@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http';
-import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import type { Server } from 'node:http';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream } from '../../upstream/start.ts';
+import { startGoogleKeys } from '../support/google-keys.ts';
 import { DEMO_PASSWORD } from '../support/stack.ts';
 
 type Upstream = Awaited<ReturnType<typeof startUpstream>>;
@@ -11,16 +12,12 @@ let privateKey: CryptoKey;
 const GOOGLE_CLIENT = 'test-client.apps.googleusercontent.com';
 
 beforeAll(async () => {
-  const pair = await generateKeyPair('RS256');
-  privateKey = pair.privateKey as CryptoKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
-  jwks = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: [jwk] })));
-  await new Promise<void>((resolve) => jwks.listen(0, '127.0.0.1', resolve));
-  const port = (jwks.address() as { port: number }).port;
+  let certsUrl: string;
+  ({ server: jwks, privateKey, certsUrl } = await startGoogleKeys());
   up = await startUpstream({
     port: 0,
     demoPassword: DEMO_PASSWORD,
-    config: { scryptCost: 1024, refreshGraceSeconds: 1, maxUploadBytes: 64 * 1024, googleClientId: GOOGLE_CLIENT, googleJwksUrl: `http://127.0.0.1:${port}/certs` },
+    config: { scryptCost: 1024, refreshGraceSeconds: 1, maxUploadBytes: 64 * 1024, googleClientId: GOOGLE_CLIENT, googleJwksUrl: certsUrl },
   });
 });
 afterAll(async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUpstream } from '../../upstream/start.ts';
+import { createTestDatabase } from '../support/postgres.ts';
 import { testLogger } from '../support/run-log.ts';
 
 /**
@@ -22,14 +23,11 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
   let instances: Upstream[] = [];
 
   beforeAll(async () => {
-    admin = new pg.Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    const url = new URL(adminUrl!);
-    url.pathname = `/${name}`;
+    let url: string;
+    ({ admin, url } = await createTestDatabase(adminUrl!, name));
     const options = {
       port: 0,
-      databaseUrl: url.toString(),
+      databaseUrl: url,
       seedDemo: true,
       demoPassword: 'race-password',
       logger: testLogger('upstream-race'),

@@ -5,6 +5,7 @@ import { demoDate } from '../../upstream/seed.ts';
 import { startUpstream } from '../../upstream/start.ts';
 import { DEMO_PASSWORD } from '../support/stack.ts';
 import { testLogger } from '../support/run-log.ts';
+import { upstreamCall } from '../support/upstream-call.ts';
 
 /**
  * The dispatch board's read (ADR 022) against the reference API: one call for the whole day, and the
@@ -15,14 +16,8 @@ let up: Upstream;
 const tokens: Record<string, string> = {};
 const ids = { bo: 0, sam: 0, third: 0 };
 
-async function call(path: string, init: { method?: string; body?: unknown; as?: string } = {}) {
-  const token = tokens[init.as ?? 'admin'];
-  const res = await fetch(up.url + path, {
-    method: init.method ?? (init.body ? 'POST' : 'GET'),
-    headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: init.body ? JSON.stringify(init.body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as { success: boolean; data: any; error: any } };
+function call(path: string, { as, ...init }: { method?: string; body?: unknown; as?: string } = {}) {
+  return upstreamCall(up.url, path, { ...init, token: tokens[as ?? 'admin'] });
 }
 
 const board = async (date: string) => {

@@ -4,6 +4,7 @@ import { DEFAULT_OPERATION_RANGE, destinationPoint, distanceMetres } from '../..
 import { startUpstream } from '../../upstream/start.ts';
 import { DEMO_PASSWORD } from '../support/stack.ts';
 import { testLogger } from '../support/run-log.ts';
+import { upstreamCall } from '../support/upstream-call.ts';
 
 /**
  * Services against the reference API directly: the status transitions (ADR 009), capacity (ADR 010),
@@ -28,14 +29,8 @@ const freshPastDate = () => {
   return new Date(Date.UTC(1997, 0, 1 + nextPastDay)).toISOString().slice(0, 10);
 };
 
-async function call(path: string, init: { method?: string; body?: unknown; as?: string } = {}) {
-  const token = tokens[init.as ?? 'admin'];
-  const res = await fetch(up.url + path, {
-    method: init.method ?? (init.body ? 'POST' : 'GET'),
-    headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: init.body ? JSON.stringify(init.body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as { success: boolean; data: any; error: any } };
+function call(path: string, { as, ...init }: { method?: string; body?: unknown; as?: string } = {}) {
+  return upstreamCall(up.url, path, { ...init, token: tokens[as ?? 'admin'] });
 }
 
 beforeAll(async () => {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proRataRefund, todayUtc } from '../../upstream/lib/refund.ts';
 import { startUpstream } from '../../upstream/start.ts';
+import { upstreamCall } from '../support/upstream-call.ts';
 import { testLogger } from '../support/run-log.ts';
 
 type Upstream = Awaited<ReturnType<typeof startUpstream>>;
@@ -12,14 +13,7 @@ let up: Upstream;
 let admin = '';
 let buddy = '';
 
-async function call(path: string, init: { method?: string; body?: unknown; token?: string } = {}): Promise<{ status: number; body: Body }> {
-  const res = await fetch(up.url + path, {
-    method: init.method ?? (init.body ? 'POST' : 'GET'),
-    headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
-    body: init.body ? JSON.stringify(init.body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as Body };
-}
+const call = (path: string, init: { method?: string; body?: unknown; token?: string } = {}) => upstreamCall<Body>(up.url, path, init);
 const asAdmin = (path: string, init: { method?: string; body?: unknown } = {}) => call(path, { ...init, token: admin });
 
 async function login(email: string, password = PASSWORD): Promise<string> {

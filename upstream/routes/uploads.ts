@@ -28,34 +28,51 @@ function magicMatches(body: Buffer, contentType: string): boolean {
  */
 export function registerUploadRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   const root = resolve(config.uploadDir);
+  registerSigning(app, db, config);
 
-  const cors = (req: FastifyRequest, reply: FastifyReply) => {
-    const origin = req.headers.origin;
-    if (origin && (config.corsOrigins.includes('*') || config.corsOrigins.includes(origin))) {
-      reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
-      reply.header('access-control-allow-methods', 'GET, PUT, OPTIONS').header('access-control-allow-headers', 'content-type, x-amz-acl').header('access-control-max-age', '600');
-    }
-  };
+  // Before anything else, so even an answer the route never sees (a body over the size limit, 413) can be
+  // read by the back office's page and explained.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.url.startsWith('/files/')) cors(config, req, reply);
+  });
 
-  /**
-   * The per-user quota (ADR 020): at signing, at most `uploadsPerHour` addresses an hour and some of the
-   * day's bytes left; at storing (this file already counted), the day's bytes within `uploadBytesPerDay`.
-   */
-  async function checkQuota(tx: Db, userId: number, phase: 'sign' | 'store') {
-    // One user's uploads are counted one at a time, so parallel requests cannot all slip under the limit.
-    await tx.query("select pg_advisory_xact_lock(hashtext('uploads'), hashtext($1::text))", [String(userId)]);
-    const { rows } = await tx.query<{ signed: number; stored: number }>(
-      `select count(*) filter (where created_at > now() - interval '1 hour')::int as signed,
-              coalesce(sum(size) filter (where used_at > now() - interval '1 day'), 0)::bigint as stored
-         from uploads where created_by = $1 and created_at > now() - interval '1 day'`,
-      [userId],
-    );
-    const signed = Number(rows[0]!.signed);
-    const stored = Number(rows[0]!.stored);
-    if (phase === 'sign' && signed >= config.uploadsPerHour) throw new ApiError(429, 'upload_quota');
-    if (phase === 'sign' ? stored >= config.uploadBytesPerDay : stored > config.uploadBytesPerDay) throw new ApiError(413, 'upload_quota_bytes');
+  app.options('/files/*', async (_req, reply) => {
+    return reply.code(204).send();
+  });
+
+  registerFileStore(app, db, config, root);
+  registerFileServe(app, db, root);
+}
+
+function cors(config: UpstreamConfig, req: FastifyRequest, reply: FastifyReply) {
+  const origin = req.headers.origin;
+  if (origin && (config.corsOrigins.includes('*') || config.corsOrigins.includes(origin))) {
+    reply.header('access-control-allow-origin', origin).header('vary', 'Origin');
+    reply.header('access-control-allow-methods', 'GET, PUT, OPTIONS').header('access-control-allow-headers', 'content-type, x-amz-acl').header('access-control-max-age', '600');
   }
+}
 
+/**
+ * The per-user quota (ADR 020): at signing, at most `uploadsPerHour` addresses an hour and some of the
+ * day's bytes left; at storing (this file already counted), the day's bytes within `uploadBytesPerDay`.
+ */
+async function checkQuota(tx: Db, config: UpstreamConfig, userId: number, phase: 'sign' | 'store') {
+  // One user's uploads are counted one at a time, so parallel requests cannot all slip under the limit.
+  await tx.query("select pg_advisory_xact_lock(hashtext('uploads'), hashtext($1::text))", [String(userId)]);
+  const { rows } = await tx.query<{ signed: number; stored: number }>(
+    `select count(*) filter (where created_at > now() - interval '1 hour')::int as signed,
+            coalesce(sum(size) filter (where used_at > now() - interval '1 day'), 0)::bigint as stored
+       from uploads where created_by = $1 and created_at > now() - interval '1 day'`,
+    [userId],
+  );
+  const signed = Number(rows[0]!.signed);
+  const stored = Number(rows[0]!.stored);
+  if (phase === 'sign' && signed >= config.uploadsPerHour) throw new ApiError(429, 'upload_quota');
+  if (phase === 'sign' ? stored >= config.uploadBytesPerDay : stored > config.uploadBytesPerDay) throw new ApiError(413, 'upload_quota_bytes');
+}
+
+/** GET upload/: a signed PUT address for a new key, counted against the user's quota. */
+function registerSigning(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   app.get('/api/upload/', { preHandler: requireAuth(config, STAFF_ROLES) }, async (req, reply) => {
     const query = z
       .object({ kind: z.enum(UPLOAD_KINDS), content_type: z.enum(UPLOAD_CONTENT_TYPES) })
@@ -66,7 +83,7 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
     const expires = Math.floor(Date.now() / 1000) + SIGNED_URL_TTL_SECONDS;
     const sig = hmac(config.jwtSecret, key, query.data.content_type, String(expires));
     await db.transaction(async (tx) => {
-      await checkQuota(tx, req.user!.id, 'sign');
+      await checkQuota(tx, config, req.user!.id, 'sign');
       await tx.query('insert into uploads (key, kind, content_type, created_by) values ($1, $2, $3, $4)', [key, query.data.kind, query.data.content_type, req.user!.id]);
     });
     const params = new URLSearchParams({ expires: String(expires), sig });
@@ -77,31 +94,30 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
       expires_at: new Date(expires * 1000).toISOString(),
     });
   });
+}
 
-  // Before anything else, so even an answer the route never sees (a body over the size limit, 413) can be
-  // read by the back office's page and explained.
-  app.addHook('onRequest', async (req, reply) => {
-    if (req.url.startsWith('/files/')) cors(req, reply);
-  });
+/** The PUT's key and body, once its signature, expiry, headers and content are checked. */
+async function verifiedUpload(db: Db, config: UpstreamConfig, req: FastifyRequest) {
+  const key = (req.params as { '*': string })['*'];
+  const { expires, sig } = req.query as { expires?: string; sig?: string };
+  const { rows } = await db.query<{ content_type: string; used_at: Date | null }>('select content_type, used_at from uploads where key = $1', [key]);
+  const upload = rows[0];
+  const expected = upload && expires ? Buffer.from(hmac(config.jwtSecret, key, upload.content_type, expires)) : null;
+  const given = Buffer.from(sig ?? '');
+  if (!KEY.test(key) || !upload || !expected || expected.length !== given.length || !timingSafeEqual(expected, given)) throw new ApiError(403, 'invalid_signature');
+  if (Number(expires) * 1000 < Date.now() || upload.used_at) throw new ApiError(403, 'invalid_signature');
+  if (req.headers['content-type'] !== upload.content_type) throw new ApiError(415, 'invalid_upload');
+  if (req.headers['x-amz-acl'] !== 'public-read') throw new ApiError(403, 'invalid_signature', 'The public-read access header is required.');
+  const body = req.body as Buffer;
+  if (!Buffer.isBuffer(body) || body.length === 0) throw new ApiError(400, 'invalid_upload');
+  if (!magicMatches(body, upload.content_type)) throw new ApiError(415, 'invalid_upload');
+  return { key, body };
+}
 
-  app.options('/files/*', async (_req, reply) => {
-    return reply.code(204).send();
-  });
-
+/** PUT files/upload/…: stores the file of a signed address, once. */
+function registerFileStore(app: FastifyInstance, db: Db, config: UpstreamConfig, root: string) {
   app.put('/files/upload/*', { bodyLimit: config.maxUploadBytes }, async (req, reply) => {
-    const key = (req.params as { '*': string })['*'];
-    const { expires, sig } = req.query as { expires?: string; sig?: string };
-    const { rows } = await db.query<{ content_type: string; used_at: Date | null }>('select content_type, used_at from uploads where key = $1', [key]);
-    const upload = rows[0];
-    const expected = upload && expires ? Buffer.from(hmac(config.jwtSecret, key, upload.content_type, expires)) : null;
-    const given = Buffer.from(sig ?? '');
-    if (!KEY.test(key) || !upload || !expected || expected.length !== given.length || !timingSafeEqual(expected, given)) throw new ApiError(403, 'invalid_signature');
-    if (Number(expires) * 1000 < Date.now() || upload.used_at) throw new ApiError(403, 'invalid_signature');
-    if (req.headers['content-type'] !== upload.content_type) throw new ApiError(415, 'invalid_upload');
-    if (req.headers['x-amz-acl'] !== 'public-read') throw new ApiError(403, 'invalid_signature', 'The public-read access header is required.');
-    const body = req.body as Buffer;
-    if (!Buffer.isBuffer(body) || body.length === 0) throw new ApiError(400, 'invalid_upload');
-    if (!magicMatches(body, upload.content_type)) throw new ApiError(415, 'invalid_upload');
+    const { key, body } = await verifiedUpload(db, config, req);
     // The address is used up here, in one statement: of two PUTs racing with it, exactly one gets the row.
     await db.transaction(async (tx) => {
       const { rows: claimed } = await tx.query<{ created_by: number | null }>(
@@ -109,7 +125,7 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
         [key, body.length],
       );
       if (!claimed[0]) throw new ApiError(403, 'invalid_signature');
-      if (claimed[0].created_by !== null) await checkQuota(tx, Number(claimed[0].created_by), 'store');
+      if (claimed[0].created_by !== null) await checkQuota(tx, config, Number(claimed[0].created_by), 'store');
     });
     const path = join(root, key);
     try {
@@ -123,7 +139,10 @@ export function registerUploadRoutes(app: FastifyInstance, db: Db, config: Upstr
     await db.query('update uploads set uploaded_at = now() where key = $1', [key]);
     return ok(reply, { key, size: body.length });
   });
+}
 
+/** GET files/…: an uploaded file, publicly. */
+function registerFileServe(app: FastifyInstance, db: Db, root: string) {
   app.get('/files/*', async (req, reply) => {
     const key = (req.params as { '*': string })['*'];
     if (!KEY.test(key)) throw new ApiError(404, 'not_found');
