@@ -99,7 +99,12 @@ function iconSprite(): Plugin {
   };
   const built = () => {
     if (sprite) return sprite;
-    const symbols = Object.entries(SPRITE_ICON_OCTICONS).map(([name, octicon]) => `<symbol id="${name}" viewBox="0 0 16 16">${pathsOf(octicon).map((d) => `<path d="${d}"/>`).join('')}</symbol>`);
+    const symbols = Object.entries(SPRITE_ICON_OCTICONS).map(
+      ([name, octicon]) =>
+        `<symbol id="${name}" viewBox="0 0 16 16">${pathsOf(octicon)
+          .map((d) => `<path d="${d}"/>`)
+          .join('')}</symbol>`,
+    );
     const source = `<svg xmlns="http://www.w3.org/2000/svg">${symbols.join('')}</svg>`;
     return (sprite = { fileName: `${ASSET_DIR}/icons-${createHash('sha256').update(source).digest('base64url').slice(0, 8)}.svg`, source });
   };
@@ -236,7 +241,18 @@ export const PUBLIC_ENTRY = 'client/entry-public.ts';
  *  - ssr:    dist/server, the React render entry and the server itself (deps stay external).
  */
 export default defineConfig(({ command, isSsrBuild, mode }) => ({
-  plugins: [react(), primerLightTheme(), translationParts(), entityRoutes(), iconSprite(), octicons16(), reactRouterProduction(), noFocusVisiblePolyfill(), moduleChunks(), precompress()],
+  plugins: [
+    react(),
+    primerLightTheme(),
+    translationParts(),
+    entityRoutes(),
+    iconSprite(),
+    octicons16(),
+    reactRouterProduction(),
+    noFocusVisiblePolyfill(),
+    moduleChunks(),
+    precompress(),
+  ],
   publicDir: 'client/public',
   // Primer ships CSS files next to its JS, and styled-components' Node entry is CommonJS whose
   // default export Node's ESM loader does not unwrap: both are bundled into the SSR build. React Router

@@ -28,15 +28,34 @@ export const SCALE_QUERIES: ScaleQuery[] = [
   { name: 'bicycles: first page, no search (counts 1M rows)', path: 'bicycles/?page=1&page_size=25' },
   { name: 'bicycles: search model + sort + filter', path: 'bicycles/?page=1&page_size=25&search=canyon%20grail%207&ordering=-purchase_date&is_active=true', targetMs: 20 },
   { name: 'bicycles: search serial number part + sort + filter', path: 'bicycles/?page=1&page_size=25&search=4f3a9&ordering=-purchase_date&is_active=true', targetMs: 20 },
-  { name: 'bicycles: search by owner e-mail + sort + filter', path: 'bicycles/?page=1&page_size=25&search=anna.andersson4352&ordering=brand_and_model&is_active=true', targetMs: 20 },
+  {
+    name: 'bicycles: search by owner e-mail + sort + filter',
+    path: 'bicycles/?page=1&page_size=25&search=anna.andersson4352&ordering=brand_and_model&is_active=true',
+    targetMs: 20,
+  },
   { name: 'bicycles: sort + filter, page 200, no search (counts 857k rows)', path: 'bicycles/?page=200&page_size=25&ordering=serial_number&is_active=true' },
   { name: 'users: search e-mail + sort + filter', path: 'users/?page=1&page_size=25&search=nilsson77&ordering=last_name&user_type=1', targetMs: 20 },
   { name: 'users: search by full name + sort', path: 'users/?page=1&page_size=25&search=anna%20andersson&ordering=-member_since', targetMs: 20 },
   // Services (2M rows): what the services list sends, and the calendar's range.
   { name: 'services: filter by status + sort by date (counts 230k rows)', path: 'services/?page=1&page_size=25&status=2&ordering=-service_date' },
-  { name: 'services: search address + filter status + sort by date', path: 'services/?page=1&page_size=25&search=hornsgatan%2017&status=4&ordering=-service_date', targetMs: 20, needs: 'services' },
-  { name: 'services: search bicycle model + sort by date', path: 'services/?page=1&page_size=25&search=canyon%20grail%207&ordering=-service_date', targetMs: 20, needs: 'services' },
-  { name: 'services: filter a week + origin + sort by status', path: `services/?page=1&page_size=25&service_date_from=${daysAgo(200)}&service_date_to=${daysAgo(194)}&origin_type=b2b&ordering=status`, targetMs: 20, needs: 'services' },
+  {
+    name: 'services: search address + filter status + sort by date',
+    path: 'services/?page=1&page_size=25&search=hornsgatan%2017&status=4&ordering=-service_date',
+    targetMs: 20,
+    needs: 'services',
+  },
+  {
+    name: 'services: search bicycle model + sort by date',
+    path: 'services/?page=1&page_size=25&search=canyon%20grail%207&ordering=-service_date',
+    targetMs: 20,
+    needs: 'services',
+  },
+  {
+    name: 'services: filter a week + origin + sort by status',
+    path: `services/?page=1&page_size=25&service_date_from=${daysAgo(200)}&service_date_to=${daysAgo(194)}&origin_type=b2b&ordering=status`,
+    targetMs: 20,
+    needs: 'services',
+  },
   // The §1 counters of the home page and the statistics page (ADR 016) over all of it.
   { name: 'dashboard counters (GET dashboard/)', path: 'dashboard/', targetMs: 150, needs: 'services' },
   { name: 'statistics (GET statistics/)', path: 'statistics/', targetMs: 150, needs: 'services' },

@@ -72,7 +72,12 @@ export async function runExport(db: BenchDb, opts: { repeats?: number; execArgv?
         serverPeakRssMb: window.peakRssMb,
         serverRssBeforeMb: rssMb,
         eventLoopDelayP99Ms: Number(window.eventLoopDelayMs.p99.toFixed(1)),
-        parallelRequestMs: { p50: Number(percentile(probes, 50).toFixed(1)), p99: Number(percentile(probes, 99).toFixed(1)), max: Number(Math.max(...probes).toFixed(1)), n: probes.length },
+        parallelRequestMs: {
+          p50: Number(percentile(probes, 50).toFixed(1)),
+          p99: Number(percentile(probes, 99).toFixed(1)),
+          max: Number(Math.max(...probes).toFixed(1)),
+          n: probes.length,
+        },
       });
     }
   } finally {
@@ -80,10 +85,25 @@ export async function runExport(db: BenchDb, opts: { repeats?: number; execArgv?
   }
   return {
     runs,
-    rowsPerSecond: spread(runs.map((r) => r.rowsPerSecond), 0),
-    ttfbMs: spread(runs.map((r) => r.ttfbMs), 1),
-    serverPeakRssMb: spread(runs.map((r) => r.serverPeakRssMb), 0),
-    eventLoopDelayP99Ms: spread(runs.map((r) => r.eventLoopDelayP99Ms), 1),
-    parallelP99Ms: spread(runs.map((r) => r.parallelRequestMs.p99), 1),
+    rowsPerSecond: spread(
+      runs.map((r) => r.rowsPerSecond),
+      0,
+    ),
+    ttfbMs: spread(
+      runs.map((r) => r.ttfbMs),
+      1,
+    ),
+    serverPeakRssMb: spread(
+      runs.map((r) => r.serverPeakRssMb),
+      0,
+    ),
+    eventLoopDelayP99Ms: spread(
+      runs.map((r) => r.eventLoopDelayP99Ms),
+      1,
+    ),
+    parallelP99Ms: spread(
+      runs.map((r) => r.parallelRequestMs.p99),
+      1,
+    ),
   };
 }

@@ -48,7 +48,19 @@ async function launchChromium(): Promise<{ port: number; version: string; stop()
   const profile = mkdtempSync(join(tmpdir(), 'bench-chromium-'));
   const child = spawn(
     process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-dev-shm-usage', `--user-data-dir=${profile}`, '--remote-debugging-port=0', 'about:blank'],
+    [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-dev-shm-usage',
+      `--user-data-dir=${profile}`,
+      '--remote-debugging-port=0',
+      'about:blank',
+    ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
   const port = await new Promise<number>((resolve, reject) => {
@@ -92,7 +104,8 @@ export async function runLighthouse(db: BenchDb, opts: { runs?: number } = {}): 
       await cdp.send('Network.clearBrowserCache');
       await cdp.detach();
       await context.clearCookies();
-      if (cookie) await context.addCookies(cookie.split('; ').map((pair) => ({ name: pair.slice(0, pair.indexOf('=')), value: pair.slice(pair.indexOf('=') + 1), url: stack.target })));
+      if (cookie)
+        await context.addCookies(cookie.split('; ').map((pair) => ({ name: pair.slice(0, pair.indexOf('=')), value: pair.slice(pair.indexOf('=') + 1), url: stack.target })));
       await browser.close();
     };
     const pages = [
@@ -133,7 +146,10 @@ export async function runLighthouse(db: BenchDb, opts: { runs?: number } = {}): 
       }
     }
     const pagesOut = Object.fromEntries(
-      Object.entries(raw).map(([name, r]) => [name, { score: spread(r.score, 0), lcpMs: spread(r.lcpMs, 0), cls: spread(r.cls, 3), fcpMs: spread(r.fcpMs, 0), tbtMs: spread(r.tbtMs, 0), transferKb: spread(r.transferKb, 0) }]),
+      Object.entries(raw).map(([name, r]) => [
+        name,
+        { score: spread(r.score, 0), lcpMs: spread(r.lcpMs, 0), cls: spread(r.cls, 3), fcpMs: spread(r.fcpMs, 0), tbtMs: spread(r.tbtMs, 0), transferKb: spread(r.transferKb, 0) },
+      ]),
     );
     return { lighthouse: version, chromium: chromium.version, runs, pages: pagesOut };
   } finally {

@@ -55,7 +55,11 @@ export async function startBackOffice(upstreamUrl: string) {
     upstreamUrl,
     cookieSecrets: ['bench-cookie-secret-bench-cookie-secret-0001'],
     secureCookies: false,
-    ssr: { kind: 'production', clientDir: join(import.meta.dirname, '..', 'dist', 'client'), entryServerPath: join(import.meta.dirname, '..', 'dist', 'server', 'entry-server.js') },
+    ssr: {
+      kind: 'production',
+      clientDir: join(import.meta.dirname, '..', 'dist', 'client'),
+      entryServerPath: join(import.meta.dirname, '..', 'dist', 'server', 'entry-server.js'),
+    },
     version: 'bench',
     logger: false,
     loginLimits: { perIpPerMinute: 1000 },
@@ -68,7 +72,10 @@ export async function startBackOffice(upstreamUrl: string) {
     body: JSON.stringify({ email: 'admin@example.com', password: 'bench-password' }),
   });
   if (!login.ok) throw new Error(`bench login failed: ${login.status}`);
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   return { app, target, cookie };
 }
 

@@ -38,7 +38,10 @@ try {
     body: JSON.stringify({ email: 'admin@example.com', password: 'bench-password' }),
   });
   if (!login.ok) throw new Error(`login failed: ${login.status}`);
-  const cookie = login.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
   const started = Date.now();
   const timer = setInterval(() => void sample(Math.round((Date.now() - started) / 1000)), 10_000);
   const output = await new Promise<string>((resolve, reject) => {

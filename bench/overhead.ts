@@ -44,7 +44,10 @@ export async function runOverhead(db: BenchDb, opts: { rounds?: number; seconds?
     const rps = { backOffice: [] as number[], direct: [] as number[] };
     const seq = { backOffice: [] as number[], direct: [] as number[] };
     for (let round = 0; round < rounds; round++) {
-      for (const [name, side] of [['backOffice', viaServer], ['direct', direct]] as const) {
+      for (const [name, side] of [
+        ['backOffice', viaServer],
+        ['direct', direct],
+      ] as const) {
         const result = await autocannon({ url: side.url, connections, duration: seconds, headers: side.headers });
         if (result.non2xx || result.errors) throw new Error(`${side.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
         rps[name].push(result.requests.average);
@@ -56,9 +59,15 @@ export async function runOverhead(db: BenchDb, opts: { rounds?: number; seconds?
       seconds,
       rounds,
       rps: { backOffice: spread(rps.backOffice, 0), direct: spread(rps.direct, 0) },
-      throughputRatio: spread(rps.backOffice.map((v, i) => v / rps.direct[i]!), 2),
+      throughputRatio: spread(
+        rps.backOffice.map((v, i) => v / rps.direct[i]!),
+        2,
+      ),
       sequentialP50Ms: { backOffice: spread(seq.backOffice, 2), direct: spread(seq.direct, 2) },
-      addedP50Ms: spread(seq.backOffice.map((v, i) => v - seq.direct[i]!), 2),
+      addedP50Ms: spread(
+        seq.backOffice.map((v, i) => v - seq.direct[i]!),
+        2,
+      ),
     };
   } finally {
     await stack.stop();

@@ -62,7 +62,17 @@ export function renderResults(r: Any): string {
       failed(r.bundles) ??
         table(
           ['route', 'JS', 'target', '', 'enforced by npm test', 'CSS', 'target', '', 'files (JS + CSS)'],
-          r.bundles.map((b: Any) => [b.route, `${(b.js.gzipBytes / 1024).toFixed(1)} KB`, `${b.budget.js.target} KB`, ok(b.js.gzipBytes / 1024 <= b.budget.js.target), `${b.budget.js.enforced} KB`, `${(b.css.gzipBytes / 1024).toFixed(1)} KB`, `${b.budget.css.target} KB`, ok(b.css.gzipBytes / 1024 <= b.budget.css.target), `${b.js.files} + ${b.css.files}`]),
+          r.bundles.map((b: Any) => [
+            b.route,
+            `${(b.js.gzipBytes / 1024).toFixed(1)} KB`,
+            `${b.budget.js.target} KB`,
+            ok(b.js.gzipBytes / 1024 <= b.budget.js.target),
+            `${b.budget.js.enforced} KB`,
+            `${(b.css.gzipBytes / 1024).toFixed(1)} KB`,
+            `${b.budget.css.target} KB`,
+            ok(b.css.gzipBytes / 1024 <= b.budget.css.target),
+            `${b.js.files} + ${b.css.files}`,
+          ]),
         ),
       '',
     );
@@ -75,14 +85,28 @@ export function renderResults(r: Any): string {
       out.push(
         table(
           ['page', 'pages/s', 'latency p50 (client)', 'render p50 (server, data fetched)', 'data fetch p50 (server)', 'request p50 (server)', 'HTML'],
-          Object.entries(s.pages).map(([name, p]: [string, Any]) => [name, fmt(p.rps), fmt(p.latencyP50Ms, ' ms'), fmt(p.renderP50Ms, ' ms'), Number.isFinite(p.prefetchP50Ms?.median) ? fmt(p.prefetchP50Ms, ' ms') : '', fmt(p.requestP50Ms, ' ms'), `${(s.bytes[name] / 1024).toFixed(1)} KB`]),
+          Object.entries(s.pages).map(([name, p]: [string, Any]) => [
+            name,
+            fmt(p.rps),
+            fmt(p.latencyP50Ms, ' ms'),
+            fmt(p.renderP50Ms, ' ms'),
+            Number.isFinite(p.prefetchP50Ms?.median) ? fmt(p.prefetchP50Ms, ' ms') : '',
+            fmt(p.requestP50Ms, ' ms'),
+            `${(s.bytes[name] / 1024).toFixed(1)} KB`,
+          ]),
         ),
         '',
         `One request at a time (${s.sequential['/bicycles'].requests} per page), so a render does not queue behind others:`,
         '',
         table(
           ['page', 'render p50 (wall)', 'render p50 (CPU of the thread)', 'data fetch p50 (server)', 'request p50 (server)'],
-          Object.entries(s.sequential).map(([name, q]: [string, Any]) => [name, `${q.renderP50Ms} ms`, `${q.renderCpuP50Ms} ms`, Number.isFinite(q.prefetchP50Ms) ? `${q.prefetchP50Ms} ms` : '', `${q.requestP50Ms} ms`]),
+          Object.entries(s.sequential).map(([name, q]: [string, Any]) => [
+            name,
+            `${q.renderP50Ms} ms`,
+            `${q.renderCpuP50Ms} ms`,
+            Number.isFinite(q.prefetchP50Ms) ? `${q.prefetchP50Ms} ms` : '',
+            `${q.requestP50Ms} ms`,
+          ]),
         ),
         '',
         `Targets (issue 14): /bicycles ≥ 200 pages/s — ${s.pages['/bicycles'].rps.median} (${ok(s.pages['/bicycles'].rps.median >= 200)}); ` +
@@ -105,7 +129,18 @@ export function renderResults(r: Any): string {
       out.push(
         table(
           ['page', 'score', '', 'LCP', '', 'CLS', '', 'FCP', 'TBT', 'transfer'],
-          Object.entries(l.pages).map(([name, p]: [string, Any]) => [name, fmt(p.score), ok(p.score.median >= (LIGHTHOUSE_SCORE_TARGETS[name] ?? 95)), fmt(p.lcpMs, ' ms'), ok(p.lcpMs.median <= 1500), fmt(p.cls), ok(p.cls.median <= 0.02), fmt(p.fcpMs, ' ms'), fmt(p.tbtMs, ' ms'), fmt(p.transferKb, ' KB')]),
+          Object.entries(l.pages).map(([name, p]: [string, Any]) => [
+            name,
+            fmt(p.score),
+            ok(p.score.median >= (LIGHTHOUSE_SCORE_TARGETS[name] ?? 95)),
+            fmt(p.lcpMs, ' ms'),
+            ok(p.lcpMs.median <= 1500),
+            fmt(p.cls),
+            ok(p.cls.median <= 0.02),
+            fmt(p.fcpMs, ' ms'),
+            fmt(p.tbtMs, ' ms'),
+            fmt(p.transferKb, ' KB'),
+          ]),
         ),
         '',
         'Targets: score ≥ 95 (issue 7; /today ≥ 90, issue 13), LCP ≤ 1.5 s, CLS ≤ 0.02.',
@@ -122,8 +157,22 @@ export function renderResults(r: Any): string {
         table(
           ['', 'through the back office', 'API directly', 'ratio / difference', 'target', ''],
           [
-            [`throughput (autocannon ${o.connections} conn. × ${o.seconds} s)`, fmt(o.rps.backOffice, '/s'), fmt(o.rps.direct, '/s'), fmt(o.throughputRatio), '≥ 0.5', ok(o.throughputRatio.median >= 0.5)],
-            ['latency p50, one request at a time', fmt(o.sequentialP50Ms.backOffice, ' ms'), fmt(o.sequentialP50Ms.direct, ' ms'), `+${fmt(o.addedP50Ms, ' ms')}`, '≤ +1 ms', ok(o.addedP50Ms.median <= 1)],
+            [
+              `throughput (autocannon ${o.connections} conn. × ${o.seconds} s)`,
+              fmt(o.rps.backOffice, '/s'),
+              fmt(o.rps.direct, '/s'),
+              fmt(o.throughputRatio),
+              '≥ 0.5',
+              ok(o.throughputRatio.median >= 0.5),
+            ],
+            [
+              'latency p50, one request at a time',
+              fmt(o.sequentialP50Ms.backOffice, ' ms'),
+              fmt(o.sequentialP50Ms.direct, ' ms'),
+              `+${fmt(o.addedP50Ms, ' ms')}`,
+              '≤ +1 ms',
+              ok(o.addedP50Ms.median <= 1),
+            ],
           ],
         ),
         '',
@@ -165,7 +214,15 @@ export function renderResults(r: Any): string {
       out.push(
         table(
           ['refreshes reaching the API per storm', 'failures', 'latency p50', 'p99', 'max'],
-          [[`${f.refreshesAtApi.join(', ')} (${ok(f.refreshesAtApi.every((n: number) => n === 1))})`, `${f.failures} (${ok(f.failures === 0)})`, fmt(f.latencyMs.p50, ' ms'), fmt(f.latencyMs.p99, ' ms'), fmt(f.latencyMs.max, ' ms')]],
+          [
+            [
+              `${f.refreshesAtApi.join(', ')} (${ok(f.refreshesAtApi.every((n: number) => n === 1))})`,
+              `${f.failures} (${ok(f.failures === 0)})`,
+              fmt(f.latencyMs.p50, ' ms'),
+              fmt(f.latencyMs.p99, ' ms'),
+              fmt(f.latencyMs.max, ' ms'),
+            ],
+          ],
         ),
         '',
       );
@@ -176,7 +233,9 @@ export function renderResults(r: Any): string {
     if (failed(r.scale)) out.push(failed(r.scale)!);
     else {
       const [first, second] = r.scale as Any[];
-      const gen = first.generated.map((g: Any) => (g.skipped ? `${g.table}: skipped (${g.skipped})` : `${g.table} ${g.rows.toLocaleString('en')}${g.generated ? ` (generated now in ${g.seconds} s)` : ''}`)).join(', ');
+      const gen = first.generated
+        .map((g: Any) => (g.skipped ? `${g.table}: skipped (${g.skipped})` : `${g.table} ${g.rows.toLocaleString('en')}${g.generated ? ` (generated now in ${g.seconds} s)` : ''}`))
+        .join(', ');
       out.push(`Data: ${gen}.`, '');
       out.push(
         table(
@@ -185,7 +244,14 @@ export function renderResults(r: Any): string {
             const other = second?.queries[i];
             const cell = (x: Any) => (x.skipped ? `skipped: ${x.skipped}` : `${x.p50Ms} / ${x.p95Ms} ms`);
             const verdict = (x: Any) => (x.skipped || x.targetMs === undefined ? '' : ok(x.p95Ms <= x.targetMs));
-            return [q.name, q.targetMs === undefined ? '—' : `${q.targetMs} ms`, cell(q), verdict(q), ...(other ? [cell(other), verdict(other)] : []), q.count?.toLocaleString('en') ?? ''];
+            return [
+              q.name,
+              q.targetMs === undefined ? '—' : `${q.targetMs} ms`,
+              cell(q),
+              verdict(q),
+              ...(other ? [cell(other), verdict(other)] : []),
+              q.count?.toLocaleString('en') ?? '',
+            ];
           }),
         ),
         '',
@@ -199,21 +265,52 @@ export function renderResults(r: Any): string {
     else {
       const s = t.singleRows;
       const b = t.bulk;
-      const cost = (without: Spread, withTriggers: Spread, lowerIsBetter = false) => `${lowerIsBetter ? '+' : '−'}${Math.abs(Math.round((withTriggers.median / without.median - 1) * 100))} %`;
+      const cost = (without: Spread, withTriggers: Spread, lowerIsBetter = false) =>
+        `${lowerIsBetter ? '+' : '−'}${Math.abs(Math.round((withTriggers.median / without.median - 1) * 100))} %`;
       out.push(
         `Alternating rounds with the dashboard's triggers enabled and disabled on a database of their own (${t.rounds} rounds each):`,
         '',
         table(
           ['write', 'without triggers', 'with triggers', 'cost'],
           [
-            [`insert a Booked service, one at a time (${s.n})`, fmt(s.without.insertsPerSecond, '/s'), fmt(s.with.insertsPerSecond, '/s'), cost(s.without.insertsPerSecond, s.with.insertsPerSecond)],
+            [
+              `insert a Booked service, one at a time (${s.n})`,
+              fmt(s.without.insertsPerSecond, '/s'),
+              fmt(s.with.insertsPerSecond, '/s'),
+              cost(s.without.insertsPerSecond, s.with.insertsPerSecond),
+            ],
             ['… p50 per insert', fmt(s.without.insertP50Ms, ' ms'), fmt(s.with.insertP50Ms, ' ms'), cost(s.without.insertP50Ms, s.with.insertP50Ms, true)],
-            [`finish it (status and finished_at), one at a time (${s.n})`, fmt(s.without.finishesPerSecond, '/s'), fmt(s.with.finishesPerSecond, '/s'), cost(s.without.finishesPerSecond, s.with.finishesPerSecond)],
+            [
+              `finish it (status and finished_at), one at a time (${s.n})`,
+              fmt(s.without.finishesPerSecond, '/s'),
+              fmt(s.with.finishesPerSecond, '/s'),
+              cost(s.without.finishesPerSecond, s.with.finishesPerSecond),
+            ],
             ['… p50 per update', fmt(s.without.finishP50Ms, ' ms'), fmt(s.with.finishP50Ms, ' ms'), cost(s.without.finishP50Ms, s.with.finishP50Ms, true)],
-            ["a user's profile save (no counted column changes), p50", fmt(s.without.userUpdateP50Ms, ' ms'), fmt(s.with.userUpdateP50Ms, ' ms'), cost(s.without.userUpdateP50Ms, s.with.userUpdateP50Ms, true)],
-            [`insert ${b.rows.toLocaleString('en')} services in one statement`, fmt(b.without.insertSeconds, ' s'), fmt(b.with.insertSeconds, ' s'), cost(b.without.insertSeconds, b.with.insertSeconds, true)],
-            [`finish those ${b.rows.toLocaleString('en')} in one statement`, fmt(b.without.updateSeconds, ' s'), fmt(b.with.updateSeconds, ' s'), cost(b.without.updateSeconds, b.with.updateSeconds, true)],
-            [`8 connections booking and finishing services of one buddy on one day (${t.concurrent.seconds} s)`, fmt(t.concurrent.without, ' pairs/s'), fmt(t.concurrent.with, ' pairs/s'), cost(t.concurrent.without, t.concurrent.with)],
+            [
+              "a user's profile save (no counted column changes), p50",
+              fmt(s.without.userUpdateP50Ms, ' ms'),
+              fmt(s.with.userUpdateP50Ms, ' ms'),
+              cost(s.without.userUpdateP50Ms, s.with.userUpdateP50Ms, true),
+            ],
+            [
+              `insert ${b.rows.toLocaleString('en')} services in one statement`,
+              fmt(b.without.insertSeconds, ' s'),
+              fmt(b.with.insertSeconds, ' s'),
+              cost(b.without.insertSeconds, b.with.insertSeconds, true),
+            ],
+            [
+              `finish those ${b.rows.toLocaleString('en')} in one statement`,
+              fmt(b.without.updateSeconds, ' s'),
+              fmt(b.with.updateSeconds, ' s'),
+              cost(b.without.updateSeconds, b.with.updateSeconds, true),
+            ],
+            [
+              `8 connections booking and finishing services of one buddy on one day (${t.concurrent.seconds} s)`,
+              fmt(t.concurrent.without, ' pairs/s'),
+              fmt(t.concurrent.with, ' pairs/s'),
+              cost(t.concurrent.without, t.concurrent.with),
+            ],
           ],
         ),
         '',
@@ -226,14 +323,23 @@ export function renderResults(r: Any): string {
           '',
           table(
             ['figures', 'from the tallies p50', 'p95', 'counted from the tables p50', 'same answer'],
-            Object.entries(t.reads.rows).map(([name, x]: [string, Any]) => [name, fmt(x.maintained, ' ms'), `${x.maintainedP95Ms} ms`, fmt(x.recount, ' ms'), x.same ? 'yes' : '**no**']),
+            Object.entries(t.reads.rows).map(([name, x]: [string, Any]) => [
+              name,
+              fmt(x.maintained, ' ms'),
+              `${x.maintainedP95Ms} ms`,
+              fmt(x.recount, ' ms'),
+              x.same ? 'yes' : '**no**',
+            ]),
           ),
           '',
         );
       }
       if (t.busyBuddy) {
         const bb = t.busyBuddy;
-        out.push(`A buddy given ${bb.services.toLocaleString('en')} services (one statement moving them, ${bb.moveSeconds} s, rolled back afterwards): their dashboard from the tallies ${bb.maintainedP50Ms} ms p50, counted from the tables ${bb.recountP50Ms} ms; same answer: ${bb.same ? 'yes' : '**no**'}.`, '');
+        out.push(
+          `A buddy given ${bb.services.toLocaleString('en')} services (one statement moving them, ${bb.moveSeconds} s, rolled back afterwards): their dashboard from the tallies ${bb.maintainedP50Ms} ms p50, counted from the tables ${bb.recountP50Ms} ms; same answer: ${bb.same ? 'yes' : '**no**'}.`,
+          '',
+        );
       }
     }
   }

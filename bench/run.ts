@@ -43,7 +43,13 @@ const gitCommit = (() => {
   }
 })();
 const results: Record<string, unknown> = {
-  machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version, loadAverageAtStart: loadavg().map((v) => Number(v.toFixed(2))) },
+  machine: {
+    cpus: cpus().length,
+    model: cpus()[0]?.model,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    loadAverageAtStart: loadavg().map((v) => Number(v.toFixed(2))),
+  },
   date: new Date().toISOString(),
   commit: gitCommit,
   quick,
@@ -63,7 +69,9 @@ async function step<T>(name: string, fn: () => Promise<T>): Promise<void> {
 }
 
 const postgres = await startBenchPostgres();
-results.postgres = postgres ? postgres.description : 'none: BENCH_DATABASE_URL unset and no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql); PGlite only';
+results.postgres = postgres
+  ? postgres.description
+  : 'none: BENCH_DATABASE_URL unset and no PostgreSQL binaries under /usr/lib/postgresql (apt-get install postgresql); PGlite only';
 const where = postgres ? { postgres } : ('pglite' as const);
 try {
   const needs = (...names: string[]) => names.some((n) => only.has(n));
@@ -109,7 +117,11 @@ results.totalSeconds = Math.round((Date.now() - started) / 1000);
 const resultsPath = join(import.meta.dirname, 'results.json');
 // A subset run keeps the other sections of the last full figures (never from a quick run).
 const previous = !quick && existsSync(resultsPath) ? JSON.parse(readFileSync(resultsPath, 'utf8')) : null;
-const merged = carryForward(previous?.quick ? null : previous, results, ALL.filter((name) => only.has(name)));
+const merged = carryForward(
+  previous?.quick ? null : previous,
+  results,
+  ALL.filter((name) => only.has(name)),
+);
 if (quick) {
   mkdirSync(join(import.meta.dirname, '.data'), { recursive: true });
   writeFileSync(join(import.meta.dirname, '.data', 'results-quick.json'), JSON.stringify(results, null, 2) + '\n');

@@ -74,8 +74,14 @@ async function measure(db: BenchDb): Promise<EndpointResult[]> {
         endpoint,
         withCheck: { p50Ms: spread(p50.on, 3), rps: spread(rps.on, 0) },
         withoutCheck: { p50Ms: spread(p50.off, 3), rps: spread(rps.off, 0) },
-        addedP50Ms: spread(p50.on.map((v, i) => v - p50.off[i]!), 3),
-        throughputRatio: spread(rps.on.map((v, i) => v / rps.off[i]!), 3),
+        addedP50Ms: spread(
+          p50.on.map((v, i) => v - p50.off[i]!),
+          3,
+        ),
+        throughputRatio: spread(
+          rps.on.map((v, i) => v / rps.off[i]!),
+          3,
+        ),
       });
     }
     return results;
@@ -85,7 +91,12 @@ async function measure(db: BenchDb): Promise<EndpointResult[]> {
 }
 
 const log = (line: string) => process.stderr.write(`[session-check] ${line}\n`);
-const out: string[] = [`Session check cost (ADR 017), ${new Date().toISOString()}, ${cpus().length} CPUs, load ${loadavg().map((v) => v.toFixed(2)).join(' ')}, ${ROUNDS} rounds`, ''];
+const out: string[] = [
+  `Session check cost (ADR 017), ${new Date().toISOString()}, ${cpus().length} CPUs, load ${loadavg()
+    .map((v) => v.toFixed(2))
+    .join(' ')}, ${ROUNDS} rounds`,
+  '',
+];
 const pgliteDir = mkdtempSync(join(tmpdir(), 'bench-session-'));
 const targets: BenchDb[] = [{ kind: 'pglite', dir: join(pgliteDir, 'pglite') }];
 let admin: pg.Client | null = null;
@@ -103,7 +114,9 @@ try {
   for (const db of targets) {
     log(`measuring on ${describeDb(db)}…`);
     for (const r of await measure(db)) {
-      out.push(`| ${db.kind} | ${r.endpoint.split('?')[0]} | ${fmt(r.withCheck.p50Ms, ' ms')} | ${fmt(r.withoutCheck.p50Ms, ' ms')} | +${fmt(r.addedP50Ms, ' ms')} | ${fmt(r.withCheck.rps)} | ${fmt(r.withoutCheck.rps)} | ${fmt(r.throughputRatio)} |`);
+      out.push(
+        `| ${db.kind} | ${r.endpoint.split('?')[0]} | ${fmt(r.withCheck.p50Ms, ' ms')} | ${fmt(r.withoutCheck.p50Ms, ' ms')} | +${fmt(r.addedP50Ms, ' ms')} | ${fmt(r.withCheck.rps)} | ${fmt(r.withoutCheck.rps)} | ${fmt(r.throughputRatio)} |`,
+      );
     }
   }
 } finally {

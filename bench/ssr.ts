@@ -91,7 +91,12 @@ export async function runSsr(db: BenchDb, opts: { rounds?: number; seconds?: num
         const res = await request(stack.target + page.path, { headers: page.headers, dispatcher: agent });
         await res.body.dump();
       }
-      const window = await stack.backOffice.ask<{ renderMs: Record<string, number[]>; renderCpuMs: Record<string, number[]>; prefetchMs: Record<string, number[]>; requestMs: Record<string, number[]> }>('endWindow');
+      const window = await stack.backOffice.ask<{
+        renderMs: Record<string, number[]>;
+        renderCpuMs: Record<string, number[]>;
+        prefetchMs: Record<string, number[]>;
+        requestMs: Record<string, number[]>;
+      }>('endWindow');
       sequential[page.name] = {
         renderP50Ms: Number(percentile(window.renderMs[page.renderKey] ?? [], 50).toFixed(2)),
         prefetchP50Ms: Number(percentile(window.prefetchMs[page.renderKey] ?? [NaN], 50).toFixed(2)),
@@ -102,7 +107,10 @@ export async function runSsr(db: BenchDb, opts: { rounds?: number; seconds?: num
     }
     await agent.close();
     const figures = Object.fromEntries(
-      Object.entries(raw).map(([name, r]) => [name, { rps: spread(r.rps, 0), latencyP50Ms: spread(r.lat, 1), renderP50Ms: spread(r.render, 2), prefetchP50Ms: spread(r.prefetch, 2), requestP50Ms: spread(r.request, 2) }]),
+      Object.entries(raw).map(([name, r]) => [
+        name,
+        { rps: spread(r.rps, 0), latencyP50Ms: spread(r.lat, 1), renderP50Ms: spread(r.render, 2), prefetchP50Ms: spread(r.prefetch, 2), requestP50Ms: spread(r.request, 2) },
+      ]),
     );
     const react = raw['/bicycles']!;
     const plain = raw['plain /bicycles']!;
@@ -115,9 +123,18 @@ export async function runSsr(db: BenchDb, opts: { rounds?: number; seconds?: num
       sequential,
       /** The render-cost ratio from the one-at-a-time phase (CPU time, immune to other processes). */
       renderCpuRatio: Number((sequential['/bicycles']!.renderCpuP50Ms / sequential['plain /bicycles']!.renderCpuP50Ms).toFixed(1)),
-      renderRatio: spread(react.render.map((v, i) => v / plain.render[i]!), 1),
-      throughputRatio: spread(plain.rps.map((v, i) => v / react.rps[i]!), 2),
-      fetchGapMs: spread(react.prefetch.map((v, i) => v - plain.prefetch[i]!), 2),
+      renderRatio: spread(
+        react.render.map((v, i) => v / plain.render[i]!),
+        1,
+      ),
+      throughputRatio: spread(
+        plain.rps.map((v, i) => v / react.rps[i]!),
+        2,
+      ),
+      fetchGapMs: spread(
+        react.prefetch.map((v, i) => v - plain.prefetch[i]!),
+        2,
+      ),
       bytes,
     };
   } finally {

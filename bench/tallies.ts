@@ -102,20 +102,24 @@ async function bulk(client: pg.Client, rows: number) {
 
 /** 8 connections, each booking a service for the same buddy today and finishing it, for `seconds`. */
 async function concurrent(url: string, seconds: number) {
-  const clients = await Promise.all(Array.from({ length: 8 }, async () => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    return client;
-  }));
+  const clients = await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      return client;
+    }),
+  );
   let done = 0;
   const until = performance.now() + seconds * 1000;
-  await Promise.all(clients.map(async (client) => {
-    while (performance.now() < until) {
-      const id = (await client.query(INSERT_SERVICE, [0])).rows[0].id;
-      await client.query('update services set status = 4, finished_at = now() where id = $1', [id]);
-      done += 1;
-    }
-  }));
+  await Promise.all(
+    clients.map(async (client) => {
+      while (performance.now() < until) {
+        const id = (await client.query(INSERT_SERVICE, [0])).rows[0].id;
+        await client.query('update services set status = 4, finished_at = now() where id = $1', [id]);
+        done += 1;
+      }
+    }),
+  );
   await Promise.all(clients.map((client) => client.end()));
   return { pairsPerSecond: done / seconds };
 }
@@ -131,7 +135,16 @@ export interface TalliesResult {
 }
 
 /** Each measure's spread over the rounds: rates as whole numbers, times to the microsecond. */
-const spreads = (runs: Record<string, number>[]) => Object.fromEntries(Object.keys(runs[0] ?? {}).map((key) => [key, spread(runs.map((r) => r[key]!), key.endsWith('PerSecond') ? 0 : 3)]));
+const spreads = (runs: Record<string, number>[]) =>
+  Object.fromEntries(
+    Object.keys(runs[0] ?? {}).map((key) => [
+      key,
+      spread(
+        runs.map((r) => r[key]!),
+        key.endsWith('PerSecond') ? 0 : 3,
+      ),
+    ]),
+  );
 
 async function timings<T>(n: number, fn: () => Promise<T>): Promise<{ value: T; ms: number[] }> {
   let value!: T;
@@ -150,16 +163,27 @@ async function reads(db: Db) {
   const { rows } = await db.query<{ id: number }>("select id from users where email = 'buddy@example.com'");
   const buddy = Number(rows[0]!.id);
   const cases: Record<string, [() => Promise<unknown>, () => Promise<unknown>]> = {
-    'GET dashboard/ (Admin)': [() => adminDashboard(db, today), async () => ({ scope: 'all', counters: await recountAdminCounters(db, today), series: await recountSeries(db, today) })],
+    'GET dashboard/ (Admin)': [
+      () => adminDashboard(db, today),
+      async () => ({ scope: 'all', counters: await recountAdminCounters(db, today), series: await recountSeries(db, today) }),
+    ],
     'GET statistics/': [() => statistics(db, today), () => recountStatistics(db, today)],
-    'GET dashboard/ (the demo Buddy)': [() => buddyDashboard(db, buddy, today), async () => ({ scope: 'own', counters: await recountBuddyCounters(db, buddy, today), series: await recountSeries(db, today, buddy) })],
+    'GET dashboard/ (the demo Buddy)': [
+      () => buddyDashboard(db, buddy, today),
+      async () => ({ scope: 'own', counters: await recountBuddyCounters(db, buddy, today), series: await recountSeries(db, today, buddy) }),
+    ],
   };
   const out: NonNullable<TalliesResult['reads']>['rows'] = {};
   for (const [name, [maintained, recount]] of Object.entries(cases)) {
     await maintained();
     const fast = await timings(40, maintained);
     const slow = await timings(5, recount);
-    out[name] = { maintained: spread(fast.ms, 2), maintainedP95Ms: Number(percentile(fast.ms, 95).toFixed(2)), recount: spread(slow.ms, 0), same: isDeepStrictEqual(fast.value, slow.value) };
+    out[name] = {
+      maintained: spread(fast.ms, 2),
+      maintainedP95Ms: Number(percentile(fast.ms, 95).toFixed(2)),
+      recount: spread(slow.ms, 0),
+      same: isDeepStrictEqual(fast.value, slow.value),
+    };
   }
   return out;
 }
@@ -179,7 +203,13 @@ async function busyBuddy(url: string) {
       const today = new Date();
       const fast = await timings(20, () => buddyDashboard(tx, buddy, today));
       const slow = await timings(5, async () => ({ scope: 'own', counters: await recountBuddyCounters(tx, buddy, today), series: await recountSeries(tx, today, buddy) }));
-      result = { services: Number(count[0]!.n), moveSeconds: Number(moveSeconds.toFixed(2)), maintainedP50Ms: Number(percentile(fast.ms, 50).toFixed(2)), recountP50Ms: Number(percentile(slow.ms, 50).toFixed(1)), same: isDeepStrictEqual(fast.value, slow.value) };
+      result = {
+        services: Number(count[0]!.n),
+        moveSeconds: Number(moveSeconds.toFixed(2)),
+        maintainedP50Ms: Number(percentile(fast.ms, 50).toFixed(2)),
+        recountP50Ms: Number(percentile(slow.ms, 50).toFixed(1)),
+        same: isDeepStrictEqual(fast.value, slow.value),
+      };
       throw new Error('roll back');
     })
     .catch((error: unknown) => {
@@ -189,7 +219,11 @@ async function busyBuddy(url: string) {
   return result;
 }
 
-export async function runTallies(serverUrl: string, scaleUrl: string | null, opts: { rounds?: number; n?: number; bulkRows?: number; seconds?: number } = {}): Promise<TalliesResult> {
+export async function runTallies(
+  serverUrl: string,
+  scaleUrl: string | null,
+  opts: { rounds?: number; n?: number; bulkRows?: number; seconds?: number } = {},
+): Promise<TalliesResult> {
   const rounds = opts.rounds ?? 3;
   const n = opts.n ?? 2000;
   const bulkRows = opts.bulkRows ?? 100_000;
@@ -197,7 +231,11 @@ export async function runTallies(serverUrl: string, scaleUrl: string | null, opt
   const url = await freshDatabase(serverUrl);
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const runs = { single: { with: [] as Record<string, number>[], without: [] as Record<string, number>[] }, bulk: { with: [] as Record<string, number>[], without: [] as Record<string, number>[] }, concurrent: { with: [] as number[], without: [] as number[] } };
+  const runs = {
+    single: { with: [] as Record<string, number>[], without: [] as Record<string, number>[] },
+    bulk: { with: [] as Record<string, number>[], without: [] as Record<string, number>[] },
+    concurrent: { with: [] as number[], without: [] as number[] },
+  };
   let compaction = { deltas: 0, seconds: 0 };
   try {
     for (let round = 0; round < rounds; round++) {

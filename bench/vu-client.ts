@@ -42,7 +42,9 @@ await Promise.all(Array.from({ length: users }, (_, i) => virtualUser(i)));
 await dispatcher.close();
 latencies.sort((a, b) => a - b);
 const at = (q: number) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!);
-const non2xx = Object.entries(statusCodes).filter(([code]) => !code.startsWith('2')).reduce((n, [, c]) => n + c, 0);
+const non2xx = Object.entries(statusCodes)
+  .filter(([code]) => !code.startsWith('2'))
+  .reduce((n, [, c]) => n + c, 0);
 process.stdout.write(
   JSON.stringify({
     requests: latencies.length,

@@ -15,7 +15,10 @@ import './public-pages/public.css';
 function readBoot(): { boot: PublicBoot; nonce: string } {
   const element = document.getElementById(PUBLIC_BOOT_ID) as HTMLScriptElement | null;
   const boot = JSON.parse(element?.textContent || '{}') as PublicBoot;
-  return { boot: { lang: isLanguage(boot.lang) ? boot.lang : 'en', messages: boot.messages ?? {}, googleClientId: boot.googleClientId ?? null }, nonce: element?.nonce || element?.getAttribute('nonce') || '' };
+  return {
+    boot: { lang: isLanguage(boot.lang) ? boot.lang : 'en', messages: boot.messages ?? {}, googleClientId: boot.googleClientId ?? null },
+    nonce: element?.nonce || element?.getAttribute('nonce') || '',
+  };
 }
 
 /** The page was rendered in the cookie's language; local storage (§9) wins when they differ. */

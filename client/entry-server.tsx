@@ -40,7 +40,9 @@ function createSsrQueryClient(): QueryClient {
   // One attempt per query on the server: a failing API shows its error state at once; the browser
   // retries. Errors are dehydrated too, so the first paint says what went wrong; queries a render
   // only started (choice lists of filters) are not: the browser fetches them.
-  return new QueryClient({ defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: 30_000 }, dehydrate: { shouldDehydrateQuery: (query) => query.state.status !== 'pending' } } });
+  return new QueryClient({
+    defaultOptions: { queries: { retry: false, retryOnMount: false, staleTime: 30_000 }, dehydrate: { shouldDehydrateQuery: (query) => query.state.status !== 'pending' } },
+  });
 }
 
 /**
@@ -55,7 +57,10 @@ async function prefetch(input: RenderInput): Promise<{ kind: 'public'; output: R
   const started = performance.now();
   // Prefetches never throw: a failed query renders its error state and is retried in the browser.
   await Promise.all([input.helpers.session.me.prefetch(), prefetchRoute(match.route.path, input.helpers, match.params, url.searchParams)]);
-  return { kind: 'app', job: { url: input.url, lang: input.lang, nonce: input.nonce, config: input.config, dehydrated: dehydrate(input.queryClient), prefetchMs: performance.now() - started } };
+  return {
+    kind: 'app',
+    job: { url: input.url, lang: input.lang, nonce: input.nonce, config: input.config, dehydrated: dehydrate(input.queryClient), prefetchMs: performance.now() - started },
+  };
 }
 
 async function render(input: RenderInput): Promise<RenderOutput> {
@@ -126,7 +131,16 @@ async function renderApp(job: AppRenderJob, queryClient?: QueryClient): Promise<
   const title = `${i18n.t(match.route.titleKey)} · ${i18n.t('app.name')}`;
   const serialized = serializeState(state);
   const timings = { prefetchMs: job.prefetchMs, renderMs: performance.now() - prefetched, renderCpuMs: (threadCpuMicros() - cpuBefore) / 1000 };
-  return { kind: 'app', html, head, title, state: serialized, modules: [...routeModules(match.route.path), ...languageModules(routeTranslations(match.route.path), job.lang, contentLanguage(match.params))], status: 200, timings };
+  return {
+    kind: 'app',
+    html,
+    head,
+    title,
+    state: serialized,
+    modules: [...routeModules(match.route.path), ...languageModules(routeTranslations(match.route.path), job.lang, contentLanguage(match.params))],
+    status: 200,
+    timings,
+  };
 }
 
 /** A text of the server's translations, for answers the server sends without a render (ADR 029's 503 page). */
@@ -143,7 +157,7 @@ if (!isMainThread && (workerData as { role?: string } | null)?.role === RENDER_W
   port.on('message', (message: { id: number; job: AppRenderJob }) => {
     renderApp(message.job).then(
       (output) => port.postMessage({ id: message.id, output }),
-      (error: unknown) => port.postMessage({ id: message.id, error: error instanceof Error ? error.stack ?? error.message : String(error) }),
+      (error: unknown) => port.postMessage({ id: message.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) }),
     );
   });
   // Loaded and listening: the pool's render timeout counts from here (ADR 029).

@@ -59,7 +59,10 @@ const lazyLanguages: BackendModule = {
   init: () => undefined,
   read(language, namespace, callback) {
     if (!isLanguage(language)) return callback(null, {});
-    loadBundle(language, 'all').then((b) => callback(null, b[namespace as keyof Bundle] ?? {}), (error: unknown) => callback(error as Error, null));
+    loadBundle(language, 'all').then(
+      (b) => callback(null, b[namespace as keyof Bundle] ?? {}),
+      (error: unknown) => callback(error as Error, null),
+    );
   },
 };
 

@@ -84,7 +84,10 @@ const PREFETCH: Partial<Record<AppPath, Prefetch>> = {
   },
   '/bicycles/:id': async (h, params, search) => {
     const id = Number(params.id);
-    await Promise.all([recordOf(entity('bicycles'))(h, params, search), Number.isInteger(id) && id > 0 ? h.bicycles.history.list.prefetch({ id, ...historyParams(search) }) : undefined]);
+    await Promise.all([
+      recordOf(entity('bicycles'))(h, params, search),
+      Number.isInteger(id) && id > 0 ? h.bicycles.history.list.prefetch({ id, ...historyParams(search) }) : undefined,
+    ]);
   },
 };
 

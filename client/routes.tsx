@@ -38,8 +38,10 @@ function page(module: string, entity?: string): PageDef {
 }
 
 const definitionModule = (name: string) => `shared/entities/${name}.ts`;
-const isDefinitionOf = (name: string) => (value: unknown): value is EntityDef =>
-  typeof value === 'object' && value !== null && 'fields' in value && (value as EntityDef).name === name;
+const isDefinitionOf =
+  (name: string) =>
+  (value: unknown): value is EntityDef =>
+    typeof value === 'object' && value !== null && 'fields' in value && (value as EntityDef).name === name;
 
 /** The definition the screens of `name` load (undefined: no definition module of that name). */
 export function loadEntityDef(name: string): Promise<EntityDef> | undefined {

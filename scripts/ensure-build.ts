@@ -4,7 +4,13 @@ import { join } from 'node:path';
 
 /** Builds when dist/ is missing or older than any source file, so `npm start` and `npm test` always serve current code. */
 const root = join(import.meta.dirname, '..');
-const outputs = [join(root, 'dist/client/.vite/manifest.json'), join(root, 'dist/client/.vite/manifest-public.json'), join(root, 'dist/client/.vite/module-chunks.json'), join(root, 'dist/server/main.js'), join(root, 'dist/server/entry-server.js')];
+const outputs = [
+  join(root, 'dist/client/.vite/manifest.json'),
+  join(root, 'dist/client/.vite/manifest-public.json'),
+  join(root, 'dist/client/.vite/module-chunks.json'),
+  join(root, 'dist/server/main.js'),
+  join(root, 'dist/server/entry-server.js'),
+];
 const sources = ['client', 'shared', 'server', 'locales', 'upstream', 'vite.config.ts', 'package.json'];
 
 function newest(path: string): number {

@@ -14,7 +14,10 @@ if (!name || entities.length === 0) {
   process.exit(2);
 }
 const dir = join(import.meta.dirname, '..', 'upstream', 'migrations');
-const numbers = readdirSync(dir).filter((f) => f.endsWith('.sql')).map((f) => Number.parseInt(f, 10)).filter(Number.isFinite);
+const numbers = readdirSync(dir)
+  .filter((f) => f.endsWith('.sql'))
+  .map((f) => Number.parseInt(f, 10))
+  .filter(Number.isFinite);
 const next = String(Math.max(0, ...numbers) + 1).padStart(3, '0');
 const defs = entities.map((entity) => {
   const def = ENTITIES.find((e) => e.name === entity);

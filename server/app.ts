@@ -152,7 +152,9 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   });
   const range = opts.map?.range ?? DEFAULT_OPERATION_RANGE;
   const tileUrl = opts.map?.tileUrl ?? null;
-  const geocoder = opts.geocoderUrl ? createGeocoder({ baseUrl: opts.geocoderUrl, range, userAgent: `bike-backoffice/${opts.version}${opts.publicUrl ? ` (+${opts.publicUrl})` : ''}` }) : undefined;
+  const geocoder = opts.geocoderUrl
+    ? createGeocoder({ baseUrl: opts.geocoderUrl, range, userAgent: `bike-backoffice/${opts.version}${opts.publicUrl ? ` (+${opts.publicUrl})` : ''}` })
+    : undefined;
   if (geocoder) app.addHook('onClose', async () => geocoder.close());
   const mapConfig: MapConfig = { centre: range.centre, radiusMetres: range.radiusMetres, tileUrl, tileAttribution: opts.map?.tileAttribution ?? '', geocoding: Boolean(geocoder) };
   const tiles = tileUrl ? tileOrigin(tileUrl) : null;
@@ -199,7 +201,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     retryAfter: 10,
     pressureHandler: (_req, reply, type) => {
       metrics.shed.inc();
-      void reply.code(503).header('retry-after', '10').send({ error: { message: 'Server busy, try again shortly.', data: { appCode: 'overloaded', reason: type } } });
+      void reply
+        .code(503)
+        .header('retry-after', '10')
+        .send({ error: { message: 'Server busy, try again shortly.', data: { appCode: 'overloaded', reason: type } } });
     },
   });
   await app.register(fastifyRateLimit, { global: false });

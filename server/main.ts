@@ -63,7 +63,14 @@ const app = await buildApp({
   secureCookies: publicUrl.startsWith('https:'),
   ssr: dev
     ? { kind: 'development', root }
-    : { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers: env.SSR_WORKERS ?? defaultRenderWorkers(), renderTimeoutMs: env.SSR_RENDER_TIMEOUT_MS, workerHeapMb: env.SSR_WORKER_HEAP_MB },
+    : {
+        kind: 'production',
+        clientDir: join(root, 'dist', 'client'),
+        entryServerPath: join(root, 'dist', 'server', 'entry-server.js'),
+        renderWorkers: env.SSR_WORKERS ?? defaultRenderWorkers(),
+        renderTimeoutMs: env.SSR_RENDER_TIMEOUT_MS,
+        workerHeapMb: env.SSR_WORKER_HEAP_MB,
+      },
   version,
   logger: logger.child({ service: 'backoffice' }),
   googleClientId: env.GOOGLE_CLIENT_ID,

@@ -12,9 +12,27 @@ export function createMetrics() {
   return {
     registry,
     requests: new Counter({ name: 'backoffice_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['method', 'route', 'status'], registers: [registry] }),
-    requestDuration: new Histogram({ name: 'backoffice_http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['method', 'route'], buckets, registers: [registry] }),
-    upstreamDuration: new Histogram({ name: 'backoffice_upstream_request_duration_seconds', help: 'Latency of calls to the marketplace API', labelNames: ['method', 'path', 'status'], buckets, registers: [registry] }),
-    ssrRender: new Histogram({ name: 'backoffice_ssr_render_seconds', help: 'Server render time of a page once its data is fetched', labelNames: ['route'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25], registers: [registry] }),
+    requestDuration: new Histogram({
+      name: 'backoffice_http_request_duration_seconds',
+      help: 'HTTP request latency by route',
+      labelNames: ['method', 'route'],
+      buckets,
+      registers: [registry],
+    }),
+    upstreamDuration: new Histogram({
+      name: 'backoffice_upstream_request_duration_seconds',
+      help: 'Latency of calls to the marketplace API',
+      labelNames: ['method', 'path', 'status'],
+      buckets,
+      registers: [registry],
+    }),
+    ssrRender: new Histogram({
+      name: 'backoffice_ssr_render_seconds',
+      help: 'Server render time of a page once its data is fetched',
+      labelNames: ['route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25],
+      registers: [registry],
+    }),
     refreshes: new Counter({ name: 'backoffice_token_refresh_total', help: 'Token refreshes by outcome', labelNames: ['outcome'], registers: [registry] }),
     errors: new Counter({ name: 'backoffice_errors_total', help: 'Server errors by kind', labelNames: ['kind'], registers: [registry] }),
     shed: new Counter({ name: 'backoffice_load_shed_total', help: 'Requests refused with 503 under pressure', registers: [registry] }),
@@ -142,6 +160,9 @@ export function instrument(app: FastifyInstance, metrics: Metrics, access: Metri
   const token = access.token;
   app.get('/metrics', async (req, reply) => {
     if (token && !bearerMatches(req.headers.authorization, token)) return reply.code(401).header('www-authenticate', 'Bearer').send('unauthorized');
-    return reply.header('content-type', metrics.registry.contentType).header('cache-control', 'no-store').send(await metrics.registry.metrics());
+    return reply
+      .header('content-type', metrics.registry.contentType)
+      .header('cache-control', 'no-store')
+      .send(await metrics.registry.metrics());
   });
 }

@@ -62,7 +62,8 @@ function failureOf(error: unknown, req: FastifyRequest): { form: PublicFormResul
   if (error instanceof TRPCError && error.cause instanceof z.core.$ZodError) {
     return { form: { error: { appCode: 'validation_error', message: ERROR_TEXT.validation_error }, fields: fieldErrorsOf(error.cause) }, status: 400 };
   }
-  if (error instanceof AppError) return { form: { error: { appCode: error.appCode, message: error.message }, fields: error.fieldErrors }, status: getHTTPStatusCodeFromError(error) };
+  if (error instanceof AppError)
+    return { form: { error: { appCode: error.appCode, message: error.message }, fields: error.fieldErrors }, status: getHTTPStatusCodeFromError(error) };
   if (error instanceof UpstreamError) return { form: { error: { appCode: error.code, message: error.message }, fields: error.fields }, status: error.status >= 500 ? 502 : 400 };
   req.log.error({ err: error }, 'public form failed');
   return { form: { error: { appCode: 'generic', message: ERROR_TEXT.internal_error } }, status: 500 };
@@ -85,7 +86,9 @@ export function registerPublicForms(app: FastifyInstance, deps: PublicFormDeps) 
     // Without JavaScript a failure goes back to /login?error=<code>; the e-mail address stays out of the
     // URL (history, proxies and logs keep URLs). A background post keeps it in the field instead.
     const fail = (form: PublicFormResult, status: number) =>
-      background(req) ? deps.sendPage(req, reply, { ...form, values }, status) : reply.redirect(`/login?${new URLSearchParams({ error: form.error?.appCode ?? 'generic', redirect: target }).toString()}`, 303);
+      background(req)
+        ? deps.sendPage(req, reply, { ...form, values }, status)
+        : reply.redirect(`/login?${new URLSearchParams({ error: form.error?.appCode ?? 'generic', redirect: target }).toString()}`, 303);
     const input = loginInput.safeParse({ email: body('email'), password: body('password') });
     if (!input.success) return fail({ error: { appCode: 'validation_error', message: ERROR_TEXT.validation_error }, fields: fieldErrorsOf(input.error) }, 400);
     try {

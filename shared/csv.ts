@@ -22,7 +22,12 @@ export function csvRow(values: readonly unknown[]): string {
 
 /** A file name safe in a Content-Disposition header on every platform. */
 export function safeFileName(base: string, extension: string): string {
-  const clean = base.normalize('NFKD').replace(/[^\w.-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '').slice(0, 80) || 'export';
+  const clean =
+    base
+      .normalize('NFKD')
+      .replace(/[^\w.-]+/g, '-')
+      .replace(/^[-.]+|[-.]+$/g, '')
+      .slice(0, 80) || 'export';
   return `${clean}.${extension}`;
 }
 

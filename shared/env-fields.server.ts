@@ -47,7 +47,14 @@ const isProxyEntry = (entry: string) => PROXY_NAMES.includes(entry) || isIP(entr
 /** `loopback`, addresses and CIDRs, comma-separated; `none` trusts nobody's X-Forwarded-For. */
 export const trustedProxiesField = z
   .string()
-  .transform((value) => (value.trim() === 'none' ? [] : value.split(',').map((s) => s.trim()).filter(Boolean)))
+  .transform((value) =>
+    value.trim() === 'none'
+      ? []
+      : value
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+  )
   .refine((entries) => entries.every(isProxyEntry), 'must be `none` or comma-separated addresses, CIDRs or loopback');
 
 /** Absolute lifetime of a sign-in, in days (ADR 017). */
@@ -65,6 +72,9 @@ export const backOfficeTrustProxyField = z
     if (v === 'false' || v === '0') return false;
     if (v === 'true') return 1;
     if (/^\d+$/.test(v)) return Number(v);
-    return v.split(',').map((s) => s.trim()).filter(Boolean);
+    return v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   })
   .refine((trust) => !Array.isArray(trust) || (trust.length > 0 && trust.every(isProxyEntry)), 'must be true, false, a number of proxies, or their addresses/CIDRs');

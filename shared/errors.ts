@@ -33,7 +33,7 @@ export const ERROR_TEXT = {
   invalid_transition: 'This status change is not allowed.',
   buddy_not_scheduled: 'The bike buddy does not work in this slot on this day.',
   buddy_not_working: 'The bike buddy is not working in this slot on this day.',
-  slot_full: "This slot is fully booked for the bike buddy on this day.",
+  slot_full: 'This slot is fully booked for the bike buddy on this day.',
   day_full: 'The bike buddy has reached their maximum number of services for this day.',
   has_bookings: 'Services are booked in this slot. Move or cancel them first.',
   finish_before_date: 'A service cannot be finished before its date.',
@@ -51,4 +51,3 @@ export type ErrorCode = keyof typeof ERROR_TEXT;
 export const CREDENTIAL_ERROR_CODES: readonly string[] = ['wrong_password', 'user_does_not_exist'];
 /** The one answer to a failed sign-in, whatever was wrong: unknown address, wrong password, no password yet. */
 export const INVALID_CREDENTIALS = { status: 400, code: 'wrong_password', text: 'Invalid credentials.' } as const;
-

@@ -34,4 +34,3 @@ export function hasAnyRole(userRoles: readonly Role[], required: readonly Role[]
 export function isExpired(exp: number | undefined, nowMs: number = Date.now()): boolean {
   return typeof exp !== 'number' || exp * 1000 <= nowMs;
 }
-

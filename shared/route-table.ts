@@ -11,7 +11,6 @@ export type { AppPath, AppRoute };
  * declared in their definitions and derived (ADR 031); the other routes are listed here.
  */
 
-
 const ADMIN = [ROLE.Admin] as const;
 const STAFF = [ROLE.Admin, ROLE.Buddy] as const;
 

@@ -70,7 +70,8 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
     }
     const fastifyError = error as { statusCode?: number; code?: string; message: string };
     if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 413, 'upload_too_large', ERROR_TEXT.upload_too_large);
-    if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return fail(reply, 400, 'validation_error', 'The body is not valid JSON.');
+    if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+      return fail(reply, 400, 'validation_error', 'The body is not valid JSON.');
     if (fastifyError.statusCode && fastifyError.statusCode < 500) return fail(reply, fastifyError.statusCode, 'validation_error', fastifyError.message);
     req.log.error({ err: error }, 'unhandled error');
     return fail(reply, 500, 'internal_error', ERROR_TEXT.internal_error);

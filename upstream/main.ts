@@ -20,7 +20,7 @@ const upstream = await startUpstream({
   port: env.PORT,
   host: env.HOST,
   databaseUrl: env.DATABASE_URL,
-  dataDir: env.DATABASE_URL ? undefined : env.UPSTREAM_DATA_DIR ?? join(root, 'data', 'pglite'),
+  dataDir: env.DATABASE_URL ? undefined : (env.UPSTREAM_DATA_DIR ?? join(root, 'data', 'pglite')),
   seedDemo,
   demoPassword: env.DEMO_PASSWORD,
   logger,
@@ -29,7 +29,10 @@ const upstream = await startUpstream({
     ...(env.UPSTREAM_UPLOAD_DIR ? { uploadDir: env.UPSTREAM_UPLOAD_DIR } : {}),
     ...(env.PUBLIC_ORIGIN ? { publicOrigin: env.PUBLIC_ORIGIN.replace(/\/$/, '') } : {}),
     appUrl: env.APP_URL.replace(/\/$/, ''),
-    corsOrigins: (env.CORS_ORIGINS ?? env.APP_URL).split(',').map((o) => o.trim().replace(/\/$/, '')).filter(Boolean),
+    corsOrigins: (env.CORS_ORIGINS ?? env.APP_URL)
+      .split(',')
+      .map((o) => o.trim().replace(/\/$/, ''))
+      .filter(Boolean),
     googleClientId: env.GOOGLE_CLIENT_ID,
     ...(env.GOOGLE_JWKS_URL ? { googleJwksUrl: env.GOOGLE_JWKS_URL } : {}),
     // Mail links carry one-time tokens: they are logged only for a demo, where nobody else receives mail.

@@ -19,7 +19,9 @@ export async function migrate(db: Db, dir = migrationsDir()): Promise<string[]> 
   });
   const { rows } = await db.query<{ name: string }>('select name from schema_migrations');
   const alreadyApplied = new Set(rows.map((r) => r.name));
-  const files = readdirSync(dir).filter((f) => f.endsWith('.sql')).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort();
   const ran: string[] = [];
   for (const file of files) {
     if (alreadyApplied.has(file)) continue;

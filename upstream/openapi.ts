@@ -38,7 +38,8 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'DELETE /api/users/:id/languages/:target/': 'Remove a language (Admin)',
   'POST /api/users/:id/competencies/': 'Add a competence {competence_id} (Admin)',
   'DELETE /api/users/:id/competencies/:target/': 'Remove a competence (Admin)',
-  'GET /api/dispatch/': 'The dispatch board of a day (?date=YYYY-MM-DD, Admin): every active buddy’s work and not-working slots, places held per slot and day, and the day’s services, in one snapshot (ADR 022)',
+  'GET /api/dispatch/':
+    'The dispatch board of a day (?date=YYYY-MM-DD, Admin): every active buddy’s work and not-working slots, places held per slot and day, and the day’s services, in one snapshot (ADR 022)',
   'POST /api/services/:id/details/:key/images/': 'Attach an uploaded image to a service detail',
   'DELETE /api/services/:id/details/:key/images/:imageId/': 'Remove a service detail image',
   'GET /api/public/subscription-plans/:slug/': 'A plan for the public plan page; no token needed',
@@ -79,23 +80,40 @@ export function openApiDocument(entities: readonly EntityDef[], routes: readonly
       .map(([key, schema]) => ({ name: key, in: 'query', schema }));
     const id = [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }];
     paths[`/api/${def.name}/`] = {
-      get: { summary: `List ${def.name}`, parameters: query, responses: { 200: json(envelope({ type: 'object', properties: { results: { type: 'array', items: ref }, paginator: { $ref: '#/components/schemas/Paginator' } } })) } },
+      get: {
+        summary: `List ${def.name}`,
+        parameters: query,
+        responses: { 200: json(envelope({ type: 'object', properties: { results: { type: 'array', items: ref }, paginator: { $ref: '#/components/schemas/Paginator' } } })) },
+      },
       post: { summary: `Create`, requestBody: json({ $ref: `#/components/schemas/${name}Input` }), responses: { 201: json(envelope(ref)), 400: json(envelope({ type: 'null' })) } },
     };
     if (def.exportable) {
       paths[`/api/${def.name}/export/`] = {
-        get: { summary: 'The list as CSV (same search and filters, every row), streamed', parameters: query, responses: { 200: { content: { 'text/csv': { schema: { type: 'string' } } } } } },
+        get: {
+          summary: 'The list as CSV (same search and filters, every row), streamed',
+          parameters: query,
+          responses: { 200: { content: { 'text/csv': { schema: { type: 'string' } } } } },
+        },
       };
     }
     // Read-only entities (ADR 013) are written elsewhere in the marketplace: reads only.
     if (def.readOnly) {
       paths[`/api/${def.name}/`] = { get: (paths[`/api/${def.name}/`] as { get: unknown }).get };
-      paths[`/api/${def.name}/{id}/`] = { get: { parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }], responses: { 200: json(envelope(ref)), 404: json(envelope({ type: 'null' })) } } };
+      paths[`/api/${def.name}/{id}/`] = {
+        get: {
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+          responses: { 200: json(envelope(ref)), 404: json(envelope({ type: 'null' })) },
+        },
+      };
       continue;
     }
     paths[`/api/${def.name}/{id}/`] = {
       get: { parameters: id, responses: { 200: json(envelope(ref)), 404: json(envelope({ type: 'null' })) } },
-      put: { parameters: id, requestBody: json({ allOf: [{ $ref: `#/components/schemas/${name}Input` }, { type: 'object', required: ['version'], properties: { version: { type: 'integer' } } }] }), responses: { 200: json(envelope(ref)), 409: json(envelope({ type: 'null' })) } },
+      put: {
+        parameters: id,
+        requestBody: json({ allOf: [{ $ref: `#/components/schemas/${name}Input` }, { type: 'object', required: ['version'], properties: { version: { type: 'integer' } } }] }),
+        responses: { 200: json(envelope(ref)), 409: json(envelope({ type: 'null' })) },
+      },
       patch: { parameters: id, responses: { 200: json(envelope(ref)), 409: json(envelope({ type: 'null' })) } },
       delete: { parameters: id, responses: { 200: json(envelope({ type: 'object' })), 409: json(envelope({ type: 'null' })) } },
     };
@@ -154,7 +172,8 @@ function declaredPaths(def: EntityDef, envelope: Json, json: Json): Record<strin
   for (const [key, action] of Object.entries(def.actions ?? {})) {
     const record = isRecordAction(action);
     const path = record ? `/api/${def.name}/{id}/${segmentOf(key, action.path)}/` : `/api/${def.name}/${segmentOf(key, action.path)}/`;
-    const result = action.result === 'none' ? {} : typeof action.result === 'object' ? { type: 'object', properties: { [action.result.recordKey]: { type: 'object' } } } : { type: 'object' };
+    const result =
+      action.result === 'none' ? {} : typeof action.result === 'object' ? { type: 'object', properties: { [action.result.recordKey]: { type: 'object' } } } : { type: 'object' };
     (paths[path] ??= {}).post = {
       summary: `${key}: an action on ${record ? 'one record' : 'the collection'} of ${def.name}. Roles: ${actionRoles(def, action).join(', ')}.${action.versioned ? ' Send the version you saw (409 when stale).' : ''}`,
       parameters: record ? [id] : [],
@@ -166,18 +185,40 @@ function declaredPaths(def: EntityDef, envelope: Json, json: Json): Record<strin
     const at = `/api/${def.name}/{id}/${segmentOf(key, sub.path)}/`;
     const item = schemaOf(sub.item);
     const writers = subResourceWriteRoles(def, sub).join(', ');
-    const paging = sub.paged ? [{ name: 'page', in: 'query', schema: { type: 'integer' } }, { name: 'page_size', in: 'query', schema: { type: 'integer', enum: [10, 25, 50, 100] } }] : [];
-    const list = sub.paged ? { type: 'object', properties: { results: { type: 'array', items: item }, paginator: { $ref: '#/components/schemas/Paginator' } } } : { type: 'array', items: item };
+    const paging = sub.paged
+      ? [
+          { name: 'page', in: 'query', schema: { type: 'integer' } },
+          { name: 'page_size', in: 'query', schema: { type: 'integer', enum: [10, 25, 50, 100] } },
+        ]
+      : [];
+    const list = sub.paged
+      ? { type: 'object', properties: { results: { type: 'array', items: item }, paginator: { $ref: '#/components/schemas/Paginator' } } }
+      : { type: 'array', items: item };
     paths[at] = {
       ...paths[at],
-      get: { summary: `${key} of one ${def.name} record${sub.paged ? ', paged, newest first' : ''}. Roles: ${(sub.readRoles ?? upstreamReadScopes(def)).join(', ')}.`, parameters: [id, ...paging], responses: { 200: json(envelope(list)), ...refused } },
-      ...(sub.add ? { post: { summary: `Add to ${key}. Roles: ${writers}.`, parameters: [id], requestBody: json(schemaOf(sub.add)), responses: { 201: json(envelope({})), ...refused } } } : {}),
+      get: {
+        summary: `${key} of one ${def.name} record${sub.paged ? ', paged, newest first' : ''}. Roles: ${(sub.readRoles ?? upstreamReadScopes(def)).join(', ')}.`,
+        parameters: [id, ...paging],
+        responses: { 200: json(envelope(list)), ...refused },
+      },
+      ...(sub.add
+        ? { post: { summary: `Add to ${key}. Roles: ${writers}.`, parameters: [id], requestBody: json(schemaOf(sub.add)), responses: { 201: json(envelope({})), ...refused } } }
+        : {}),
     };
     const keyParam = { name: 'key', in: 'path', required: true, description: `the item's ${subResourceKey(sub)}`, schema: { type: 'string' } };
     if (sub.set || sub.remove) {
       paths[`${at}{key}/`] = {
         ...paths[`${at}{key}/`],
-        ...(sub.set ? { put: { summary: `Set the ${key} item at a key. Roles: ${writers}.`, parameters: [id, keyParam], requestBody: json(schemaOf(sub.set)), responses: { 200: json(envelope(item)), ...refused } } } : {}),
+        ...(sub.set
+          ? {
+              put: {
+                summary: `Set the ${key} item at a key. Roles: ${writers}.`,
+                parameters: [id, keyParam],
+                requestBody: json(schemaOf(sub.set)),
+                responses: { 200: json(envelope(item)), ...refused },
+              },
+            }
+          : {}),
         ...(sub.remove ? { delete: { summary: `Remove a ${key} item. Roles: ${writers}.`, parameters: [id, keyParam], responses: { 200: json(envelope({})), ...refused } } } : {}),
       };
     }

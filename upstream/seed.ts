@@ -12,8 +12,50 @@ export const DEMO_ACCOUNTS = [
   { email: 'user@example.com', first_name: 'Una', last_name: 'User', roles: ['Customer'], user_type: 1, description: 'no whitelisted role: /forbidden' },
 ] as const;
 
-const FIRST = ['Alva', 'Elias', 'Freja', 'Hugo', 'Ines', 'Jonas', 'Klara', 'Leo', 'Maja', 'Nils', 'Olivia', 'Oskar', 'Saga', 'Theo', 'Vera', 'Wilma', 'Liam', 'Ella', 'Noah', 'Astrid'];
-const LAST = ['Andersson', 'Berg', 'Carlsson', 'Dahl', 'Eriksson', 'Forsberg', 'Gustafsson', 'Holm', 'Isaksson', 'Johansson', 'Karlsson', 'Lind', 'Magnusson', 'Nilsson', 'Olsson', 'Persson', 'Quist', 'Larsson', 'Svensson', 'Wallin'];
+const FIRST = [
+  'Alva',
+  'Elias',
+  'Freja',
+  'Hugo',
+  'Ines',
+  'Jonas',
+  'Klara',
+  'Leo',
+  'Maja',
+  'Nils',
+  'Olivia',
+  'Oskar',
+  'Saga',
+  'Theo',
+  'Vera',
+  'Wilma',
+  'Liam',
+  'Ella',
+  'Noah',
+  'Astrid',
+];
+const LAST = [
+  'Andersson',
+  'Berg',
+  'Carlsson',
+  'Dahl',
+  'Eriksson',
+  'Forsberg',
+  'Gustafsson',
+  'Holm',
+  'Isaksson',
+  'Johansson',
+  'Karlsson',
+  'Lind',
+  'Magnusson',
+  'Nilsson',
+  'Olsson',
+  'Persson',
+  'Quist',
+  'Larsson',
+  'Svensson',
+  'Wallin',
+];
 
 /** A readable random password for demo accounts, printed once at start. */
 export function randomDemoPassword(): string {
@@ -51,12 +93,17 @@ export async function seedDemo(db: Db, password: string, scryptCost: number): Pr
 
 /** The roles, the four demo logins and two dozen ordinary users (every fifth a buddy). */
 async function seedAccounts(tx: Db, hash: string) {
-  await insertAll(tx, 'roles', ['name', 'description'], [
-    ['Admin', 'Back-office administrators: every screen'],
-    ['Buddy', 'Mechanics: their schedule and jobs'],
-    ['Shop', 'Partner shops'],
-    ['Customer', 'Bicycle owners using the consumer app'],
-  ]);
+  await insertAll(
+    tx,
+    'roles',
+    ['name', 'description'],
+    [
+      ['Admin', 'Back-office administrators: every screen'],
+      ['Buddy', 'Mechanics: their schedule and jobs'],
+      ['Shop', 'Partner shops'],
+      ['Customer', 'Bicycle owners using the consumer app'],
+    ],
+  );
   for (const account of DEMO_ACCOUNTS) {
     const { rows: created } = await tx.query<{ id: number }>(
       `insert into users (email, password_hash, first_name, last_name, user_type, country, language, account_status, invitation_status, member_since, email_confirmed_at, city)
@@ -90,55 +137,95 @@ async function seedAccounts(tx: Db, hash: string) {
 
 /** Bicycle types, languages, competencies, ranges, slots, checklist items, products, companies and promo codes. */
 async function seedCatalogues(tx: Db) {
-  await insertAll(tx, 'bicycle_types', ['name', 'description'], [
-    ['City bike', 'Upright everyday bicycle'],
-    ['Road bike', 'Drop bars, narrow tyres'],
-    ['Mountain bike', 'Suspension and wide tyres'],
-    ['E-bike', 'Pedal-assisted electric bicycle'],
-    ['Cargo bike', 'Box or long-tail cargo bicycle'],
-  ]);
-  await insertAll(tx, 'languages', ['code', 'name', 'native_name'], [
-    ['en', 'English', 'English'],
-    ['sv', 'Swedish', 'Svenska'],
-    ['fi', 'Finnish', 'Suomi'],
-    ['ar', 'Arabic', 'العربية'],
-  ]);
-  await insertAll(tx, 'competencies', ['name', 'description'], [
-    ['Brakes', 'Disc and rim brakes, bleeding hydraulics'],
-    ['Gears', 'Derailleurs and hub gears'],
-    ['Wheels', 'Truing, spokes and hubs'],
-    ['E-bike systems', 'Motors, batteries and diagnostics'],
-  ]);
+  await insertAll(
+    tx,
+    'bicycle_types',
+    ['name', 'description'],
+    [
+      ['City bike', 'Upright everyday bicycle'],
+      ['Road bike', 'Drop bars, narrow tyres'],
+      ['Mountain bike', 'Suspension and wide tyres'],
+      ['E-bike', 'Pedal-assisted electric bicycle'],
+      ['Cargo bike', 'Box or long-tail cargo bicycle'],
+    ],
+  );
+  await insertAll(
+    tx,
+    'languages',
+    ['code', 'name', 'native_name'],
+    [
+      ['en', 'English', 'English'],
+      ['sv', 'Swedish', 'Svenska'],
+      ['fi', 'Finnish', 'Suomi'],
+      ['ar', 'Arabic', 'العربية'],
+    ],
+  );
+  await insertAll(
+    tx,
+    'competencies',
+    ['name', 'description'],
+    [
+      ['Brakes', 'Disc and rim brakes, bleeding hydraulics'],
+      ['Gears', 'Derailleurs and hub gears'],
+      ['Wheels', 'Truing, spokes and hubs'],
+      ['E-bike systems', 'Motors, batteries and diagnostics'],
+    ],
+  );
   await insertAll(tx, 'operational_ranges', ['name'], [['Stockholm inner city'], ['Solna'], ['Nacka'], ['London central']]);
-  await insertAll(tx, 'service_slots', ['name', 'start_time', 'end_time', 'max', 'is_active'], [
-    ['Morning', '08:00', '12:00', 4, true],
-    ['Afternoon', '12:00', '16:00', 4, true],
-    ['Evening', '16:00', '20:00', 2, true],
-    ['Night (paused)', '20:00', '22:00', 1, false],
-  ]);
-  await insertAll(tx, 'service_items', ['name_en', 'name_sv', 'description'], [
-    ['Brakes', 'Bromsar', 'Pads, cables and braking power'],
-    ['Gears', 'Växlar', 'Shifting across all gears'],
-    ['Chain', 'Kedja', 'Wear, lubrication and tension'],
-    ['Tyres', 'Däck', 'Pressure, tread and punctures'],
-    ['Lights', 'Belysning', 'Front and rear lights'],
-    ['Wheels', 'Hjul', 'True and spoke tension'],
-  ]);
-  await insertAll(tx, 'products', ['name_en', 'name_sv', 'description_en', 'description_sv', 'price_sek', 'price_gbp', 'max_quantity_per_bicycle', 'is_active'], [
-    ['Inner tube', 'Innerslang', 'Replacement inner tube', 'Ny innerslang', 89, 7.5, 2, true],
-    ['Brake pads', 'Bromsbelägg', 'A pair of brake pads', 'Ett par bromsbelägg', 149, 12, 2, true],
-    ['Chain', 'Kedja', 'New chain, fitted', 'Ny kedja, monterad', 299, 24, 1, true],
-    ['Winter tyres', 'Vinterdäck', 'Studded tyre', 'Dubbdäck', 549, 45, 2, false],
-  ]);
-  await insertAll(tx, 'companies', ['name', 'address', 'contact_person', 'contact_phone', 'contact_email', 'billing_email', 'is_main_company', 'main_company_id'], [
-    ['Nordic Bikes AB', 'Sveavägen 10, Stockholm', 'Karin Lund', '+46 8 123 45 67', 'karin@nordicbikes.example', 'billing@nordicbikes.example', true, null],
-    ['Nordic Bikes Solna', 'Solnavägen 3, Solna', 'Per Ek', '+46 8 765 43 21', 'per@nordicbikes.example', null, false, 1],
-    ['Green Commute Ltd', '1 Cycle Lane, London', 'Amy Fox', '+44 20 7946 0000', 'amy@greencommute.example', 'ap@greencommute.example', true, null],
-  ]);
-  await insertAll(tx, 'promo_codes', ['code', 'company_name', 'duration_days', 'max_uses', 'uses', 'discount_percent', 'starts_at', 'expires_at'], [
-    ['SPRING26', 'Nordic Bikes AB', 30, 100, 2, 20, '2026-03-01', '2026-06-01'],
-    ['WELCOME', null, 14, 1000, 1, 10, '2026-01-01', '2027-01-01'],
-  ]);
+  await insertAll(
+    tx,
+    'service_slots',
+    ['name', 'start_time', 'end_time', 'max', 'is_active'],
+    [
+      ['Morning', '08:00', '12:00', 4, true],
+      ['Afternoon', '12:00', '16:00', 4, true],
+      ['Evening', '16:00', '20:00', 2, true],
+      ['Night (paused)', '20:00', '22:00', 1, false],
+    ],
+  );
+  await insertAll(
+    tx,
+    'service_items',
+    ['name_en', 'name_sv', 'description'],
+    [
+      ['Brakes', 'Bromsar', 'Pads, cables and braking power'],
+      ['Gears', 'Växlar', 'Shifting across all gears'],
+      ['Chain', 'Kedja', 'Wear, lubrication and tension'],
+      ['Tyres', 'Däck', 'Pressure, tread and punctures'],
+      ['Lights', 'Belysning', 'Front and rear lights'],
+      ['Wheels', 'Hjul', 'True and spoke tension'],
+    ],
+  );
+  await insertAll(
+    tx,
+    'products',
+    ['name_en', 'name_sv', 'description_en', 'description_sv', 'price_sek', 'price_gbp', 'max_quantity_per_bicycle', 'is_active'],
+    [
+      ['Inner tube', 'Innerslang', 'Replacement inner tube', 'Ny innerslang', 89, 7.5, 2, true],
+      ['Brake pads', 'Bromsbelägg', 'A pair of brake pads', 'Ett par bromsbelägg', 149, 12, 2, true],
+      ['Chain', 'Kedja', 'New chain, fitted', 'Ny kedja, monterad', 299, 24, 1, true],
+      ['Winter tyres', 'Vinterdäck', 'Studded tyre', 'Dubbdäck', 549, 45, 2, false],
+    ],
+  );
+  await insertAll(
+    tx,
+    'companies',
+    ['name', 'address', 'contact_person', 'contact_phone', 'contact_email', 'billing_email', 'is_main_company', 'main_company_id'],
+    [
+      ['Nordic Bikes AB', 'Sveavägen 10, Stockholm', 'Karin Lund', '+46 8 123 45 67', 'karin@nordicbikes.example', 'billing@nordicbikes.example', true, null],
+      ['Nordic Bikes Solna', 'Solnavägen 3, Solna', 'Per Ek', '+46 8 765 43 21', 'per@nordicbikes.example', null, false, 1],
+      ['Green Commute Ltd', '1 Cycle Lane, London', 'Amy Fox', '+44 20 7946 0000', 'amy@greencommute.example', 'ap@greencommute.example', true, null],
+    ],
+  );
+  await insertAll(
+    tx,
+    'promo_codes',
+    ['code', 'company_name', 'duration_days', 'max_uses', 'uses', 'discount_percent', 'starts_at', 'expires_at'],
+    [
+      ['SPRING26', 'Nordic Bikes AB', 30, 100, 2, 20, '2026-03-01', '2026-06-01'],
+      ['WELCOME', null, 14, 1000, 1, 10, '2026-01-01', '2027-01-01'],
+    ],
+  );
   await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 1, id from users where email in ('user@example.com', 'buddy@example.com')`);
   await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 2, id from users where email = 'user@example.com'`);
 }
@@ -217,25 +304,35 @@ async function seedDemoBuddyToday(tx: Db, buddy: number, bikes: { id: number; ow
  * retired from the offer, and the vans, cargo bikes and kit the buddies work with (ADR 023).
  */
 async function seedCatalogueAndAssets(tx: Db) {
-  await insertAll(tx, 'service_types', ['name_en', 'name_sv', 'description', 'duration_minutes', 'price_sek', 'is_active'], [
-    ['E-bike check', 'Elcykelkontroll', 'Motor, battery and wiring diagnostics with a firmware update.', 90, 1195, true],
-    ['Winter tyres fitted', 'Vinterdäck monteras', 'Studded tyres fitted and the old ones stored (discontinued).', 45, 595, false],
-  ]);
+  await insertAll(
+    tx,
+    'service_types',
+    ['name_en', 'name_sv', 'description', 'duration_minutes', 'price_sek', 'is_active'],
+    [
+      ['E-bike check', 'Elcykelkontroll', 'Motor, battery and wiring diagnostics with a firmware update.', 90, 1195, true],
+      ['Winter tyres fitted', 'Vinterdäck monteras', 'Studded tyres fitted and the old ones stored (discontinued).', 45, 595, false],
+    ],
+  );
   const { rows } = await tx.query<{ id: number }>(
     "select u.id from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id where r.name = 'Buddy' order by u.id limit 3",
   );
   const [bo, sam, third] = rows.map((r) => Number(r.id));
-  await insertAll(tx, 'assets', ['name', 'asset_type', 'identifier', 'status', 'buddy_id', 'purchase_date', 'purchase_value', 'next_inspection', 'notes'], [
-    ['Service van 1', 'van', 'ABC 123', 2, bo, '2023-03-14', 289000, demoDate(40), 'Carries two workstands and the spare-parts shelf'],
-    ['Service van 2', 'van', 'DEF 456', 3, null, '2022-09-01', 265000, demoDate(-3), 'At the garage: brake service, back next week'],
-    ['Cargo bike Bullitt', 'cargo_bike', 'WBU-2291', 2, sam, '2024-04-20', 42000, demoDate(75), null],
-    ['Cargo bike Omnium', 'cargo_bike', 'OMN-0831', 1, null, '2024-05-02', 38500, demoDate(90), 'Spare, kept at the depot'],
-    ['Tool kit A', 'tool_kit', 'TK-A-01', 2, bo, '2023-01-10', 12500, null, 'Park Tool professional kit'],
-    ['Tool kit B', 'tool_kit', 'TK-B-02', 2, third, '2023-01-10', 12500, null, null],
-    ['Workstand PRS-2', 'workstand', 'PRS2-7781', 1, null, '2021-06-30', 6900, null, null],
-    ['E-bike diagnostic tablet', 'diagnostic', 'BOSCH-DT-118', 2, sam, '2024-11-05', 15900, demoDate(20), 'Bosch and Shimano Steps software'],
-    ['Old truing stand', 'workstand', 'TS-1999', 4, null, '2015-02-01', 2400, null, 'Retired: replaced by the PRS-2'],
-  ]);
+  await insertAll(
+    tx,
+    'assets',
+    ['name', 'asset_type', 'identifier', 'status', 'buddy_id', 'purchase_date', 'purchase_value', 'next_inspection', 'notes'],
+    [
+      ['Service van 1', 'van', 'ABC 123', 2, bo, '2023-03-14', 289000, demoDate(40), 'Carries two workstands and the spare-parts shelf'],
+      ['Service van 2', 'van', 'DEF 456', 3, null, '2022-09-01', 265000, demoDate(-3), 'At the garage: brake service, back next week'],
+      ['Cargo bike Bullitt', 'cargo_bike', 'WBU-2291', 2, sam, '2024-04-20', 42000, demoDate(75), null],
+      ['Cargo bike Omnium', 'cargo_bike', 'OMN-0831', 1, null, '2024-05-02', 38500, demoDate(90), 'Spare, kept at the depot'],
+      ['Tool kit A', 'tool_kit', 'TK-A-01', 2, bo, '2023-01-10', 12500, null, 'Park Tool professional kit'],
+      ['Tool kit B', 'tool_kit', 'TK-B-02', 2, third, '2023-01-10', 12500, null, null],
+      ['Workstand PRS-2', 'workstand', 'PRS2-7781', 1, null, '2021-06-30', 6900, null, null],
+      ['E-bike diagnostic tablet', 'diagnostic', 'BOSCH-DT-118', 2, sam, '2024-11-05', 15900, demoDate(20), 'Bosch and Shimano Steps software'],
+      ['Old truing stand', 'workstand', 'TS-1999', 4, null, '2015-02-01', 2400, null, 'Retired: replaced by the PRS-2'],
+    ],
+  );
 }
 
 interface DemoService {
@@ -256,7 +353,21 @@ async function insertService(tx: Db, { date, slot, status, buddy, bike, n, ratin
     `insert into services (service_date, service_slot_id, status, buddy_id, bicycle_id, owner_id, origin_type, service_type_id, operational_range_id, address, latitude, longitude, notes, rating, finished_at)
      values ($1::date, $2::bigint, $3::smallint, $4, $5, $6, $7, (select id from service_types order by id offset $8 limit 1), 1, $9, $10, $11, $12, $13,
              case when $3::smallint = 4 then ($1::date + (select end_time from service_slots where id = $2::bigint))::timestamptz end)`,
-    [date, slot, status, buddy, bike.id, bike.owner_id, ORIGIN_TYPES[n % ORIGIN_TYPES.length], n % 4, address, lat, lng, notes ?? (n % 4 === 0 ? 'Door code 1234, bicycle in the courtyard' : null), rating],
+    [
+      date,
+      slot,
+      status,
+      buddy,
+      bike.id,
+      bike.owner_id,
+      ORIGIN_TYPES[n % ORIGIN_TYPES.length],
+      n % 4,
+      address,
+      lat,
+      lng,
+      notes ?? (n % 4 === 0 ? 'Door code 1234, bicycle in the courtyard' : null),
+      rating,
+    ],
   );
 }
 
@@ -284,7 +395,16 @@ async function seedScheduling(tx: Db) {
   // Requests that came in for today and wait on the dispatch board (ADR 022): provisionally with the
   // second demo buddy's morning, which has room on weekdays (the demo buddy's own day is the Today page's five stops).
   for (const [k, slot] of [1, 1, 1].entries()) {
-    await insertService(tx, { date: demoDate(0), slot, status: 1, buddy: buddies[1]!, bike: bikes[(n + 5) % bikes.length]!, n, rating: null, notes: ['Wants the brakes looked at', 'Puncture, rear wheel', 'Gears slip under load'][k]! });
+    await insertService(tx, {
+      date: demoDate(0),
+      slot,
+      status: 1,
+      buddy: buddies[1]!,
+      bike: bikes[(n + 5) % bikes.length]!,
+      n,
+      rating: null,
+      notes: ['Wants the brakes looked at', 'Puncture, rear wheel', 'Gears slip under load'][k]!,
+    });
     n++;
   }
   // Checklists of the first finished services.

@@ -45,10 +45,9 @@ const TALLY_COMPACTION_INTERVAL_MS = 10 * 1000;
 export async function sweepExpired(db: Db, config: Pick<UpstreamConfig, 'sessionMaxAgeSeconds' | 'loginThrottle'> = DEFAULT_CONFIG): Promise<void> {
   await db.query("delete from refresh_tokens where expires_at < now() - interval '1 day'");
   await db.query("delete from account_tokens where expires_at < now() - interval '1 day'");
-  await db.query(
-    "delete from sessions where created_at < now() - make_interval(secs => $1) - interval '1 day' or revoked_at < now() - interval '1 day'",
-    [config.sessionMaxAgeSeconds],
-  );
+  await db.query("delete from sessions where created_at < now() - make_interval(secs => $1) - interval '1 day' or revoked_at < now() - interval '1 day'", [
+    config.sessionMaxAgeSeconds,
+  ]);
   // Never sooner than the login backoff forgets, nor than the hour the reset-request window spans.
   await db.query('delete from throttle where last_at < now() - make_interval(secs => $1)', [Math.max(config.loginThrottle.forgetAfterSeconds, 3600)]);
 }
@@ -75,13 +74,19 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
     ...DEFAULT_CONFIG,
     ...partial,
     jwtSecret: await jwtSecretFrom(db, partial.jwtSecret),
-    uploadDir: partial.uploadDir ?? (opts.dataDir ? join(opts.dataDir, '..', 'uploads') : opts.databaseUrl ? join(projectRoot(import.meta.url), 'data', 'uploads') : (tempUploadDir = mkdtempSync(join(tmpdir(), 'bo-uploads-')))),
+    uploadDir:
+      partial.uploadDir ??
+      (opts.dataDir
+        ? join(opts.dataDir, '..', 'uploads')
+        : opts.databaseUrl
+          ? join(projectRoot(import.meta.url), 'data', 'uploads')
+          : (tempUploadDir = mkdtempSync(join(tmpdir(), 'bo-uploads-')))),
     publicOrigin: partial.publicOrigin ?? '',
     // In-process, the back office reads it from here (server/main.ts, the tests' stack).
     forwardedSecret: partial.forwardedSecret === undefined ? randomBytes(32).toString('base64url') : partial.forwardedSecret,
   };
   const shouldSeed = opts.seedDemo ?? !opts.databaseUrl;
-  const demoPassword = shouldSeed ? opts.demoPassword ?? randomDemoPassword() : undefined;
+  const demoPassword = shouldSeed ? (opts.demoPassword ?? randomDemoPassword()) : undefined;
   const seeded = shouldSeed ? await seedDemo(db, demoPassword!, config.scryptCost) : false;
 
   await sweepExpired(db, config);
@@ -111,7 +116,7 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
     throw error;
   });
   const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : opts.port ?? 0;
+  const port = typeof address === 'object' && address ? address.port : (opts.port ?? 0);
   // Listening on every interface (a container): callers on this machine still use loopback, and
   // browsers reach the published port as localhost unless PUBLIC_ORIGIN says otherwise.
   const wildcard = host === '0.0.0.0' || host === '::';

@@ -74,9 +74,10 @@ export function toPublicUser(row: Record<string, unknown>): PublicUser {
 }
 
 export async function findUser(db: Db, where: { id?: number; email?: string }): Promise<PublicUser | null> {
-  const { rows } = where.id !== undefined
-    ? await db.query(`${PUBLIC_USER_SQL} where u.id = $1`, [where.id])
-    : await db.query(`${PUBLIC_USER_SQL} where lower(u.email) = lower($1)`, [where.email]);
+  const { rows } =
+    where.id !== undefined
+      ? await db.query(`${PUBLIC_USER_SQL} where u.id = $1`, [where.id])
+      : await db.query(`${PUBLIC_USER_SQL} where lower(u.email) = lower($1)`, [where.email]);
   return rows[0] ? toPublicUser(rows[0]) : null;
 }
 

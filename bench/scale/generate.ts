@@ -9,7 +9,11 @@ import { generateScaleData, type GenerateReport } from './tables.ts';
  * million-row tables of tables.ts. Idempotent and resumable: a second run finds the rows and returns.
  * `node bench/scale/generate.ts` alone uses BENCH_DATABASE_URL, or the PGlite directory in BENCH_PGLITE_DIR.
  */
-export async function prepareScaleDatabase(target: { databaseUrl?: string; dataDir?: string }, log: (line: string) => void = () => undefined, counts: Partial<Record<string, number>> = {}): Promise<GenerateReport[]> {
+export async function prepareScaleDatabase(
+  target: { databaseUrl?: string; dataDir?: string },
+  log: (line: string) => void = () => undefined,
+  counts: Partial<Record<string, number>> = {},
+): Promise<GenerateReport[]> {
   const db = await openDatabase(target);
   try {
     await migrate(db);

@@ -21,15 +21,118 @@ export interface ScaleTable {
 }
 
 const FIRST = ['Anna', 'Erik', 'Maja', 'Lars', 'Sofia', 'Johan', 'Emma', 'Karl', 'Ella', 'Nils', 'Olivia', 'Oscar', 'Alice', 'Hugo', 'Ebba', 'Liam'];
-const LAST = ['Andersson', 'Johansson', 'Karlsson', 'Nilsson', 'Eriksson', 'Larsson', 'Olsson', 'Persson', 'Svensson', 'Gustafsson', 'Smith', 'Jones', 'Taylor', 'Brown', 'Wilson', 'Evans'];
+const LAST = [
+  'Andersson',
+  'Johansson',
+  'Karlsson',
+  'Nilsson',
+  'Eriksson',
+  'Larsson',
+  'Olsson',
+  'Persson',
+  'Svensson',
+  'Gustafsson',
+  'Smith',
+  'Jones',
+  'Taylor',
+  'Brown',
+  'Wilson',
+  'Evans',
+];
 const DOMAINS = ['gmail.com', 'outlook.com', 'hotmail.com', 'telia.se', 'icloud.com', 'yahoo.co.uk', 'bredband.net', 'example.com'];
-const MODELS = ['Domane', 'Allez', 'Marlin', 'Checkpoint', 'Escape', 'Topstone', 'Synapse', 'Revolt', 'Kaffenback', 'Tarmac', 'Roubaix', 'Defy', 'Sirrus', 'Quick', 'Trail', 'Endurace', 'Grail', 'Nuroad', 'Kathmandu', 'Touring', 'Urban', 'Classic', 'Cargo', 'Folding', 'Hybrid', 'Gravel', 'City', 'Sport', 'Comp', 'Expert', 'Elite', 'Pro'];
-const BRANDS = ['Trek', 'Specialized', 'Cannondale', 'Giant', 'Crescent', 'Monark', 'Bianchi', 'Canyon', 'Cube', 'Scott', 'Brompton', 'Riese', 'Kona', 'Merida', 'Orbea', 'Santa Cruz'];
-const STREETS = ['Drottninggatan', 'Götgatan', 'Odengatan', 'Strandvägen', 'Kungsholmsgatan', 'Hornsgatan', 'Karlavägen', 'Sankt Eriksgatan', 'Sveavägen', 'Birger Jarlsgatan', 'Valhallavägen', 'Fleminggatan', 'Folkungagatan', 'Ringvägen', 'Upplandsgatan', 'Vasagatan', 'Hantverkargatan', 'Torsgatan', 'Regeringsgatan', 'Nybrogatan', 'Linnégatan', 'Renstiernas gata', 'Bondegatan', 'Skånegatan'];
-const NOTES = ['Gate code 1234, third floor', 'Call on arrival', 'Bicycle in the courtyard', 'Rear brake squeals', 'Leave the bicycle by the door', 'Flat tyre, front', 'Gears slip under load', 'Customer works from home'];
+const MODELS = [
+  'Domane',
+  'Allez',
+  'Marlin',
+  'Checkpoint',
+  'Escape',
+  'Topstone',
+  'Synapse',
+  'Revolt',
+  'Kaffenback',
+  'Tarmac',
+  'Roubaix',
+  'Defy',
+  'Sirrus',
+  'Quick',
+  'Trail',
+  'Endurace',
+  'Grail',
+  'Nuroad',
+  'Kathmandu',
+  'Touring',
+  'Urban',
+  'Classic',
+  'Cargo',
+  'Folding',
+  'Hybrid',
+  'Gravel',
+  'City',
+  'Sport',
+  'Comp',
+  'Expert',
+  'Elite',
+  'Pro',
+];
+const BRANDS = [
+  'Trek',
+  'Specialized',
+  'Cannondale',
+  'Giant',
+  'Crescent',
+  'Monark',
+  'Bianchi',
+  'Canyon',
+  'Cube',
+  'Scott',
+  'Brompton',
+  'Riese',
+  'Kona',
+  'Merida',
+  'Orbea',
+  'Santa Cruz',
+];
+const STREETS = [
+  'Drottninggatan',
+  'Götgatan',
+  'Odengatan',
+  'Strandvägen',
+  'Kungsholmsgatan',
+  'Hornsgatan',
+  'Karlavägen',
+  'Sankt Eriksgatan',
+  'Sveavägen',
+  'Birger Jarlsgatan',
+  'Valhallavägen',
+  'Fleminggatan',
+  'Folkungagatan',
+  'Ringvägen',
+  'Upplandsgatan',
+  'Vasagatan',
+  'Hantverkargatan',
+  'Torsgatan',
+  'Regeringsgatan',
+  'Nybrogatan',
+  'Linnégatan',
+  'Renstiernas gata',
+  'Bondegatan',
+  'Skånegatan',
+];
+const NOTES = [
+  'Gate code 1234, third floor',
+  'Call on arrival',
+  'Bicycle in the courtyard',
+  'Rear brake squeals',
+  'Leave the bicycle by the door',
+  'Flat tyre, front',
+  'Gears slip under load',
+  'Customer works from home',
+];
 const COMPANIES = ['Nordic Bikes AB', 'Green Commute Ltd', 'Spotify', 'Ericsson', 'Klarna'];
 /** Multipliers of the per-attribute hashes (g × m modulo the prime 2^31 − 1): one per attribute, so attributes do not correlate. */
-const HASH = [2654435761, 1597334677, 2246822519, 3266489917, 668265263, 374761393, 2870177450, 1181783497, 2048144789, 1274126177, 3735928559, 2166136261, 16777619, 1103515245, 2891336453];
+const HASH = [
+  2654435761, 1597334677, 2246822519, 3266489917, 668265263, 374761393, 2870177450, 1181783497, 2048144789, 1274126177, 3735928559, 2166136261, 16777619, 1103515245, 2891336453,
+];
 const sqlArray = (values: readonly string[]) => `array[${values.map((v) => `'${v}'`).join(',')}]`;
 
 /** The first id of a generated table's rows (they are contiguous): bicycles and services point at them. */
@@ -119,7 +222,9 @@ export const SCALE_TABLES: ScaleTable[] = [
       const { rows: slots } = await db.query<{ id: number; start_time: string }>('select id, start_time::text as start_time from service_slots where is_active order by id');
       const slotIds = slots.map((s) => Number(s.id));
       const slotStarts = slots.map((s) => `'${s.start_time}'`).join(',');
-      const { rows: buddies } = await db.query<{ id: number }>("select ur.user_id as id from user_roles ur join roles r on r.id = ur.role_id where r.name = 'Buddy' order by ur.user_id");
+      const { rows: buddies } = await db.query<{ id: number }>(
+        "select ur.user_id as id from user_roles ur join roles r on r.id = ur.role_id where r.name = 'Buddy' order by ur.user_id",
+      );
       const buddyIds = buddies.map((b) => Number(b.id));
       if (!buddyIds.length || !slotIds.length) throw new Error('services need buddies and active service slots');
       const { rows: ranges } = await db.query<{ id: number }>('select id from operational_ranges order by id limit 3');
@@ -255,7 +360,9 @@ export async function tableExists(db: Db, table: string): Promise<boolean> {
  */
 async function setAsideGinIndexes(db: Db, table: string): Promise<void> {
   await db.exec('create table if not exists bench_scale_indexes (name text primary key, tablename text not null, definition text not null)');
-  const { rows } = await db.query<{ indexname: string; indexdef: string }>("select indexname, indexdef from pg_indexes where tablename = $1 and indexdef ilike '% using gin %'", [table]);
+  const { rows } = await db.query<{ indexname: string; indexdef: string }>("select indexname, indexdef from pg_indexes where tablename = $1 and indexdef ilike '% using gin %'", [
+    table,
+  ]);
   for (const index of rows) {
     await db.query('insert into bench_scale_indexes (name, tablename, definition) values ($1, $2, $3) on conflict (name) do nothing', [index.indexname, table, index.indexdef]);
     await db.exec(`drop index ${index.indexname}`);
@@ -306,7 +413,11 @@ export async function generateScaleData(db: Db, log: (line: string) => void, cou
         const { rows: last } = await tx.query<{ id: number | null }>(`select max(id) as id from ${spec.table}`);
         await spec.insert(tx, done + 1, to, spec.rows);
         const { rows: first } = await tx.query<{ id: number }>(`select min(id) as id from ${spec.table} where id > $1`, [Number(last[0]?.id ?? 0)]);
-        await tx.query('insert into bench_scale (name, rows, first_id) values ($1, $2, $3) on conflict (name) do update set rows = excluded.rows', [spec.name, to, Number(first[0]!.id)]);
+        await tx.query('insert into bench_scale (name, rows, first_id) values ($1, $2, $3) on conflict (name) do update set rows = excluded.rows', [
+          spec.name,
+          to,
+          Number(first[0]!.id),
+        ]);
       });
       done = to;
       log(`  ${spec.name}: ${done.toLocaleString('en')} / ${spec.rows.toLocaleString('en')}`);

@@ -21,7 +21,12 @@ const app = await buildApp({
   upstreamUrl: process.env.BENCH_UPSTREAM_URL!,
   cookieSecrets: ['bench-cookie-secret-bench-cookie-secret-0001'],
   secureCookies: false,
-  ssr: { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers: Number(process.env.BENCH_SSR_WORKERS ?? 1) },
+  ssr: {
+    kind: 'production',
+    clientDir: join(root, 'dist', 'client'),
+    entryServerPath: join(root, 'dist', 'server', 'entry-server.js'),
+    renderWorkers: Number(process.env.BENCH_SSR_WORKERS ?? 1),
+  },
   version: 'bench',
   logger: false,
   loginLimits: { perIpPerMinute: 100_000, perAccountPer15Minutes: 100_000 },

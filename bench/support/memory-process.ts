@@ -29,7 +29,13 @@ const app = await buildApp({
   upstreamUrl: upstream.url,
   cookieSecrets: ['bench-cookie-secret-bench-cookie-secret-0001'],
   secureCookies: false,
-  ssr: { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers: workers, ...(heapMb ? { workerHeapMb: heapMb } : {}) },
+  ssr: {
+    kind: 'production',
+    clientDir: join(root, 'dist', 'client'),
+    entryServerPath: join(root, 'dist', 'server', 'entry-server.js'),
+    renderWorkers: workers,
+    ...(heapMb ? { workerHeapMb: heapMb } : {}),
+  },
   version: 'bench',
   logger: false,
   loginLimits: { perIpPerMinute: 100_000, perAccountPer15Minutes: 100_000 },
@@ -73,5 +79,8 @@ serveCommands({
 });
 process.send!({ ready: { url } });
 process.on('SIGTERM', () => {
-  void app.close().then(() => upstream.close()).then(() => process.exit(0));
+  void app
+    .close()
+    .then(() => upstream.close())
+    .then(() => process.exit(0));
 });

@@ -17,7 +17,12 @@ export function registerPlainBicycles(app: FastifyInstance, onRender: (ms: numbe
   app.get('/__bench/plain/bicycles', async (req, reply) => {
     token ??= (await app.upstream.call<{ token: string }>({ method: 'POST', path: 'account/login', body: { email: 'admin@example.com', password: 'bench-password' } })).token;
     const fetchStarted = performance.now();
-    const page = await app.upstream.call<{ results: EntityRecord[]; paginator: { count: number } }>({ method: 'GET', path: 'bicycles/', query: { page: '1', page_size: '25', ordering: '-id' }, token });
+    const page = await app.upstream.call<{ results: EntityRecord[]; paginator: { count: number } }>({
+      method: 'GET',
+      path: 'bicycles/',
+      query: { page: '1', page_size: '25', ordering: '-id' },
+      token,
+    });
     onFetch(performance.now() - fetchStarted);
     const started = performance.now();
     const cell = (record: EntityRecord, key: string) => {

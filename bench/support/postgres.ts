@@ -22,7 +22,9 @@ const PORT = Number(process.env.BENCH_PG_PORT ?? 55441);
 function binDir(): string | null {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return null;
-  const versions = readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(join(base, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? join(base, versions[0], 'bin') : null;
 }
 
@@ -60,7 +62,8 @@ export async function startBenchPostgres(): Promise<BenchPostgres | null> {
   }
   if (!existsSync(join(dataDir, 'PG_VERSION'))) {
     mkdirSync(dataDir, { recursive: true });
-    if (isRoot) chownSync(dataDir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()));
+    if (isRoot)
+      chownSync(dataDir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()));
     asPostgresUser([join(bin, 'initdb'), '-D', dataDir, '-A', 'trust', '-U', 'postgres']);
   }
   // A benchmark server: durability off (a crash loses the throw-away data, which is regenerated), memory

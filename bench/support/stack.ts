@@ -54,7 +54,11 @@ export async function signIn(target: string, email = 'admin@example.com'): Promi
 
 /** An access token straight from the API, for calling it directly. */
 export async function apiToken(api: string, email = 'admin@example.com'): Promise<string> {
-  const res = await request(`${api}account/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'bench-password' }) });
+  const res = await request(`${api}account/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password: 'bench-password' }),
+  });
   const body = (await res.body.json()) as { data?: { token?: string } };
   if (!body.data?.token) throw new Error(`API sign-in failed: ${res.statusCode}`);
   return body.data.token;

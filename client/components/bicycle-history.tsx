@@ -107,7 +107,11 @@ export function BicycleHistory({ bicycleId }: { bicycleId: number }) {
                     <span>
                       {s.checked > 0 ? t('bicycleHistory.checked', { count: s.checked }) : <span className="muted">{t('bicycleHistory.noChecklist')}</span>}
                       {s.needs_repair > 0 && <span className="repair"> · {t('bicycleHistory.needsRepair', { count: s.needs_repair })}</span>}
-                      {s.notes && <span className="muted" style={{ display: 'block' }}>“{s.notes.length > 120 ? `${s.notes.slice(0, 119)}…` : s.notes}”</span>}
+                      {s.notes && (
+                        <span className="muted" style={{ display: 'block' }}>
+                          “{s.notes.length > 120 ? `${s.notes.slice(0, 119)}…` : s.notes}”
+                        </span>
+                      )}
                     </span>
                   </td>
                   <td data-label={columns.rating}>

@@ -48,4 +48,3 @@ export function daysOf(view: CalendarView, iso: IsoDate): IsoDate[] {
 export function formatDate(iso: IsoDate, lang: string, options: Intl.DateTimeFormatOptions): string {
   return toDate(iso).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB', { timeZone: 'UTC', ...options });
 }
-

@@ -21,7 +21,6 @@ export const STATUS_STYLE: Record<StatusColor, { background: string; border: str
   secondary: { background: 'var(--bgColor-neutral-muted, #afb8c133)', border: 'var(--borderColor-neutral-emphasis, #59636e)', color: 'var(--fgColor-muted, #59636e)' },
 };
 
-
 /** The calendar's place in the URL (`?view=week&date=2026-11-23`), so reloads and links keep it. */
 export function useCalendarState() {
   const [search, setSearch] = useSearchParams();
@@ -287,7 +286,14 @@ export function MonthView({ state, today, content }: { state: CalendarState; tod
       </WeekdayHeader>
       <MonthGrid>
         {state.days.map((day) => (
-          <div key={day} data-outside={day.slice(0, 7) !== month} data-today={day === today} data-date={day} role="group" aria-label={formatDate(day, i18n.language, { weekday: 'long', day: 'numeric', month: 'long' })}>
+          <div
+            key={day}
+            data-outside={day.slice(0, 7) !== month}
+            data-today={day === today}
+            data-date={day}
+            role="group"
+            aria-label={formatDate(day, i18n.language, { weekday: 'long', day: 'numeric', month: 'long' })}
+          >
             <Link to={dayViewHref(state, day)} style={{ fontSize: 12, fontWeight: 600, color: 'inherit' }}>
               {Number(day.slice(8))}
             </Link>
@@ -299,7 +305,19 @@ export function MonthView({ state, today, content }: { state: CalendarState; tod
   );
 }
 
-export function SlotGrid({ state, today, slots, slotHeading, cell }: { state: ReturnType<typeof useCalendarState>; today: string; slots: readonly { id: number; label: string }[]; slotHeading: string; cell: (day: IsoDate, slotId: number) => ReactNode }) {
+export function SlotGrid({
+  state,
+  today,
+  slots,
+  slotHeading,
+  cell,
+}: {
+  state: ReturnType<typeof useCalendarState>;
+  today: string;
+  slots: readonly { id: number; label: string }[];
+  slotHeading: string;
+  cell: (day: IsoDate, slotId: number) => ReactNode;
+}) {
   const { i18n } = useTranslation();
   return (
     <div className="wide-only" style={{ overflowX: 'auto' }}>

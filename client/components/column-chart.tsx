@@ -16,14 +16,33 @@ const PAD = 16;
  * value in its description and in a tooltip, so nothing depends on seeing the heights. Every `tickEvery`th
  * label is written under its column.
  */
-export function ColumnChart({ title, columns, color = 'var(--fgColor-accent, #0969da)', tickEvery = 1, testId }: { title: string; columns: Column[]; color?: string; tickEvery?: number; testId?: string }) {
+export function ColumnChart({
+  title,
+  columns,
+  color = 'var(--fgColor-accent, #0969da)',
+  tickEvery = 1,
+  testId,
+}: {
+  title: string;
+  columns: Column[];
+  color?: string;
+  tickEvery?: number;
+  testId?: string;
+}) {
   const id = useId();
   const max = Math.max(1, ...columns.map((c) => c.value));
   const step = columns.length > 16 ? 14 : 28;
   const width = Math.max(columns.length * step, 120) + 2 * PAD;
   return (
     <figure style={{ margin: 0 }} data-testid={testId}>
-      <svg role="img" aria-labelledby={`${id}-title ${id}-desc`} viewBox={`0 0 ${width} ${HEIGHT + AXIS}`} width={width} height={HEIGHT + AXIS} style={{ display: 'block', maxWidth: '100%', height: 'auto' }}>
+      <svg
+        role="img"
+        aria-labelledby={`${id}-title ${id}-desc`}
+        viewBox={`0 0 ${width} ${HEIGHT + AXIS}`}
+        width={width}
+        height={HEIGHT + AXIS}
+        style={{ display: 'block', maxWidth: '100%', height: 'auto' }}
+      >
         <title id={`${id}-title`}>{title}</title>
         <desc id={`${id}-desc`}>{columns.map((c) => `${c.label}: ${c.value}`).join(', ')}</desc>
         <line x1={0} y1={HEIGHT + 0.5} x2={width} y2={HEIGHT + 0.5} stroke="var(--borderColor-default, #d1d9e0)" />

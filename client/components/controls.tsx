@@ -19,7 +19,14 @@ type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
 
 export function Button({ variant = 'default', size = 'medium', leadingVisual: Visual, block, type = 'button', children, ...rest }: ButtonProps) {
   return (
-    <button type={type} className="bo-btn" data-variant={variant === 'default' ? undefined : variant} data-size={size === 'medium' ? undefined : size} data-block={block || undefined} {...rest}>
+    <button
+      type={type}
+      className="bo-btn"
+      data-variant={variant === 'default' ? undefined : variant}
+      data-size={size === 'medium' ? undefined : size}
+      data-block={block || undefined}
+      {...rest}
+    >
       {Visual && (
         <span className="bo-btn-visual">
           <Visual />
@@ -92,6 +99,15 @@ export function Spinner({ size = 'small', srText = null }: { size?: 'small' | 'm
 }
 
 export function Avatar({ size = 20, square, style, alt = '', ...rest }: ImgHTMLAttributes<HTMLImageElement> & { size?: number; square?: boolean }) {
-  return <img className="bo-avatar" data-square={square || undefined} width={size} height={size} alt={alt} style={{ '--avatar-size': `${size}px`, ...style } as CSSProperties} {...rest} />;
+  return (
+    <img
+      className="bo-avatar"
+      data-square={square || undefined}
+      width={size}
+      height={size}
+      alt={alt}
+      style={{ '--avatar-size': `${size}px`, ...style } as CSSProperties}
+      {...rest}
+    />
+  );
 }
-

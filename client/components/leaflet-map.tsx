@@ -56,7 +56,15 @@ export function LeafletMap({ point, onPick, height = 280 }: Props) {
       data-testid="location-map"
       role="region"
       aria-label={t(editable ? 'location.mapPick' : 'location.map')}
-      style={{ height, width: '100%', borderRadius: 6, border: '1px solid var(--borderColor-default, #d0d7de)', background: 'var(--bgColor-muted, #f6f8fa)', zIndex: 0, position: 'relative' }}
+      style={{
+        height,
+        width: '100%',
+        borderRadius: 6,
+        border: '1px solid var(--borderColor-default, #d0d7de)',
+        background: 'var(--bgColor-muted, #f6f8fa)',
+        zIndex: 0,
+        position: 'relative',
+      }}
     />
   );
 }

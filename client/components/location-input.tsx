@@ -60,10 +60,18 @@ export function LocationInput({ def, location, values, errors, required, onChang
         {t('location.title')}
         {required && <span aria-hidden="true"> *</span>}
       </legend>
-      {map.geocoding && <AddressSearch onChoose={(r) => onChange({ [location.address]: r.label.slice(0, 255), [location.latitude]: round(r.lat), [location.longitude]: round(r.lng) })} />}
+      {map.geocoding && (
+        <AddressSearch onChoose={(r) => onChange({ [location.address]: r.label.slice(0, 255), [location.latitude]: round(r.lat), [location.longitude]: round(r.lng) })} />
+      )}
       <FormControl>
         <FormControl.Label>{label(location.address)}</FormControl.Label>
-        <TextInput name={location.address} value={(values[location.address] as string | null) ?? ''} onChange={(e) => onChange({ [location.address]: e.target.value })} block data-field={location.address} />
+        <TextInput
+          name={location.address}
+          value={(values[location.address] as string | null) ?? ''}
+          onChange={(e) => onChange({ [location.address]: e.target.value })}
+          block
+          data-field={location.address}
+        />
       </FormControl>
       <LeafletMap point={point} onPick={(p) => void pick(p)} />
       <span style={{ fontSize: 12, color: 'var(--fgColor-muted)' }}>{t(map.geocoding ? 'location.helpWithSearch' : 'location.help')}</span>

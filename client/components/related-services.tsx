@@ -27,11 +27,14 @@ export function RelatedServices({ filters, title, other, testId }: { filters: Se
                 <Link to={`/services/${s.id}`}>
                   {String(s.service_date)} · {String(s.service_slot_id_label ?? '')}
                 </Link>{' '}
-                <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={s.status} /> <span style={{ color: 'var(--fgColor-muted)' }}>{String(s[`${other}_label`] ?? '')}</span>
+                <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={s.status} />{' '}
+                <span style={{ color: 'var(--fgColor-muted)' }}>{String(s[`${other}_label`] ?? '')}</span>
               </li>
             ))}
           </ul>
-          {data.paginator.count > data.results.length && <p style={{ fontSize: 12, color: 'var(--fgColor-muted)' }}>{t('services.showingOf', { shown: data.results.length, count: data.paginator.count })}</p>}
+          {data.paginator.count > data.results.length && (
+            <p style={{ fontSize: 12, color: 'var(--fgColor-muted)' }}>{t('services.showingOf', { shown: data.results.length, count: data.paginator.count })}</p>
+          )}
         </>
       )}
     </section>

@@ -23,12 +23,15 @@ export function StopsMap({ stops, onStop, height = 320 }: { stops: readonly Stop
     const el = element.current;
     if (!el) return;
     if (typeof IntersectionObserver === 'undefined') return setNear(true);
-    const observer = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) {
-        setNear(true);
-        observer.disconnect();
-      }
-    }, { rootMargin: '200px' });
+    const observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          setNear(true);
+          observer.disconnect();
+        }
+      },
+      { rootMargin: '200px' },
+    );
     observer.observe(el);
     return () => observer.disconnect();
   }, []);
@@ -67,7 +70,15 @@ export function StopsMap({ stops, onStop, height = 320 }: { stops: readonly Stop
       data-testid="stops-map"
       role="region"
       aria-label={t('today.map')}
-      style={{ height, width: '100%', borderRadius: 8, border: '1px solid var(--borderColor-default, #d0d7de)', background: 'var(--bgColor-muted, #f6f8fa)', zIndex: 0, position: 'relative' }}
+      style={{
+        height,
+        width: '100%',
+        borderRadius: 8,
+        border: '1px solid var(--borderColor-default, #d0d7de)',
+        background: 'var(--bgColor-muted, #f6f8fa)',
+        zIndex: 0,
+        position: 'relative',
+      }}
     />
   );
 }

@@ -55,7 +55,18 @@ export function TextField({ name, label, value, onChange, error, type = 'text', 
   const message = fieldText(t, error);
   const id = useId();
   const describedBy = [caption ? `${id}-caption` : '', message ? `${id}-validation` : ''].filter(Boolean).join(' ') || undefined;
-  const common = { id, name, value: value ?? '', block: true, required, disabled, maxLength, validationStatus: message ? ('error' as const) : undefined, 'aria-describedby': describedBy, 'aria-invalid': message ? true : undefined };
+  const common = {
+    id,
+    name,
+    value: value ?? '',
+    block: true,
+    required,
+    disabled,
+    maxLength,
+    validationStatus: message ? ('error' as const) : undefined,
+    'aria-describedby': describedBy,
+    'aria-invalid': message ? true : undefined,
+  };
   return (
     <Field>
       <Label htmlFor={id} $disabled={disabled}>

@@ -16,7 +16,7 @@ export function useZodForm<S extends z.ZodType<Record<string, unknown>>>(schema:
     setValues((current) => ({ ...(current as object), [key]: value }) as z.input<S>);
     setTouched(true);
     setErrors((current) => {
-      if (!(key as string in current)) return current;
+      if (!((key as string) in current)) return current;
       const { [key as string]: _removed, ...rest } = current;
       return rest;
     });
@@ -26,22 +26,25 @@ export function useZodForm<S extends z.ZodType<Record<string, unknown>>>(schema:
    * Returns the parsed values, or null after putting the messages on the fields. Given the form
    * element, text typed before the page finished hydrating (kept by the DOM, not by React) counts too.
    */
-  const validate = useCallback((form?: HTMLFormElement | null): z.output<S> | null => {
-    let current = values;
-    if (form) {
-      const fromDom: Record<string, unknown> = {};
-      for (const [key, value] of new FormData(form)) if (typeof value === 'string' && key in (values as object)) fromDom[key] = value;
-      current = { ...(values as object), ...fromDom } as z.input<S>;
-      setValues(current);
-    }
-    const result = schema.safeParse(current);
-    if (result.success) {
-      setErrors({});
-      return result.data;
-    }
-    setErrors(zodFieldErrors(result.error));
-    return null;
-  }, [schema, values]);
+  const validate = useCallback(
+    (form?: HTMLFormElement | null): z.output<S> | null => {
+      let current = values;
+      if (form) {
+        const fromDom: Record<string, unknown> = {};
+        for (const [key, value] of new FormData(form)) if (typeof value === 'string' && key in (values as object)) fromDom[key] = value;
+        current = { ...(values as object), ...fromDom } as z.input<S>;
+        setValues(current);
+      }
+      const result = schema.safeParse(current);
+      if (result.success) {
+        setErrors({});
+        return result.data;
+      }
+      setErrors(zodFieldErrors(result.error));
+      return null;
+    },
+    [schema, values],
+  );
 
   const applyServerError = useCallback((error: unknown) => {
     const fields = serverFieldErrors(error);

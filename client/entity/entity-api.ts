@@ -5,7 +5,10 @@ import { trpc } from '../trpc.ts';
 export { routerKey };
 
 interface QueryHook<I, O> {
-  useQuery(input: I, opts?: { enabled?: boolean; placeholderData?: unknown }): { data: O | undefined; error: unknown; isLoading: boolean; isFetching: boolean; refetch(): Promise<unknown> };
+  useQuery(
+    input: I,
+    opts?: { enabled?: boolean; placeholderData?: unknown },
+  ): { data: O | undefined; error: unknown; isLoading: boolean; isFetching: boolean; refetch(): Promise<unknown> };
 }
 interface MutationHook<I, O> {
   useMutation(): { mutateAsync(input: I): Promise<O>; isPending: boolean };

@@ -39,13 +39,15 @@ type ControlProps = Pick<Props, 'def' | 'name' | 'field' | 'value' | 'onChange' 
 
 /** An enum's choices; a status offers where the record may go next (ADR 009), a new record the statuses it may start in. */
 function enumSelect({ def, name, field, value, onChange, record, invalid }: ControlProps, t: TFunction, roles: readonly string[]) {
-  const choices = field.status
-    ? record
-      ? [Number(record[name]), ...nextStatuses(field.status, Number(record[name]), roles)]
-      : [...field.status.initial]
-    : (field.options ?? []);
+  const choices = field.status ? (record ? [Number(record[name]), ...nextStatuses(field.status, Number(record[name]), roles)] : [...field.status.initial]) : (field.options ?? []);
   return (
-    <Select value={value === null || value === undefined ? '' : String(value)} onChange={(e) => onChange(e.target.value === '' ? null : (field.options ?? []).find((o) => String(o) === e.target.value))} block validationStatus={invalid ? 'error' : undefined} data-field={name}>
+    <Select
+      value={value === null || value === undefined ? '' : String(value)}
+      onChange={(e) => onChange(e.target.value === '' ? null : (field.options ?? []).find((o) => String(o) === e.target.value))}
+      block
+      validationStatus={invalid ? 'error' : undefined}
+      data-field={name}
+    >
       {!(field.status && record) && <Select.Option value="">{t('form.none')}</Select.Option>}
       {choices.map((option) => (
         <Select.Option key={String(option)} value={String(option)}>

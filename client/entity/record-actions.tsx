@@ -17,7 +17,8 @@ const defaultTestId = (button: ActionButton) => (button.to !== undefined ? `tran
 /** What an action's texts interpolate: the record's plain fields, its `name` (label) and its `status` (translated). */
 function textValues(t: TFunction, def: EntityDef, record: Record<string, unknown>, lang: string): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const [key, value] of Object.entries(record)) if (value === null || value === undefined || typeof value !== 'object') values[key] = value === null || value === undefined ? '' : String(value);
+  for (const [key, value] of Object.entries(record))
+    if (value === null || value === undefined || typeof value !== 'object') values[key] = value === null || value === undefined ? '' : String(value);
   values.name = labelOf(def, record, lang);
   const status = statusFieldOf(def);
   if (status) values.status = statusText(t, def, status[0], record[status[0]]);
@@ -33,9 +34,7 @@ function recordOf(action: ActionDef, result: unknown): EntityRecord | null {
 }
 
 export type ActionOutcome = { button: ActionButton; record: EntityRecord } & (
-  | { state: 'pending' }
-  | { state: 'done'; result: unknown; saved: EntityRecord | null }
-  | { state: 'failed'; error: unknown; message: string }
+  { state: 'pending' } | { state: 'done'; result: unknown; saved: EntityRecord | null } | { state: 'failed'; error: unknown; message: string }
 );
 
 interface RecordActionsProps extends ButtonFilter {

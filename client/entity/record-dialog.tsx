@@ -9,7 +9,19 @@ import { ResourceForm } from './resource-form.tsx';
  * The list screen's create/edit dialog (entities without a detail route); loaded on demand. Closing it
  * with unsaved changes (Escape, ×, Cancel) asks first, as leaving a page does.
  */
-export default function RecordDialog({ def, title, record, fixedValues, onClose }: { def: EntityDef; title: string; record: EntityRecord | null; fixedValues?: Record<string, unknown>; onClose: () => void }) {
+export default function RecordDialog({
+  def,
+  title,
+  record,
+  fixedValues,
+  onClose,
+}: {
+  def: EntityDef;
+  title: string;
+  record: EntityRecord | null;
+  fixedValues?: Record<string, unknown>;
+  onClose: () => void;
+}) {
   const { t } = useTranslation();
   const confirm = useConfirm();
   const dirty = useRef(false);
@@ -22,7 +34,15 @@ export default function RecordDialog({ def, title, record, fixedValues, onClose 
   };
   return (
     <Dialog title={title} onClose={() => void close()} width="large">
-      <ResourceForm key={record ? record.id : 'new'} def={def} record={record} fixedValues={fixedValues} onSaved={onClose} onCancel={() => void close()} onDirtyChange={onDirtyChange} />
+      <ResourceForm
+        key={record ? record.id : 'new'}
+        def={def}
+        record={record}
+        fixedValues={fixedValues}
+        onSaved={onClose}
+        onCancel={() => void close()}
+        onDirtyChange={onDirtyChange}
+      />
     </Dialog>
   );
 }

@@ -62,7 +62,13 @@ const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
  * record changes underneath the form (activated elsewhere on the page): the user's edits are kept,
  * untouched fields take the new values.
  */
-function useEditedValues(def: EntityDef, record: EntityRecord | null, preset: Record<string, unknown>, fixedValues: Record<string, unknown>, onDirtyChange?: (dirty: boolean) => void) {
+function useEditedValues(
+  def: EntityDef,
+  record: EntityRecord | null,
+  preset: Record<string, unknown>,
+  fixedValues: Record<string, unknown>,
+  onDirtyChange?: (dirty: boolean) => void,
+) {
   const [base, setBase] = useState(record);
   const valuesOf = (from: EntityRecord | null) => initialValues(def, from, preset, fixedValues);
   const initial = useMemo(() => valuesOf(base), [def, base, fixedValues]); // eslint-disable-line react-hooks/exhaustive-deps
@@ -91,7 +97,12 @@ function useEditedValues(def: EntityDef, record: EntityRecord | null, preset: Re
 }
 
 /** The values as the schema parses them, or the field errors: the schema's, and a place outside the operation range. */
-function validate(def: EntityDef, schema: ReturnType<typeof createSchema>, values: Record<string, unknown>, map: OperationRange): { data: Record<string, unknown> } | { errors: Record<string, string> } {
+function validate(
+  def: EntityDef,
+  schema: ReturnType<typeof createSchema>,
+  values: Record<string, unknown>,
+  map: OperationRange,
+): { data: Record<string, unknown> } | { errors: Record<string, string> } {
   const parsed = schema.safeParse(values);
   const location = def.location;
   const point = location ? pointOf(location, values) : null;
@@ -148,19 +159,19 @@ function FormNotices({ conflict, formError, onReload }: { conflict: boolean; for
   const { t } = useTranslation();
   return (
     <>
-    {conflict && (
-      <Flash variant="warning" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="conflict">
-        {t('form.conflict')}{' '}
-        <Button size="small" onClick={onReload} type="button">
-          {t('form.reload')}
-        </Button>
-      </Flash>
-    )}
-    {formError && (
-      <Flash variant="danger" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="form-error">
-        {formError}
-      </Flash>
-    )}
+      {conflict && (
+        <Flash variant="warning" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="conflict">
+          {t('form.conflict')}{' '}
+          <Button size="small" onClick={onReload} type="button">
+            {t('form.reload')}
+          </Button>
+        </Flash>
+      )}
+      {formError && (
+        <Flash variant="danger" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="form-error">
+          {formError}
+        </Flash>
+      )}
     </>
   );
 }
@@ -207,9 +218,7 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
     }
     if (confirmSave && !(await confirmSave())) return;
     try {
-      const saved = base
-        ? await update.mutateAsync({ id: base.id, version: base.version, data: checked.data })
-        : await create.mutateAsync(checked.data);
+      const saved = base ? await update.mutateAsync({ id: base.id, version: base.version, data: checked.data }) : await create.mutateAsync(checked.data);
       await Promise.all([utils.list.invalidate(), utils.options.invalidate()]);
       utils.get.setData({ id: saved.id }, saved);
       toast.success(t(base ? (def.messages?.saved ?? 'form.saved') : (def.messages?.created ?? 'form.created'), { name: labelOf(def, saved, i18n.language) }));

@@ -80,7 +80,19 @@ function DateFilterInput({ value, onChange, label, testId }: { value: string | u
 }
 
 /** A from/to pair of date inputs for a `filter: 'range'` field. */
-function RangeFilter({ def, name, from, to, onChange }: { def: EntityDef; name: string; from: string | undefined; to: string | undefined; onChange: (changes: Record<string, string | undefined>) => void }) {
+function RangeFilter({
+  def,
+  name,
+  from,
+  to,
+  onChange,
+}: {
+  def: EntityDef;
+  name: string;
+  from: string | undefined;
+  to: string | undefined;
+  onChange: (changes: Record<string, string | undefined>) => void;
+}) {
   const { t } = useTranslation();
   const label = t(`resources.${def.name}.fields.${name}`);
   return (
@@ -100,18 +112,42 @@ function MetaValue({ column, record }: { column: 'id' | 'created_at'; record: En
   return <>{column === 'id' ? record.id : new Date(record.created_at).toLocaleString(i18n.language === 'sv' ? 'sv-SE' : 'en-GB', { dateStyle: 'short', timeStyle: 'short' })}</>;
 }
 
-
-function FilterSelect({ def, name, field, value, onChange }: { def: EntityDef; name: string; field: FieldDef; value: string | undefined; onChange: (v: string | undefined) => void }) {
+function FilterSelect({
+  def,
+  name,
+  field,
+  value,
+  onChange,
+}: {
+  def: EntityDef;
+  name: string;
+  field: FieldDef;
+  value: string | undefined;
+  onChange: (v: string | undefined) => void;
+}) {
   const { t } = useTranslation();
   const label = t(`resources.${def.name}.fields.${name}`);
   const all = t('list.filterAll', { name: label });
   // A reference filters by the referenced entity's choices (users by role, for buddies).
   if (field.kind === 'reference') {
-    return <ReferencePicker reference={field.reference!} value={value ? Number(value) : null} onChange={(v) => onChange(v === null ? undefined : String(v))} label={label} emptyLabel={all} name={name} testId={`filter-${name}`} />;
+    return (
+      <ReferencePicker
+        reference={field.reference!}
+        value={value ? Number(value) : null}
+        onChange={(v) => onChange(v === null ? undefined : String(v))}
+        label={label}
+        emptyLabel={all}
+        name={name}
+        testId={`filter-${name}`}
+      />
+    );
   }
   const choices =
     field.kind === 'boolean'
-      ? [{ value: 'true', label: t('common.yes') }, { value: 'false', label: t('common.no') }]
+      ? [
+          { value: 'true', label: t('common.yes') },
+          { value: 'false', label: t('common.no') },
+        ]
       : (field.options ?? []).map((o) => ({ value: String(o), label: t(`resources.${def.name}.options.${name}.${String(o)}`, { defaultValue: String(o) }) }));
   return (
     <Select aria-label={label} value={value ?? ''} onChange={(e) => onChange(e.target.value || undefined)} data-testid={`filter-${name}`}>
@@ -178,7 +214,23 @@ function useDeleteRecord(def: EntityDef, labelOf: (record: EntityRecord) => stri
 }
 
 /** The title bar: the heading, the page's own buttons, the CSV export and "New …". */
-function ListHeader({ def, params, heading, headingLevel, headerActions, newTitle, onNew }: { def: EntityDef; params: ListParams; heading: string; headingLevel: 'h1' | 'h2'; headerActions?: ReactNode; newTitle: string | null; onNew: () => void }) {
+function ListHeader({
+  def,
+  params,
+  heading,
+  headingLevel,
+  headerActions,
+  newTitle,
+  onNew,
+}: {
+  def: EntityDef;
+  params: ListParams;
+  heading: string;
+  headingLevel: 'h1' | 'h2';
+  headerActions?: ReactNode;
+  newTitle: string | null;
+  onNew: () => void;
+}) {
   return (
     <div className="bo-bar-between">
       <Heading as={headingLevel} style={headingLevel === 'h2' ? { fontSize: 20 } : undefined}>
@@ -198,7 +250,19 @@ function ListHeader({ def, params, heading, headingLevel, headerActions, newTitl
 }
 
 /** A column heading; a sortable one is a button that sorts by it, then the other way. */
-function SortHeader({ column, label, sortable, ordering, onSort }: { column: string; label: string; sortable: boolean; ordering: string | undefined; onSort: (key: string) => void }) {
+function SortHeader({
+  column,
+  label,
+  sortable,
+  ordering,
+  onSort,
+}: {
+  column: string;
+  label: string;
+  sortable: boolean;
+  ordering: string | undefined;
+  onSort: (key: string) => void;
+}) {
   const sorted = ordering === column ? 'ascending' : ordering === `-${column}` ? 'descending' : undefined;
   return (
     <th aria-sort={sorted ?? 'none'} scope="col" data-sortable={sortable || undefined}>
@@ -260,7 +324,19 @@ function ListRow({ def, record, cols, meta, t, language, navigate, actions }: Ro
 }
 
 /** A row's actions: the page's own, then edit and delete as the user's access allows. */
-function RowActions({ extra, editLabel, deleteLabel, onEdit, onDelete }: { extra: ReactNode; editLabel: string; deleteLabel: string; onEdit: (() => void) | null; onDelete: (() => void) | null }) {
+function RowActions({
+  extra,
+  editLabel,
+  deleteLabel,
+  onEdit,
+  onDelete,
+}: {
+  extra: ReactNode;
+  editLabel: string;
+  deleteLabel: string;
+  onEdit: (() => void) | null;
+  onDelete: (() => void) | null;
+}) {
   return (
     <td className="row-actions">
       <div>
@@ -307,7 +383,15 @@ function ListTable({ def, records, cols, ordering, onSort, rowActions, onEdit, o
   const hasActions = Boolean(onEdit || onDelete || rowActions);
   const actionsOf = (record: EntityRecord) => {
     const label = labelOfDef(def, record, i18n.language);
-    return <RowActions extra={rowActions?.(record)} editLabel={rowLabels.edit(label)} deleteLabel={rowLabels.delete(label)} onEdit={onEdit && (() => onEdit(record))} onDelete={onDelete && (() => void onDelete(record))} />;
+    return (
+      <RowActions
+        extra={rowActions?.(record)}
+        editLabel={rowLabels.edit(label)}
+        deleteLabel={rowLabels.delete(label)}
+        onEdit={onEdit && (() => onEdit(record))}
+        onDelete={onDelete && (() => void onDelete(record))}
+      />
+    );
   };
   return (
     <div className="bo-scroll">
@@ -317,7 +401,9 @@ function ListTable({ def, records, cols, ordering, onSort, rowActions, onEdit, o
         <thead>
           <tr>
             {meta.includes('id') && <SortHeader key="id" column="id" label={metaLabels.id} sortable ordering={ordering} onSort={onSort} />}
-            {cols.map(([key, field], index) => <SortHeader key={key} column={key} label={colLabels[index]!} sortable={Boolean(field.sortable)} ordering={ordering} onSort={onSort} />)}
+            {cols.map(([key, field], index) => (
+              <SortHeader key={key} column={key} label={colLabels[index]!} sortable={Boolean(field.sortable)} ordering={ordering} onSort={onSort} />
+            ))}
             {meta.includes('created_at') && <SortHeader key="created_at" column="created_at" label={metaLabels.created_at} sortable ordering={ordering} onSort={onSort} />}
             {hasActions && (
               <th scope="col" className="row-actions">
@@ -328,7 +414,17 @@ function ListTable({ def, records, cols, ordering, onSort, rowActions, onEdit, o
         </thead>
         <tbody>
           {records.map((record) => (
-            <ListRow key={record.id} def={def} record={record} cols={cols} meta={meta} t={t} language={i18n.language} navigate={navigate} actions={hasActions ? actionsOf(record) : null} />
+            <ListRow
+              key={record.id}
+              def={def}
+              record={record}
+              cols={cols}
+              meta={meta}
+              t={t}
+              language={i18n.language}
+              navigate={navigate}
+              actions={hasActions ? actionsOf(record) : null}
+            />
           ))}
         </tbody>
       </table>
@@ -337,7 +433,19 @@ function ListTable({ def, records, cols, ordering, onSort, rowActions, onEdit, o
 }
 
 /** The search box and a filter for each filterable field, all in the URL. */
-function ListFilters({ def, fields, params, active, update }: { def: EntityDef; fields: [string, FieldDef][]; params: ListParams; active: number; update: ReturnType<typeof useListState>['update'] }) {
+function ListFilters({
+  def,
+  fields,
+  params,
+  active,
+  update,
+}: {
+  def: EntityDef;
+  fields: [string, FieldDef][];
+  params: ListParams;
+  active: number;
+  update: ReturnType<typeof useListState>['update'];
+}) {
   const { t } = useTranslation();
   const [searchText, setSearchText] = useSearchText(params.search, update);
   return (
@@ -354,13 +462,21 @@ function ListFilters({ def, fields, params, active, update }: { def: EntityDef; 
         />
       }
     >
-      {fields.length > 0 && fields.map(([key, field]) =>
-        field.filter === 'range' ? (
-          <RangeFilter key={key} def={def} name={key} from={params.filters[`${key}_from`] as string | undefined} to={params.filters[`${key}_to`] as string | undefined} onChange={(changes) => update(changes)} />
-        ) : (
-          <FilterSelect key={key} def={def} name={key} field={field} value={params.filters[key] as string | undefined} onChange={(v) => update({ [`f_${key}`]: v })} />
-        ),
-      )}
+      {fields.length > 0 &&
+        fields.map(([key, field]) =>
+          field.filter === 'range' ? (
+            <RangeFilter
+              key={key}
+              def={def}
+              name={key}
+              from={params.filters[`${key}_from`] as string | undefined}
+              to={params.filters[`${key}_to`] as string | undefined}
+              onChange={(changes) => update(changes)}
+            />
+          ) : (
+            <FilterSelect key={key} def={def} name={key} field={field} value={params.filters[key] as string | undefined} onChange={(v) => update({ [`f_${key}`]: v })} />
+          ),
+        )}
     </FilterBar>
   );
 }
@@ -376,7 +492,10 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
   const navigate = useNavigate();
   const { params: urlParams, update } = useListState(def);
   const params = useMemo<ListParams>(
-    () => (fixedFilters === NO_FILTERS ? urlParams : { ...urlParams, filters: { ...urlParams.filters, ...Object.fromEntries(Object.entries(fixedFilters).map(([k, v]) => [k, String(v)])) } }),
+    () =>
+      fixedFilters === NO_FILTERS
+        ? urlParams
+        : { ...urlParams, filters: { ...urlParams.filters, ...Object.fromEntries(Object.entries(fixedFilters).map(([k, v]) => [k, String(v)])) } },
     [urlParams, fixedFilters],
   );
   const list = entityApi(def).list.useQuery(params);
@@ -400,7 +519,15 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
 
   return (
     <section data-testid={`list-${def.name}`}>
-      <ListHeader def={def} params={params} heading={heading ?? title} headingLevel={headingLevel} headerActions={headerActions} newTitle={!def.readOnly && access.canCreate ? newTitle : null} onNew={() => open('new')} />
+      <ListHeader
+        def={def}
+        params={params}
+        heading={heading ?? title}
+        headingLevel={headingLevel}
+        headerActions={headerActions}
+        newTitle={!def.readOnly && access.canCreate ? newTitle : null}
+        onNew={() => open('new')}
+      />
       {children}
       <ListFilters def={def} fields={filterFields} params={params} active={Object.values(urlParams.filters).filter((v) => v !== undefined && v !== '').length} update={update} />
 

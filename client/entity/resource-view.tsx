@@ -36,7 +36,9 @@ export function ResourceView({ def, record }: { def: EntityDef; record: EntityRe
         .map(([key, field]) => (
           <div key={key} style={location && key === location.address ? { gridColumn: '1 / -1' } : undefined}>
             <dt>{t(location && key === location.address ? 'location.title' : `resources.${def.name}.fields.${key}`)}</dt>
-            <dd data-field={key}>{location && key === location.address ? <LocationView location={location} values={record} /> : <FieldValue def={def} name={key} field={field} record={record} />}</dd>
+            <dd data-field={key}>
+              {location && key === location.address ? <LocationView location={location} values={record} /> : <FieldValue def={def} name={key} field={field} record={record} />}
+            </dd>
           </div>
         ))}
     </List>

@@ -73,13 +73,7 @@ function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 
               <a href={image.url} target="_blank" rel="noopener noreferrer">
                 <Avatar src={image.url} size={96} square alt={title} data-testid="image-preview" />
               </a>
-              <IconButton
-                icon={TrashIcon}
-                size="small"
-                variant="invisible"
-                aria-label={t('upload.remove')}
-                onClick={() => void detach(image.id)}
-              />
+              <IconButton icon={TrashIcon} size="small" variant="invisible" aria-label={t('upload.remove')} onClick={() => void detach(image.id)} />
             </li>
           ))}
         </Gallery>

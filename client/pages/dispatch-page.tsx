@@ -184,7 +184,15 @@ interface Target {
 }
 
 /** A service on the board: picked up by a click, Enter or Space (then dropped on a slot), or dragged. */
-function ServiceCard({ service, picked, anyPicked, onPick, onDragStart, onDragEnd, where }: {
+function ServiceCard({
+  service,
+  picked,
+  anyPicked,
+  onPick,
+  onDragStart,
+  onDragEnd,
+  where,
+}: {
   service: DispatchService;
   picked: boolean;
   anyPicked: boolean;
@@ -294,7 +302,10 @@ export default function DispatchPage() {
   const data = board.data;
   const onBoard = useMemo(() => new Set(data?.buddies.map((b) => b.id)), [data]);
   // The tray: requests waiting for a buddy's confirmed slot, and open services whose buddy is gone.
-  const tray = useMemo(() => (data?.services ?? []).filter((s) => s.status === SERVICE_STATUS.Requested || (MOVABLE.includes(s.status) && !onBoard.has(s.buddy_id))), [data, onBoard]);
+  const tray = useMemo(
+    () => (data?.services ?? []).filter((s) => s.status === SERVICE_STATUS.Requested || (MOVABLE.includes(s.status) && !onBoard.has(s.buddy_id))),
+    [data, onBoard],
+  );
   const slotName = (id: number) => data?.slots.find((s) => s.id === id)?.name ?? '';
   // Buddies who work that day first; the others stay on the board (a drop there says why it cannot be).
   const buddies = useMemo(() => [...(data?.buddies ?? [])].sort((a, b) => Number(b.day_limit !== null) - Number(a.day_limit !== null)), [data]);
@@ -473,7 +484,14 @@ export default function DispatchPage() {
                       <ul>
                         {shown.map((service) => (
                           <li key={service.id}>
-                            <ServiceCard service={service} picked={picked?.id === service.id} anyPicked={picked !== null} onPick={() => pick(service)} onDragStart={startDrag(service)} onDragEnd={endDrag} />
+                            <ServiceCard
+                              service={service}
+                              picked={picked?.id === service.id}
+                              anyPicked={picked !== null}
+                              onPick={() => pick(service)}
+                              onDragStart={startDrag(service)}
+                              onDragEnd={endDrag}
+                            />
                           </li>
                         ))}
                       </ul>

@@ -12,7 +12,9 @@ export default function ExpertPage() {
     <ResourceListPage
       def={expertRequestsEntity}
       title={t('routes.expert')}
-      rowActions={(record) => <RecordActions def={expertRequestsEntity} record={record} only={['transition']} targets={CANCELED} variant="compact" testId={() => `cancel-${record.id}`} />}
+      rowActions={(record) => (
+        <RecordActions def={expertRequestsEntity} record={record} only={['transition']} targets={CANCELED} variant="compact" testId={() => `cancel-${record.id}`} />
+      )}
     />
   );
 }

@@ -159,12 +159,21 @@ function StatisticsSection() {
         <BarChart
           title={t('home.stats.byStatus')}
           testId="stats-by-status"
-          bars={data.servicesByStatus.map((s) => ({ label: t(`resources.services.options.status.${s.status}`), value: s.count, color: STATUS_COLOUR[SERVICE_STATUS_FLOW.colors[s.status] ?? 'accent'] ?? STATUS_COLOUR.accent! }))}
+          bars={data.servicesByStatus.map((s) => ({
+            label: t(`resources.services.options.status.${s.status}`),
+            value: s.count,
+            color: STATUS_COLOUR[SERVICE_STATUS_FLOW.colors[s.status] ?? 'accent'] ?? STATUS_COLOUR.accent!,
+          }))}
         />
       </section>
       <section>
         <h3>{t('home.stats.byWeek')}</h3>
-        <ColumnChart title={t('home.stats.byWeek')} testId="stats-by-week" columns={data.servicesByWeek.map((w) => ({ label: shortDay(w.week, lang), value: w.count }))} tickEvery={3} />
+        <ColumnChart
+          title={t('home.stats.byWeek')}
+          testId="stats-by-week"
+          columns={data.servicesByWeek.map((w) => ({ label: shortDay(w.week, lang), value: w.count }))}
+          tickEvery={3}
+        />
       </section>
       <section>
         <h3>{t('home.stats.members')}</h3>
@@ -172,7 +181,10 @@ function StatisticsSection() {
           title={t('home.stats.members')}
           testId="stats-members"
           color="var(--fgColor-success, #1a7f37)"
-          columns={data.usersByMonth.map((m) => ({ label: new Date(`${m.month}-15T12:00:00Z`).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB', { month: 'short', timeZone: 'UTC' }), value: m.total }))}
+          columns={data.usersByMonth.map((m) => ({
+            label: new Date(`${m.month}-15T12:00:00Z`).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB', { month: 'short', timeZone: 'UTC' }),
+            value: m.total,
+          }))}
           tickEvery={2}
         />
       </section>

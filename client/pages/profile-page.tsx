@@ -103,7 +103,14 @@ function ProfileForm({ profile }: { profile: Profile }) {
           <div style={{ fontWeight: 600, fontSize: 14, marginBottom: 8 }} aria-hidden="true">
             {t('profile.picture')}
           </div>
-          <ImageUpload kind="user_profile_picture" round value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} label={t('profile.picture')} error={fieldText(t, form.errors.profile_image)} />
+          <ImageUpload
+            kind="user_profile_picture"
+            round
+            value={form.values.profile_image}
+            onChange={(url) => form.set('profile_image', url)}
+            label={t('profile.picture')}
+            error={fieldText(t, form.errors.profile_image)}
+          />
         </div>
         {text('first_name', t('profile.firstName'), { required: true })}
         {text('last_name', t('profile.lastName'), { required: true })}
@@ -115,7 +122,14 @@ function ProfileForm({ profile }: { profile: Profile }) {
         {text('state', t('profile.state'))}
         {text('post_code', t('profile.postCode'))}
         <div style={FULL}>
-          <TextField name="biography" label={t('profile.biography')} value={form.values.biography} onChange={(v) => form.set('biography', v)} error={form.errors.biography} multiline />
+          <TextField
+            name="biography"
+            label={t('profile.biography')}
+            value={form.values.biography}
+            onChange={(v) => form.set('biography', v)}
+            error={form.errors.biography}
+            multiline
+          />
         </div>
         <div style={FULL}>
           <Button type="submit" variant="primary" loading={saving} data-testid="profile-save">

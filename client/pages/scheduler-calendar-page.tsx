@@ -59,7 +59,15 @@ function ServiceChip({ service: s }: { service: EntityRecord }) {
   const style = STATUS_STYLE[SERVICE_STATUS_FLOW.colors[Number(s.status)] ?? 'secondary'];
   const status = statusText(t, servicesEntity, 'status', s.status);
   return (
-    <Chip $background={style.background} $border={style.border} $color={style.color} $wrap title={`${status}: ${String(s.bicycle_id_label ?? '')}`} data-testid="calendar-service" data-status={String(s.status)}>
+    <Chip
+      $background={style.background}
+      $border={style.border}
+      $color={style.color}
+      $wrap
+      title={`${status}: ${String(s.bicycle_id_label ?? '')}`}
+      data-testid="calendar-service"
+      data-status={String(s.status)}
+    >
       <Link to={`/services/${s.id}`}>
         <span className="visually-hidden">{status}: </span>
         {String(s.bicycle_id_label ?? s.id)}
@@ -78,7 +86,15 @@ function SlotCell({ shifts, absences, services, bookHref }: { shifts: EntityReco
         const style = w.is_working_day ? WORKING : OFF;
         const text = w.is_working_day ? t('scheduler.working', { booked: booked(services), max: Number(w.max_services_per_day) }) : t('scheduler.dayOff');
         return (
-          <Chip key={`w${w.id}`} $background={style.background} $border={style.border} $color={style.color} $wrap title={[text, w.notes].filter(Boolean).join(' · ')} data-testid="calendar-work-slot">
+          <Chip
+            key={`w${w.id}`}
+            $background={style.background}
+            $border={style.border}
+            $color={style.color}
+            $wrap
+            title={[text, w.notes].filter(Boolean).join(' · ')}
+            data-testid="calendar-work-slot"
+          >
             {text}
           </Chip>
         );
@@ -102,7 +118,19 @@ function SlotCell({ shifts, absences, services, bookHref }: { shifts: EntityReco
 }
 
 /** A day of the month view: a chip a slot with a shift or an absence, saying how many are booked. */
-function MonthDaySlots({ day, slots, workAt, awayAt, servicesAt }: { day: IsoDate; slots: readonly { id: number; label: string }[]; workAt: Grouped; awayAt: Grouped; servicesAt: Grouped }) {
+function MonthDaySlots({
+  day,
+  slots,
+  workAt,
+  awayAt,
+  servicesAt,
+}: {
+  day: IsoDate;
+  slots: readonly { id: number; label: string }[];
+  workAt: Grouped;
+  awayAt: Grouped;
+  servicesAt: Grouped;
+}) {
   const { t } = useTranslation();
   return slots.map((slot) => {
     const shifts = workAt.get(keyOf(day, slot.id)) ?? [];
@@ -150,7 +178,13 @@ export default function SchedulerCalendarPage() {
       </div>
       <CalendarToolbar state={state}>
         {!ownerScoped && (
-          <ReferencePicker reference={BUDDY_REFERENCE} value={chosen} onChange={(v) => state.set({ buddy: v === null ? undefined : String(v) })} label={t('resources.buddy-work-slots.fields.buddy_id')} testId="calendar-buddy" />
+          <ReferencePicker
+            reference={BUDDY_REFERENCE}
+            value={chosen}
+            onChange={(v) => state.set({ buddy: v === null ? undefined : String(v) })}
+            label={t('resources.buddy-work-slots.fields.buddy_id')}
+            testId="calendar-buddy"
+          />
         )}
         {fetching && <Spinner size="small" srText={t('app.loading')} />}
       </CalendarToolbar>

@@ -28,7 +28,14 @@ export default function SchedulerPage() {
       </div>
       <nav aria-label={t('routes.scheduler')} style={{ display: 'flex', gap: 4, borderBottom: '1px solid var(--borderColor-muted, #d8dee4)', paddingBottom: 8, marginTop: 8 }}>
         {(Object.keys(SCHEDULER_TABS) as SchedulerTab[]).map((key) => (
-          <Button key={key} as={Link} to={key === 'work' ? '?' : '?tab=away'} aria-current={tab === key ? 'page' : undefined} variant={tab === key ? 'default' : 'invisible'} data-testid={`tab-${key}`}>
+          <Button
+            key={key}
+            as={Link}
+            to={key === 'work' ? '?' : '?tab=away'}
+            aria-current={tab === key ? 'page' : undefined}
+            variant={tab === key ? 'default' : 'invisible'}
+            data-testid={`tab-${key}`}
+          >
             {t(`resources.${SCHEDULER_TABS[key].name}.name`)}
           </Button>
         ))}

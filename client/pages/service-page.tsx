@@ -194,7 +194,14 @@ function DetailItem({ serviceId, row, editable }: { serviceId: number; row: Serv
       )}
       {editable && (
         <div style={{ display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
-          <Button variant="primary" size="small" onClick={() => void onSave()} loading={save.isPending} disabled={!dirty && detail?.check_status !== undefined && detail?.check_status !== null} data-testid="detail-save">
+          <Button
+            variant="primary"
+            size="small"
+            onClick={() => void onSave()}
+            loading={save.isPending}
+            disabled={!dirty && detail?.check_status !== undefined && detail?.check_status !== null}
+            data-testid="detail-save"
+          >
             {t('form.save')}
           </Button>
           <input
@@ -213,7 +220,11 @@ function DetailItem({ serviceId, row, editable }: { serviceId: number; row: Serv
           <Button size="small" leadingVisual={ImageIcon} onClick={() => fileInput.current?.click()} loading={uploading} aria-label={t('services.addImage', { name })}>
             {uploading ? t('upload.uploading') : t('upload.choose')}
           </Button>
-          {progress !== null && <span className="visually-hidden" role="status">{t('upload.uploading')}</span>}
+          {progress !== null && (
+            <span className="visually-hidden" role="status">
+              {t('upload.uploading')}
+            </span>
+          )}
         </div>
       )}
     </li>
@@ -233,7 +244,11 @@ function ServiceDetails({ id }: { id: number }) {
       <Heading as="h2" style={{ fontSize: 18, marginBottom: 4 }}>
         {t('services.detailsTitle')}
       </Heading>
-      <p style={{ marginTop: 0, color: 'var(--fgColor-muted)', fontSize: 14 }}>{t(editable ? 'services.detailsHelp' : booked ? 'services.detailsReadOnly' : 'services.detailsClosed', { status: statusText(t, servicesEntity, 'status', service.data?.status) })}</p>
+      <p style={{ marginTop: 0, color: 'var(--fgColor-muted)', fontSize: 14 }}>
+        {t(editable ? 'services.detailsHelp' : booked ? 'services.detailsReadOnly' : 'services.detailsClosed', {
+          status: statusText(t, servicesEntity, 'status', service.data?.status),
+        })}
+      </p>
       {details.data && (
         <Items>
           {(details.data as unknown as ServiceDetailRow[]).map((row) => (

@@ -24,7 +24,15 @@ function ServiceChip({ service, showBuddy, detailed, withSlot }: { service: Enti
   if (detailed) parts.push(showBuddy ? String(service.bicycle_id_label ?? '') : '', String(service.address ?? ''));
   const text = parts.filter(Boolean).join(' · ');
   return (
-    <Chip $background={style.background} $border={style.border} $color={style.color} $wrap={!withSlot} title={`${status}: ${text}`} data-testid="calendar-service" data-status={String(service.status)}>
+    <Chip
+      $background={style.background}
+      $border={style.border}
+      $color={style.color}
+      $wrap={!withSlot}
+      title={`${status}: ${text}`}
+      data-testid="calendar-service"
+      data-status={String(service.status)}
+    >
       <Link to={`/services/${service.id}`}>
         <span className="visually-hidden">{status}: </span>
         {detailed ? <strong>{status} · </strong> : null}
@@ -74,10 +82,17 @@ function PageHeader({ date, buddy, canCreate }: { date: IsoDate; buddy: string; 
 function StatusLegend() {
   const { t } = useTranslation();
   return (
-    <ul className="wide-only" aria-label={t('calendar.legend')} style={{ display: 'flex', flexWrap: 'wrap', gap: 12, listStyle: 'none', padding: 0, margin: '0 0 12px', fontSize: 12 }}>
+    <ul
+      className="wide-only"
+      aria-label={t('calendar.legend')}
+      style={{ display: 'flex', flexWrap: 'wrap', gap: 12, listStyle: 'none', padding: 0, margin: '0 0 12px', fontSize: 12 }}
+    >
       {Object.entries(SERVICE_STATUS_FLOW.colors).map(([status, color]) => (
         <li key={status} style={{ display: 'inline-flex', alignItems: 'center', gap: 4 }}>
-          <span aria-hidden="true" style={{ width: 12, height: 12, borderRadius: 3, background: STATUS_STYLE[color].background, border: `2px solid ${STATUS_STYLE[color].border}` }} />
+          <span
+            aria-hidden="true"
+            style={{ width: 12, height: 12, borderRadius: 3, background: STATUS_STYLE[color].background, border: `2px solid ${STATUS_STYLE[color].border}` }}
+          />
           {statusText(t, servicesEntity, 'status', status)}
         </li>
       ))}
@@ -100,7 +115,8 @@ export default function ServicesCalendarPage() {
   const byDay = new Map<IsoDate, EntityRecord[]>();
   for (const s of services.data?.results ?? []) byDay.set(String(s.service_date), [...(byDay.get(String(s.service_date)) ?? []), s]);
   const slotOrder = new Map((slots.data ?? []).map((s, i) => [s.id, i]));
-  const sorted = (list: EntityRecord[]) => [...list].sort((a, b) => (slotOrder.get(Number(a.service_slot_id)) ?? 99) - (slotOrder.get(Number(b.service_slot_id)) ?? 99) || a.id - b.id);
+  const sorted = (list: EntityRecord[]) =>
+    [...list].sort((a, b) => (slotOrder.get(Number(a.service_slot_id)) ?? 99) - (slotOrder.get(Number(b.service_slot_id)) ?? 99) || a.id - b.id);
 
   return (
     <section>
@@ -150,11 +166,17 @@ export default function ServicesCalendarPage() {
           }}
         />
       ) : (
-        <SlotGrid state={state} today={today} slots={slots.data ?? []} slotHeading={t('resources.services.fields.service_slot_id')} cell={(day, slotId) =>
+        <SlotGrid
+          state={state}
+          today={today}
+          slots={slots.data ?? []}
+          slotHeading={t('resources.services.fields.service_slot_id')}
+          cell={(day, slotId) =>
             sorted(byDay.get(day) ?? [])
               .filter((s) => Number(s.service_slot_id) === slotId)
               .map((s) => <ServiceChip key={s.id} service={s} showBuddy={showBuddy} detailed={state.view === 'day'} />)
-          } />
+          }
+        />
       )}
     </section>
   );

@@ -11,7 +11,12 @@ export default function SubscriptionRefundsDialog({ record, onClose }: { record:
   const refunds = trpc.subscriptions.refunds.list.useQuery({ id: record.id });
   const locale = i18n.language === 'sv' ? 'sv-SE' : 'en-GB';
   return (
-    <Dialog title={t('subscriptionActions.refundsTitle', { id: record.id })} onClose={onClose} width="large" footerButtons={[{ buttonType: 'default', content: t('subscriptionActions.close'), onClick: onClose }]}>
+    <Dialog
+      title={t('subscriptionActions.refundsTitle', { id: record.id })}
+      onClose={onClose}
+      width="large"
+      footerButtons={[{ buttonType: 'default', content: t('subscriptionActions.close'), onClick: onClose }]}
+    >
       <div data-testid="subscription-refunds">
         {refunds.error ? (
           <ErrorState error={refunds.error} onRetry={() => void refunds.refetch()} />
@@ -30,7 +35,11 @@ export default function SubscriptionRefundsDialog({ record, onClose }: { record:
                 <thead>
                   <tr>
                     {(['date', 'amount', 'days', 'by'] as const).map((column) => (
-                      <th key={column} scope="col" style={{ textAlign: column === 'amount' ? 'right' : 'left', padding: '4px 8px', borderBottom: '1px solid var(--borderColor-default)' }}>
+                      <th
+                        key={column}
+                        scope="col"
+                        style={{ textAlign: column === 'amount' ? 'right' : 'left', padding: '4px 8px', borderBottom: '1px solid var(--borderColor-default)' }}
+                      >
                         {t(`subscriptionActions.columns.${column}`)}
                       </th>
                     ))}
@@ -39,7 +48,9 @@ export default function SubscriptionRefundsDialog({ record, onClose }: { record:
                 <tbody>
                   {refunds.data.map((refund) => (
                     <tr key={refund.id} data-testid={`refund-${refund.id}`}>
-                      <td style={{ padding: '4px 8px', whiteSpace: 'nowrap' }}>{new Date(refund.created_at).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' })}</td>
+                      <td style={{ padding: '4px 8px', whiteSpace: 'nowrap' }}>
+                        {new Date(refund.created_at).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' })}
+                      </td>
                       <td style={{ padding: '4px 8px', textAlign: 'right', whiteSpace: 'nowrap' }}>{formatMoney(refund.amount, refund.currency, i18n.language)}</td>
                       <td style={{ padding: '4px 8px' }}>{t('subscriptionActions.days', { unused: refund.unused_days, days: refund.period_days })}</td>
                       <td style={{ padding: '4px 8px' }}>{refund.created_by_label ?? t('subscriptionActions.unknownPerson')}</td>

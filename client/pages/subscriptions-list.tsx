@@ -37,7 +37,8 @@ function feedbackOf(outcome: ActionOutcome, current: SubscriptionFeedback): Subs
 const resumeContext = (button: ActionButton, record: EntityRecord) => (button.key === 'activate' && isResume(record) ? 'resume' : undefined);
 
 /** The conventional ids of the row's buttons (activate-<id>, cancel-<id>, cancel-at-end-<id>). */
-const testIdOf = (record: EntityRecord) => (button: ActionButton) => (button.key === 'activate' ? `activate-${record.id}` : button.variant === 'atPeriodEnd' ? `cancel-at-end-${record.id}` : `cancel-${record.id}`);
+const testIdOf = (record: EntityRecord) => (button: ActionButton) =>
+  button.key === 'activate' ? `activate-${record.id}` : button.variant === 'atPeriodEnd' ? `cancel-at-end-${record.id}` : `cancel-${record.id}`;
 
 function Feedback({ state, onReset }: { state: SubscriptionFeedback; onReset: () => void }) {
   const { t, i18n } = useTranslation();
@@ -45,7 +46,12 @@ function Feedback({ state, onReset }: { state: SubscriptionFeedback; onReset: ()
   const updated = state.lastUpdatedSubscription;
   const refund = state.lastRefund;
   return (
-    <Flash variant={state.error ? 'danger' : 'success'} style={{ margin: '12px 0', display: 'flex', gap: 12, alignItems: 'center' }} data-testid="subscription-feedback" role="status">
+    <Flash
+      variant={state.error ? 'danger' : 'success'}
+      style={{ margin: '12px 0', display: 'flex', gap: 12, alignItems: 'center' }}
+      data-testid="subscription-feedback"
+      role="status"
+    >
       <div style={{ flex: 1 }}>
         {state.error ?? t('subscriptions.updated', { id: updated!.id, status: statusName(t, i18n.language, updated!) })}
         {!state.error && updated && endsWithPeriod(updated) && (

@@ -219,7 +219,14 @@ function StopCard({ service, number, outside, showBuddy, error, onResult }: Stop
   const phone = service.owner_phone ? String(service.owner_phone) : null;
   const status = Number(service.status);
   return (
-    <Card id={number ? `stop-${number}` : undefined} data-testid="today-stop" data-service={service.id} data-status={status} data-canceled={isCanceled(service)} aria-labelledby={`stop-title-${service.id}`}>
+    <Card
+      id={number ? `stop-${number}` : undefined}
+      data-testid="today-stop"
+      data-service={service.id}
+      data-status={status}
+      data-canceled={isCanceled(service)}
+      aria-labelledby={`stop-title-${service.id}`}
+    >
       <CardHead>
         {number !== undefined && (
           <StopNumber data-done={status === SERVICE_STATUS.Finished} data-outside={outside} aria-hidden="true">
@@ -390,8 +397,7 @@ export default function TodayPage() {
         <Layout>
           <div>
             <p style={{ margin: '0 0 12px' }} data-testid="today-summary">
-              {active.length === 0 ? t('today.none') : t('today.summary', { count: active.length, finished })}{' '}
-              {active.length > 0 && <a href="#today-map">{t('today.toMap')}</a>}
+              {active.length === 0 ? t('today.none') : t('today.summary', { count: active.length, finished })} {active.length > 0 && <a href="#today-map">{t('today.toMap')}</a>}
             </p>
             {services.data.truncated && <Alert role="alert">{t('calendar.truncated')}</Alert>}
             {active.length > 0 && (

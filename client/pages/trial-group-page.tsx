@@ -48,7 +48,11 @@ function Statistics({ id }: { id: number }) {
         {t('trialGroups.statistics')}
       </Heading>
       {!s ? (
-        stats.error ? <Flash variant="danger">{errorText(t, stats.error)}</Flash> : <p role="status">{t('app.loading')}</p>
+        stats.error ? (
+          <Flash variant="danger">{errorText(t, stats.error)}</Flash>
+        ) : (
+          <p role="status">{t('app.loading')}</p>
+        )
       ) : (
         <div style={{ display: 'flex', flexWrap: 'wrap', gap: 24, alignItems: 'center' }}>
           <BarChart
@@ -123,7 +127,15 @@ function InviteForm({ id }: { id: number }) {
     <form onSubmit={onSubmit} noValidate data-testid="trial-invite-form" data-mode={mode} style={{ display: 'flex', flexDirection: 'column', gap: 8, maxWidth: 640 }}>
       <FormControl required disabled={mode === 'VIEW'}>
         <FormControl.Label>{t('trialGroups.inviteLabel')}</FormControl.Label>
-        <TextInput block name="emails" value={emails} onChange={(e) => setEmails(e.target.value)} readOnly={mode === 'VIEW'} validationStatus={error ? 'error' : undefined} data-testid="trial-invite-emails" />
+        <TextInput
+          block
+          name="emails"
+          value={emails}
+          onChange={(e) => setEmails(e.target.value)}
+          readOnly={mode === 'VIEW'}
+          validationStatus={error ? 'error' : undefined}
+          data-testid="trial-invite-emails"
+        />
         <FormControl.Caption>{t('users.addressesHelp')}</FormControl.Caption>
         {error && <FormControl.Validation variant="error">{fieldText(t, error)}</FormControl.Validation>}
       </FormControl>
@@ -257,7 +269,13 @@ function Members({ id }: { id: number }) {
           }
         }}
       >
-        <TextInput leadingVisual={SearchIcon} aria-label={t('trialGroups.findUser')} placeholder={t('trialGroups.findUser')} value={search} onChange={(e) => setSearch(e.target.value)} />
+        <TextInput
+          leadingVisual={SearchIcon}
+          aria-label={t('trialGroups.findUser')}
+          placeholder={t('trialGroups.findUser')}
+          value={search}
+          onChange={(e) => setSearch(e.target.value)}
+        />
         <Select aria-label={t('trialGroups.chooseUser')} value={chosen} onChange={(e) => setChosen(e.target.value)} data-testid="trial-add-user">
           <Select.Option value="">{t('trialGroups.chooseUser')}</Select.Option>
           {choices.map((o) => (

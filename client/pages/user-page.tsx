@@ -76,7 +76,12 @@ function UserForm({ user }: { user: UserDetail }) {
         // Never silent: every field message is shown beside its field, and the toast says why nothing was saved.
         if (!data) return toast.error(t('errors.validation_error'));
         // Deactivating locks the person out: ask before sending (issue 13).
-        if (user.is_active && !data.is_active && !(await confirm({ title: t('userConfirm.deactivateTitle'), message: t('userConfirm.deactivate', { name: nameOf(user) }), danger: true }))) return;
+        if (
+          user.is_active &&
+          !data.is_active &&
+          !(await confirm({ title: t('userConfirm.deactivateTitle'), message: t('userConfirm.deactivate', { name: nameOf(user) }), danger: true }))
+        )
+          return;
         try {
           const saved = await update.mutateAsync({ id: user.id, data: { ...data, version: user.version } });
           utils.users.get.setData({ id: user.id }, saved);
@@ -97,13 +102,28 @@ function UserForm({ user }: { user: UserDetail }) {
         </div>
       )}
       <div style={{ gridColumn: '1 / -1' }}>
-        <ImageUpload kind="user_profile_picture" round value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} label={t('profile.picture')} error={fieldText(t, form.errors.profile_image)} />
+        <ImageUpload
+          kind="user_profile_picture"
+          round
+          value={form.values.profile_image}
+          onChange={(url) => form.set('profile_image', url)}
+          label={t('profile.picture')}
+          error={fieldText(t, form.errors.profile_image)}
+        />
       </div>
       {text('first_name')}
       {text('last_name')}
       {text('phone_number')}
       {text('social_security_number')}
-      <ChoiceField label={t('users.fields.user_type')} value={form.values.user_type} options={USER_TYPES} optionLabel={(type) => t(`users.types.${type}`)} nullable={false} onChange={(v) => v && form.set('user_type', v)} error={form.errors.user_type} />
+      <ChoiceField
+        label={t('users.fields.user_type')}
+        value={form.values.user_type}
+        options={USER_TYPES}
+        optionLabel={(type) => t(`users.types.${type}`)}
+        nullable={false}
+        onChange={(v) => v && form.set('user_type', v)}
+        error={form.errors.user_type}
+      />
       <CountryField label={t('users.fields.country')} value={form.values.country} onChange={(v) => form.set('country', v)} error={form.errors.country} />
       <LanguageField label={t('users.fields.language')} value={form.values.language} onChange={(v) => form.set('language', v)} error={form.errors.language} />
       {text('city')}
@@ -111,7 +131,14 @@ function UserForm({ user }: { user: UserDetail }) {
       {text('state')}
       {text('post_code')}
       <div style={{ gridColumn: '1 / -1' }}>
-        <TextField name="biography" label={t('users.fields.biography')} value={form.values.biography as string} onChange={(v) => form.set('biography', v)} error={form.errors.biography} multiline />
+        <TextField
+          name="biography"
+          label={t('users.fields.biography')}
+          value={form.values.biography as string}
+          onChange={(v) => form.set('biography', v)}
+          error={form.errors.biography}
+          multiline
+        />
       </div>
       <FormControl>
         <Checkbox checked={form.values.is_active} onChange={(e) => form.set('is_active', e.target.checked)} />
@@ -160,19 +187,34 @@ function Links({ user }: { user: UserDetail }) {
     items.map((item) => (
       <Label key={item.id} style={{ marginRight: 6 }}>
         {item.name}{' '}
-        <button type="button" aria-label={t('users.removeLink', { name: item.name })} onClick={() => remove(item.id, item.name)} style={{ border: 0, background: 'none', cursor: 'pointer', padding: 0 }}>
+        <button
+          type="button"
+          aria-label={t('users.removeLink', { name: item.name })}
+          onClick={() => remove(item.id, item.name)}
+          style={{ border: 0, background: 'none', cursor: 'pointer', padding: 0 }}
+        >
           <XIcon size={12} />
         </button>
       </Label>
     ));
   const picker = (label: string, options: { id: number; label: string }[] | undefined, taken: number[], onPick: (id: number, name: string) => void, testId: string) => (
-    <Select aria-label={label} value="" onChange={(e) => { const o = options?.find((x) => String(x.id) === e.target.value); if (o) onPick(o.id, o.label); }} data-testid={testId}>
+    <Select
+      aria-label={label}
+      value=""
+      onChange={(e) => {
+        const o = options?.find((x) => String(x.id) === e.target.value);
+        if (o) onPick(o.id, o.label);
+      }}
+      data-testid={testId}
+    >
       <Select.Option value="">{label}</Select.Option>
-      {(options ?? []).filter((o) => !taken.includes(o.id)).map((o) => (
-        <Select.Option key={o.id} value={String(o.id)}>
-          {o.label}
-        </Select.Option>
-      ))}
+      {(options ?? [])
+        .filter((o) => !taken.includes(o.id))
+        .map((o) => (
+          <Select.Option key={o.id} value={String(o.id)}>
+            {o.label}
+          </Select.Option>
+        ))}
     </Select>
   );
   return (
@@ -189,7 +231,8 @@ function Links({ user }: { user: UserDetail }) {
                 onChange={async (e) => {
                   const adding = e.target.checked;
                   // Taking a role away takes screens away from the person: ask first (issue 13).
-                  if (!adding && !(await confirm({ title: t('userConfirm.removeRoleTitle'), message: t('userConfirm.removeRole', { role, name: nameOf(user) }), danger: true }))) return;
+                  if (!adding && !(await confirm({ title: t('userConfirm.removeRoleTitle'), message: t('userConfirm.removeRole', { role, name: nameOf(user) }), danger: true })))
+                    return;
                   setRoles(adding ? [...roles, role] : roles.filter((r) => r !== role));
                   void run((adding ? addRole : removeRole).mutateAsync({ id: user.id, value: role }), t(adding ? 'users.roleAdded' : 'users.roleRemoved', { role }));
                 }}
@@ -226,14 +269,26 @@ function Links({ user }: { user: UserDetail }) {
           {t('routes.languages')}
         </Heading>
         {chips(user.languages, (id, name) => void run(removeLanguage.mutateAsync({ id: user.id, value: id }), t('users.linkRemoved', { name })))}
-        {picker(t('users.addLanguage'), languages.data, user.languages.map((l) => l.id), (id, name) => void run(addLanguage.mutateAsync({ id: user.id, value: id }), t('users.linkAdded', { name })), 'add-language')}
+        {picker(
+          t('users.addLanguage'),
+          languages.data,
+          user.languages.map((l) => l.id),
+          (id, name) => void run(addLanguage.mutateAsync({ id: user.id, value: id }), t('users.linkAdded', { name })),
+          'add-language',
+        )}
       </div>
       <div>
         <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
           {t('routes.competencies')}
         </Heading>
         {chips(user.competencies, (id, name) => void run(removeCompetence.mutateAsync({ id: user.id, value: id }), t('users.linkRemoved', { name })))}
-        {picker(t('users.addCompetence'), competencies.data, user.competencies.map((c) => c.id), (id, name) => void run(addCompetence.mutateAsync({ id: user.id, value: id }), t('users.linkAdded', { name })), 'add-competence')}
+        {picker(
+          t('users.addCompetence'),
+          competencies.data,
+          user.competencies.map((c) => c.id),
+          (id, name) => void run(addCompetence.mutateAsync({ id: user.id, value: id }), t('users.linkAdded', { name })),
+          'add-competence',
+        )}
       </div>
     </section>
   );
@@ -253,9 +308,7 @@ function UserBicycles({ userId }: { userId: number }) {
         <ul>
           {bicycles.data.results.map((b) => (
             <li key={b.id}>
-              <Link to={`/bicycles/${b.id}`}>
-                {labelOf(bicyclesEntity, b, i18n.language)}
-              </Link>
+              <Link to={`/bicycles/${b.id}`}>{labelOf(bicyclesEntity, b, i18n.language)}</Link>
               {!b.is_active && <Label style={{ marginLeft: 6 }}>{t('bicycles.inactive')}</Label>}
             </li>
           ))}

@@ -62,7 +62,6 @@ function RoleChoice({ value, onChange }: { value: string[]; onChange: (roles: st
   );
 }
 
-
 const date = (value: string | null | undefined, lang: string) => (value ? new Date(value).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB') : '—');
 
 function InviteDialog({ onClose }: { onClose: () => void }) {
@@ -238,7 +237,12 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
   }, [text]);
 
   const filter = (key: 'role' | 'user_type' | 'account_status' | 'invitation_status', options: readonly (string | number)[], label: (o: string | number) => string) => (
-    <Select aria-label={t(`users.fields.${key}`)} value={params[key] === undefined ? '' : String(params[key])} onChange={(e) => update({ [key]: e.target.value || undefined })} data-testid={`filter-${key}`}>
+    <Select
+      aria-label={t(`users.fields.${key}`)}
+      value={params[key] === undefined ? '' : String(params[key])}
+      onChange={(e) => update({ [key]: e.target.value || undefined })}
+      data-testid={`filter-${key}`}
+    >
       <Select.Option value="">{t('list.filterAll', { name: t(`users.fields.${key}`) })}</Select.Option>
       {options.map((o) => (
         <Select.Option key={String(o)} value={String(o)}>
@@ -266,7 +270,16 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
       {isAdmin && <UsersTabs current="users" />}
       <FilterBar
         active={(['role', 'user_type', 'account_status', 'invitation_status'] as const).filter((key) => params[key] !== undefined).length}
-        search={<TextInput leadingVisual={SearchIcon} aria-label={t('list.search')} placeholder={t('list.search')} value={text} onChange={(e) => setText(e.target.value)} data-testid="list-search" />}
+        search={
+          <TextInput
+            leadingVisual={SearchIcon}
+            aria-label={t('list.search')}
+            placeholder={t('list.search')}
+            value={text}
+            onChange={(e) => setText(e.target.value)}
+            data-testid="list-search"
+          />
+        }
       >
         {filter('role', roleNames, (o) => String(o))}
         {filter('user_type', USER_TYPES, (o) => t(`users.types.${o}`))}
@@ -317,9 +330,7 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
                     </td>
                     <td data-label={label.invited_at}>{date(u.invited_at, i18n.language)}</td>
                     <td data-label={label.member_since}>{date(u.member_since, i18n.language)}</td>
-                    <td>
-                      {isAdmin && <InvitationActions user={u} />}
-                    </td>
+                    <td>{isAdmin && <InvitationActions user={u} />}</td>
                   </tr>
                 );
               })}

@@ -4,7 +4,17 @@ import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 
 /** The account menu (Profile, Logout), anchored to the shell's account button; loaded on first open. */
-export default function AccountMenu({ anchorRef, onClose, onLogout, loggingOut }: { anchorRef: RefObject<HTMLButtonElement | null>; onClose: () => void; onLogout: () => void; loggingOut: boolean }) {
+export default function AccountMenu({
+  anchorRef,
+  onClose,
+  onLogout,
+  loggingOut,
+}: {
+  anchorRef: RefObject<HTMLButtonElement | null>;
+  onClose: () => void;
+  onLogout: () => void;
+  loggingOut: boolean;
+}) {
   const { t } = useTranslation();
   return (
     <ActionMenu anchorRef={anchorRef} open onOpenChange={(open) => !open && onClose()}>

@@ -294,13 +294,31 @@ export function AppShell() {
         {t('shell.skipToContent')}
       </a>
       <Header className="app-header" inert={drawerOpen}>
-        <IconButton type="button" className="wide-only app-icon-button" onClick={toggle} aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')} aria-expanded={!collapsed} aria-controls="sidebar">
+        <IconButton
+          type="button"
+          className="wide-only app-icon-button"
+          onClick={toggle}
+          aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')}
+          aria-expanded={!collapsed}
+          aria-controls="sidebar"
+        >
           <SpriteIcon name={collapsed ? 'sidebar-expand' : 'sidebar-collapse'} />
         </IconButton>
-        <IconButton ref={menuButton} type="button" className="phone-only app-icon-button" onClick={() => setDrawerOpen(true)} aria-label={t('phone.openMenu')} aria-expanded={drawerOpen} aria-controls="sidebar" data-testid="menu-button">
+        <IconButton
+          ref={menuButton}
+          type="button"
+          className="phone-only app-icon-button"
+          onClick={() => setDrawerOpen(true)}
+          aria-label={t('phone.openMenu')}
+          aria-expanded={drawerOpen}
+          aria-controls="sidebar"
+          data-testid="menu-button"
+        >
           <SpriteIcon name="three-bars" />
         </IconButton>
-        <Brand className="app-brand" to="/">{t('app.name')}</Brand>
+        <Brand className="app-brand" to="/">
+          {t('app.name')}
+        </Brand>
         <LanguageSwitch />
         <AccountButton
           ref={accountButton}

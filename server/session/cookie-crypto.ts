@@ -41,8 +41,7 @@ export function createCookieSealer(secrets: readonly string[]): CookieSealer {
     return result;
   };
 
-  const mac = (key: KeyPair, name: string, body: string) =>
-    createHmac('sha256', key.mac).update(name).update('\0').update(body).digest('base64url');
+  const mac = (key: KeyPair, name: string, body: string) => createHmac('sha256', key.mac).update(name).update('\0').update(body).digest('base64url');
 
   return {
     seal(name, value) {

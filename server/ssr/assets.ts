@@ -50,7 +50,9 @@ export function loadClientAssets(clientDir: string): (modules: readonly string[]
   if (!entry) throw new Error(`${CLIENT_ENTRY} missing from the client manifest; run npm run build`);
   // CSS attached to no chunk (one global style sheet when CSS is not code-split) belongs to every page.
   const attached = new Set(Object.values(manifest).flatMap((chunk) => chunk.css ?? []));
-  const global = Object.values(manifest).filter((chunk) => chunk.file.endsWith('.css') && !attached.has(chunk.file)).map((chunk) => '/' + chunk.file);
+  const global = Object.values(manifest)
+    .filter((chunk) => chunk.file.endsWith('.css') && !attached.has(chunk.file))
+    .map((chunk) => '/' + chunk.file);
   const cache = new Map<string, ClientAssets>();
 
   return (modules) => {

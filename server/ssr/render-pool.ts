@@ -60,7 +60,9 @@ function cloneable(state: DehydratedState): DehydratedState {
   return {
     ...state,
     queries: state.queries.map((query) =>
-      query.state.error || query.state.fetchFailureReason ? { ...query, state: { ...query.state, error: plain(query.state.error) as Error | null, fetchFailureReason: plain(query.state.fetchFailureReason) as Error | null } } : query,
+      query.state.error || query.state.fetchFailureReason
+        ? { ...query, state: { ...query.state, error: plain(query.state.error) as Error | null, fetchFailureReason: plain(query.state.fetchFailureReason) as Error | null } }
+        : query,
     ),
   };
 }
@@ -157,10 +159,12 @@ export function createRenderPool(entryServerPath: string, size: number, log: Fas
     threads: () => slots.map((slot) => slot.worker),
     async close() {
       closing = true;
-      await Promise.all(slots.map((slot) => {
-        if (slot.watchdog) clearTimeout(slot.watchdog);
-        return slot.worker.terminate();
-      }));
+      await Promise.all(
+        slots.map((slot) => {
+          if (slot.watchdog) clearTimeout(slot.watchdog);
+          return slot.worker.terminate();
+        }),
+      );
     },
   };
 }

@@ -1,7 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { createServerSideHelpers } from '@trpc/react-query/server';
 import { pathToFileURL } from 'node:url';
-import { PUBLIC_BOOT_ID, STATE_ELEMENT_ID, type AppRenderJob, type PublicFormResult, type RenderInput, type RenderOutput, type SsrConfig, type SsrEntry } from '../../shared/ssr-contract.ts';
+import {
+  PUBLIC_BOOT_ID,
+  STATE_ELEMENT_ID,
+  type AppRenderJob,
+  type PublicFormResult,
+  type RenderInput,
+  type RenderOutput,
+  type SsrConfig,
+  type SsrEntry,
+} from '../../shared/ssr-contract.ts';
 import type { Worker } from 'node:worker_threads';
 import type { Language } from '../../shared/languages.ts';
 import { createRenderPool } from './render-pool.ts';
@@ -34,7 +43,13 @@ type EntryServer = SsrEntry<Helpers>;
 type EntryModule = { ssrEntry: EntryServer };
 
 export interface SsrRenderer {
-  render(input: { url: string; ctx: Context; nonce: string; config: SsrConfig; form?: PublicFormResult }): Promise<{ status: number; body: string; timings: RenderOutput['timings'] }>;
+  render(input: {
+    url: string;
+    ctx: Context;
+    nonce: string;
+    config: SsrConfig;
+    form?: PublicFormResult;
+  }): Promise<{ status: number; body: string; timings: RenderOutput['timings'] }>;
   /** CSP is enforced on built pages; Vite's dev client injects inline scripts of its own. */
   enforceCsp: boolean;
   /** The page sent with a 503 when a render worker gave up (RenderUnavailableError, ADR 029): no script, no state. */
@@ -116,7 +131,16 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
       const head = out.head + inline.map((code) => `<script type="module">${code}</script>`).join('');
       return {
         status: out.status,
-        body: renderDocument({ lang: ctx.lang, title: out.title, nonce, head, html: out.html, state: out.state, stateId: out.kind === 'public' ? PUBLIC_BOOT_ID : STATE_ELEMENT_ID, ...assets }),
+        body: renderDocument({
+          lang: ctx.lang,
+          title: out.title,
+          nonce,
+          head,
+          html: out.html,
+          state: out.state,
+          stateId: out.kind === 'public' ? PUBLIC_BOOT_ID : STATE_ELEMENT_ID,
+          ...assets,
+        }),
         timings: out.timings,
       };
     },

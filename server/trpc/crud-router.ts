@@ -1,5 +1,15 @@
 import { z } from 'zod';
-import { OPTIONS_LIMIT, labelOf, type CalendarParams, type ChoiceOption, type EntityDef, type EntityRecord, type ListParams, type Paged, type WriteAction } from '../../shared/entity/define.ts';
+import {
+  OPTIONS_LIMIT,
+  labelOf,
+  type CalendarParams,
+  type ChoiceOption,
+  type EntityDef,
+  type EntityRecord,
+  type ListParams,
+  type Paged,
+  type WriteAction,
+} from '../../shared/entity/define.ts';
 import { calendarParamsSchema, createSchema, listParamsSchema, optionsInput, updateSchema } from '../../shared/entity/schemas.ts';
 import { rolesOf } from '../../shared/route-table.ts';
 import { UpstreamError } from '../upstream/client.ts';
@@ -59,19 +69,26 @@ export function createReadProcedures(def: EntityDef) {
   const procedure = roleProcedure(...rolesOf(def.route));
   const base = `${def.name}/`;
   return {
-    list: procedure.input(listParamsSchema(def)).query(async ({ ctx, input }) =>
-      expectPaged(await ctx.session.call({ method: 'GET', path: base, query: listQuery(input as ListParams), lang: ctx.lang })),
-    ),
+    list: procedure
+      .input(listParamsSchema(def))
+      .query(async ({ ctx, input }) => expectPaged(await ctx.session.call({ method: 'GET', path: base, query: listQuery(input as ListParams), lang: ctx.lang }))),
     get: procedure.input(idInput).query(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'GET', path: `${base}${input.id}/`, lang: ctx.lang })),
     /** Choice lists for reference fields: the first page matching a search, with the chosen record. */
     options: roleProcedure(...optionRoles(def))
       .input(optionsInput)
       .query(async ({ ctx, input }) => {
         const page = expectPaged(
-          await ctx.session.call({ method: 'GET', path: base, query: { page: 1, page_size: OPTIONS_LIMIT, search: input.search || undefined, ordering: def.defaultSort }, lang: ctx.lang }),
+          await ctx.session.call({
+            method: 'GET',
+            path: base,
+            query: { page: 1, page_size: OPTIONS_LIMIT, search: input.search || undefined, ordering: def.defaultSort },
+            lang: ctx.lang,
+          }),
         );
         const option = (record: EntityRecord): ChoiceOption => ({ id: record.id, label: labelOf(def, record, ctx.lang) });
-        return withIncluded(page.results.map(option), input.include, async (id) => option(await ctx.session.call<EntityRecord>({ method: 'GET', path: `${base}${id}/`, lang: ctx.lang })));
+        return withIncluded(page.results.map(option), input.include, async (id) =>
+          option(await ctx.session.call<EntityRecord>({ method: 'GET', path: `${base}${id}/`, lang: ctx.lang })),
+        );
       }),
   };
 }
@@ -90,12 +107,16 @@ export function createCrudProcedures(def: EntityDef) {
     create: writer('create')
       .input(createSchema(def))
       .mutation(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'POST', path: base, body: input, lang: ctx.lang })),
-    update: writer('update').input(updateSchema(def)).mutation(({ ctx, input }) =>
-      ctx.session.call<EntityRecord>({ method: 'PUT', path: `${base}${input.id}/`, body: { ...input.data, version: input.version }, lang: ctx.lang }),
-    ),
-    delete: writer('delete').input(idInput).mutation(async ({ ctx, input }) => {
-      await ctx.session.call({ method: 'DELETE', path: `${base}${input.id}/`, lang: ctx.lang });
-      return { id: input.id };
-    }),
+    update: writer('update')
+      .input(updateSchema(def))
+      .mutation(({ ctx, input }) =>
+        ctx.session.call<EntityRecord>({ method: 'PUT', path: `${base}${input.id}/`, body: { ...input.data, version: input.version }, lang: ctx.lang }),
+      ),
+    delete: writer('delete')
+      .input(idInput)
+      .mutation(async ({ ctx, input }) => {
+        await ctx.session.call({ method: 'DELETE', path: `${base}${input.id}/`, lang: ctx.lang });
+        return { id: input.id };
+      }),
   };
 }

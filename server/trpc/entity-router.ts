@@ -37,7 +37,9 @@ type Simplify<T> = { [K in keyof T]: T[K] } & {};
 type Query<I, O> = TRPCQueryProcedure<{ meta: object; input: I; output: O }>;
 type Mutation<I, O> = TRPCMutationProcedure<{ meta: object; input: I; output: O }>;
 
-type ActionInput<A> = Simplify<(A extends { on: 'collection' } ? Record<never, never> : { id: number; version?: number }) & InputOf<A extends { input: infer I } ? I : Record<never, never>>>;
+type ActionInput<A> = Simplify<
+  (A extends { on: 'collection' } ? Record<never, never> : { id: number; version?: number }) & InputOf<A extends { input: infer I } ? I : Record<never, never>>
+>;
 type ActionOutput<A> = A extends { result: 'none' }
   ? Record<string, unknown>
   : A extends { result: { recordKey: infer K extends string } }
@@ -45,7 +47,13 @@ type ActionOutput<A> = A extends { result: 'none' }
     : EntityRecord;
 type ActionProcedures<D> = { [K in keyof ActionsOfType<D>]: Mutation<ActionInput<ActionsOfType<D>[K]>, ActionOutput<ActionsOfType<D>[K]>> };
 
-type KeyValue<S> = S extends { key: infer K extends string; item: infer I } ? (K extends keyof I ? (I[K] extends { kind: 'reference' | 'integer' } ? number : string) : number) : number;
+type KeyValue<S> = S extends { key: infer K extends string; item: infer I }
+  ? K extends keyof I
+    ? I[K] extends { kind: 'reference' | 'integer' }
+      ? number
+      : string
+    : number
+  : number;
 type Item<S> = S extends { item: infer I } ? ItemOf<I> & (S extends { key: string } ? Record<never, never> : { id: number }) : never;
 type SubResourceProcedures<S> = {
   list: S extends { paged: true } ? Query<{ id: number; page?: number; page_size?: number }, Paged<Item<S>>> : Query<{ id: number }, Item<S>[]>;
@@ -54,7 +62,13 @@ type SubResourceProcedures<S> = {
   (S extends { remove: true } ? { remove: Mutation<{ id: number; key: KeyValue<S> }, unknown> } : Record<never, never>);
 
 type CrudPart<D> = D extends { readOnly?: infer R } ? (true extends R ? ReturnType<typeof createReadProcedures> : ReturnType<typeof createCrudProcedures>) : never;
-type CalendarPart<D> = D extends { calendarField?: infer C } ? ([C] extends [never] ? Record<never, never> : [C] extends [undefined] ? Record<never, never> : { calendar: ReturnType<typeof calendarProcedure> }) : Record<never, never>;
+type CalendarPart<D> = D extends { calendarField?: infer C }
+  ? [C] extends [never]
+    ? Record<never, never>
+    : [C] extends [undefined]
+      ? Record<never, never>
+      : { calendar: ReturnType<typeof calendarProcedure> }
+  : Record<never, never>;
 type ExtrasOf<N> = N extends keyof typeof ENTITY_EXTRAS ? (typeof ENTITY_EXTRAS)[N]['extraProcedures'] : Record<never, never>;
 
 /** The procedures of one entity, as the client sees them. */
@@ -122,12 +136,26 @@ export function subResourceProcedures(def: EntityDef, key: string, sub: SubResou
       return listAnswer(sub, await ctx.session.call<unknown>({ method: 'GET', path: at(id), query: sub.paged ? { page, page_size } : undefined, lang: ctx.lang }));
     }),
     ...(sub.add
-      ? { add: writer().input(inputFieldsSchema(sub.add).extend({ id: recordIdSchema })).mutation(({ ctx, input }) => ctx.session.call<unknown>({ method: 'POST', path: at(input.id), body: withoutIds(input), lang: ctx.lang })) }
+      ? {
+          add: writer()
+            .input(inputFieldsSchema(sub.add).extend({ id: recordIdSchema }))
+            .mutation(({ ctx, input }) => ctx.session.call<unknown>({ method: 'POST', path: at(input.id), body: withoutIds(input), lang: ctx.lang })),
+        }
       : {}),
     ...(sub.set
-      ? { set: writer().input(inputFieldsSchema(sub.set).extend(itemKey.shape)).mutation(({ ctx, input }) => ctx.session.call<unknown>({ method: 'PUT', path: itemAt(input.id, input.key), body: withoutIds(input), lang: ctx.lang })) }
+      ? {
+          set: writer()
+            .input(inputFieldsSchema(sub.set).extend(itemKey.shape))
+            .mutation(({ ctx, input }) => ctx.session.call<unknown>({ method: 'PUT', path: itemAt(input.id, input.key), body: withoutIds(input), lang: ctx.lang })),
+        }
       : {}),
-    ...(sub.remove ? { remove: writer().input(itemKey).mutation(({ ctx, input }) => ctx.session.call<unknown>({ method: 'DELETE', path: itemAt(input.id, input.key), lang: ctx.lang })) } : {}),
+    ...(sub.remove
+      ? {
+          remove: writer()
+            .input(itemKey)
+            .mutation(({ ctx, input }) => ctx.session.call<unknown>({ method: 'DELETE', path: itemAt(input.id, input.key), lang: ctx.lang })),
+        }
+      : {}),
   };
 }
 

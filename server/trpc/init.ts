@@ -107,4 +107,3 @@ export async function requireRoles(ctx: Context, allowed: (roles: readonly Role[
   const info = ctx.session.info();
   if (!info || !allowed(info.roles)) throw new AppError('FORBIDDEN', 'forbidden', ERROR_TEXT.forbidden);
 }
-

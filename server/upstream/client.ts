@@ -66,11 +66,18 @@ export function errorFromEnvelope(status: number, body: unknown): UpstreamError 
     const cleanFields = isStringRecord(fields) ? fields : undefined;
     // Whatever the API says about which part was wrong, the browser gets one answer (ADR 018).
     if (CREDENTIAL_ERROR_CODES.includes(code)) return new UpstreamError(INVALID_CREDENTIALS.status, INVALID_CREDENTIALS.code, INVALID_CREDENTIALS.text);
-    const text = typeof cause === 'string' && cause ? cause : typeof message === 'string' ? (ERROR_TEXT as Record<string, string>)[message] ?? message : ERROR_TEXT.internal_error;
+    const text =
+      typeof cause === 'string' && cause ? cause : typeof message === 'string' ? ((ERROR_TEXT as Record<string, string>)[message] ?? message) : ERROR_TEXT.internal_error;
     return new UpstreamError(status, code, text, cleanFields, status >= 500);
   }
   if (typeof error === 'string' && error) return new UpstreamError(status, 'upstream_error', error, undefined, status >= 500);
-  return new UpstreamError(status, status >= 500 ? 'upstream_unavailable' : 'unexpected_response', status >= 500 ? ERROR_TEXT.internal_error : UNEXPECTED_RESPONSE, undefined, status >= 500);
+  return new UpstreamError(
+    status,
+    status >= 500 ? 'upstream_unavailable' : 'unexpected_response',
+    status >= 500 ? ERROR_TEXT.internal_error : UNEXPECTED_RESPONSE,
+    undefined,
+    status >= 500,
+  );
 }
 
 function isStringRecord(value: unknown): value is Record<string, string> {
@@ -126,10 +133,7 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
           return await once<T>(call);
         } catch (error) {
           const retry =
-            attempt < attempts &&
-            error instanceof UpstreamError &&
-            (error.code === 'upstream_unreachable' || RETRYABLE_STATUS.has(error.status)) &&
-            !call.signal?.aborted;
+            attempt < attempts && error instanceof UpstreamError && (error.code === 'upstream_unreachable' || RETRYABLE_STATUS.has(error.status)) && !call.signal?.aborted;
           if (!retry) throw error;
           await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
         }
@@ -195,10 +199,7 @@ async function dataOf<T>(response: Dispatcher.ResponseData): Promise<T> {
 }
 
 function transportError(error: unknown): UpstreamError {
-  const timeout =
-    error instanceof undiciErrors.HeadersTimeoutError ||
-    error instanceof undiciErrors.BodyTimeoutError ||
-    error instanceof undiciErrors.ConnectTimeoutError;
+  const timeout = error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || error instanceof undiciErrors.ConnectTimeoutError;
   if (timeout) return new UpstreamError(504, 'upstream_timeout', 'The marketplace API did not answer in time.', undefined, true);
   if ((error as { name?: string })?.name === 'AbortError') return new UpstreamError(499, 'aborted', 'The request was cancelled.');
   return new UpstreamError(503, 'upstream_unreachable', 'The marketplace API cannot be reached.', undefined, true);

@@ -28,9 +28,7 @@ export const bicyclesEntity = defineEntity({
     year: { kind: 'text', max: 4 },
     is_active: { kind: 'boolean', default: true, filter: true, list: true, sortable: true },
   },
-  checks: [
-    { test: (v) => typeof v.year !== 'string' || /^\d{4}$/.test(v.year), message: 'validation.year', path: 'year' },
-  ],
+  checks: [{ test: (v) => typeof v.year !== 'string' || /^\d{4}$/.test(v.year), message: 'validation.year', path: 'year' }],
   actions: {
     activate: { roles: ['Admin'], confirm: true, enabledWhen: (r) => !r.is_active },
     deactivate: { roles: ['Admin'], confirm: true, danger: true, enabledWhen: (r) => Boolean(r.is_active) },

@@ -1,7 +1,6 @@
 import { defineEntity } from '../entity/define.ts';
 import { BUDDY_REFERENCE } from './people.ts';
 
-
 /**
  * §3 Buddy work slot (the scheduler): when a buddy works and how many services they take per day.
  * A Buddy manages their own slots, an Admin everyone's. Services can only be booked into a working

@@ -16,7 +16,6 @@ export const EXPERT_REQUEST_FLOW: StatusFlow = {
   stamps: { 4: 'canceled_at' },
 };
 
-
 /** /expert ("Bike Expert", Admin): a customer asks for an expert's visit on a date; staff can cancel it (§2, §4). */
 export const expertRequestsEntity = defineEntity({
   name: 'expert-requests',

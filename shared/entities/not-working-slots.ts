@@ -1,7 +1,6 @@
 import { defineEntity } from '../entity/define.ts';
 import { BUDDY_REFERENCE } from './people.ts';
 
-
 /** §3 Not-working (unreachable) slot: a buddy cannot be booked in this slot on this day. */
 export const notWorkingSlotsEntity = defineEntity({
   name: 'not-working-slots',

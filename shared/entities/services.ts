@@ -38,7 +38,13 @@ export const RATING = { min: 1, max: 5 } as const;
  */
 export const servicesEntity = defineEntity({
   name: 'services',
-  screen: { list: '/services', detail: '/services/:id', roles: ['Admin', 'Buddy'], sidebar: { order: 70, icon: 'tools' }, pages: { list: 'client/pages/services-page.tsx', detail: 'client/pages/service-page.tsx' } },
+  screen: {
+    list: '/services',
+    detail: '/services/:id',
+    roles: ['Admin', 'Buddy'],
+    sidebar: { order: 70, icon: 'tools' },
+    pages: { list: 'client/pages/services-page.tsx', detail: 'client/pages/service-page.tsx' },
+  },
   table: 'services',
   defaultSort: '-service_date',
   calendarField: 'service_date',

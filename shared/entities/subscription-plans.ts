@@ -30,7 +30,5 @@ export const subscriptionPlansEntity = defineEntity({
     bicycles: { kind: 'integer', required: true, min: 1, max: 20, default: 1, list: true },
     is_active: { kind: 'boolean', default: true, filter: true, list: true },
   },
-  checks: [
-    { test: (v) => typeof v.slug !== 'string' || /^[a-z0-9]+(-[a-z0-9]+)*$/.test(v.slug), message: 'validation.slug', path: 'slug' },
-  ],
+  checks: [{ test: (v) => typeof v.slug !== 'string' || /^[a-z0-9]+(-[a-z0-9]+)*$/.test(v.slug), message: 'validation.slug', path: 'slug' }],
 });

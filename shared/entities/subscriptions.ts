@@ -50,7 +50,13 @@ export const subscriptionsEntity = defineEntity({
     canceled_at: { kind: 'datetime', readOnly: true },
   },
   actions: {
-    activate: { roles: ['Admin'], confirm: true, inList: true, result: { recordKey: 'subscription' }, enabledWhen: (r) => CAN_ACTIVATE.includes(r.status as SubscriptionStatus) || isResume(r) },
+    activate: {
+      roles: ['Admin'],
+      confirm: true,
+      inList: true,
+      result: { recordKey: 'subscription' },
+      enabledWhen: (r) => CAN_ACTIVATE.includes(r.status as SubscriptionStatus) || isResume(r),
+    },
     /** Ends it now (with a pro-rata refund of a paid period), or at the end of the period. */
     cancel: {
       roles: ['Admin'],

@@ -8,21 +8,7 @@ import type { UploadKind } from '../upload-kinds.ts';
  * and the generic list / form screens, labelled by i18n keys `resources.<name>.*`. This module is plain
  * data and functions without zod, so a list screen loads a definition without the validation library.
  */
-export type FieldKind =
-  | 'text'
-  | 'email'
-  | 'phone'
-  | 'url'
-  | 'image'
-  | 'integer'
-  | 'decimal'
-  | 'money'
-  | 'boolean'
-  | 'date'
-  | 'time'
-  | 'datetime'
-  | 'enum'
-  | 'reference';
+export type FieldKind = 'text' | 'email' | 'phone' | 'url' | 'image' | 'integer' | 'decimal' | 'money' | 'boolean' | 'date' | 'time' | 'datetime' | 'enum' | 'reference';
 
 export interface FieldDef {
   kind: FieldKind;
@@ -297,7 +283,6 @@ export interface EntityScreen {
   pages?: { list?: `client/pages/${string}-page.tsx`; detail?: `client/pages/${string}-page.tsx` };
 }
 
-
 /** camelCase of a kebab-case name: tRPC router keys, title keys (`bicycle-types` → `bicycleTypes`). */
 export function camelName(name: string): string {
   return name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
@@ -362,9 +347,11 @@ export function defineEntity<
   }
   for (const [key, action] of Object.entries(def.actions ?? {})) {
     // The transition action comes from the status field; a declared one may only add an override.
-    if (key === 'transition' && statusFieldOf(def as EntityDef) && Object.keys(action).some((k) => k !== 'override')) throw new Error(`${def.name}: the transition action comes from the status field (declare only its override)`);
+    if (key === 'transition' && statusFieldOf(def as EntityDef) && Object.keys(action).some((k) => k !== 'override'))
+      throw new Error(`${def.name}: the transition action comes from the status field (declare only its override)`);
     if (!/^[a-z][A-Za-z0-9]*$/.test(key)) throw new Error(`${def.name}.actions.${key}: action keys are camelCase identifiers`);
-    for (const variant of Object.values(action.variants ?? {})) for (const input of Object.keys(variant)) if (!(input in (action.input ?? {}))) throw new Error(`${def.name}.actions.${key}: a variant sets unknown input ${input}`);
+    for (const variant of Object.values(action.variants ?? {}))
+      for (const input of Object.keys(variant)) if (!(input in (action.input ?? {}))) throw new Error(`${def.name}.actions.${key}: a variant sets unknown input ${input}`);
   }
   for (const [key, sub] of Object.entries(def.subResources ?? {})) {
     if (!/^[a-z][A-Za-z0-9]*$/.test(key)) throw new Error(`${def.name}.subResources.${key}: sub-resource keys are camelCase identifiers`);
@@ -426,7 +413,13 @@ export function isEmbedded(def: EntityDef): boolean {
 
 export function sortableKeys(def: EntityDef): string[] {
   const meta = (def.metaColumns ?? []).filter((k) => k !== 'id');
-  return ['id', ...meta, ...Object.entries(def.fields).filter(([, f]) => f.sortable && !f.lookup).map(([k]) => k)];
+  return [
+    'id',
+    ...meta,
+    ...Object.entries(def.fields)
+      .filter(([, f]) => f.sortable && !f.lookup)
+      .map(([k]) => k),
+  ];
 }
 
 export interface FilterSpec {
@@ -618,7 +611,8 @@ export interface TransitionActionType {
 }
 
 /** Every action of a definition, as types: the declared ones and `transition` for a status field. */
-export type ActionsOfType<D> = (D extends { actions?: infer A } ? (unknown extends A ? Record<never, never> : NonNullable<A>) : Record<never, never>) & (HasStatus<D> extends true ? { transition: TransitionActionType } : Record<never, never>);
+export type ActionsOfType<D> = (D extends { actions?: infer A } ? (unknown extends A ? Record<never, never> : NonNullable<A>) : Record<never, never>) &
+  (HasStatus<D> extends true ? { transition: TransitionActionType } : Record<never, never>);
 
 /** The sub-resources of a definition, as types. */
 export type SubResourcesOfType<D> = D extends { subResources?: infer S } ? (unknown extends S ? Record<never, never> : NonNullable<S>) : Record<never, never>;

@@ -2,7 +2,23 @@ import { z } from 'zod';
 import { storableText } from '../schemas/common.ts';
 import { MSG } from '../schemas/messages.ts';
 import { uploadedImageField } from '../schemas/uploads.ts';
-import { DEFAULT_PAGE_SIZE, MAX_CALENDAR_DAYS, PAGE_SIZES, filterKeys, isIsoDate, isRecordAction, isYearInRange, sortableKeys, subResourceKey, writableFields, type ActionDef, type EntityDef, type FieldDef, type InputFields, type SubResourceDef } from './define.ts';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_CALENDAR_DAYS,
+  PAGE_SIZES,
+  filterKeys,
+  isIsoDate,
+  isRecordAction,
+  isYearInRange,
+  sortableKeys,
+  subResourceKey,
+  writableFields,
+  type ActionDef,
+  type EntityDef,
+  type FieldDef,
+  type InputFields,
+  type SubResourceDef,
+} from './define.ts';
 
 /**
  * The zod schemas an entity definition implies (ADR 006): record, create, update, list and calendar
@@ -10,11 +26,7 @@ import { DEFAULT_PAGE_SIZE, MAX_CALENDAR_DAYS, PAGE_SIZES, filterKeys, isIsoDate
  * the forms and the server import these.
  */
 const TIME = /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/;
-const dateString = () =>
-  z
-    .string({ error: MSG.required })
-    .refine(isIsoDate, { error: 'validation.date', abort: true })
-    .refine(isYearInRange, { error: 'validation.dateYears' });
+const dateString = () => z.string({ error: MSG.required }).refine(isIsoDate, { error: 'validation.date', abort: true }).refine(isYearInRange, { error: 'validation.dateYears' });
 
 /**
  * The largest magnitude a `numeric(p, 2)` column holds below 10^(p − 2): money is numeric(12,2), decimals
@@ -80,12 +92,24 @@ function isBlank(value: unknown): boolean {
 /** A field's input: required fields reject blanks with 'This field is required'; optional blanks become null. */
 export function fieldInputSchema(field: FieldDef): z.ZodType {
   const base = inputType(field);
-  if (field.kind === 'boolean') return field.required ? base : base.nullable().optional().transform((v) => v ?? (field.default as boolean | undefined) ?? false);
+  if (field.kind === 'boolean')
+    return field.required
+      ? base
+      : base
+          .nullable()
+          .optional()
+          .transform((v) => v ?? (field.default as boolean | undefined) ?? false);
   return z.preprocess(
     (value) => (isBlank(value) ? null : value),
     field.required
-      ? z.any().refine((v) => v !== null, { error: field.requiredMessage ?? MSG.required }).pipe(base)
-      : base.nullable().optional().transform((v) => (v === undefined ? null : v)),
+      ? z
+          .any()
+          .refine((v) => v !== null, { error: field.requiredMessage ?? MSG.required })
+          .pipe(base)
+      : base
+          .nullable()
+          .optional()
+          .transform((v) => (v === undefined ? null : v)),
   );
 }
 
@@ -140,7 +164,6 @@ export function calendarParamsSchema(def: EntityDef) {
     .refine((v) => v.from <= v.to && (Date.parse(v.to) - Date.parse(v.from)) / 86_400_000 <= MAX_CALENDAR_DAYS, { error: 'validation.dateRange', path: ['to'] });
 }
 
-
 // ---- Actions and sub-resources (ADR 032) ----
 
 /** A record's id in an input. */
@@ -154,7 +177,17 @@ export function inputFieldsSchema(fields: InputFields = {}) {
 /** An action's input: `{id, version?, ...input}` on a record, `{...input}` on the collection. */
 export function actionInputSchema(action: ActionDef) {
   const input = inputFieldsSchema(action.input);
-  return isRecordAction(action) ? input.extend({ id: recordIdSchema, version: z.number().int().positive().max(2 ** 31).optional() }) : input;
+  return isRecordAction(action)
+    ? input.extend({
+        id: recordIdSchema,
+        version: z
+          .number()
+          .int()
+          .positive()
+          .max(2 ** 31)
+          .optional(),
+      })
+    : input;
 }
 
 /** Reading a sub-resource: the record's id and, when paged, the page. */
@@ -163,7 +196,11 @@ export function subResourceListSchema(sub: SubResourceDef) {
   if (!sub.paged) return id;
   return id.extend({
     page: z.coerce.number().int().min(1).max(1_000_000).optional(),
-    page_size: z.coerce.number().int().refine((n) => (PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' }).optional(),
+    page_size: z.coerce
+      .number()
+      .int()
+      .refine((n) => (PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' })
+      .optional(),
   });
 }
 

@@ -8,10 +8,20 @@ const withoutNul = (value: string) => !value.includes('\u0000');
 export const storableText = (max: number) => z.string({ error: MSG.required }).trim().max(max, { error: MSG.tooLong }).refine(withoutNul, { error: MSG.nul });
 
 /** A database id: positive and within what JavaScript numbers and bigint columns both hold exactly. */
-export const idField = () => z.coerce.number({ error: 'validation.number' }).int({ error: 'validation.integer' }).positive({ error: 'validation.option' }).max(Number.MAX_SAFE_INTEGER, { error: 'validation.option' });
+export const idField = () =>
+  z.coerce
+    .number({ error: 'validation.number' })
+    .int({ error: 'validation.integer' })
+    .positive({ error: 'validation.option' })
+    .max(Number.MAX_SAFE_INTEGER, { error: 'validation.option' });
 
 /** A record version (an `integer` column). */
-export const versionField = () => z.coerce.number({ error: 'validation.number' }).int({ error: 'validation.integer' }).positive({ error: 'validation.min:1' }).max(2_147_483_647, { error: 'validation.max:2147483647' });
+export const versionField = () =>
+  z.coerce
+    .number({ error: 'validation.number' })
+    .int({ error: 'validation.integer' })
+    .positive({ error: 'validation.min:1' })
+    .max(2_147_483_647, { error: 'validation.max:2147483647' });
 
 export const languageField = z.enum(LANGUAGES);
 

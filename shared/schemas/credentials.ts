@@ -11,11 +11,9 @@ export const emailField = z.pipe(
   z.email({ error: MSG.email }),
 );
 
-export const passwordField = z.string({ error: MSG.required }).check(
-  z.minLength(1, { error: MSG.required }),
-  z.minLength(3, { error: MSG.passwordMin }),
-  z.maxLength(200, { error: MSG.tooLong }),
-);
+export const passwordField = z
+  .string({ error: MSG.required })
+  .check(z.minLength(1, { error: MSG.required }), z.minLength(3, { error: MSG.passwordMin }), z.maxLength(200, { error: MSG.tooLong }));
 
 const accountToken = z.string().check(z.minLength(1), z.maxLength(512));
 

@@ -39,9 +39,7 @@ export interface Series {
   values: Record<string, number[]>;
 }
 
-export type Dashboard =
-  | { scope: 'all'; counters: Record<AdminCounter, number>; series: Series }
-  | { scope: 'own'; counters: Record<BuddyCounter, number>; series: Series };
+export type Dashboard = { scope: 'all'; counters: Record<AdminCounter, number>; series: Series } | { scope: 'own'; counters: Record<BuddyCounter, number>; series: Series };
 
 export interface Statistics {
   /** Services per status (1–5), every status present. */

@@ -80,7 +80,12 @@ export interface DispatchBoard {
  * Would the API take `moving` (or a new service, without it) in this buddy's slot? The board's facts
  * through ADR 010's rule, leaving out the place the moving service already holds, as the API does.
  */
-export function cellRefusal(board: DispatchBoard, buddy: DispatchBuddy, cell: DispatchCell, moving?: Pick<DispatchService, 'buddy_id' | 'service_slot_id'>): CapacityRefusal | null {
+export function cellRefusal(
+  board: DispatchBoard,
+  buddy: DispatchBuddy,
+  cell: DispatchCell,
+  moving?: Pick<DispatchService, 'buddy_id' | 'service_slot_id'>,
+): CapacityRefusal | null {
   const slot = board.slots.find((s) => s.id === cell.slot_id);
   const sameDay = moving?.buddy_id === buddy.id;
   const sameSlot = sameDay && moving?.service_slot_id === cell.slot_id;

@@ -31,17 +31,28 @@ export const userListInput = z.object({
 });
 export type UserListInput = z.infer<typeof userListInput>;
 
-const optionalText = (max: number) => storableText(max).nullish().transform((v) => v || null);
+const optionalText = (max: number) =>
+  storableText(max)
+    .nullish()
+    .transform((v) => v || null);
 
 /** What an Admin may change on a user (§3); e-mail, roles and statuses have their own flows. */
 export const userUpdateFields = z.object({
   first_name: optionalText(80),
   last_name: optionalText(80),
   phone_number: optionalText(40),
-  country: z.enum(COUNTRIES).nullish().transform((v) => v ?? null),
-  language: z.enum(LANGUAGES).nullish().transform((v) => v ?? null),
+  country: z
+    .enum(COUNTRIES)
+    .nullish()
+    .transform((v) => v ?? null),
+  language: z
+    .enum(LANGUAGES)
+    .nullish()
+    .transform((v) => v ?? null),
   is_active: z.boolean({ error: 'validation.option' }),
-  profile_image: uploadedImageField('user_profile_picture').nullish().transform((v) => v ?? null),
+  profile_image: uploadedImageField('user_profile_picture')
+    .nullish()
+    .transform((v) => v ?? null),
   user_type: z.union(USER_TYPES.map((t) => z.literal(t)) as unknown as [z.ZodLiteral<1>, z.ZodLiteral<2>, z.ZodLiteral<4>, z.ZodLiteral<5>], { error: 'validation.option' }),
   biography: optionalText(2000),
   social_security_number: optionalText(20),
@@ -51,7 +62,9 @@ export const userUpdateFields = z.object({
   post_code: optionalText(20),
 });
 /** The operational range is assigned and removed on its own, like roles (§2 user details). */
-export const operationalRangeInput = z.object({ operational_range_id: z.number({ error: 'validation.option' }).int({ error: 'validation.option' }).positive({ error: 'validation.option' }).nullable() });
+export const operationalRangeInput = z.object({
+  operational_range_id: z.number({ error: 'validation.option' }).int({ error: 'validation.option' }).positive({ error: 'validation.option' }).nullable(),
+});
 export const userUpdateInput = userUpdateFields.extend({ version: versionField() });
 
 export const inviteInput = z.object({
@@ -65,7 +78,14 @@ export const inviteInput = z.object({
 
 /** §5: one address or a comma-separated list; each is checked on its own. */
 export function splitAddresses(text: string): string[] {
-  return [...new Set(text.split(/[,;\s]+/).map((a) => a.trim()).filter(Boolean))];
+  return [
+    ...new Set(
+      text
+        .split(/[,;\s]+/)
+        .map((a) => a.trim())
+        .filter(Boolean),
+    ),
+  ];
 }
 
 export const bulkInviteInput = z.object({

@@ -30,7 +30,13 @@ async function roomForContent(phone: Page) {
   await hydrated(phone);
   const collapse = phone.getByRole('button', { name: 'Collapse sidebar' });
   // A phone layout may have no such button (the shell decides); give the signed-in shell time to load.
-  if (await collapse.waitFor({ timeout: 5000 }).then(() => true, () => false)) await collapse.click();
+  if (
+    await collapse.waitFor({ timeout: 5000 }).then(
+      () => true,
+      () => false,
+    )
+  )
+    await collapse.click();
 }
 /** How far the page is wider than the phone (a mobile browser would otherwise zoom out to fit it). */
 /** What the phone shows without scrolling (a full-page shot of a long page is too small to read). */
@@ -111,7 +117,9 @@ describe('service types and rating', () => {
   });
 
   it('an admin rates a finished service: 6 is refused on the field, 4 is saved and shown in the list', async () => {
-    const finished = (await get('services.list', { page: 1, page_size: 100, ordering: '-service_date', filters: { status: '4' } })).results.find((s: { rating: number | null }) => s.rating === null);
+    const finished = (await get('services.list', { page: 1, page_size: 100, ordering: '-service_date', filters: { status: '4' } })).results.find(
+      (s: { rating: number | null }) => s.rating === null,
+    );
     await gotoHydrated(page, `${stack.baseUrl}/services/${finished.id}`);
     const form = page.getByTestId('form-services');
     await form.getByLabel('Rating').fill('6');
@@ -120,7 +128,10 @@ describe('service types and rating', () => {
     expect((await get('services.get', { id: finished.id })).rating).toBeNull();
     await form.getByLabel('Rating').fill('4');
     await form.getByTestId('form-save').click();
-    await page.getByTestId('toasts').getByText(/has been saved/).waitFor();
+    await page
+      .getByTestId('toasts')
+      .getByText(/has been saved/)
+      .waitFor();
     expect((await get('services.get', { id: finished.id })).rating).toBe(4);
     await gotoHydrated(page, `${stack.baseUrl}/services?ordering=-rating&f_status=4`);
     const row = page.getByTestId(`row-${finished.id}`);
@@ -138,8 +149,16 @@ describe('bicycle service history', () => {
     const types = (await get('serviceTypes.list', { page: 1, page_size: 25, filters: {} })).results as { id: number; name_en: string }[];
     for (let i = 0; i < 11; i++) {
       const service = await ok('services.create', {
-        service_date: daysFromToday(40 + i), service_slot_id: 1, status: 2, buddy_id: buddy, bicycle_id: bicycle, origin_type: 'one_off', address: 'Sergels torg',
-        latitude: DEFAULT_OPERATION_RANGE.centre.lat, longitude: DEFAULT_OPERATION_RANGE.centre.lng, service_type_id: types.find((t) => t.name_en === (i % 2 ? 'Basic' : 'Premium'))!.id,
+        service_date: daysFromToday(40 + i),
+        service_slot_id: 1,
+        status: 2,
+        buddy_id: buddy,
+        bicycle_id: bicycle,
+        origin_type: 'one_off',
+        address: 'Sergels torg',
+        latitude: DEFAULT_OPERATION_RANGE.centre.lat,
+        longitude: DEFAULT_OPERATION_RANGE.centre.lng,
+        service_type_id: types.find((t) => t.name_en === (i % 2 ? 'Basic' : 'Premium'))!.id,
         notes: i === 10 ? 'Chain replaced, customer happy' : null,
       });
       created.push(service.id);
@@ -153,7 +172,24 @@ describe('bicycle service history', () => {
     await ok('services.update', { id: newest, version: finished.version, data: { ...pick(finished), rating: 5 } });
   });
   const pick = (record: Record<string, unknown>) =>
-    Object.fromEntries(['service_date', 'service_slot_id', 'service_time', 'status', 'buddy_id', 'bicycle_id', 'origin_type', 'service_type_id', 'operational_range_id', 'address', 'latitude', 'longitude', 'notes', 'rating'].map((k) => [k, record[k]]));
+    Object.fromEntries(
+      [
+        'service_date',
+        'service_slot_id',
+        'service_time',
+        'status',
+        'buddy_id',
+        'bicycle_id',
+        'origin_type',
+        'service_type_id',
+        'operational_range_id',
+        'address',
+        'latitude',
+        'longitude',
+        'notes',
+        'rating',
+      ].map((k) => [k, record[k]]),
+    );
 
   it('shows the newest first with type, status, buddy, findings and rating, paged, each linking to its service', async () => {
     await gotoHydrated(page, `${stack.baseUrl}/bicycles/${bicycle}`);
@@ -184,7 +220,10 @@ describe('bicycle service history', () => {
     await history.getByText('Page 2 of', { exact: false }).waitFor();
 
     await gotoHydrated(page, `${stack.baseUrl}/bicycles/${bicycle}`);
-    await history.getByTestId(`history-${created[10]}`).getByRole('link', { name: daysFromToday(50) }).click();
+    await history
+      .getByTestId(`history-${created[10]}`)
+      .getByRole('link', { name: daysFromToday(50) })
+      .click();
     await page.waitForURL(`${stack.baseUrl}/services/${created[10]}`);
   });
 

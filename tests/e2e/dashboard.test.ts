@@ -16,7 +16,7 @@ afterAll(() => closeBrowserStack(browser, stack));
 const counterText = (page: Page, key: string) => page.getByTestId(`counter-${key}`).locator('dd').innerText();
 
 describe('dashboard in the browser', () => {
-  it("an Admin sees every §1 counter as the API counts it, the last 30 days and the statistics, in English and Swedish", async () => {
+  it('an Admin sees every §1 counter as the API counts it, the last 30 days and the statistics, in English and Swedish', async () => {
     const api = agent(stack);
     await signIn(api, 'admin@example.com', DEMO_PASSWORD);
     const counters = (await query(api, 'dashboard.get')).body.result.data.counters as Record<string, number>;
@@ -25,7 +25,10 @@ describe('dashboard in the browser', () => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await signInAs(page, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
     for (const [key, value] of Object.entries(counters)) expect(await counterText(page, key), key).toBe(value.toLocaleString('en-GB'));
-    await page.getByTestId('series-new_users').getByRole('img', { name: /New users, Last 30 days/ }).waitFor();
+    await page
+      .getByTestId('series-new_users')
+      .getByRole('img', { name: /New users, Last 30 days/ })
+      .waitFor();
     await page.getByTestId('stats-by-status').getByRole('img', { name: 'Services per status' }).waitFor();
     const finished = (await query(api, 'dashboard.statistics')).body.result.data.servicesByStatus.find((s: { status: number }) => s.status === 4).count;
     expect(await page.getByTestId('stats-by-status-value-3').textContent()).toBe(String(finished));

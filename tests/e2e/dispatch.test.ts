@@ -24,8 +24,16 @@ async function ok(path: string, input: unknown) {
 }
 
 const service = (buddy: number, slot: number, status: number, notes: string) => ({
-  service_date: day, service_slot_id: slot, status, buddy_id: buddy, bicycle_id: 1, origin_type: 'one_off', address: 'Sergels torg',
-  latitude: DEFAULT_OPERATION_RANGE.centre.lat, longitude: DEFAULT_OPERATION_RANGE.centre.lng, notes,
+  service_date: day,
+  service_slot_id: slot,
+  status,
+  buddy_id: buddy,
+  bicycle_id: 1,
+  origin_type: 'one_off',
+  address: 'Sergels torg',
+  latitude: DEFAULT_OPERATION_RANGE.centre.lat,
+  longitude: DEFAULT_OPERATION_RANGE.centre.lng,
+  notes,
 });
 
 async function serviceNow(id: number) {
@@ -92,14 +100,18 @@ describe('dispatch board', () => {
 
   it('drag and drop: a request dropped on a free slot is booked there; one dropped on a full day is refused with the API message and stays', async () => {
     await gotoHydrated(page, `${stack.baseUrl}/dispatch?date=${day}`);
-    await tray(page).getByTestId(`dispatch-service-${ids.first}`).dragTo(cell(page, ids.bo, 2));
+    await tray(page)
+      .getByTestId(`dispatch-service-${ids.first}`)
+      .dragTo(cell(page, ids.bo, 2));
     await toast(page, `Service #${ids.first} is booked with Bo Buddy, Afternoon.`);
     await cell(page, ids.bo, 2).getByTestId(`dispatch-service-${ids.first}`).waitFor();
     await tray(page).getByRole('heading', { name: 'To dispatch: 2 services' }).waitFor();
     expect(await serviceNow(ids.first)).toMatchObject({ status: 2, buddy_id: ids.bo, service_slot_id: 2 });
 
     const before = await serviceNow(ids.second);
-    await tray(page).getByTestId(`dispatch-service-${ids.second}`).dragTo(cell(page, ids.sam, 1));
+    await tray(page)
+      .getByTestId(`dispatch-service-${ids.second}`)
+      .dragTo(cell(page, ids.sam, 1));
     await toast(page, 'The bike buddy has reached their maximum number of services for this day.');
     await screenshot(page, 'dispatch-refused');
     expect(await serviceNow(ids.second)).toEqual(before);
@@ -166,7 +178,9 @@ describe('dispatch board', () => {
     await page.getByTestId('language-switch').selectOption('sv');
     await page.getByRole('heading', { name: 'Jobbfördelning' }).waitFor();
     expect(await page.getByTestId(`dispatch-buddy-${ids.sam}`).getByTestId('dispatch-day-capacity').innerText()).toBe('1 av 1 i dag · 0 kvar');
-    await tray(page).getByTestId(`dispatch-service-${ids.third_request}`).dragTo(cell(page, ids.sam, 1));
+    await tray(page)
+      .getByTestId(`dispatch-service-${ids.third_request}`)
+      .dragTo(cell(page, ids.sam, 1));
     await toast(page, 'Cykelbuddyn har nått sitt högsta antal servicejobb för dagen.');
     await screenshot(page, 'dispatch-sv');
     await page.getByTestId('language-switch').selectOption('en');
@@ -181,7 +195,13 @@ describe('dispatch board on a phone (390×844)', () => {
     await hydrated(page);
     // Room for the page on a phone-sized screen, whatever the shell does with its sidebar there.
     const collapse = page.getByRole('button', { name: 'Collapse sidebar' });
-    if (await collapse.waitFor({ timeout: 5000 }).then(() => true, () => false)) await collapse.click();
+    if (
+      await collapse.waitFor({ timeout: 5000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      await collapse.click();
     // One column: each buddy under the previous one (polled: the sidebar may still be sliding away).
     const left = async (id: number) => (await page.getByTestId(`dispatch-buddy-${id}`).boundingBox())!.x;
     await expect.poll(async () => (await left(ids.bo)) === (await left(ids.sam)), { timeout: 5000 }).toBe(true);

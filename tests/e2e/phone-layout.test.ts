@@ -236,7 +236,10 @@ describe("the buddy's Today page", () => {
     expect(await last.getByTestId('stop-step-2').isVisible()).toBe(true);
     expect(await last.getByTestId('stop-step-5').count()).toBe(0);
     await last.getByTestId('stop-step-3').tap();
-    await page.getByTestId('confirm-message').getByText(/Cancel this service as canceled by the bike buddy\?/).waitFor();
+    await page
+      .getByTestId('confirm-message')
+      .getByText(/Cancel this service as canceled by the bike buddy\?/)
+      .waitFor();
     await page.getByRole('button', { name: 'No', exact: true }).tap();
     await page.getByTestId('confirm-message').waitFor({ state: 'detached' });
     expect(await stops.count()).toBe(5);

@@ -85,7 +85,9 @@ async function sweep(context: BrowserContext, page: Page, urls: string[], who: s
     const report = await overflowReport(page);
     const name = `phone-360-${who}${url.replace(/[/?=&]+/g, '-').replace(/-$/, '') || '-home'}`;
     if (report.scrollWidth > NARROW_PHONE.width || report.outside.length || report.innerScrollers.length) {
-      failures.push(`${url}: scrollWidth ${report.scrollWidth}\n  outside: ${report.outside.join('\n           ')}\n  scrolls sideways: ${report.innerScrollers.join('\n           ')}`);
+      failures.push(
+        `${url}: scrollWidth ${report.scrollWidth}\n  outside: ${report.outside.join('\n           ')}\n  scrolls sideways: ${report.innerScrollers.join('\n           ')}`,
+      );
       await screenshot(page, `${name}-FAILED`);
     } else {
       await screenshot(page, name);
@@ -117,7 +119,9 @@ describe('no horizontal scroll at 360 px', () => {
       const box = (await dialog.boundingBox())!;
       const report = await overflowReport(page);
       if (box.x < 0 || box.x + box.width > NARROW_PHONE.width || report.scrollWidth > NARROW_PHONE.width || report.outside.length || report.innerScrollers.length) {
-        failures.push(`${name}: dialog [${Math.round(box.x)}..${Math.round(box.x + box.width)}] scrollWidth ${report.scrollWidth}\n  outside: ${report.outside.join('\n           ')}\n  scrolls sideways: ${report.innerScrollers.join('\n           ')}`);
+        failures.push(
+          `${name}: dialog [${Math.round(box.x)}..${Math.round(box.x + box.width)}] scrollWidth ${report.scrollWidth}\n  outside: ${report.outside.join('\n           ')}\n  scrolls sideways: ${report.innerScrollers.join('\n           ')}`,
+        );
       }
       await screenshot(page, `phone-360-dialog-${name}`);
       await page.keyboard.press('Escape');
@@ -125,7 +129,14 @@ describe('no horizontal scroll at 360 px', () => {
     };
     await gotoHydrated(page, `${stack.baseUrl}/languages`);
     await check('record', () => page.getByTestId('list-new').click());
-    await check('confirm', () => page.getByTestId('list-table').locator('tbody tr').first().getByRole('button', { name: /^Delete/ }).click());
+    await check('confirm', () =>
+      page
+        .getByTestId('list-table')
+        .locator('tbody tr')
+        .first()
+        .getByRole('button', { name: /^Delete/ })
+        .click(),
+    );
     await gotoHydrated(page, `${stack.baseUrl}/users`);
     await check('invite', () => page.getByTestId('invite').click());
     await check('bulk-invite', () => page.getByTestId('bulk-invite').click());

@@ -41,7 +41,13 @@ afterAll(async () => {
 });
 
 const idToken = (email: string) =>
-  new SignJWT({ email, email_verified: true }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer('https://accounts.google.com').setAudience(GOOGLE_CLIENT).setIssuedAt().setExpirationTime('5m').sign(privateKey);
+  new SignJWT({ email, email_verified: true })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer('https://accounts.google.com')
+    .setAudience(GOOGLE_CLIENT)
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(privateKey);
 
 /** Google's client script, faked: its button hands the page the ID token given. */
 async function fakeGoogle(page: Page, credential: string) {

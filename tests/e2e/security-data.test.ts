@@ -16,7 +16,9 @@ afterAll(() => closeBrowserStack(browser, stack));
 
 describe('a stored profile picture that is not one of our uploads (issue 12 M6)', () => {
   it('an admin editing the user sees why saving is refused, removes the picture, and saves', async () => {
-    const { rows } = await stack.upstream.db.query<{ id: number }>("update users set profile_image = 'javascript:alert(document.cookie)' where email = 'vera.svensson14@example.com' returning id");
+    const { rows } = await stack.upstream.db.query<{ id: number }>(
+      "update users set profile_image = 'javascript:alert(document.cookie)' where email = 'vera.svensson14@example.com' returning id",
+    );
     const id = Number(rows[0]!.id);
     await gotoHydrated(page, stack.baseUrl + `/users/${id}`);
     const form = page.getByTestId('user-form');
@@ -52,8 +54,13 @@ describe('a stored profile picture that is not one of our uploads (issue 12 M6)'
       await page.getByTestId('toasts').getByText('Några fält är inte giltiga.').waitFor();
       await form.getByTestId('remove-user_profile_picture').click();
       await page.getByTestId('profile-save').click();
-      await page.getByTestId('toasts').getByText(/sparats/).waitFor();
-      expect((await stack.upstream.db.query<{ profile_image: string | null }>("select profile_image from users where email = 'admin@example.com'")).rows[0]!.profile_image).toBeNull();
+      await page
+        .getByTestId('toasts')
+        .getByText(/sparats/)
+        .waitFor();
+      expect(
+        (await stack.upstream.db.query<{ profile_image: string | null }>("select profile_image from users where email = 'admin@example.com'")).rows[0]!.profile_image,
+      ).toBeNull();
     } finally {
       await page.getByTestId('language-switch').selectOption('en');
     }

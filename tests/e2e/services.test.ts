@@ -32,7 +32,8 @@ beforeAll(async () => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname.startsWith('/tiles/')) return void res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
     res.writeHead(200, { 'content-type': 'application/json' });
-    if (url.pathname === '/geo/search') return void res.end(JSON.stringify([{ display_name: 'Drottninggatan 71, Stockholm', lat: String(drottninggatan.lat), lon: String(drottninggatan.lng) }]));
+    if (url.pathname === '/geo/search')
+      return void res.end(JSON.stringify([{ display_name: 'Drottninggatan 71, Stockholm', lat: String(drottninggatan.lat), lon: String(drottninggatan.lng) }]));
     res.end(JSON.stringify({ error: 'Unable to geocode' }));
   });
   await new Promise<void>((resolve) => thirdParties.listen(0, '127.0.0.1', resolve));
@@ -73,7 +74,10 @@ describe('services in the browser', () => {
     await dialog.getByText('The value must be at least 1.').waitFor();
     await dialog.getByLabel('Max services per day').fill('5');
     await dialog.getByTestId('form-save').click();
-    await admin.getByTestId('toasts').getByText(/has been created/).waitFor();
+    await admin
+      .getByTestId('toasts')
+      .getByText(/has been created/)
+      .waitFor();
   });
 
   it('an admin books a service for the buddy in a free slot, found in the scheduler calendar', async () => {
@@ -102,19 +106,34 @@ describe('services in the browser', () => {
     await form.getByTestId('location-results').getByText('Drottninggatan 71, Stockholm').click();
     expect(await form.getByLabel('Address', { exact: true }).inputValue()).toBe('Drottninggatan 71, Stockholm');
     expect(Number(await form.getByLabel('Latitude').inputValue())).toBeCloseTo(drottninggatan.lat, 6);
-    await form.getByTestId('location-status').getByText(/0[.,]4 km from the centre/).waitFor();
+    await form
+      .getByTestId('location-status')
+      .getByText(/0[.,]4 km from the centre/)
+      .waitFor();
     await screenshot(admin, 'service-booking-form');
     await form.getByTestId('form-save').click();
     await admin.waitForURL(/\/services\/\d+$/);
     serviceId = Number(new URL(admin.url()).pathname.split('/').pop());
-    await admin.getByTestId('toasts').getByText(/has been created/).waitFor();
+    await admin
+      .getByTestId('toasts')
+      .getByText(/has been created/)
+      .waitFor();
     await admin.getByTestId('status-status').first().getByText('Booked').waitFor();
   });
 
   it('booking into a full slot is refused with the capacity message', async () => {
     // The evening slot takes two services: fill it from the API, then try a third in the browser.
     const api = await apiAs('admin');
-    const second = await mutate(api, 'services.create', { buddy_id: buddyId, bicycle_id: 2, service_slot_id: 3, service_date: day, status: 1, origin_type: 'b2b', latitude: centre.lat, longitude: centre.lng });
+    const second = await mutate(api, 'services.create', {
+      buddy_id: buddyId,
+      bicycle_id: 2,
+      service_slot_id: 3,
+      service_date: day,
+      status: 1,
+      origin_type: 'b2b',
+      latitude: centre.lat,
+      longitude: centre.lng,
+    });
     expect(second.status, second.text).toBe(200);
     await gotoHydrated(admin, `${stack.baseUrl}/services/new?service_date=${day}&service_slot_id=3&buddy_id=${buddyId}`);
     const form = admin.getByTestId('form-services');
@@ -174,20 +193,31 @@ describe('services in the browser', () => {
       await brakes.getByLabel('Anteckningar').fill('Slitna bromsbelägg fram');
       await brakes.getByTestId('detail-save').click();
       await page.getByTestId('toasts').getByText('Bromsar har sparats.').waitFor();
-      await page.getByTestId('service-details').locator('li', { hasText: 'Bromsar' }).first().getByTestId('detail-upload').setInputFiles({ name: 'pads.png', mimeType: 'image/png', buffer: PNG });
+      await page
+        .getByTestId('service-details')
+        .locator('li', { hasText: 'Bromsar' })
+        .first()
+        .getByTestId('detail-upload')
+        .setInputFiles({ name: 'pads.png', mimeType: 'image/png', buffer: PNG });
       await page.getByTestId('toasts').getByText('Bilden har lagts till.').waitFor();
       await page.getByTestId('detail-image').first().waitFor();
       await screenshot(page, 'buddy-service-details-sv');
 
       await page.getByTestId('transition-4').click();
-      await page.getByTestId('confirm-message').getByText(/Markera servicejobbet som slutfört/).waitFor();
+      await page
+        .getByTestId('confirm-message')
+        .getByText(/Markera servicejobbet som slutfört/)
+        .waitFor();
       await page.getByRole('button', { name: 'Ja', exact: true }).click();
       // Not before its date (ADR 028): the buddy reads why; an Admin may finish it ahead of time, after saying so.
       await page.getByTestId('toasts').getByText('Ett servicejobb kan inte avslutas före sitt datum.').waitFor();
       await gotoHydrated(admin, `${stack.baseUrl}/services/${serviceId}`);
       await admin.getByTestId('transition-4').click();
       await admin.getByRole('button', { name: 'Yes', exact: true }).click();
-      await admin.getByTestId('confirm-message').getByText(/which has not come yet\. Finish it anyway\?/).waitFor();
+      await admin
+        .getByTestId('confirm-message')
+        .getByText(/which has not come yet\. Finish it anyway\?/)
+        .waitFor();
       await admin.getByRole('button', { name: 'Yes', exact: true }).click();
       await admin.getByTestId('toasts').getByText('The service is now: Finished.').waitFor();
       await gotoHydrated(page, `${stack.baseUrl}/services/${serviceId}`);
@@ -209,7 +239,10 @@ describe('services in the browser', () => {
       await dialog.getByLabel('Servicetid').selectOption({ index: 1 });
       await dialog.getByLabel('Anteckningar').fill('Kurs');
       await dialog.getByTestId('form-save').click();
-      await page.getByTestId('toasts').getByText(/har skapats/).waitFor();
+      await page
+        .getByTestId('toasts')
+        .getByText(/har skapats/)
+        .waitFor();
       await page.getByTestId('list-table').getByText('Kurs').waitFor();
       await screenshot(page, 'buddy-not-working-sv');
     } finally {

@@ -225,7 +225,9 @@ describe('events in the browser', () => {
     expect(total).toBeGreaterThanOrEqual(2);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('csv-export').click()]);
     expect(download.suggestedFilename()).toMatch(/^events-\d{4}-\d{2}-\d{2}\.csv$/);
-    const rows = readFileSync((await download.path())!, 'utf8').split('\r\n').filter(Boolean);
+    const rows = readFileSync((await download.path())!, 'utf8')
+      .split('\r\n')
+      .filter(Boolean);
     expect(rows.length - 1).toBe(total);
     const csv = rows.join('\n');
     expect(csv).toContain('Spring bike check at Nordic Bikes');
@@ -248,7 +250,10 @@ describe('events in the browser', () => {
     expect(expected).toBeGreaterThan(0);
     expect(expected).toBeLessThan(all);
     await page.getByTestId('list-count').getByText(`· ${expected} results`).waitFor();
-    const dates = await page.getByTestId('list-table').locator('tbody tr').evaluateAll((trs) => trs.map((r) => r.textContent ?? ''));
+    const dates = await page
+      .getByTestId('list-table')
+      .locator('tbody tr')
+      .evaluateAll((trs) => trs.map((r) => r.textContent ?? ''));
     expect(dates).toHaveLength(expected);
     expect(dates.every((text) => text.includes(today))).toBe(true);
     await screenshot(page, 'event-bookings-filtered');
@@ -305,7 +310,10 @@ describe('trial groups in the browser', () => {
     await guest.close();
 
     await page.reload();
-    await page.getByTestId('stat-registered').getByText(String(registered + 1), { exact: true }).waitFor();
+    await page
+      .getByTestId('stat-registered')
+      .getByText(String(registered + 1), { exact: true })
+      .waitFor();
     await page.getByTestId('invite-new.pilot@nordicbikes.example').getByText('Registered', { exact: true }).waitFor();
     await page.getByTestId('member-new.pilot@nordicbikes.example').waitFor();
     expect(await page.getByTestId('trial-chart').locator('title').textContent()).toBe('Invited, registered and members');
@@ -319,7 +327,10 @@ describe('trial groups in the browser', () => {
     await page.getByTestId('trial-reinvite').click();
     await page.getByTestId('confirm-message').waitFor();
     await page.getByRole('button', { name: 'Yes', exact: true }).click();
-    await page.getByTestId('toasts').getByText(pending === 1 ? '1 invitation sent again.' : `${pending} invitations sent again.`).waitFor();
+    await page
+      .getByTestId('toasts')
+      .getByText(pending === 1 ? '1 invitation sent again.' : `${pending} invitations sent again.`)
+      .waitFor();
 
     await page.getByTestId('trial-add-user').selectOption({ label: 'Sam Shop <shop@example.com>' });
     await page.getByTestId('trial-add-user-submit').click();

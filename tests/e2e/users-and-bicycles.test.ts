@@ -128,7 +128,10 @@ describe('users and bicycles in the browser', () => {
     await form.getByTestId('form-save').click();
     await page.getByRole('heading', { name: 'Confirm changes' }).waitFor();
     await page.getByRole('button', { name: 'Yes', exact: true }).click();
-    await page.getByTestId('toasts').getByText(/has been saved/).waitFor();
+    await page
+      .getByTestId('toasts')
+      .getByText(/has been saved/)
+      .waitFor();
 
     await page.getByTestId('upload-defect').setInputFiles({ name: 'crack.png', mimeType: 'image/png', buffer: PNG });
     const preview = page.getByTestId('images-defect').getByTestId('image-preview');
@@ -150,7 +153,10 @@ describe('users and bicycles in the browser', () => {
     expect(await form.getByLabel('Drivetrain').inputValue()).toBe('belt');
     await form.getByTestId('form-save').click();
     await page.getByRole('button', { name: 'Yes', exact: true }).click();
-    await page.getByTestId('toasts').getByText(/has been saved/).waitFor();
+    await page
+      .getByTestId('toasts')
+      .getByText(/has been saved/)
+      .waitFor();
     expect(await page.getByTestId('conflict').count()).toBe(0);
     await page.reload();
     expect(await page.getByTestId('form-bicycles').getByLabel('Drivetrain').inputValue()).toBe('belt');

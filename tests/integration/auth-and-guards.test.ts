@@ -50,10 +50,7 @@ describe('server-rendered pages and guards', () => {
 
   it('signs in with the plain form post (no JavaScript) and redirects to the original page', async () => {
     const client = agent(stack);
-    const res = await client
-      .post('/login')
-      .type('form')
-      .send({ email: 'admin@example.com', password: DEMO_PASSWORD, redirect: '/profile' });
+    const res = await client.post('/login').type('form').send({ email: 'admin@example.com', password: DEMO_PASSWORD, redirect: '/profile' });
     expect(res.status).toBe(303);
     expect(res.headers.location).toBe('/profile');
     const cookies = setCookies(res);
@@ -72,10 +69,7 @@ describe('server-rendered pages and guards', () => {
   });
 
   it('answers a failed form login with the error on the login page, never an open redirect', async () => {
-    const res = await agent(stack)
-      .post('/login')
-      .type('form')
-      .send({ email: 'admin@example.com', password: 'wrong-one', redirect: '//evil.example' });
+    const res = await agent(stack).post('/login').type('form').send({ email: 'admin@example.com', password: 'wrong-one', redirect: '//evil.example' });
     expect(res.status).toBe(303);
     const location = new URL(res.headers.location as string, 'http://x');
     expect(location.pathname).toBe('/login');

@@ -18,7 +18,13 @@ afterAll(async () => stack?.close());
 describe.each((ENTITIES as readonly EntityDef[]).filter((d) => d.readOnly))('$name (read-only) through tRPC and the real upstream', (def) => {
   it('lists and reads the seeded records, and offers no writes here or upstream', async () => {
     const first = await readOnlyRoundTrip(admin, def);
-    const login = await (await fetch(stack.upstream.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }) })).json();
+    const login = await (
+      await fetch(stack.upstream.url + 'account/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }),
+      })
+    ).json();
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${login.data.token}` };
     expect((await fetch(`${stack.upstream.url}${def.name}/`, { method: 'POST', headers, body: '{}' })).status).toBe(404);
     expect((await fetch(`${stack.upstream.url}${def.name}/${first.id}/`, { method: 'DELETE', headers: { authorization: headers.authorization } })).status).toBe(404);
@@ -32,13 +38,19 @@ describe.each((ENTITIES as readonly EntityDef[]).filter((d) => !d.readOnly))('$n
 
   it('random input to create and update gives validation errors, never a 5xx', async () => {
     const fieldNames = writableFields(def).map(([name]) => name);
-    const value = fc.oneof(fc.string({ maxLength: 300 }), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())), fc.array(fc.string(), { maxLength: 3 }));
+    const value = fc.oneof(
+      fc.string({ maxLength: 300 }),
+      fc.integer(),
+      fc.double(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.date().map((d) => (Number.isNaN(d.getTime()) ? 'x' : d.toISOString())),
+      fc.array(fc.string(), { maxLength: 3 }),
+    );
     const record = fc.dictionary(fc.constantFrom(...fieldNames, 'id', 'version', '__proto__', 'password'), value, { maxKeys: fieldNames.length + 2 });
     await fc.assert(
       fc.asyncProperty(record, fc.boolean(), async (data, asUpdate) => {
-        const res = asUpdate
-          ? await mutate(admin, `${key}.update`, { id: 1, version: 999, data })
-          : await mutate(admin, `${key}.create`, data);
+        const res = asUpdate ? await mutate(admin, `${key}.update`, { id: 1, version: 999, data }) : await mutate(admin, `${key}.create`, data);
         expect(res.status).toBeLessThan(500);
         if (res.status === 400) expect(res.body.error.data.appCode).toBe('validation_error');
         if (res.status === 200 && !asUpdate) await mutate(admin, `${key}.delete`, { id: res.body.result.data.id });
@@ -56,7 +68,12 @@ describe('entity rules enforced by the upstream', () => {
   });
 
   it('N1: keeps the built-in roles; a rename gets a message on the name field the form shows, a delete its reason (ADR 028)', async () => {
-    const roles = (await query(admin, 'roles.list', { page: 1, page_size: 100, filters: {} })).body.result.data.results as { id: number; name: string; description: string | null; version: number }[];
+    const roles = (await query(admin, 'roles.list', { page: 1, page_size: 100, filters: {} })).body.result.data.results as {
+      id: number;
+      name: string;
+      description: string | null;
+      version: number;
+    }[];
     const adminRole = roles.find((r) => r.name === 'Admin')!;
     const renamed = await mutate(admin, 'roles.update', { id: adminRole.id, version: adminRole.version, data: { name: 'Administrators', description: adminRole.description } });
     expect(renamed.status).toBe(409);
@@ -84,9 +101,17 @@ describe('entity rules enforced by the upstream', () => {
     await signIn(buddy, 'buddy@example.com', DEMO_PASSWORD);
     expect((await query(buddy, 'roles.list', {})).status).toBe(403);
     const token = await (
-      await fetch(stack.upstream.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'buddy@example.com', password: DEMO_PASSWORD }) })
+      await fetch(stack.upstream.url + 'account/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'buddy@example.com', password: DEMO_PASSWORD }),
+      })
     ).json();
-    const direct = await fetch(stack.upstream.url + 'roles/', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token.data.token}` }, body: JSON.stringify({ name: 'Hacker' }) });
+    const direct = await fetch(stack.upstream.url + 'roles/', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token.data.token}` },
+      body: JSON.stringify({ name: 'Hacker' }),
+    });
     expect(direct.status).toBe(403);
     // Reads too: the upstream lets read what the back office lets read or choose (upstreamReadScopes).
     const read = (path: string) => fetch(stack.upstream.url + path, { headers: { authorization: `Bearer ${token.data.token}` } }).then((r) => r.status);
@@ -114,7 +139,9 @@ describe('entity rules enforced by the upstream', () => {
     expect(Object.keys(doc.paths['/api/events/{id}/'] as object)).toEqual(['get', 'put', 'patch', 'delete']);
     // Every route of the API is in the document, and every one says what it does.
     const undocumented = Object.entries(doc.paths as Record<string, Record<string, { summary?: string }>>).flatMap(([path, methods]) =>
-      Object.entries(methods).filter(([, op]) => op.summary === 'undocumented').map(([method]) => `${method.toUpperCase()} ${path}`),
+      Object.entries(methods)
+        .filter(([, op]) => op.summary === 'undocumented')
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
     );
     expect(undocumented).toEqual([]);
     expect((doc.paths['/api/dashboard/'] as { get: { summary: string } }).get.summary).toMatch(/§1 counters/);

@@ -40,7 +40,11 @@ describe('the in-process API’s files through the back office (ADR 029)', () =>
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-methods')).toContain('PUT');
     // 1.5 MB: over the back office's 1 MB body limit, under the API's 5 MB; the body reaches the API untouched.
-    const put = await fetch(`${stack.baseUrl}${target.pathname}${target.search}`, { method: 'PUT', headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' }, body: PNG });
+    const put = await fetch(`${stack.baseUrl}${target.pathname}${target.search}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' },
+      body: PNG,
+    });
     expect(put.status).toBe(200);
     const file = await fetch(`${stack.baseUrl}/files/${data.key}`);
     expect(file.status).toBe(200);
@@ -50,7 +54,11 @@ describe('the in-process API’s files through the back office (ADR 029)', () =>
     expect(file.headers.get('x-frame-options')).toBe('SAMEORIGIN');
     expect(Buffer.from(await file.arrayBuffer()).equals(PNG)).toBe(true);
     // A second PUT on the used address is refused by the API itself.
-    const again = await fetch(`${stack.baseUrl}${target.pathname}${target.search}`, { method: 'PUT', headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' }, body: PNG });
+    const again = await fetch(`${stack.baseUrl}${target.pathname}${target.search}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' },
+      body: PNG,
+    });
     expect(again.status).toBe(403);
   });
 

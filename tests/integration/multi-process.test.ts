@@ -29,7 +29,15 @@ interface Instance {
 async function startInstance(upstreamUrl: string): Promise<Instance> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(root, 'dist', 'server', 'main.js')], {
-    env: { ...process.env, NODE_ENV: 'production', PORT: String(port), UPSTREAM_URL: upstreamUrl, COOKIE_SECRETS: COOKIE_SECRET, LOG_LEVEL: 'silent', PUBLIC_URL: `http://127.0.0.1:${port}` },
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      UPSTREAM_URL: upstreamUrl,
+      COOKIE_SECRETS: COOKIE_SECRET,
+      LOG_LEVEL: 'silent',
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -65,7 +73,9 @@ describe('two back-office processes on one API', () => {
   it('parallel requests spread over both while the access token expires: no logout, all succeed', async () => {
     const client = agent({ baseUrl: a.url } as never);
     await signIn(client, 'admin@example.com', DEMO_PASSWORD);
-    const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false })).map((c: { name: string; value: string }) => `${c.name}=${c.value}`).join('; ');
+    const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false }))
+      .map((c: { name: string; value: string }) => `${c.name}=${c.value}`)
+      .join('; ');
     await sleep(2200);
     const calls = Array.from({ length: 20 }, (_, i) => fetch(`${i % 2 ? b.url : a.url}/trpc/account.get`, { headers: { cookie } }));
     const results = await Promise.all(calls);
@@ -78,7 +88,9 @@ describe('two back-office processes on one API', () => {
   it('SIGTERM drains the request in flight, then the process exits cleanly', async () => {
     const client = agent({ baseUrl: b.url } as never);
     await signIn(client, 'buddy@example.com', DEMO_PASSWORD);
-    const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false })).map((c: { name: string; value: string }) => `${c.name}=${c.value}`).join('; ');
+    const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false }))
+      .map((c: { name: string; value: string }) => `${c.name}=${c.value}`)
+      .join('; ');
     proxy.setRule((req) => (req.url?.startsWith('/api/account/') ? { kind: 'delay', ms: 800 } : { kind: 'pass' }));
     const inFlight = fetch(`${b.url}/trpc/account.get`, { headers: { cookie } });
     await sleep(200);

@@ -55,10 +55,18 @@ describe.skipIf(!adminUrl)('on a PostgreSQL server', () => {
 
   it('answers the same pair to two refreshes of one token (grace window) with real concurrency', async () => {
     const login = await (
-      await fetch(stack.upstream.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'buddy@example.com', password: DEMO_PASSWORD }) })
+      await fetch(stack.upstream.url + 'account/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'buddy@example.com', password: DEMO_PASSWORD }),
+      })
     ).json();
     const refresh = () =>
-      fetch(stack.upstream.url + 'account/refresh-token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: login.data.refresh_token }) }).then((r) => r.json());
+      fetch(stack.upstream.url + 'account/refresh-token', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ refresh_token: login.data.refresh_token }),
+      }).then((r) => r.json());
     const answers = await Promise.all(Array.from({ length: 6 }, refresh));
     for (const answer of answers) expect(answer.data).toEqual(answers[0].data);
   });

@@ -31,14 +31,27 @@ describe('the public entry', () => {
     const publicEntry = readManifest('manifest-public.json')['client/entry-public.ts']!.file;
     const appFiles = new Set(Object.values(readManifest('manifest.json')).flatMap((chunk) => [chunk.file, ...(chunk.css ?? [])]));
     const token = (await resetLink('shop@example.com')).split('/').pop()!;
-    const pages = ['/login', '/forgot-password', `/reset-password/${token}`, '/accept-invitation/abc', '/confirm-email/abc/a%40b.se', '/privacy-policy', '/terms-and-conditions/sv', '/subscriptions/single-yearly', '/no/such/page'];
+    const pages = [
+      '/login',
+      '/forgot-password',
+      `/reset-password/${token}`,
+      '/accept-invitation/abc',
+      '/confirm-email/abc/a%40b.se',
+      '/privacy-policy',
+      '/terms-and-conditions/sv',
+      '/subscriptions/single-yearly',
+      '/no/such/page',
+    ];
     for (const path of pages) {
       const page = await agent(stack).get(path);
       expect(page.status, path).toBe(path === '/no/such/page' ? 404 : 200);
       const scripts = [...page.text.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
       expect(scripts, path).toEqual([`/${publicEntry}`]);
       const assets = [...page.text.matchAll(/(?:href|src)="\/(static\/[^"]+)"/g)].map((m) => m[1]!);
-      expect(assets.filter((file) => appFiles.has(file)), path).toEqual([]);
+      expect(
+        assets.filter((file) => appFiles.has(file)),
+        path,
+      ).toEqual([]);
       expect(page.text, path).not.toContain('rel="stylesheet"');
       expect(page.text, path).toMatch(/<style nonce="[^"]+">/);
       expect(page.text, path).toContain('<script id="__BO_PUBLIC__" type="application/json"');

@@ -67,9 +67,7 @@ describe('token refresh', () => {
   it('ends the session when the refresh token is rejected, clearing the cookies', async () => {
     const client = agent(stack);
     await signIn(client, 'shop@example.com', DEMO_PASSWORD);
-    await upstream.db.query(
-      "update refresh_tokens set revoked_at = now() where user_id = (select id from users where email = 'shop@example.com')",
-    );
+    await upstream.db.query("update refresh_tokens set revoked_at = now() where user_id = (select id from users where email = 'shop@example.com')");
     await sleep(3100);
     const res = await query(client, 'account.get');
     expect(res.status).toBe(401);

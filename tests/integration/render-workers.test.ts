@@ -12,7 +12,13 @@ import { DEMO_PASSWORD, TEST_RENDER_TIMEOUT_MS, startStack, type Stack } from '.
  * dies is replaced. Two back offices on one API: one rendering in its main thread, one with a worker.
  */
 const root = join(import.meta.dirname, '..', '..');
-const ssr = (renderWorkers: number) => ({ kind: 'production' as const, clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers, renderTimeoutMs: TEST_RENDER_TIMEOUT_MS });
+const ssr = (renderWorkers: number) => ({
+  kind: 'production' as const,
+  clientDir: join(root, 'dist', 'client'),
+  entryServerPath: join(root, 'dist', 'server', 'entry-server.js'),
+  renderWorkers,
+  renderTimeoutMs: TEST_RENDER_TIMEOUT_MS,
+});
 
 /** Tests only: a worker module whose renders loop, hog memory or answer at once (ADR 029). */
 const testWorkerModule = join(root, 'tests', 'support', 'test-render-worker.ts');
@@ -49,8 +55,22 @@ async function signedIn(stack: Stack, email: string): Promise<Agent> {
 
 describe('render workers (ADR 027)', () => {
   it('render the same pages as the main thread: lists, detail pages, calendars, Today, the dashboard, in Swedish, and 404s', async () => {
-    const pages = ['/', '/bicycles', '/bicycles/1', '/services?ordering=-service_date', '/services/calendar?view=month', '/users?tab=subscriptions', '/today', '/dispatch', '/no-such-page', '/login'];
-    for (const [email, lang] of [['admin@example.com', 'en'], ['buddy@example.com', 'sv']] as const) {
+    const pages = [
+      '/',
+      '/bicycles',
+      '/bicycles/1',
+      '/services?ordering=-service_date',
+      '/services/calendar?view=month',
+      '/users?tab=subscriptions',
+      '/today',
+      '/dispatch',
+      '/no-such-page',
+      '/login',
+    ];
+    for (const [email, lang] of [
+      ['admin@example.com', 'en'],
+      ['buddy@example.com', 'sv'],
+    ] as const) {
       const [a, b] = [await signedIn(inThread, email), await signedIn(pooled, email)];
       for (const path of pages) {
         const [mine, theirs] = await Promise.all([a.get(path).set('cookie', `lang=${lang}`), b.get(path).set('cookie', `lang=${lang}`)]);
@@ -68,7 +88,7 @@ describe('render workers (ADR 027)', () => {
     expect(theirs.status).toBe(mine.status);
     expect(comparable(theirs.text)).toBe(comparable(mine.text));
     expect(theirs.text).toMatch(/"error":\{[^}]*"appCode":"not_found"/);
-    expect(theirs.text).toContain("This record does not exist or has been deleted.");
+    expect(theirs.text).toContain('This record does not exist or has been deleted.');
   });
 
   it('serve many pages at once', async () => {
@@ -164,8 +184,12 @@ describe('render limits (ADR 029)', () => {
     expect(stuck.text).toContain('The server could not prepare this page in time.');
     // The agent keeps the language cookie of the sign-in; a request of its own reads in Swedish.
     const login = await signIn(agent(looping), 'admin@example.com', DEMO_PASSWORD);
-    const session = setCookies(login).map((c) => c.split(';')[0]!).filter((c) => !c.startsWith('lang='));
-    const swedish = await request(looping.baseUrl).get('/bicycles?loop=2').set('cookie', [...session, 'lang=sv'].join('; '));
+    const session = setCookies(login)
+      .map((c) => c.split(';')[0]!)
+      .filter((c) => !c.startsWith('lang='));
+    const swedish = await request(looping.baseUrl)
+      .get('/bicycles?loop=2')
+      .set('cookie', [...session, 'lang=sv'].join('; '));
     expect(swedish.status).toBe(503);
     expect(swedish.text).toContain('Servern kunde inte ta fram sidan i tid.');
     const after = await client.get('/bicycles');

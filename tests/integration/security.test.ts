@@ -51,12 +51,25 @@ describe('CSRF and request shape', () => {
 
   it('redirects after login only to same-origin paths (1000 generated targets)', async () => {
     const evil = fc.oneof(
-      fc.constantFrom('//x.example', '/\\x.example', '%2F%2Fx.example', 'javascript:alert(1)', 'http:x.example', '/\t/x.example', '\\\\x.example', 'https://x.example', '/%5C%5Cx.example'),
+      fc.constantFrom(
+        '//x.example',
+        '/\\x.example',
+        '%2F%2Fx.example',
+        'javascript:alert(1)',
+        'http:x.example',
+        '/\t/x.example',
+        '\\\\x.example',
+        'https://x.example',
+        '/%5C%5Cx.example',
+      ),
       fc.string({ maxLength: 40 }),
       fc.webUrl(),
       fc.string({ maxLength: 20 }).map((s) => `/${s}`),
     );
-    fc.assert(fc.property(evil, (target) => expectSameOrigin(target)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(evil, (target) => expectSameOrigin(target)),
+      { numRuns: 1000 },
+    );
     // And end to end through the no-JavaScript form.
     for (const target of ['//evil.example', '/\\evil.example', '%2F%2Fevil.example', 'javascript:alert(1)', 'http:evil.example', '/.//evil.example/x']) {
       const res = await request(stack.baseUrl).post('/login').type('form').send({ email: 'admin@example.com', password: DEMO_PASSWORD, redirect: target });
@@ -68,11 +81,51 @@ describe('CSRF and request shape', () => {
   it('keeps path tricks on our origin once normalised: dot segments, encodings, whitespace, unicode slashes (issue 12 M1)', () => {
     // Pieces a browser's URL parser treats specially, joined in every order: `/.//x`, `/%2e%2e//x`, `/a/..//x`…
     const piece = fc.constantFrom(
-      '/', '//', '.', '..', '%2e', '%2E', '%2e%2e', '.%2e', '%2f', '%2F', '%252f', '%5c', '%5C', '\\', '\t', '\n', '\r', ' ', '%09', '%0a', '%00',
-      '\u2215', '\u2044', '\uff0f', '\uff3c', '\u3002', '@', ':', '?', '#', '&', '=', 'evil.example', 'x', 'users', 'javascript:', 'http:', 'https:', 'data:',
+      '/',
+      '//',
+      '.',
+      '..',
+      '%2e',
+      '%2E',
+      '%2e%2e',
+      '.%2e',
+      '%2f',
+      '%2F',
+      '%252f',
+      '%5c',
+      '%5C',
+      '\\',
+      '\t',
+      '\n',
+      '\r',
+      ' ',
+      '%09',
+      '%0a',
+      '%00',
+      '\u2215',
+      '\u2044',
+      '\uff0f',
+      '\uff3c',
+      '\u3002',
+      '@',
+      ':',
+      '?',
+      '#',
+      '&',
+      '=',
+      'evil.example',
+      'x',
+      'users',
+      'javascript:',
+      'http:',
+      'https:',
+      'data:',
     );
     const tricky = fc.tuple(fc.constantFrom('/', '//', '/.', '/./', '/.//', '\\', ''), fc.array(piece, { maxLength: 8 })).map(([head, rest]) => head + rest.join(''));
-    fc.assert(fc.property(tricky, (target) => expectSameOrigin(target)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(tricky, (target) => expectSameOrigin(target)),
+      { numRuns: 3000 },
+    );
   });
 
   it('sends a signed-in user at /login?redirect=/.//evil.example/x to our own origin (the reported case)', async () => {
@@ -131,7 +184,9 @@ describe('cookies', () => {
     await signIn(client, 'buddy@example.com', DEMO_PASSWORD);
     const rotated = await startStack({ upstream: stack.upstream, app: { cookieSecrets: ['a-brand-new-cookie-secret-of-enough-length', COOKIE_SECRET] } });
     try {
-      const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false })).map((c: { name: string; value: string }) => `${c.name}=${c.value}`).join('; ');
+      const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false }))
+        .map((c: { name: string; value: string }) => `${c.name}=${c.value}`)
+        .join('; ');
       const res = await request(rotated.baseUrl).get('/trpc/account.get').set('cookie', cookie);
       expect(res.status).toBe(200);
       expect(setCookies(res).filter((c) => /^bo_(at|rt)=v1\./.test(c))).toHaveLength(2);
@@ -165,7 +220,13 @@ describe('output', () => {
   it('never puts a token in rendered HTML or dehydrated state', async () => {
     const client = agent(stack);
     const login = await signIn(client, 'admin@example.com', DEMO_PASSWORD);
-    const pair = await (await fetch(stack.upstream.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }) })).json();
+    const pair = await (
+      await fetch(stack.upstream.url + 'account/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }),
+      })
+    ).json();
     expect(JSON.stringify(login.body)).not.toMatch(/eyJ/);
     for (const path of ['/', '/profile', '/companies']) {
       const html = (await client.get(path)).text;
@@ -248,7 +309,15 @@ describe('caching of personal data (issue 12, no-store)', () => {
     };
     for (const [name, res] of Object.entries(answers)) expect(res.headers['cache-control'], name).toBe('no-store');
 
-    const token = (await (await fetch(stack.upstream.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }) })).json()).data.token;
+    const token = (
+      await (
+        await fetch(stack.upstream.url + 'account/login', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }),
+        })
+      ).json()
+    ).data.token;
     for (const path of ['account/', 'users/', 'subscriptions/', 'subscriptions/1/refunds/', 'users/999999/']) {
       const res = await fetch(stack.upstream.url + path, { headers: { authorization: `Bearer ${token}` } });
       expect(res.headers.get('cache-control'), path).toBe('no-store');
@@ -315,7 +384,9 @@ describe('operations endpoints', () => {
   it('keeps the number of series fixed under 1000 requests for random plan slugs, ids and paths, signed in or not (issue 12 M3)', async () => {
     const client = agent(stack);
     await signIn(client, 'admin@example.com', DEMO_PASSWORD);
-    const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false })).map((c: { name: string; value: string }) => `${c.name}=${c.value}`).join('; ');
+    const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false }))
+      .map((c: { name: string; value: string }) => `${c.name}=${c.value}`)
+      .join('; ');
     const slug = fc.stringMatching(/^[a-z0-9][a-z0-9-]{0,30}$/);
     const kinds = [
       (s: string) => ({ url: `/trpc/subscriptionPlans.public?input=${encodeURIComponent(JSON.stringify({ slug: s }))}` }),

@@ -42,7 +42,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => nominatim.listen(0, '127.0.0.1', resolve));
   nominatimUrl = `http://127.0.0.1:${(nominatim.address() as { port: number }).port}/`;
-  stack = await startStack({ app: { geocoderUrl: nominatimUrl, map: { tileUrl: 'https://{s}.tiles.example.org/{z}/{x}/{y}.png', tileAttribution: '© Example' }, version: 'test' } });
+  stack = await startStack({
+    app: { geocoderUrl: nominatimUrl, map: { tileUrl: 'https://{s}.tiles.example.org/{z}/{x}/{y}.png', tileAttribution: '© Example' }, version: 'test' },
+  });
   admin = agent(stack);
   buddy = agent(stack);
   await signIn(admin, 'admin@example.com', DEMO_PASSWORD);
@@ -70,7 +72,7 @@ describe('geocoding through a Nominatim-compatible service', () => {
     expect(geocoderRequests[0]!.headers['user-agent']).toMatch(/^bike-backoffice\//);
   });
 
-  it('names a picked point, in the caller\'s language', async () => {
+  it("names a picked point, in the caller's language", async () => {
     geocoderRequests.length = 0;
     // An admin who has switched to Swedish (the sign-in set the cookie to the profile's English, ADR 023).
     const swedish = agent(stack);

@@ -52,7 +52,26 @@ describe('M5: a browser session follows the account at once', () => {
     await signIn(admin, 'admin@example.com', DEMO_PASSWORD);
     const user = (await query(admin, 'users.get', { id })).body.result.data;
     const { first_name, last_name, phone_number, country, language, profile_image, user_type, biography, social_security_number, state, area, city, post_code, version } = user;
-    const off = await mutate(admin, 'users.update', { id, data: { first_name, last_name, phone_number, country, language, profile_image, user_type, biography, social_security_number, state, area, city, post_code, version, is_active: false } });
+    const off = await mutate(admin, 'users.update', {
+      id,
+      data: {
+        first_name,
+        last_name,
+        phone_number,
+        country,
+        language,
+        profile_image,
+        user_type,
+        biography,
+        social_security_number,
+        state,
+        area,
+        city,
+        post_code,
+        version,
+        is_active: false,
+      },
+    });
     expect(off.status).toBe(200);
 
     const next = await query(browser, 'account.get');

@@ -25,7 +25,10 @@ describe('subscriptions through the back office', () => {
 
     const canceled = await mutate(admin, 'subscriptions.cancel', { id: sub.id });
     expect(canceled.status).toBe(200);
-    expect(data(canceled)).toMatchObject({ subscription: { id: sub.id, status: 'canceled' }, refund: { currency: 'sek', amount: expect.any(Number), unused_days: expect.any(Number) } });
+    expect(data(canceled)).toMatchObject({
+      subscription: { id: sub.id, status: 'canceled' },
+      refund: { currency: 'sek', amount: expect.any(Number), unused_days: expect.any(Number) },
+    });
     expect(data(canceled).refund.amount).toBeGreaterThan(0);
     expect(data(canceled).refund.amount).toBeLessThan(199);
 
@@ -101,13 +104,31 @@ describe('events and bookings through the back office', () => {
       });
 
   it('refuses an end date before the start date on the server too', async () => {
-    const res = await mutate(admin, 'events.create', { name: 'Backwards', business: 'B', location: 'L', contact_person: 'P', contact_phone: '+46 1', start_date: '2026-09-02', end_date: '2026-09-01', status: 1 });
+    const res = await mutate(admin, 'events.create', {
+      name: 'Backwards',
+      business: 'B',
+      location: 'L',
+      contact_person: 'P',
+      contact_phone: '+46 1',
+      start_date: '2026-09-02',
+      end_date: '2026-09-01',
+      status: 1,
+    });
     expect(res.status).toBe(400);
     expect(res.body.error.data.fieldErrors).toEqual({ end_date: 'validation.endBeforeStart' });
   });
 
   it('exports events as CSV with the list filters, formulas neutralised', async () => {
-    const created = await mutate(admin, 'events.create', { name: '=cmd|calc', business: '+Evil Ltd', location: 'Somewhere, "quoted"', contact_person: 'P', contact_phone: '+46 1', start_date: '2026-09-01', end_date: '2026-09-02', status: 3 });
+    const created = await mutate(admin, 'events.create', {
+      name: '=cmd|calc',
+      business: '+Evil Ltd',
+      location: 'Somewhere, "quoted"',
+      contact_person: 'P',
+      contact_phone: '+46 1',
+      start_date: '2026-09-01',
+      end_date: '2026-09-02',
+      status: 3,
+    });
     expect(created.status).toBe(200);
     const res = await exportCsv(admin, '?status=3');
     expect(res.status).toBe(200);

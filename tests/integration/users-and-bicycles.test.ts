@@ -81,7 +81,9 @@ describe('users', () => {
 
     const range = await mutate(admin, 'users.setOperationalRange', { id: user.id, operational_range_id: 2 });
     expect(range.body.result.data.operational_range_id).toBe(2);
-    expect((await mutate(admin, 'users.setOperationalRange', { id: user.id, operational_range_id: 9999 })).body.error.data.fieldErrors).toEqual({ operational_range_id: 'validation.option' });
+    expect((await mutate(admin, 'users.setOperationalRange', { id: user.id, operational_range_id: 9999 })).body.error.data.fieldErrors).toEqual({
+      operational_range_id: 'validation.option',
+    });
 
     const current = (await query(admin, 'users.get', { id: user.id })).body.result.data;
     const data = { first_name: 'Bo', last_name: 'Buddy', is_active: true, user_type: 2, city: 'Solna', version: current.version };
@@ -173,7 +175,11 @@ describe('bicycles', () => {
     const foreign = await mutate(admin, 'bicycles.images.add', { id: created.id, url: 'https://evil.example/x.png', kind: 'defect' });
     expect(foreign.status).toBe(400);
     // An address of ours whose upload never happened is not a stored file either (issue 12 M6).
-    const unknown = await mutate(admin, 'bicycles.images.add', { id: created.id, url: `${stack.upstream.origin}/files/bicycle/00000000-0000-4000-8000-000000000000.png`, kind: 'defect' });
+    const unknown = await mutate(admin, 'bicycles.images.add', {
+      id: created.id,
+      url: `${stack.upstream.origin}/files/bicycle/00000000-0000-4000-8000-000000000000.png`,
+      kind: 'defect',
+    });
     expect(unknown.status).toBe(400);
     const signed = (await mutate(admin, 'upload.sign', { kind: 'bicycle', contentType: 'image/png' })).body.result.data;
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(32, 1)]);
@@ -185,14 +191,23 @@ describe('bicycles', () => {
 });
 
 describe('CSV export', () => {
-  const exportCsv = (client: Agent, qs = '') => client.get(`/export/bicycles.csv${qs}`).set('x-backoffice-csrf', '1').buffer(true).parse((res, done) => {
-    let text = '';
-    res.on('data', (c: Buffer) => (text += c.toString()));
-    res.on('end', () => done(null, text));
-  });
+  const exportCsv = (client: Agent, qs = '') =>
+    client
+      .get(`/export/bicycles.csv${qs}`)
+      .set('x-backoffice-csrf', '1')
+      .buffer(true)
+      .parse((res, done) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => done(null, text));
+      });
 
   it('streams RFC 4180 rows with formulas neutralised and a safe file name, respecting filters', async () => {
-    await mutate(admin, 'bicycles.create', bicycle({ brand_and_model: '=HYPERLINK("http://x")', serial_number: '+SUM(A1)', age_and_condition: 'scratched, "loved"\nline two', insurance_company: '@evil' }));
+    await mutate(
+      admin,
+      'bicycles.create',
+      bicycle({ brand_and_model: '=HYPERLINK("http://x")', serial_number: '+SUM(A1)', age_and_condition: 'scratched, "loved"\nline two', insurance_company: '@evil' }),
+    );
     const res = await exportCsv(admin, '?search=hyperlink');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('text/csv; charset=utf-8');

@@ -91,10 +91,12 @@ function sqlOf(write: Write, fixtures: Fixtures): [string, unknown[]][] {
   serial += 1;
   switch (write.kind) {
     case 'addUser':
-      return [[
-        'insert into users (email, is_active, account_status, invitation_status, user_type, member_since) values ($1, $2, $3, $4, $5, $6)',
-        [`tally${serial}-${process.pid}@test.example`, write.active, write.status, write.invitation, write.type, write.member && at(write.member.day, write.member.second)],
-      ]];
+      return [
+        [
+          'insert into users (email, is_active, account_status, invitation_status, user_type, member_since) values ($1, $2, $3, $4, $5, $6)',
+          [`tally${serial}-${process.pid}@test.example`, write.active, write.status, write.invitation, write.type, write.member && at(write.member.day, write.member.second)],
+        ],
+      ];
     case 'updateUser': {
       const columns = { active: 'is_active', status: 'account_status', invitation: 'invitation_status', type: 'user_type', member: 'member_since' } as const;
       const set = Object.entries(write.set) as [keyof typeof columns, unknown][];
@@ -109,18 +111,30 @@ function sqlOf(write: Write, fixtures: Fixtures): [string, unknown[]][] {
     case 'revokeRole':
       return [[`delete from user_roles where user_id = ${pick('users', write.user)} and role_id = (select id from roles where name = $1)`, [write.role]]];
     case 'changeRole':
-      return [[`update user_roles set role_id = (select id from roles where name = $2) where user_id = ${pick('users', write.user)} and role_id = (select id from roles where name = $1)`, [write.from, write.to]]];
+      return [
+        [
+          `update user_roles set role_id = (select id from roles where name = $2) where user_id = ${pick('users', write.user)} and role_id = (select id from roles where name = $1)`,
+          [write.from, write.to],
+        ],
+      ];
     case 'renameBuddyRole':
       return [["update roles set name = case name when 'Buddy' then 'Buddy (renamed)' else 'Buddy' end where name in ('Buddy', 'Buddy (renamed)')", []]];
     case 'toggleActiveAndRevoke':
       // Two tables in one statement: the user's state and their roles change together.
-      return [[`with u as (update users set is_active = not is_active where id = ${pick('users', write.user)} returning id) delete from user_roles where user_id in (select id from u)`, []]];
+      return [
+        [
+          `with u as (update users set is_active = not is_active where id = ${pick('users', write.user)} returning id) delete from user_roles where user_id in (select id from u)`,
+          [],
+        ],
+      ];
     case 'addService':
-      return [[
-        `insert into services (service_date, service_slot_id, status, buddy_id, bicycle_id, origin_type, finished_at, latitude, longitude)
+      return [
+        [
+          `insert into services (service_date, service_slot_id, status, buddy_id, bicycle_id, origin_type, finished_at, latitude, longitude)
          values ($1, ${fixtures.slot}, $2, ${pick('users', write.buddy)}, ${fixtures.bicycle}, $3, $4, 59.33, 18.06)`,
-        [dateOf(write.day), write.status, write.origin, write.status === 4 ? at(write.finished.day, write.finished.second) : null],
-      ]];
+          [dateOf(write.day), write.status, write.origin, write.status === 4 ? at(write.finished.day, write.finished.second) : null],
+        ],
+      ];
     case 'updateService': {
       const { status, day, buddy, origin, finished } = write.set;
       const parts: string[] = [];
@@ -142,15 +156,19 @@ function sqlOf(write: Write, fixtures: Fixtures): [string, unknown[]][] {
     case 'shiftServices':
       return [['update services set service_date = service_date + $1::int where id % $2 = $3', [write.days, write.mod, write.rem % write.mod]]];
     case 'finishBooked':
-      return [['update services set status = 4, finished_at = $1 where status = 2 and id % $2 = $3', [at(write.finished.day, write.finished.second), write.mod, write.rem % write.mod]]];
+      return [
+        ['update services set status = 4, finished_at = $1 where status = 2 and id % $2 = $3', [at(write.finished.day, write.finished.second), write.mod, write.rem % write.mod]],
+      ];
     case 'reopenFinished':
       return [['update services set status = 2, finished_at = null where status = 4 and id % $1 = $2', [write.mod, write.rem % write.mod]]];
     case 'addSubscription':
-      return [[
-        `insert into subscriptions (user_id, plan_id, status, current_period_start, current_period_end, amount, bicycles, company_id, created_at)
+      return [
+        [
+          `insert into subscriptions (user_id, plan_id, status, current_period_start, current_period_end, amount, bicycles, company_id, created_at)
          values (${pick('users', write.user)}, ${fixtures.plan}, $1, current_date, current_date + 30, 99, $2, $3, $4)`,
-        [write.status, write.bicycles, write.company ? fixtures.company : null, at(write.created.day, write.created.second)],
-      ]];
+          [write.status, write.bicycles, write.company ? fixtures.company : null, at(write.created.day, write.created.second)],
+        ],
+      ];
     case 'updateSubscription': {
       const { status, company, bicycles, user, created } = write.set;
       const parts: string[] = [];
@@ -168,7 +186,12 @@ function sqlOf(write: Write, fixtures: Fixtures): [string, unknown[]][] {
     case 'addPromoUse':
       return [[`insert into promo_code_uses (promo_code_id, user_id) values ($1, ${pick('users', write.user)}) on conflict do nothing`, [fixtures.promoCodes[write.code]]]];
     case 'deletePromoUse':
-      return [[`delete from promo_code_uses where ctid = (select ctid from promo_code_uses order by promo_code_id, user_id offset (${write.pick} % greatest((select count(*) from promo_code_uses), 1)) limit 1)`, []]];
+      return [
+        [
+          `delete from promo_code_uses where ctid = (select ctid from promo_code_uses order by promo_code_id, user_id offset (${write.pick} % greatest((select count(*) from promo_code_uses), 1)) limit 1)`,
+          [],
+        ],
+      ];
     case 'addTrialGroup':
       return [['insert into trial_groups (name, end_date) values ($1, $2)', [`Trial ${serial}-${process.pid}`, write.end === null ? null : dateOf(write.end)]]];
     case 'updateTrialGroup':
@@ -198,11 +221,15 @@ export async function createFixtures(db: Db): Promise<Fixtures> {
   await db.exec("insert into roles (name) values ('Admin'), ('Buddy'), ('Customer') on conflict do nothing");
   const owner = await id("insert into users (email, member_since) values ('tally-owner@test.example', now() - interval '3 days')");
   const slot = await id("insert into service_slots (name, start_time, end_time, max) values ('Tally slot', '08:00', '12:00', 9)");
-  const bicycle = await id(`insert into bicycles (brand_and_model, serial_number, groupset, drivetrain, front_brake, lock_model, tyre_size, tyre_diameter, valve_type, age_and_condition, purchase_date, owner_id)
+  const bicycle =
+    await id(`insert into bicycles (brand_and_model, serial_number, groupset, drivetrain, front_brake, lock_model, tyre_size, tyre_diameter, valve_type, age_and_condition, purchase_date, owner_id)
      values ('Bike', 'TALLY-1', 'g', 'chain', 'disc', 'lock', '40', '622', 'presta', 'ok', '2024-01-01', ${owner})`);
   const plan = await id("insert into subscription_plans (slug, name_en, name_sv, price_sek, price_gbp, bicycles) values ('tally', 'Tally', 'Tally', 99, 9, 1)");
   const company = await id("insert into companies (name) values ('Tally AB')");
-  const promoCodes = [await id("insert into promo_codes (code, max_uses, starts_at, expires_at) values ('TALLY1', 10, '2026-01-01', '2027-01-01')"), await id("insert into promo_codes (code, max_uses, starts_at, expires_at) values ('TALLY2', 10, '2026-01-01', '2027-01-01')")] as [number, number];
+  const promoCodes = [
+    await id("insert into promo_codes (code, max_uses, starts_at, expires_at) values ('TALLY1', 10, '2026-01-01', '2027-01-01')"),
+    await id("insert into promo_codes (code, max_uses, starts_at, expires_at) values ('TALLY2', 10, '2026-01-01', '2027-01-01')"),
+  ] as [number, number];
   return { owner, slot, bicycle, plan, company, promoCodes };
 }
 

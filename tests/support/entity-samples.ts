@@ -71,7 +71,10 @@ const OVERRIDES: Record<string, () => Record<string, unknown>> = {
 export function sampleInput(def: EntityDef, seed: string): Record<string, unknown> {
   let dateIndex = 0;
   const values = Object.fromEntries(
-    writableFields(def).map(([name, field]) => [name, sampleValue(name, field, seed, field.kind === 'date' || field.kind === 'time' || field.kind === 'datetime' ? dateIndex++ : 0)]),
+    writableFields(def).map(([name, field]) => [
+      name,
+      sampleValue(name, field, seed, field.kind === 'date' || field.kind === 'time' || field.kind === 'datetime' ? dateIndex++ : 0),
+    ]),
   );
   return { ...values, ...OVERRIDES[def.name]?.() };
 }

@@ -19,18 +19,17 @@ export async function startFaultProxy(target: string) {
       return;
     }
     if (fault.kind === 'status') {
-      res.writeHead(fault.status, { 'content-type': 'application/json' }).end(JSON.stringify({ success: false, data: null, error: { message: 'internal_error', cause: 'Injected fault' } }));
+      res
+        .writeHead(fault.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ success: false, data: null, error: { message: 'internal_error', cause: 'Injected fault' } }));
       return;
     }
     const forward = () => {
       if (req.destroyed || res.destroyed) return; // the caller gave up while we delayed
-      const upstream = request(
-        { hostname: targetUrl.hostname, port: targetUrl.port, path: req.url, method: req.method, headers: req.headers },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
+      const upstream = request({ hostname: targetUrl.hostname, port: targetUrl.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
       upstream.on('error', () => res.destroy());
       res.on('close', () => upstream.destroy());
       req.pipe(upstream);

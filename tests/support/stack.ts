@@ -57,7 +57,13 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     secureCookies: false,
     // One render worker, as `npm start` on a two-core machine: every page of the tests goes through it (ADR 027).
     // A stuck render is given up after a minute here (ADR 029): a first render on a busy machine can take seconds.
-    ssr: { kind: 'production', clientDir: join(root, 'dist', 'client'), entryServerPath: join(root, 'dist', 'server', 'entry-server.js'), renderWorkers: 1, renderTimeoutMs: TEST_RENDER_TIMEOUT_MS },
+    ssr: {
+      kind: 'production',
+      clientDir: join(root, 'dist', 'client'),
+      entryServerPath: join(root, 'dist', 'server', 'entry-server.js'),
+      renderWorkers: 1,
+      renderTimeoutMs: TEST_RENDER_TIMEOUT_MS,
+    },
     version: 'test',
     logger: testLogger('backoffice', options.quietLogs ? 'warn' : 'info'),
     uploadOrigin: upstream.origin,

@@ -19,7 +19,16 @@ port.on('message', (message: { id: number; job: { url: string } }) => {
   }
   port.postMessage({
     id: message.id,
-    output: { kind: 'app', html: `<p data-testid="test-render">${url.replace(/[<>&"]/g, '')}</p>`, head: '', title: 'test', state: '{}', modules: [], status: 200, timings: { prefetchMs: 0, renderMs: 0, renderCpuMs: 0 } },
+    output: {
+      kind: 'app',
+      html: `<p data-testid="test-render">${url.replace(/[<>&"]/g, '')}</p>`,
+      head: '',
+      title: 'test',
+      state: '{}',
+      modules: [],
+      status: 200,
+      timings: { prefetchMs: 0, renderMs: 0, renderCpuMs: 0 },
+    },
   });
 });
 port.postMessage({ ready: true });

@@ -44,7 +44,10 @@ describe('entity definitions', () => {
   it('sub-collections and lookups point at what exists', () => {
     for (const def of ENTITIES as readonly EntityDef[]) {
       if (def.parent) {
-        expect(ENTITIES.some((e) => e.name === def.parent!.entity), def.name).toBe(true);
+        expect(
+          ENTITIES.some((e) => e.name === def.parent!.entity),
+          def.name,
+        ).toBe(true);
         expect(def.fields[def.parent.field]).toMatchObject({ kind: 'reference', reference: { entity: def.parent.entity }, filter: true });
       }
       for (const [key, field] of Object.entries(def.fields)) {

@@ -44,7 +44,7 @@ describe('environment', () => {
     expect(loadEnv({ NODE_ENV: 'development', HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
   });
 
-  it('starts the in-process API on loopback whatever HOST says, with its files on the back office\'s address (ADR 029)', () => {
+  it("starts the in-process API on loopback whatever HOST says, with its files on the back office's address (ADR 029)", () => {
     const container = { NODE_ENV: 'production', HOST: '0.0.0.0', PUBLIC_URL: 'https://backoffice.example.com/' };
     const options = inProcessUpstreamOptions(loadEnv(container), { root: '/app', publicUrl: 'https://backoffice.example.com/', logger: false });
     expect(options.host).toBe('127.0.0.1');
@@ -53,7 +53,11 @@ describe('environment', () => {
     expect(local.host).toBe('127.0.0.1');
     expect(local.config?.publicOrigin).toBe('http://localhost:3000');
     // UPLOAD_PUBLIC_ORIGIN still names another address when files are served from elsewhere.
-    const elsewhere = inProcessUpstreamOptions(loadEnv({ ...container, UPLOAD_PUBLIC_ORIGIN: 'https://files.example.com' }), { root: '/app', publicUrl: 'https://backoffice.example.com', logger: false });
+    const elsewhere = inProcessUpstreamOptions(loadEnv({ ...container, UPLOAD_PUBLIC_ORIGIN: 'https://files.example.com' }), {
+      root: '/app',
+      publicUrl: 'https://backoffice.example.com',
+      logger: false,
+    });
     expect(elsewhere.config?.publicOrigin).toBe('https://files.example.com');
   });
 
@@ -67,7 +71,14 @@ describe('environment', () => {
 
   it('reads a variable the back office and the reference API share the same way in both (ADR 030)', () => {
     const both = (source: NodeJS.ProcessEnv) => [loadEnv(source), loadUpstreamEnv(source)] as const;
-    for (const [value, flag] of [['yes', true], ['1', true], ['on', true], ['no', false], ['0', false], ['off', false]] as const) {
+    for (const [value, flag] of [
+      ['yes', true],
+      ['1', true],
+      ['on', true],
+      ['no', false],
+      ['0', false],
+      ['off', false],
+    ] as const) {
       const [server, upstream] = both({ SEED_DEMO: value });
       expect([server.SEED_DEMO, upstream.SEED_DEMO]).toEqual([flag, flag]);
     }
@@ -92,7 +103,7 @@ describe('environment', () => {
     expect(() => loadEnv({ SSR_WORKER_HEAP_MB: '8' })).toThrow(/SSR_WORKER_HEAP_MB/);
   });
 
-  it('reads the session lifetime and the API\'s trusted proxies (ADR 017, 018)', () => {
+  it("reads the session lifetime and the API's trusted proxies (ADR 017, 018)", () => {
     expect(loadEnv({}).SESSION_MAX_AGE_DAYS).toBe(30);
     expect(loadEnv({ SESSION_MAX_AGE_DAYS: '7' }).SESSION_MAX_AGE_DAYS).toBe(7);
     expect(() => loadEnv({ SESSION_MAX_AGE_DAYS: '0' })).toThrow(/SESSION_MAX_AGE_DAYS/);

@@ -32,11 +32,25 @@ describe('translations', () => {
       for (const match of readFileSync(file, 'utf8').matchAll(/'validation\.([A-Za-z]+)(?::[-\d.]+)?'/g)) used.add(`validation.${match[1]}`);
     }
     expect(used.size).toBeGreaterThan(20);
-    for (const [name, locale] of [['en', enCommon], ['sv', svCommon]] as const) {
+    for (const [name, locale] of [
+      ['en', enCommon],
+      ['sv', svCommon],
+    ] as const) {
       const known = new Set(keys(locale));
       for (const key of used) expect(known.has(key), `${name}: ${key}`).toBe(true);
     }
-    for (const code of ['invalid_transition', 'buddy_not_scheduled', 'buddy_not_working', 'slot_full', 'day_full', 'has_bookings', 'service_not_booked', 'invalid_address', 'geocoder_unavailable', 'geocoder_not_configured']) {
+    for (const code of [
+      'invalid_transition',
+      'buddy_not_scheduled',
+      'buddy_not_working',
+      'slot_full',
+      'day_full',
+      'has_bookings',
+      'service_not_booked',
+      'invalid_address',
+      'geocoder_unavailable',
+      'geocoder_not_configured',
+    ]) {
       expect(keys(enCommon)).toContain(`errors.${code}`);
       expect(keys(svCommon)).toContain(`errors.${code}`);
     }

@@ -28,14 +28,24 @@ describe('new:entity', { timeout: 60_000 }, () => {
   it('writes the definition, the registry line, the labels in both languages and the migration', () => {
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
-    for (const file of ['shared/entities/workshops.ts', 'shared/entities/registry.ts', 'locales/en/resources.json', 'locales/sv/common.json', 'upstream/migrations/081-workshops.sql']) {
+    for (const file of [
+      'shared/entities/workshops.ts',
+      'shared/entities/registry.ts',
+      'locales/en/resources.json',
+      'locales/sv/common.json',
+      'upstream/migrations/081-workshops.sql',
+    ]) {
       expect(first.stdout).toContain(file);
     }
     const registry = readFileSync(join(copy, 'shared/entities/registry.ts'), 'utf8');
     expect(registry).toContain("import { workshopsEntity } from './workshops.ts';");
     expect(registry).toMatch(/ {2}workshopsEntity,\n\] as const satisfies/);
     for (const lang of ['en', 'sv']) {
-      expect(json(`locales/${lang}/resources.json`).workshops, lang).toMatchObject({ name: 'Workshops', one: 'workshop', fields: { name: expect.any(String), address: expect.any(String), active: expect.any(String) } });
+      expect(json(`locales/${lang}/resources.json`).workshops, lang).toMatchObject({
+        name: 'Workshops',
+        one: 'workshop',
+        fields: { name: expect.any(String), address: expect.any(String), active: expect.any(String) },
+      });
       expect(json(`locales/${lang}/common.json`).routes!.workshops, lang).toBe('Workshops');
     }
     expect(json('locales/sv/resources.json').workshops!.fields).toEqual({ name: 'Namn', address: 'Adress', active: 'Aktiv' });

@@ -70,11 +70,17 @@ describe('the texts of every button', () => {
     });
   }
 
-  for (const [lang, resources] of [['en', enResources], ['sv', svResources]] as const) {
+  for (const [lang, resources] of [
+    ['en', enResources],
+    ['sv', svResources],
+  ] as const) {
     it(`has a label, a question where one is asked, and a done message for each, in ${lang}`, () => {
       const missing: string[] = [];
       for (const def of ENTITIES as readonly EntityDef[]) {
-        const texts = ((resources as unknown as Record<string, { actions?: Record<string, Record<string, string>> }>)[def.name]?.actions ?? {}) as Record<string, Record<string, string>>;
+        const texts = ((resources as unknown as Record<string, { actions?: Record<string, Record<string, string>> }>)[def.name]?.actions ?? {}) as Record<
+          string,
+          Record<string, string>
+        >;
         for (const button of possibleButtons(def)) {
           const own = texts[button.key] ?? {};
           const has = (text: string) => Boolean(own[`${text}_${button.context}`] ?? own[text]);

@@ -107,13 +107,20 @@ describe("entities' screens in the route table (ADR 031)", () => {
 
   it('gives every route the table holds beyond the hand-kept ones to an entity, and no route twice', () => {
     const derived = withScreen.flatMap((def) => [def.screen!.list, ...(def.screen!.detail ? [def.screen!.detail] : [])]);
-    expect(APP_ROUTES.filter((route) => route.screen).map((route) => route.path).sort()).toEqual([...derived].sort());
+    expect(
+      APP_ROUTES.filter((route) => route.screen)
+        .map((route) => route.path)
+        .sort(),
+    ).toEqual([...derived].sort());
     expect(new Set(APP_ROUTES.map((route) => route.path)).size).toBe(APP_ROUTES.length);
   });
 
   it('puts every declared sidebar entry in the sidebar, in order, with an icon of the sprite', () => {
     for (const def of withScreen.filter((d) => d.screen!.sidebar)) {
-      expect(SIDEBAR.find((entry) => entry.path === def.screen!.list), def.name).toMatchObject({ icon: def.screen!.sidebar!.icon, roles: def.screen!.roles, titleKey: screenTitleKeys(def.name).list });
+      expect(
+        SIDEBAR.find((entry) => entry.path === def.screen!.list),
+        def.name,
+      ).toMatchObject({ icon: def.screen!.sidebar!.icon, roles: def.screen!.roles, titleKey: screenTitleKeys(def.name).list });
     }
     const orders = APP_ROUTES.filter((route) => route.sidebar).map((route) => route.sidebar!.order);
     expect(new Set(orders).size, 'sidebar orders are distinct').toBe(orders.length);

@@ -55,7 +55,9 @@ describe('access rules (ADR 009)', () => {
 
 describe('service status flow', () => {
   it('is the transition table of ADR 009', () => {
-    const table = Object.fromEntries([1, 2, 3, 4, 5].map((s) => [s, { admin: nextStatuses(SERVICE_STATUS_FLOW, s, ['Admin']), buddy: nextStatuses(SERVICE_STATUS_FLOW, s, ['Buddy']) }]));
+    const table = Object.fromEntries(
+      [1, 2, 3, 4, 5].map((s) => [s, { admin: nextStatuses(SERVICE_STATUS_FLOW, s, ['Admin']), buddy: nextStatuses(SERVICE_STATUS_FLOW, s, ['Buddy']) }]),
+    );
     expect(table).toEqual({
       1: { admin: [2, 3, 5], buddy: [2, 3] },
       2: { admin: [4, 3, 5], buddy: [4, 3] },
@@ -89,7 +91,9 @@ describe('service form rules (§5)', () => {
   });
 
   it('requires max services per day greater than zero in the scheduler', () => {
-    expect(errorsOf(buddyWorkSlotsEntity, { buddy_id: 2, service_date: '2026-01-01', service_slot_id: 1, max_services_per_day: 0 })).toEqual({ max_services_per_day: 'validation.min:1' });
+    expect(errorsOf(buddyWorkSlotsEntity, { buddy_id: 2, service_date: '2026-01-01', service_slot_id: 1, max_services_per_day: 0 })).toEqual({
+      max_services_per_day: 'validation.min:1',
+    });
   });
 });
 
@@ -104,7 +108,9 @@ describe('engine additions', () => {
   });
 
   it('generate unique groups and coordinate precision into the table', () => {
-    expect(entityTableSql(buddyWorkSlotsEntity)).toContain('create unique index buddy_work_slots_buddy_day_slot_key on buddy_work_slots (buddy_id, service_date, service_slot_id);');
+    expect(entityTableSql(buddyWorkSlotsEntity)).toContain(
+      'create unique index buddy_work_slots_buddy_day_slot_key on buddy_work_slots (buddy_id, service_date, service_slot_id);',
+    );
     expect(entityTableSql(servicesEntity)).toContain('  latitude numeric(19,7) not null,');
     expect(entityTableSql(servicesEntity)).toContain('  finished_at timestamptz,');
     expect(entityTableSql(servicesEntity)).toContain('  status smallint not null default 2,');
@@ -119,7 +125,9 @@ describe('values that would only fail in SQL are refused by the schema', () => {
     expect(errorsOf(counter, { n: 2 ** 40 })).toEqual({ n: 'validation.max:2147483647' });
     expect(errorsOf(counter, { n: -(2 ** 40) })).toEqual({ n: 'validation.min:-2147483648' });
     const promo = ENTITIES.find((e) => e.name === 'promo-codes')!;
-    expect(errorsOf(promo, { code: 'X', max_uses: 1, starts_at: '2026-01-01', expires_at: '2026-02-01', discount_percent: 5, duration_days: 3e9 })).toEqual({ duration_days: 'validation.max:3650' });
+    expect(errorsOf(promo, { code: 'X', max_uses: 1, starts_at: '2026-01-01', expires_at: '2026-02-01', discount_percent: 5, duration_days: 3e9 })).toEqual({
+      duration_days: 'validation.max:3650',
+    });
     const slots = ENTITIES.find((e) => e.name === 'service-slots')!;
     expect(errorsOf(slots, { name: 'X', start_time: '08:00', end_time: '09:00', max: 1 })).toEqual({});
   });

@@ -13,7 +13,18 @@ describe('HTML-safe state serialization', () => {
 
   it('escapes the title and attributes of the document', () => {
     expect(escapeHtml(`"<x>'&`)).toBe('&quot;&lt;x&gt;&#39;&amp;');
-    const html = renderDocument({ lang: 'en', title: '<b>', nonce: 'n0', head: '<style data-x>a{}</style>', html: '', state: '{}', stateId: '__BO_STATE__', styles: [], scripts: ['/a.js'], preloads: [] });
+    const html = renderDocument({
+      lang: 'en',
+      title: '<b>',
+      nonce: 'n0',
+      head: '<style data-x>a{}</style>',
+      html: '',
+      state: '{}',
+      stateId: '__BO_STATE__',
+      styles: [],
+      scripts: ['/a.js'],
+      preloads: [],
+    });
     expect(html).toContain('<title>&lt;b&gt;</title>');
     expect(html).toContain('<style nonce="n0" data-x>');
     expect(html).toContain('<script type="module" src="/a.js" nonce="n0"></script>');
@@ -21,7 +32,17 @@ describe('HTML-safe state serialization', () => {
 });
 
 describe('where a page starts its scripts', () => {
-  const parts = { lang: 'en', title: 't', nonce: 'n0', head: '', html: '<p>x</p>', state: '{}', stateId: '__BO_STATE__', scripts: ['/assets/entry.js'], preloads: ['/assets/a.js', '/assets/b.js'] };
+  const parts = {
+    lang: 'en',
+    title: 't',
+    nonce: 'n0',
+    head: '',
+    html: '<p>x</p>',
+    state: '{}',
+    stateId: '__BO_STATE__',
+    scripts: ['/assets/entry.js'],
+    preloads: ['/assets/a.js', '/assets/b.js'],
+  };
 
   it('with a style sheet to wait for: from an inline script after it, so the modules do not share the link with it', () => {
     const html = renderDocument({ ...parts, styles: ['/assets/app.css'] });

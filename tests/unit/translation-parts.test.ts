@@ -48,7 +48,11 @@ function keysIn(source: string): string[] {
 describe('translations in parts', () => {
   it('gives the first-load modules every text they use literally', () => {
     const core = new Set<string>(CORE_GROUPS);
-    const outside = FIRST_LOAD_MODULES.flatMap((file) => keysIn(readFileSync(join(root, file), 'utf8')).filter((key) => !core.has(key.split('.')[0]!)).map((key) => `${file}: ${key}`));
+    const outside = FIRST_LOAD_MODULES.flatMap((file) =>
+      keysIn(readFileSync(join(root, file), 'utf8'))
+        .filter((key) => !core.has(key.split('.')[0]!))
+        .map((key) => `${file}: ${key}`),
+    );
     expect(outside).toEqual([]);
   });
 
@@ -62,10 +66,16 @@ describe('translations in parts', () => {
   it('keeps the public pages’ texts out of the browser: no app module uses them', () => {
     const serverOnly = new Set<string>(SERVER_ONLY_GROUPS);
     const files = (dir: string): string[] =>
-      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? (entry.name === 'public-pages' ? [] : files(join(dir, entry.name))) : /\.tsx?$/.test(entry.name) ? [join(dir, entry.name)] : []));
+      readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? (entry.name === 'public-pages' ? [] : files(join(dir, entry.name))) : /\.tsx?$/.test(entry.name) ? [join(dir, entry.name)] : [],
+      );
     const used = files('client')
       .filter((file) => file !== join('client', 'entry-server.tsx'))
-      .flatMap((file) => keysIn(readFileSync(join(root, file), 'utf8')).filter((key) => serverOnly.has(key.split('.')[0]!)).map((key) => `${file}: ${key}`));
+      .flatMap((file) =>
+        keysIn(readFileSync(join(root, file), 'utf8'))
+          .filter((key) => serverOnly.has(key.split('.')[0]!))
+          .map((key) => `${file}: ${key}`),
+      );
     expect(used).toEqual([]);
   });
 

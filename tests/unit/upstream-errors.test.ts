@@ -12,7 +12,13 @@ describe('§8 error extraction', () => {
       errorFromEnvelope(400, { success: false, error: { message: 'wrong_password', cause: 'Wrong Password', fields: { password: 'wrong' } } }),
       errorFromEnvelope(404, { success: false, error: { message: 'user_does_not_exist', cause: 'User does not exist' } }),
     ];
-    for (const e of answers) expect({ status: e.status, code: e.code, message: e.message, fields: e.fields }).toEqual({ status: 400, code: 'wrong_password', message: 'Invalid credentials.', fields: undefined });
+    for (const e of answers)
+      expect({ status: e.status, code: e.code, message: e.message, fields: e.fields }).toEqual({
+        status: 400,
+        code: 'wrong_password',
+        message: 'Invalid credentials.',
+        fields: undefined,
+      });
   });
 
   it('uses the error text when the error is a plain string, and a clear text when the body is missing', () => {
@@ -22,6 +28,8 @@ describe('§8 error extraction', () => {
   });
 
   it('passes field errors through', () => {
-    expect(errorFromEnvelope(400, { error: { message: 'validation_error', fields: { email: 'Provided value is not Email.' } } }).fields).toEqual({ email: 'Provided value is not Email.' });
+    expect(errorFromEnvelope(400, { error: { message: 'validation_error', fields: { email: 'Provided value is not Email.' } } }).fields).toEqual({
+      email: 'Provided value is not Email.',
+    });
   });
 });

@@ -55,7 +55,11 @@ describe('plumbing', () => {
     const res = await call('account/login', { body: { email: 'not-an-email' } });
     expect(res).toEqual({
       status: 400,
-      body: { success: false, data: null, error: { message: 'validation_error', cause: 'Some fields are not valid.', fields: { email: 'validation.email', password: 'validation.required' } } },
+      body: {
+        success: false,
+        data: null,
+        error: { message: 'validation_error', cause: 'Some fields are not valid.', fields: { email: 'validation.email', password: 'validation.required' } },
+      },
     });
   });
 });
@@ -77,7 +81,9 @@ describe('login', () => {
   });
 
   it('refuses a deactivated account with 403, but only after a correct password', async () => {
-    const { rows } = await up.db.query<{ email: string }>("select email from users where email like '%@example.com' and email not in ('admin@example.com','buddy@example.com','shop@example.com','user@example.com') order by id limit 1");
+    const { rows } = await up.db.query<{ email: string }>(
+      "select email from users where email like '%@example.com' and email not in ('admin@example.com','buddy@example.com','shop@example.com','user@example.com') order by id limit 1",
+    );
     const email = rows[0]!.email;
     await up.db.query('update users set is_active = false where email = $1', [email]);
     expect((await call('account/login', { body: { email, password: 'wrong' } })).body.error.message).toBe('wrong_password');
@@ -96,7 +102,10 @@ describe('refresh tokens and logout', () => {
     expect((await call('account/refresh-token', { body: { refresh_token: randomToken() } })).body.error.message).toBe('invalid_refresh_token');
     const pair = await login('shop@example.com');
     await up.db.query("update refresh_tokens set expires_at = now() - interval '1 second' where token_hash = $1", [hashToken(pair.refresh_token)]);
-    expect(await call('account/refresh-token', { body: { refresh_token: pair.refresh_token } })).toMatchObject({ status: 401, body: { error: { message: 'invalid_refresh_token' } } });
+    expect(await call('account/refresh-token', { body: { refresh_token: pair.refresh_token } })).toMatchObject({
+      status: 401,
+      body: { error: { message: 'invalid_refresh_token' } },
+    });
   });
 
   it('logout revokes the rotated successor too, and is idempotent', async () => {
@@ -124,10 +133,20 @@ describe('password reset', () => {
     const token = tokenOf(await lastLink(email, 'reset'));
     expect(await call('account/reset-password', { body: { token, password: 'new-pass', password_confirm: 'other' } })).toEqual({
       status: 400,
-      body: { success: false, data: null, error: { message: 'passwords_do_not_match', cause: 'Passwords do not match.', fields: { password_confirm: 'validation.passwordsDoNotMatch' } } },
+      body: {
+        success: false,
+        data: null,
+        error: { message: 'passwords_do_not_match', cause: 'Passwords do not match.', fields: { password_confirm: 'validation.passwordsDoNotMatch' } },
+      },
     });
-    expect((await call('account/reset-password', { body: { token, password: 'ab', password_confirm: 'ab' } })).body.error).toMatchObject({ message: 'validation_error', fields: { password: 'validation.passwordMin' } });
-    expect((await call('account/reset-password', { body: { token: 'made-up', password: 'new-pass', password_confirm: 'new-pass' } })).body.error).toEqual({ message: 'token_does_not_exist', cause: 'Provided token does not exist' });
+    expect((await call('account/reset-password', { body: { token, password: 'ab', password_confirm: 'ab' } })).body.error).toMatchObject({
+      message: 'validation_error',
+      fields: { password: 'validation.passwordMin' },
+    });
+    expect((await call('account/reset-password', { body: { token: 'made-up', password: 'new-pass', password_confirm: 'new-pass' } })).body.error).toEqual({
+      message: 'token_does_not_exist',
+      cause: 'Provided token does not exist',
+    });
 
     expect(await call('account/reset-password', { body: { token, password: 'new-pass', password_confirm: 'new-pass' } })).toMatchObject({ status: 200, body: { success: true } });
     expect((await call('account/reset-password', { body: { token, password: 'new-pass', password_confirm: 'new-pass' } })).body.error.message).toBe('token_does_not_exist');
@@ -154,7 +173,16 @@ describe('invitation lifecycle', () => {
   it('creates a pending user in the public shape and mails a link', async () => {
     const res = await call('account/invite', { token: admin, body: { email, first_name: 'Ivy', last_name: 'Invitee', roles: ['Buddy'], user_type: 2, language: 'sv' } });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ email, first_name: 'Ivy', roles: ['Buddy'], user_type: 2, language: 'sv', account_status: 'pending', invitation_status: 'pending', member_since: null });
+    expect(res.body.data).toMatchObject({
+      email,
+      first_name: 'Ivy',
+      roles: ['Buddy'],
+      user_type: 2,
+      language: 'sv',
+      account_status: 'pending',
+      invitation_status: 'pending',
+      member_since: null,
+    });
     expect(res.body.data.invited_at).toEqual(expect.any(String));
     expect(Object.keys(res.body.data)).not.toContain('password_hash');
     expect(await lastLink(email, 'invite')).toMatch(new RegExp(`^${APP_URL}/accept-invitation/`));
@@ -180,7 +208,10 @@ describe('invitation lifecycle', () => {
   it('accept-invite activates the account, after which resend is refused', async () => {
     const token = tokenOf(await lastLink(email, 'invite'));
     expect((await call('account/accept-invite', { body: { token, password: 'chosen', password_confirm: 'chose' } })).body.error.message).toBe('passwords_do_not_match');
-    expect(await call('account/accept-invite', { body: { token, password: 'chosen', password_confirm: 'chosen' } })).toEqual({ status: 200, body: { success: true, data: { email }, error: null } });
+    expect(await call('account/accept-invite', { body: { token, password: 'chosen', password_confirm: 'chosen' } })).toEqual({
+      status: 200,
+      body: { success: true, data: { email }, error: null },
+    });
     const session = await login(email, 'chosen');
     const profile = (await call('account/', { token: session.token })).body.data;
     expect(profile).toMatchObject({ account_status: 'active', invitation_status: 'accepted', is_active: true, member_since: expect.any(String) });
@@ -206,7 +237,10 @@ describe('confirm-email', () => {
 describe('e-mail change', () => {
   it('changes the address only when the mailed link to the new address is confirmed', async () => {
     const { token } = await login('buddy@example.com');
-    expect((await call('account/change-email', { token, body: { email: 'admin@example.com' } })).body.error).toMatchObject({ message: 'user_exists', fields: { email: 'errors.user_exists' } });
+    expect((await call('account/change-email', { token, body: { email: 'admin@example.com' } })).body.error).toMatchObject({
+      message: 'user_exists',
+      fields: { email: 'errors.user_exists' },
+    });
     expect((await call('account/change-email', { token, body: { email: 'not-an-address' } })).body.error.message).toBe('validation_error');
     const first = await call('account/change-email', { token, body: { email: 'bo.first@example.com' } });
     expect(first.body.data).toMatchObject({ email: 'buddy@example.com', pending_email: 'bo.first@example.com' });
@@ -234,19 +268,62 @@ describe('profile', () => {
     const before = (await call('account/', { token })).body.data;
     expect(Object.keys(before).sort()).toEqual(
       [
-        'id', 'email', 'first_name', 'last_name', 'phone_number', 'country', 'language', 'is_active', 'profile_image', 'user_type', 'biography',
-        'social_security_number', 'roles', 'account_status', 'invitation_status', 'invited_at', 'member_since', 'state', 'area', 'city', 'post_code',
-        'operational_range_id', 'pending_email', 'version', 'updated_at',
+        'id',
+        'email',
+        'first_name',
+        'last_name',
+        'phone_number',
+        'country',
+        'language',
+        'is_active',
+        'profile_image',
+        'user_type',
+        'biography',
+        'social_security_number',
+        'roles',
+        'account_status',
+        'invitation_status',
+        'invited_at',
+        'member_since',
+        'state',
+        'area',
+        'city',
+        'post_code',
+        'operational_range_id',
+        'pending_email',
+        'version',
+        'updated_at',
       ].sort(),
     );
     expect(before).toMatchObject({ email: 'shop@example.com', first_name: 'Sam', last_name: 'Shop', roles: ['Buddy', 'Shop'] });
 
-    const update = { first_name: 'Samuel', last_name: 'Shop', phone_number: '+46 70 000 00 00', country: 'gb', language: 'sv', city: 'Uppsala', post_code: '753 10', email: 'hijack@example.com', user_type: 5 };
+    const update = {
+      first_name: 'Samuel',
+      last_name: 'Shop',
+      phone_number: '+46 70 000 00 00',
+      country: 'gb',
+      language: 'sv',
+      city: 'Uppsala',
+      post_code: '753 10',
+      email: 'hijack@example.com',
+      user_type: 5,
+    };
     const after = await call('account/', { method: 'PUT', token, body: update });
     expect(after.status).toBe(200);
-    expect(after.body.data).toMatchObject({ first_name: 'Samuel', country: 'gb', language: 'sv', city: 'Uppsala', email: 'shop@example.com', user_type: before.user_type, version: before.version + 1 });
+    expect(after.body.data).toMatchObject({
+      first_name: 'Samuel',
+      country: 'gb',
+      language: 'sv',
+      city: 'Uppsala',
+      email: 'shop@example.com',
+      user_type: before.user_type,
+      version: before.version + 1,
+    });
 
-    expect(await call('account/', { method: 'PUT', token, body: { ...update, country: 'fr' } })).toMatchObject({ status: 400, body: { error: { message: 'validation_error', fields: { country: expect.any(String) } } } });
+    expect(await call('account/', { method: 'PUT', token, body: { ...update, country: 'fr' } })).toMatchObject({
+      status: 400,
+      body: { error: { message: 'validation_error', fields: { country: expect.any(String) } } },
+    });
   });
 });
 
@@ -255,7 +332,11 @@ describe('uploads', () => {
     expect((await call('upload/?kind=bicycle&content_type=image/png')).status).toBe(401);
     const { token } = await login('admin@example.com');
     const signed = (await call('upload/?kind=user_profile_picture&content_type=image/png', { token })).body.data;
-    expect(signed).toMatchObject({ key: expect.stringMatching(/^user_profile_picture\/[0-9a-f-]{36}\.png$/), access_url: `${up.origin}/files/${signed.key}`, expires_at: expect.any(String) });
+    expect(signed).toMatchObject({
+      key: expect.stringMatching(/^user_profile_picture\/[0-9a-f-]{36}\.png$/),
+      access_url: `${up.origin}/files/${signed.key}`,
+      expires_at: expect.any(String),
+    });
 
     const past = String(Math.floor(Date.now() / 1000) - 1);
     const expiredUrl = `${up.origin}/files/upload/${signed.key}?expires=${past}&sig=${hmac(up.config.jwtSecret, signed.key, 'image/png', past)}`;
@@ -264,7 +345,10 @@ describe('uploads', () => {
     expect(expired.status).toBe(403);
     expect(((await expired.json()) as Body).error.message).toBe('invalid_signature');
 
-    const preflight = await fetch(signed.url, { method: 'OPTIONS', headers: { origin: APP_URL, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,x-amz-acl' } });
+    const preflight = await fetch(signed.url, {
+      method: 'OPTIONS',
+      headers: { origin: APP_URL, 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type,x-amz-acl' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(APP_URL);
     expect(preflight.headers.get('access-control-allow-methods')).toContain('PUT');

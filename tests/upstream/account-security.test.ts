@@ -190,7 +190,7 @@ describe('M2 and L3: throttling per client address and account, never a lockout'
     }
   });
 
-  it('N6: believes X-Forwarded-For only with the back office\'s secret: another local process cannot throttle a chosen address', async () => {
+  it("N6: believes X-Forwarded-For only with the back office's secret: another local process cannot throttle a chosen address", async () => {
     const victim = freshIp();
     // A process on this machine (a trusted address) claims to be the victim's address, without the secret…
     for (let i = 0; i < 6; i++) await call('account/login', { body: { email: 'shop@example.com', password: `guess-${i}` }, ip: victim, withoutSecret: true });
@@ -334,11 +334,19 @@ describe('absolute session lifetime', () => {
     const stillOk = (await call('account/refresh-token', { body: { refresh_token: rotated.refresh_token } })).body.data;
     expect(stillOk.token).toEqual(expect.any(String));
     await up.db.query("update sessions set created_at = now() - interval '30 days 1 minute' where id = $1", [claimsOf(rotated.token).sid]);
-    expect(await call('account/refresh-token', { body: { refresh_token: stillOk.refresh_token } })).toMatchObject({ status: 401, body: { error: { message: 'invalid_refresh_token' } } });
+    expect(await call('account/refresh-token', { body: { refresh_token: stillOk.refresh_token } })).toMatchObject({
+      status: 401,
+      body: { error: { message: 'invalid_refresh_token' } },
+    });
   });
 
   it('follows a configured lifetime', async () => {
-    const short = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: testLogger('upstream-short-session'), config: { scryptCost: 1024, sessionMaxAgeSeconds: 2 } });
+    const short = await startUpstream({
+      port: 0,
+      demoPassword: DEMO_PASSWORD,
+      logger: testLogger('upstream-short-session'),
+      config: { scryptCost: 1024, sessionMaxAgeSeconds: 2 },
+    });
     try {
       const pair = (await attempt('admin@example.com', DEMO_PASSWORD, freshIp(), short)).body.data;
       const rotated = (await call('account/refresh-token', { body: { refresh_token: pair.refresh_token } }, short)).body.data;
@@ -422,7 +430,9 @@ describe('L1: reset links and requests', () => {
     const older = tokenOf(await lastLink(email, 'reset'));
     await call('account/forgot-password', { body: { email }, ip: freshIp() });
     const newer = tokenOf(await lastLink(email, 'reset'));
-    expect((await call('account/reset-password', { body: { token: older, password: DEMO_PASSWORD, password_confirm: DEMO_PASSWORD } })).body.error.message).toBe('token_does_not_exist');
+    expect((await call('account/reset-password', { body: { token: older, password: DEMO_PASSWORD, password_confirm: DEMO_PASSWORD } })).body.error.message).toBe(
+      'token_does_not_exist',
+    );
     // A link issued some other way (an older mail that raced the new request) ends with the reset too.
     const stray = randomToken();
     await up.db.query("insert into account_tokens (user_id, kind, token_hash, expires_at) values ($1, 'reset', $2, now() + interval '1 hour')", [id, hashToken(stray)]);
@@ -478,7 +488,9 @@ describe('L5: an Admin always remains', () => {
       status: 409,
       body: { error: { message: 'last_admin', cause: 'The last active Admin cannot lose the Admin role or be deactivated.' } },
     });
-    expect((await call(`users/${adminId}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(adminId, admin)), is_active: false } })).body.error.message).toBe('last_admin');
+    expect((await call(`users/${adminId}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(adminId, admin)), is_active: false } })).body.error.message).toBe(
+      'last_admin',
+    );
     expect((await userRecord(adminId, admin)).roles).toContain('Admin');
 
     // A pending invitation holding Admin does not count: it cannot sign in yet.

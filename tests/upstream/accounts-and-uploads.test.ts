@@ -81,7 +81,10 @@ describe('login and refresh tokens', () => {
     const off = await call(`users/${me.id}/`, { method: 'PUT', token: admin.token, body: { ...me, is_active: false } });
     expect(off.status).toBe(200);
     expect((await call('account/refresh-token', { body: { refresh_token: shop.refresh_token } })).body.error.message).toBe('invalid_refresh_token');
-    expect((await call('account/login', { body: { email: 'shop@example.com', password: DEMO_PASSWORD } })).body.error).toEqual({ message: 'account_inactive', cause: 'This account is deactivated.' });
+    expect((await call('account/login', { body: { email: 'shop@example.com', password: DEMO_PASSWORD } })).body.error).toEqual({
+      message: 'account_inactive',
+      cause: 'This account is deactivated.',
+    });
     // Even a refresh token issued while inactive-but-not-yet-revoked is refused: activity is checked on refresh.
     await up.db.query("update users set is_active = true where email = 'shop@example.com'");
     const again = await login('shop@example.com');
@@ -89,7 +92,6 @@ describe('login and refresh tokens', () => {
     expect((await call('account/refresh-token', { body: { refresh_token: again.refresh_token } })).status).toBe(401);
     await up.db.query("update users set is_active = true where email = 'shop@example.com'");
   });
-
 
   it('refuses expired and forged access tokens', async () => {
     const { token } = await login('admin@example.com');
@@ -104,7 +106,10 @@ describe('invitations', () => {
     const admin = (await login('admin@example.com')).token;
     expect((await call('account/invite', { token: admin, body: { email: 'new.one@example.com', roles: ['Buddy'] } })).status).toBe(200);
     expect((await call('account/invite', { token: admin, body: { email: 'NEW.one@example.com' } })).body.error).toEqual({ message: 'user_exists', cause: 'User already exists' });
-    const bulk = await call('account/bulk-invite', { token: admin, body: { invites: [{ email: 'a.bulk@example.com' }, { email: 'not-an-email' }, { email: 'admin@example.com' }] } });
+    const bulk = await call('account/bulk-invite', {
+      token: admin,
+      body: { invites: [{ email: 'a.bulk@example.com' }, { email: 'not-an-email' }, { email: 'admin@example.com' }] },
+    });
     expect(bulk.body.data.results).toEqual([
       { email: 'a.bulk@example.com', success: true, user_id: expect.any(Number) },
       { email: 'not-an-email', success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.', fields: { email: 'validation.email' } } },

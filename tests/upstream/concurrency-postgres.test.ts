@@ -48,7 +48,11 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
   const post = async (up: Upstream, path: string, body: unknown, token?: string, init: { method?: string; ip?: string } = {}) => {
     const res = await fetch(up.url + path, {
       method: init.method ?? 'POST',
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.ip ? { 'x-forwarded-for': init.ip, 'x-forwarded-secret': up.config.forwardedSecret! } : {}) },
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(init.ip ? { 'x-forwarded-for': init.ip, 'x-forwarded-secret': up.config.forwardedSecret! } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as { success: boolean; data: any; error: any } };
@@ -81,7 +85,9 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
 
   it('lets simultaneous wrong passwords from one address, over both instances, past the free allowance only (ADR 018)', async () => {
     const [a, b] = instances as [Upstream, Upstream];
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => post(i % 2 ? a : b, 'account/login', { email: 'shop@example.com', password: 'wrong' }, undefined, { ip: '192.0.2.77' })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => post(i % 2 ? a : b, 'account/login', { email: 'shop@example.com', password: 'wrong' }, undefined, { ip: '192.0.2.77' })),
+    );
     expect(answers.filter((r) => r.status === 400)).toHaveLength(5);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(7);
     // Another address is not slowed by any of it.
@@ -119,7 +125,16 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     for (const slot of [1, 2]) {
       expect((await post(a, 'buddy-work-slots/', { buddy_id: buddy, service_date: '2098-03-03', service_slot_id: slot, max_services_per_day: 2 }, token)).status).toBe(201);
     }
-    const booking = (slot: number) => ({ buddy_id: buddy, bicycle_id: 1, service_slot_id: slot, service_date: '2098-03-03', status: 2, origin_type: 'one_off', latitude: 59.33258, longitude: 18.0649 });
+    const booking = (slot: number) => ({
+      buddy_id: buddy,
+      bicycle_id: 1,
+      service_slot_id: slot,
+      service_date: '2098-03-03',
+      status: 2,
+      origin_type: 'one_off',
+      latitude: 59.33258,
+      longitude: 18.0649,
+    });
     expect((await post(a, 'services/', booking(1), token)).status).toBe(201);
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => post(i % 2 ? a : b, 'services/', booking(1 + (i % 2)), token)));
     expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
@@ -145,7 +160,10 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     expect(answers.filter((r) => r.body.data.refund !== null)).toHaveLength(1);
     // And activate/cancel raced against each other never refund more than was paid.
     await Promise.all(Array.from({ length: 10 }, (_, i) => post(i % 2 ? a : b, `subscriptions/${id}/${i % 3 ? 'activate' : 'cancel'}/`, {}, token)));
-    const { rows: refunds } = await a.db.query<{ n: number; total: number }>('select count(*)::int as n, coalesce(sum(amount_minor), 0)::int as total from subscription_refunds where subscription_id = $1', [id]);
+    const { rows: refunds } = await a.db.query<{ n: number; total: number }>(
+      'select count(*)::int as n, coalesce(sum(amount_minor), 0)::int as total from subscription_refunds where subscription_id = $1',
+      [id],
+    );
     expect(refunds[0]!.n).toBe(1);
     expect(refunds[0]!.total).toBeLessThanOrEqual(19_900);
   });
@@ -153,12 +171,18 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
   it('lets exactly one of several simultaneous PUTs to one signed address store its file, across instances (issue 12 L4)', async () => {
     const [a, b] = instances as [Upstream, Upstream];
     const token = (await post(a, 'account/login', { email: 'admin@example.com', password: 'race-password' })).body.data.token;
-    const signed = (await (await fetch(`${a.url}upload/?kind=bicycle&content_type=image%2Fpng`, { headers: { authorization: `Bearer ${token}` } })).json()) as { data: { url: string; key: string } };
+    const signed = (await (await fetch(`${a.url}upload/?kind=bicycle&content_type=image%2Fpng`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
+      data: { url: string; key: string };
+    };
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 3)]);
     const target = new URL(signed.data.url);
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
-        fetch(`${(i % 2 ? a : b).origin}${target.pathname}${target.search}`, { method: 'PUT', body: new Uint8Array(png), headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' } }),
+        fetch(`${(i % 2 ? a : b).origin}${target.pathname}${target.search}`, {
+          method: 'PUT',
+          body: new Uint8Array(png),
+          headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' },
+        }),
       ),
     );
     expect(answers.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(403)]);

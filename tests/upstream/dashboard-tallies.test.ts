@@ -8,7 +8,17 @@ import { openDatabase, type Db } from '../../upstream/db.ts';
 import { compactTallies } from '../../upstream/dashboard-tallies.ts';
 import { adminDashboard, buddyDashboard, statistics } from '../../upstream/resources/dashboard.ts';
 import { migrate, migrationsDir } from '../../upstream/migrate.ts';
-import { applyWrite, applyWrites, createFixtures, expectTalliesMatchRecount, writeArb, writesArb, type Fixtures, type Write, type WriteTally } from '../support/dashboard-writes.ts';
+import {
+  applyWrite,
+  applyWrites,
+  createFixtures,
+  expectTalliesMatchRecount,
+  writeArb,
+  writesArb,
+  type Fixtures,
+  type Write,
+  type WriteTally,
+} from '../support/dashboard-writes.ts';
 
 /**
  * ADR 025: the dashboard's counters are kept current by the database's triggers, and must equal a recount
@@ -66,12 +76,14 @@ function postgresBackend(url: string): Backend {
 const ROLLBACK = new Error('roll back this run');
 /** Runs `fn` in a transaction that is always rolled back, so every property run starts from the same rows. */
 async function rolledBack(db: Db, fn: (tx: Db) => Promise<void>) {
-  await db.transaction(async (tx) => {
-    await fn(tx);
-    throw ROLLBACK;
-  }).catch((error: unknown) => {
-    if (error !== ROLLBACK) throw error;
-  });
+  await db
+    .transaction(async (tx) => {
+      await fn(tx);
+      throw ROLLBACK;
+    })
+    .catch((error: unknown) => {
+      if (error !== ROLLBACK) throw error;
+    });
 }
 
 /** The migrations directory as it was before the tallies: a database that has data when 080 arrives. */
@@ -82,9 +94,12 @@ function migrationsBeforeTallies(): string {
 }
 
 const applied = (...writes: Write[]) => writes.map((write) => ({ write, undone: false }));
-const user = (active: boolean, member: { day: number; second: number } | null = null) => ({ kind: 'addUser', active, status: 'active', invitation: 'accepted', type: 4, member }) as const;
-const service = (status: number, day: number, buddy = 0, finished = { day: 0, second: 43_200 }) => ({ kind: 'addService', status, day, buddy, origin: 'one_off', finished }) as const;
-const subscription = (user: number, status: 'active' | 'trialing') => ({ kind: 'addSubscription', status, company: false, bicycles: 1, user, created: { day: 0, second: 0 } }) as const;
+const user = (active: boolean, member: { day: number; second: number } | null = null) =>
+  ({ kind: 'addUser', active, status: 'active', invitation: 'accepted', type: 4, member }) as const;
+const service = (status: number, day: number, buddy = 0, finished = { day: 0, second: 43_200 }) =>
+  ({ kind: 'addService', status, day, buddy, origin: 'one_off', finished }) as const;
+const subscription = (user: number, status: 'active' | 'trialing') =>
+  ({ kind: 'addSubscription', status, company: false, bicycles: 1, user, created: { day: 0, second: 0 } }) as const;
 
 /** Hand-picked sequences the random ones reach only by luck: each names the change it covers. Rows are picked by position (0 is the fixtures' user). */
 const SCENARIOS: { write: Write; undone: boolean }[][] = [
@@ -224,7 +239,12 @@ for (const backend of backends) {
             await migrate(fresh, before);
             const freshFixtures = await createFixtures(fresh);
             await fresh.transaction((tx) => applyWrites(tx, freshFixtures, writes));
-            expect(await migrate(fresh)).toEqual([TALLIES_MIGRATION, ...readdirSync(migrationsDir()).filter((f) => f.endsWith('.sql') && f > TALLIES_MIGRATION).sort()]);
+            expect(await migrate(fresh)).toEqual([
+              TALLIES_MIGRATION,
+              ...readdirSync(migrationsDir())
+                .filter((f) => f.endsWith('.sql') && f > TALLIES_MIGRATION)
+                .sort(),
+            ]);
             await expectTalliesMatchRecount(fresh, [0, 1]);
           }),
           { numRuns: 2 },
@@ -234,50 +254,63 @@ for (const backend of backends) {
       }
     }, 240_000);
 
-    it.skipIf(backend.name !== 'PostgreSQL')('stays exact with writers on many connections at once, compaction running among them', async () => {
-      const writers = Array.from({ length: 6 }, () => fc.sample(writeArb, 60));
-      // Races on the same few users: their state and their Buddy role, changed at the same moment.
-      const { rows } = await db.query<{ id: number }>("insert into users (email) select 'race' || g || '-' || $1 || '@test.example' from generate_series(1, 3) g returning id", [process.pid]);
-      const racers = rows.map((r) => Number(r.id));
-      // And TRUNCATE, which recounts its table, against compaction folding that table's deltas.
-      const truncations = [
-        `insert into promo_code_uses (promo_code_id, user_id) select ${fixtures.promoCodes[1]}, id from users on conflict do nothing`,
-        "insert into trial_groups (name) select 'Race ' || g || ' ' || random() from generate_series(1, 3) g",
-        'truncate promo_code_uses',
-        'truncate trial_groups cascade',
-      ];
-      const race = racers.flatMap((id) => [
-        `update users set is_active = not is_active where id = ${id}`,
-        `insert into user_roles (user_id, role_id) select ${id}, id from roles where name = 'Buddy' on conflict do nothing`,
-        `delete from user_roles where user_id = ${id} and role_id = (select id from roles where name = 'Buddy')`,
-        `update users set account_status = case account_status when 'active' then 'inactive' else 'active' end where id = ${id}`,
-      ]);
-      let writing = true;
-      const compactor = (async () => {
-        while (writing) {
-          await compactTallies(db);
-          await new Promise((resolve) => setTimeout(resolve, 1));
-        }
-      })();
-      const results = await Promise.all([
-        ...writers.map(async (writes) => {
-          let applied = 0;
-          for (const write of writes) if (await applyWrite(db, fixtures, write)) applied += 1;
-          return applied;
-        }),
-        ...[race, race, race, truncations, truncations].map(async (statements) => {
-          let applied = 0;
-          for (let i = 0; i < 40; i++) if (await db.query(statements[Math.floor(Math.random() * statements.length)]!).then(() => true, () => false)) applied += 1;
-          return applied;
-        }),
-      ]);
-      writing = false;
-      await compactor;
-      expect(results.reduce((a, b) => a + b, 0)).toBeGreaterThan(200);
-      await expectTalliesMatchRecount(db, [0, 1]);
-      // The writers renamed the Buddy role an odd or even number of times: the tests after this one find it by name.
-      await db.query("update roles set name = 'Buddy' where name = 'Buddy (renamed)'");
-    }, 120_000);
+    it.skipIf(backend.name !== 'PostgreSQL')(
+      'stays exact with writers on many connections at once, compaction running among them',
+      async () => {
+        const writers = Array.from({ length: 6 }, () => fc.sample(writeArb, 60));
+        // Races on the same few users: their state and their Buddy role, changed at the same moment.
+        const { rows } = await db.query<{ id: number }>("insert into users (email) select 'race' || g || '-' || $1 || '@test.example' from generate_series(1, 3) g returning id", [
+          process.pid,
+        ]);
+        const racers = rows.map((r) => Number(r.id));
+        // And TRUNCATE, which recounts its table, against compaction folding that table's deltas.
+        const truncations = [
+          `insert into promo_code_uses (promo_code_id, user_id) select ${fixtures.promoCodes[1]}, id from users on conflict do nothing`,
+          "insert into trial_groups (name) select 'Race ' || g || ' ' || random() from generate_series(1, 3) g",
+          'truncate promo_code_uses',
+          'truncate trial_groups cascade',
+        ];
+        const race = racers.flatMap((id) => [
+          `update users set is_active = not is_active where id = ${id}`,
+          `insert into user_roles (user_id, role_id) select ${id}, id from roles where name = 'Buddy' on conflict do nothing`,
+          `delete from user_roles where user_id = ${id} and role_id = (select id from roles where name = 'Buddy')`,
+          `update users set account_status = case account_status when 'active' then 'inactive' else 'active' end where id = ${id}`,
+        ]);
+        let writing = true;
+        const compactor = (async () => {
+          while (writing) {
+            await compactTallies(db);
+            await new Promise((resolve) => setTimeout(resolve, 1));
+          }
+        })();
+        const results = await Promise.all([
+          ...writers.map(async (writes) => {
+            let applied = 0;
+            for (const write of writes) if (await applyWrite(db, fixtures, write)) applied += 1;
+            return applied;
+          }),
+          ...[race, race, race, truncations, truncations].map(async (statements) => {
+            let applied = 0;
+            for (let i = 0; i < 40; i++)
+              if (
+                await db.query(statements[Math.floor(Math.random() * statements.length)]!).then(
+                  () => true,
+                  () => false,
+                )
+              )
+                applied += 1;
+            return applied;
+          }),
+        ]);
+        writing = false;
+        await compactor;
+        expect(results.reduce((a, b) => a + b, 0)).toBeGreaterThan(200);
+        await expectTalliesMatchRecount(db, [0, 1]);
+        // The writers renamed the Buddy role an odd or even number of times: the tests after this one find it by name.
+        await db.query("update roles set name = 'Buddy' where name = 'Buddy (renamed)'");
+      },
+      120_000,
+    );
 
     it.skipIf(backend.name !== 'PostgreSQL')('recounts by hand (`select dashboard_rebuild()`) exactly while a writer is mid-transaction: the recount waits for it', async () => {
       const { rows } = await db.query<{ name: string }>('select current_database() as name');
@@ -332,7 +365,10 @@ for (const backend of backends) {
       const { rows } = await db.query<{ name: string }>('select current_database() as name');
       const url = new URL(adminUrl!);
       url.pathname = `/${rows[0]!.name}`;
-      const { rows: people } = await db.query<{ id: number }>("insert into users (email) select 'renamed' || g || '-' || $1 || '@test.example' from generate_series(1, 2) g returning id", [process.pid]);
+      const { rows: people } = await db.query<{ id: number }>(
+        "insert into users (email) select 'renamed' || g || '-' || $1 || '@test.example' from generate_series(1, 2) g returning id",
+        [process.pid],
+      );
       const buddyRole = Number((await db.query<{ id: number }>("select id from roles where name = 'Buddy'")).rows[0]!.id);
       const [renamer, granter] = [new pg.Client({ connectionString: url.toString() }), new pg.Client({ connectionString: url.toString() })];
       await Promise.all([renamer.connect(), granter.connect()]);
@@ -354,38 +390,45 @@ for (const backend of backends) {
       }
     });
 
-    it.skipIf(backend.name !== 'PostgreSQL')('keeps no counter row that one writer holds while another waits (no hot row)', async () => {
-      const { rows } = await db.query<{ name: string }>('select current_database() as name');
-      const url = new URL(adminUrl!);
-      url.pathname = `/${rows[0]!.name}`;
-      const [first, second] = [new pg.Client({ connectionString: url.toString() }), new pg.Client({ connectionString: url.toString() })];
-      await Promise.all([first.connect(), second.connect()]);
-      const writeEverything = async (client: pg.Client, n: number) => {
-        const { rows: service } = await client.query(
-          `insert into services (service_date, service_slot_id, status, buddy_id, bicycle_id, origin_type, latitude, longitude)
+    it.skipIf(backend.name !== 'PostgreSQL')(
+      'keeps no counter row that one writer holds while another waits (no hot row)',
+      async () => {
+        const { rows } = await db.query<{ name: string }>('select current_database() as name');
+        const url = new URL(adminUrl!);
+        url.pathname = `/${rows[0]!.name}`;
+        const [first, second] = [new pg.Client({ connectionString: url.toString() }), new pg.Client({ connectionString: url.toString() })];
+        await Promise.all([first.connect(), second.connect()]);
+        const writeEverything = async (client: pg.Client, n: number) => {
+          const { rows: service } = await client.query(
+            `insert into services (service_date, service_slot_id, status, buddy_id, bicycle_id, origin_type, latitude, longitude)
            values (current_date, $1, 2, $2, $3, 'one_off', 59.33, 18.06) returning id`,
-          [fixtures.slot, fixtures.owner, fixtures.bicycle],
-        );
-        await client.query('update services set status = 4, finished_at = now() where id = $1', [service[0].id]);
-        const { rows: user } = await client.query("insert into users (email, member_since) values ($1, now()) returning id", [`hot-${n}-${process.pid}@test.example`]);
-        await client.query("insert into subscriptions (user_id, plan_id, status, current_period_start, current_period_end, amount) values ($1, $2, 'active', current_date, current_date + 30, 99)", [user[0].id, fixtures.plan]);
-        await client.query('insert into promo_code_uses (promo_code_id, user_id) values ($1, $2)', [fixtures.promoCodes[0], user[0].id]);
-        await client.query("insert into trial_groups (name, end_date) values ($1, current_date)", [`Hot ${n} ${process.pid}`]);
-      };
-      try {
-        // The first writer books and finishes a service today for a buddy, adds a member, a subscription,
-        // a promo-code use and a trial group, and keeps its transaction open…
-        await first.query('begin');
-        await writeEverything(first, 1);
-        // …while the second does the same for the same buddy, day and counters: none of it may wait.
-        await second.query("set lock_timeout = '2s'");
-        await writeEverything(second, 2);
-        await second.query('select dashboard_compact()');
-        await first.query('commit');
-      } finally {
-        await Promise.all([first.end(), second.end()]);
-      }
-      await expectTalliesMatchRecount(db, [0]);
-    }, 60_000);
+            [fixtures.slot, fixtures.owner, fixtures.bicycle],
+          );
+          await client.query('update services set status = 4, finished_at = now() where id = $1', [service[0].id]);
+          const { rows: user } = await client.query('insert into users (email, member_since) values ($1, now()) returning id', [`hot-${n}-${process.pid}@test.example`]);
+          await client.query(
+            "insert into subscriptions (user_id, plan_id, status, current_period_start, current_period_end, amount) values ($1, $2, 'active', current_date, current_date + 30, 99)",
+            [user[0].id, fixtures.plan],
+          );
+          await client.query('insert into promo_code_uses (promo_code_id, user_id) values ($1, $2)', [fixtures.promoCodes[0], user[0].id]);
+          await client.query('insert into trial_groups (name, end_date) values ($1, current_date)', [`Hot ${n} ${process.pid}`]);
+        };
+        try {
+          // The first writer books and finishes a service today for a buddy, adds a member, a subscription,
+          // a promo-code use and a trial group, and keeps its transaction open…
+          await first.query('begin');
+          await writeEverything(first, 1);
+          // …while the second does the same for the same buddy, day and counters: none of it may wait.
+          await second.query("set lock_timeout = '2s'");
+          await writeEverything(second, 2);
+          await second.query('select dashboard_compact()');
+          await first.query('commit');
+        } finally {
+          await Promise.all([first.end(), second.end()]);
+        }
+        await expectTalliesMatchRecount(db, [0]);
+      },
+      60_000,
+    );
   });
 }

@@ -20,7 +20,15 @@ async function user(email: string, values: { active?: boolean; status?: string; 
   const { rows } = await up.db.query<{ id: number }>(
     `insert into users (email, password_hash, first_name, last_name, is_active, account_status, invitation_status, user_type, member_since)
      values ($1, $2, 'Test', $1, $3, $4, $5, $6, $7) returning id`,
-    [email, await hashPassword(PASSWORD, 1024), values.active ?? true, values.status ?? 'active', values.invitation ?? 'accepted', values.type ?? 1, values.memberDaysAgo === null ? null : at(-(values.memberDaysAgo ?? 100))],
+    [
+      email,
+      await hashPassword(PASSWORD, 1024),
+      values.active ?? true,
+      values.status ?? 'active',
+      values.invitation ?? 'accepted',
+      values.type ?? 1,
+      values.memberDaysAgo === null ? null : at(-(values.memberDaysAgo ?? 100)),
+    ],
   );
   const id = Number(rows[0]!.id);
   for (const role of values.roles ?? []) await up.db.query('insert into user_roles (user_id, role_id) select $1, id from roles where name = $2', [id, role]);

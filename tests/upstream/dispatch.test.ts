@@ -34,7 +34,15 @@ const created = async (path: string, body: Record<string, unknown>) => {
 
 const centre = DEFAULT_OPERATION_RANGE.centre;
 const service = (date: string, buddy: number, slot: number, status = 2) => ({
-  buddy_id: buddy, bicycle_id: 1, service_slot_id: slot, service_date: date, status, origin_type: 'one_off', latitude: centre.lat, longitude: centre.lng, address: 'Sergels torg',
+  buddy_id: buddy,
+  bicycle_id: 1,
+  service_slot_id: slot,
+  service_date: date,
+  status,
+  origin_type: 'one_off',
+  latitude: centre.lat,
+  longitude: centre.lng,
+  address: 'Sergels torg',
 });
 
 /** The API's answer to a new service in this buddy's slot: null when it takes it (and it is removed again), else the refusal code. */
@@ -52,7 +60,10 @@ async function tryMove(moving: DispatchService, buddy: number, slot: number): Pr
   const current = (await call(`services/${moving.id}/`)).body.data;
   const res = await call(`services/${moving.id}/`, { method: 'PATCH', body: { version: current.version, buddy_id: buddy, service_slot_id: slot } });
   if (res.status === 200) {
-    const back = await call(`services/${moving.id}/`, { method: 'PATCH', body: { version: res.body.data.version, buddy_id: moving.buddy_id, service_slot_id: moving.service_slot_id } });
+    const back = await call(`services/${moving.id}/`, {
+      method: 'PATCH',
+      body: { version: res.body.data.version, buddy_id: moving.buddy_id, service_slot_id: moving.service_slot_id },
+    });
     expect(back.status, JSON.stringify(back.body)).toBe(200);
     return null;
   }
@@ -91,7 +102,11 @@ describe('dispatch board read (ADR 022)', () => {
     const bo = today.buddies.find((b) => b.id === ids.bo)!;
     // The demo buddy works mornings and afternoons every day, six services at most (upstream/seed.ts).
     expect(bo.day_limit).toBe(6);
-    expect(bo.cells.map((c) => [c.scheduled, c.working])).toEqual([[true, true], [true, true], [false, false]]);
+    expect(bo.cells.map((c) => [c.scheduled, c.working])).toEqual([
+      [true, true],
+      [true, true],
+      [false, false],
+    ]);
     // The requests waiting for dispatch today are in the day's services, with what a card shows.
     const requested = today.services.filter((s) => s.status === 1);
     expect(requested.length).toBeGreaterThanOrEqual(3);

@@ -132,7 +132,9 @@ describe('account and user endpoints', () => {
   });
 
   it('never answers 5xx to generated bodies with out-of-range and unstorable values, on any write route', async () => {
-    const doc = (await up.app.inject({ method: 'GET', url: '/openapi.json', headers: { authorization: `Bearer ${admin}` } })).json() as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await up.app.inject({ method: 'GET', url: '/openapi.json', headers: { authorization: `Bearer ${admin}` } })).json() as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const routes = Object.entries(doc.paths).flatMap(([path, methods]) =>
       Object.keys(methods)
         .filter((m) => ['post', 'put', 'patch'].includes(m) && path.startsWith('/api/') && !/logout|refresh-token/.test(path))
@@ -147,7 +149,30 @@ describe('account and user endpoints', () => {
       fc.boolean(),
       fc.constant(null),
     );
-    const keys = ['id', 'version', 'name', 'email', 'user_type', 'first_name', 'status', 'date', 'service_date', 'start_date', 'amount', 'price_sek', 'to', 'url', 'emails', 'user_id', 'language_id', 'role', 'invites', 'at_period_end', 'max_uses', 'latitude'];
+    const keys = [
+      'id',
+      'version',
+      'name',
+      'email',
+      'user_type',
+      'first_name',
+      'status',
+      'date',
+      'service_date',
+      'start_date',
+      'amount',
+      'price_sek',
+      'to',
+      'url',
+      'emails',
+      'user_id',
+      'language_id',
+      'role',
+      'invites',
+      'at_period_end',
+      'max_uses',
+      'latitude',
+    ];
     const body = fc.dictionary(fc.constantFrom(...keys), nasty, { maxKeys: 6 });
     for (const route of routes) {
       await fc.assert(

@@ -54,7 +54,9 @@ describe('migration 076: service types become a catalogue', () => {
       { name_en: 'Premium', name_sv: 'Premium', is_active: true },
       { name_en: 'Repair', name_sv: 'Reparation', is_active: true },
     ]);
-    const { rows: columns } = await db.query<{ column_name: string }>("select column_name from information_schema.columns where table_name = 'services' and column_name like 'service_type%'");
+    const { rows: columns } = await db.query<{ column_name: string }>(
+      "select column_name from information_schema.columns where table_name = 'services' and column_name like 'service_type%'",
+    );
     expect(columns.map((c) => c.column_name)).toEqual(['service_type_id']);
     // A type still used by a service cannot be deleted.
     await expect(db.query("delete from service_types where name_en = 'Repair'")).rejects.toThrow(/foreign key|violates/);

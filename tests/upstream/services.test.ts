@@ -54,7 +54,18 @@ async function workSlot(date: string, overrides: Record<string, unknown> = {}) {
 }
 
 function service(date: string, overrides: Record<string, unknown> = {}) {
-  return { buddy_id: buddy, bicycle_id: 1, service_slot_id: 1, service_date: date, status: 2, origin_type: 'one_off', latitude: centre.lat, longitude: centre.lng, address: 'Sergels torg', ...overrides };
+  return {
+    buddy_id: buddy,
+    bicycle_id: 1,
+    service_slot_id: 1,
+    service_date: date,
+    status: 2,
+    origin_type: 'one_off',
+    latitude: centre.lat,
+    longitude: centre.lng,
+    address: 'Sergels torg',
+    ...overrides,
+  };
 }
 
 async function book(date: string, overrides: Record<string, unknown> = {}, as = 'admin') {
@@ -74,7 +85,7 @@ describe('status transitions (ADR 009)', () => {
   const allowed = (from: number, to: number, role: string) =>
     SERVICE_STATUS_FLOW.transitions.some((t) => t.from === from && t.to === to && (!t.roles || t.roles.includes(role as 'Admin')));
 
-  it('follows the table: every pair of statuses, as Admin and as the service\'s Buddy', async () => {
+  it("follows the table: every pair of statuses, as Admin and as the service's Buddy", async () => {
     // Reaching a status needs a path: 1 and 2 are created directly, 3/4/5 by one step from 2 (or 1).
     const reach = async (status: number) => {
       const created = await bookedService(status <= 2 ? status : 2);
@@ -133,7 +144,10 @@ describe('N3: finishing before the service date (ADR 028)', () => {
     expect(await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' })).toMatchObject(early);
     expect(await call(`services/${record.id}/transition/`, { body: { to: 4 } })).toMatchObject(early);
     expect(await call(`services/${record.id}/`, { method: 'PATCH', body: { version: record.version, status: 4 } })).toMatchObject(early);
-    expect(await call(`services/${record.id}/transition/`, { body: { to: 4, force: true }, as: 'buddy' })).toMatchObject({ status: 403, body: { error: { message: 'forbidden' } } });
+    expect(await call(`services/${record.id}/transition/`, { body: { to: 4, force: true }, as: 'buddy' })).toMatchObject({
+      status: 403,
+      body: { error: { message: 'forbidden' } },
+    });
     const forced = await call(`services/${record.id}/transition/`, { body: { to: 4, force: true, version: record.version } });
     expect(forced.status, JSON.stringify(forced.body)).toBe(200);
     expect(forced.body.data).toMatchObject({ status: 4, finished_at: expect.any(String) });
@@ -145,7 +159,11 @@ describe('N3: finishing before the service date (ADR 028)', () => {
 
 describe('N5: a finished or canceled service keeps its buddy, date and slot (ADR 028)', () => {
   it('refuses the form and a dispatch move (PATCH) with a field message; other fields and open services still change', async () => {
-    for (const [status, as] of [[4, 'buddy'], [3, 'buddy'], [5, 'admin']] as const) {
+    for (const [status, as] of [
+      [4, 'buddy'],
+      [3, 'buddy'],
+      [5, 'admin'],
+    ] as const) {
       const date = freshPastDate();
       // Room everywhere it could go, so only the rule can refuse it.
       for (const slot of [1, 2]) {
@@ -155,8 +173,15 @@ describe('N5: a finished or canceled service keeps its buddy, date and slot (ADR
       const created = (await book(date)).body.data as { id: number; version: number };
       const closed = (await call(`services/${created.id}/transition/`, { body: { to: status }, as })).body.data as { version: number };
       const patch = (body: Record<string, unknown>) => call(`services/${created.id}/`, { method: 'PATCH', body: { version: closed.version, ...body } });
-      for (const [key, value] of [['buddy_id', otherBuddy], ['service_slot_id', 2], ['service_date', freshPastDate()]] as const) {
-        expect(await patch({ [key]: value }), `${status}: ${key}`).toMatchObject({ status: 409, body: { error: { message: 'final_service_fixed', fields: { [key]: 'validation.finalKeepsBuddyAndSlot' } } } });
+      for (const [key, value] of [
+        ['buddy_id', otherBuddy],
+        ['service_slot_id', 2],
+        ['service_date', freshPastDate()],
+      ] as const) {
+        expect(await patch({ [key]: value }), `${status}: ${key}`).toMatchObject({
+          status: 409,
+          body: { error: { message: 'final_service_fixed', fields: { [key]: 'validation.finalKeepsBuddyAndSlot' } } },
+        });
       }
       expect((await call(`services/${created.id}/`)).body.data).toMatchObject({ buddy_id: buddy, service_slot_id: 1, service_date: date });
       expect((await patch({ notes: 'Left the bike at the gate' })).status).toBe(200);
@@ -181,7 +206,11 @@ describe('capacity (ADR 010)', () => {
     expect((await book(date, { service_slot_id: 3, status: 1 })).status).toBe(201);
     const full = await book(date, { service_slot_id: 3 });
     expect(full.status).toBe(409);
-    expect(full.body.error).toMatchObject({ message: 'slot_full', cause: 'This slot is fully booked for the bike buddy on this day.', fields: { service_slot_id: 'validation.slotFull' } });
+    expect(full.body.error).toMatchObject({
+      message: 'slot_full',
+      cause: 'This slot is fully booked for the bike buddy on this day.',
+      fields: { service_slot_id: 'validation.slotFull' },
+    });
     await call(`services/${first.body.data.id}/transition/`, { body: { to: 5 } });
     expect((await book(date, { service_slot_id: 3 })).status).toBe(201);
   });
@@ -224,7 +253,10 @@ describe('capacity (ADR 010)', () => {
     expect((await book(date)).status).toBe(201);
     expect((await book(date)).status).toBe(201);
     const put = (changes: Record<string, unknown>) =>
-      call(`buddy-work-slots/${slot.id}/`, { method: 'PUT', body: { buddy_id: buddy, service_date: date, service_slot_id: 1, max_services_per_day: 3, is_working_day: true, ...changes, version: slot.version } });
+      call(`buddy-work-slots/${slot.id}/`, {
+        method: 'PUT',
+        body: { buddy_id: buddy, service_date: date, service_slot_id: 1, max_services_per_day: 3, is_working_day: true, ...changes, version: slot.version },
+      });
     expect((await put({ service_slot_id: 2 })).body.error).toMatchObject({ message: 'has_bookings', fields: { service_slot_id: 'validation.hasBookings' } });
     expect((await put({ is_working_day: false })).body.error).toMatchObject({ message: 'has_bookings', fields: { is_working_day: 'validation.hasBookings' } });
     expect((await put({ max_services_per_day: 1 })).body.error).toMatchObject({ message: 'has_bookings', fields: { max_services_per_day: 'validation.maxBelowBookings' } });
@@ -284,11 +316,24 @@ describe('operation range (ADR 011)', () => {
   });
 
   it('enforces the configured range, not the default', async () => {
-    const small = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: testLogger('upstream-services'), config: { scryptCost: 1024, operationRange: { centre: { lat: 59.3293, lng: 18.0686 }, radiusMetres: 500 } } });
+    const small = await startUpstream({
+      port: 0,
+      demoPassword: DEMO_PASSWORD,
+      logger: testLogger('upstream-services'),
+      config: { scryptCost: 1024, operationRange: { centre: { lat: 59.3293, lng: 18.0686 }, radiusMetres: 500 } },
+    });
     try {
-      const login = await (await fetch(small.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }) })).json();
+      const login = await (
+        await fetch(small.url + 'account/login', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }),
+        })
+      ).json();
       const post = (path: string, body: unknown) =>
-        fetch(small.url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${login.data.token}` }, body: JSON.stringify(body) }).then(async (r) => ({ status: r.status, body: await r.json() }));
+        fetch(small.url + path, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${login.data.token}` }, body: JSON.stringify(body) }).then(
+          async (r) => ({ status: r.status, body: await r.json() }),
+        );
       const buddyId = (await small.db.query<{ id: number }>("select id from users where email = 'buddy@example.com'")).rows[0]!.id;
       await post('buddy-work-slots/', { buddy_id: buddyId, service_date: '2097-06-01', service_slot_id: 1, max_services_per_day: 4 });
       const at = (metres: number) => destinationPoint({ lat: 59.3293, lng: 18.0686 }, 10, metres);
@@ -369,7 +414,9 @@ describe('service details', () => {
     expect(saved.body.data.detail).toMatchObject({ check_status: 1, needs_repair: true, notes: 'Pads worn', images: [] });
     const again = await call(`services/${record.id}/details/${item}/`, { method: 'PUT', body: { check_status: 2, needs_repair: false }, as: 'buddy' });
     expect(again.body.data.detail).toMatchObject({ check_status: 2, needs_repair: false, notes: null, version: 2 });
-    expect((await call(`services/${record.id}/details/${item}/`, { method: 'PUT', body: { check_status: 4 }, as: 'buddy' })).body.error.fields).toEqual({ check_status: 'validation.checkStatusRequired' });
+    expect((await call(`services/${record.id}/details/${item}/`, { method: 'PUT', body: { check_status: 4 }, as: 'buddy' })).body.error.fields).toEqual({
+      check_status: 'validation.checkStatusRequired',
+    });
     // Only files from our signed uploads can be attached.
     const foreign = await call(`services/${record.id}/details/${item}/images/`, { body: { url: 'https://evil.example/x.png' }, as: 'buddy' });
     expect(foreign.status).toBe(400);
@@ -398,7 +445,13 @@ describe('rating (§5: numeric, 1 to 5; ADR 023)', () => {
     const record = await bookedService();
     const finished = (await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' })).body.data;
     const rate = (rating: unknown) => call(`services/${record.id}/`, { method: 'PATCH', body: { version: finished.version, rating } });
-    for (const [value, message] of [[0, 'validation.min:1'], [6, 'validation.max:5'], [2.5, 'validation.integer'], ['five', 'validation.number'], [-1, 'validation.min:1']] as const) {
+    for (const [value, message] of [
+      [0, 'validation.min:1'],
+      [6, 'validation.max:5'],
+      [2.5, 'validation.integer'],
+      ['five', 'validation.number'],
+      [-1, 'validation.min:1'],
+    ] as const) {
       const res = await rate(value);
       expect(res.status, `rating ${value}`).toBe(400);
       expect(res.body.error).toMatchObject({ message: 'validation_error', fields: { rating: message } });

@@ -12,7 +12,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('PGlite on disk', () => {
   it('migrates once, keeps the generated JWT secret across restarts, and seeds only an empty database', async () => {
-    const options = { port: 0, dataDir: join(dir, 'pglite'), seedDemo: true, demoPassword: 'disk-password', logger: testLogger('upstream-storage'), config: { scryptCost: 1024 } } as const;
+    const options = {
+      port: 0,
+      dataDir: join(dir, 'pglite'),
+      seedDemo: true,
+      demoPassword: 'disk-password',
+      logger: testLogger('upstream-storage'),
+      config: { scryptCost: 1024 },
+    } as const;
     const first = await startUpstream(options);
     const login = await fetch(first.url + 'account/login', {
       method: 'POST',

@@ -28,7 +28,15 @@ const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISO
  * A subscription in a given state, written as the consumer app would (the back office cannot create them).
  * An active one has paid its period unless `paid` says otherwise: the payment provider records it.
  */
-async function subscription(status: string, periodStart: string, periodEnd: string, amount = 199, currency = 'sek', cancelAtPeriodEnd = false, paid = status === 'active'): Promise<number> {
+async function subscription(
+  status: string,
+  periodStart: string,
+  periodEnd: string,
+  amount = 199,
+  currency = 'sek',
+  cancelAtPeriodEnd = false,
+  paid = status === 'active',
+): Promise<number> {
   const { rows } = await up.db.query<{ id: number }>(
     `insert into subscriptions (plan_id, user_id, status, current_period_start, current_period_end, amount, currency, cancel_at_period_end)
      values (1, (select id from users where email = 'user@example.com'), $1, $2, $3, $4, $5, $6) returning id`,
@@ -52,7 +60,12 @@ const refundsOf = async (id: number) =>
   (await up.db.query<{ amount_minor: number }>('select amount_minor from subscription_refunds where subscription_id = $1', [id])).rows.map((r) => Number(r.amount_minor));
 
 beforeAll(async () => {
-  up = await startUpstream({ port: 0, demoPassword: PASSWORD, logger: testLogger('upstream-rules'), config: { scryptCost: 1024, appUrl: 'http://backoffice.test', logMailLinks: false } });
+  up = await startUpstream({
+    port: 0,
+    demoPassword: PASSWORD,
+    logger: testLogger('upstream-rules'),
+    config: { scryptCost: 1024, appUrl: 'http://backoffice.test', logMailLinks: false },
+  });
   [admin, buddy] = await Promise.all([login('admin@example.com'), login('buddy@example.com')]);
 });
 afterAll(async () => {
@@ -92,7 +105,10 @@ describe('subscriptions: activate and cancel (ADR 012)', () => {
     // Activating an active subscription is a no-op too, and no 409: the answer is the current state.
     await asAdmin(`subscriptions/${id}/activate/`, { body: {} });
     const version = (await asAdmin(`subscriptions/${id}/`)).body.data.version;
-    expect(await asAdmin(`subscriptions/${id}/activate/`, { body: {} })).toMatchObject({ status: 200, body: { data: { subscription: { status: 'active', version }, changed: false } } });
+    expect(await asAdmin(`subscriptions/${id}/activate/`, { body: {} })).toMatchObject({
+      status: 200,
+      body: { data: { subscription: { status: 'active', version }, changed: false } },
+    });
   });
 
   it('refunds a paid period once, and reactivating it does not make it refundable again (issue 12 H2)', async () => {
@@ -208,14 +224,33 @@ describe('subscriptions: activate and cancel (ADR 012)', () => {
 
   it('shows an active plan to anyone, in both languages and currencies', async () => {
     const plan = await call('public/subscription-plans/FAMILY/');
-    expect(plan.body.data).toEqual({ slug: 'family', name_en: 'Family', name_sv: 'Familj', description_en: expect.any(String), description_sv: expect.any(String), frequency: 'monthly', price_sek: 499, price_gbp: 42, bicycles: 4 });
+    expect(plan.body.data).toEqual({
+      slug: 'family',
+      name_en: 'Family',
+      name_sv: 'Familj',
+      description_en: expect.any(String),
+      description_sv: expect.any(String),
+      frequency: 'monthly',
+      price_sek: 499,
+      price_gbp: 42,
+      bicycles: 4,
+    });
     await up.db.query("update subscription_plans set is_active = false where slug = 'business'");
     expect((await call('public/subscription-plans/business/')).status).toBe(404);
   });
 });
 
 describe('events: §5 date rules', () => {
-  const event = (start: string, end: string) => ({ name: 'Rules day', business: 'Nordic Bikes AB', location: 'Stockholm', contact_person: 'Karin', contact_phone: '+46 8 1', start_date: start, end_date: end, status: 1 });
+  const event = (start: string, end: string) => ({
+    name: 'Rules day',
+    business: 'Nordic Bikes AB',
+    location: 'Stockholm',
+    contact_person: 'Karin',
+    contact_phone: '+46 8 1',
+    start_date: start,
+    end_date: end,
+    status: 1,
+  });
 
   it("refuses an end date before the start date with 'End date cannot be earlier than the start date.'", async () => {
     const bad = await asAdmin('events/', { body: event('2026-05-10', '2026-05-09') });
@@ -224,16 +259,29 @@ describe('events: §5 date rules', () => {
     expect(Object.keys(required.body.error.fields).sort()).toEqual(['business', 'contact_person', 'contact_phone', 'end_date', 'location', 'name', 'start_date', 'status'].sort());
     // A one-day event is fine; the database refuses the reverse even from hand-written SQL.
     expect((await asAdmin('events/', { body: event('2026-05-10', '2026-05-10') })).status).toBe(201);
-    await expect(up.db.query(`insert into events (name, business, location, contact_person, contact_phone, start_date, end_date) values ('x', 'x', 'x', 'x', 'x', '2026-05-10', '2026-05-01')`)).rejects.toThrow(/events_dates_check/);
+    await expect(
+      up.db.query(
+        `insert into events (name, business, location, contact_person, contact_phone, start_date, end_date) values ('x', 'x', 'x', 'x', 'x', '2026-05-10', '2026-05-01')`,
+      ),
+    ).rejects.toThrow(/events_dates_check/);
   });
 
   it('keeps slots within their event, and removes them with it', async () => {
     const created = (await asAdmin('events/', { body: event('2026-06-01', '2026-06-03') })).body.data;
     const slot = { event_id: created.id, date: '2026-06-02', start_time: '09:00', end_time: '12:00', capacity: 5 };
-    expect(await asAdmin('event-slots/', { body: { ...slot, date: '2026-06-04' } })).toMatchObject({ status: 400, body: { error: { fields: { date: 'validation.slotOutsideEvent' } } } });
-    expect(await asAdmin('event-slots/', { body: { ...slot, start_time: '13:00' } })).toMatchObject({ status: 400, body: { error: { fields: { start_time: 'validation.startAfterEnd' } } } });
+    expect(await asAdmin('event-slots/', { body: { ...slot, date: '2026-06-04' } })).toMatchObject({
+      status: 400,
+      body: { error: { fields: { date: 'validation.slotOutsideEvent' } } },
+    });
+    expect(await asAdmin('event-slots/', { body: { ...slot, start_time: '13:00' } })).toMatchObject({
+      status: 400,
+      body: { error: { fields: { start_time: 'validation.startAfterEnd' } } },
+    });
     const saved = (await asAdmin('event-slots/', { body: slot })).body.data;
-    expect(await asAdmin(`event-slots/${saved.id}/`, { method: 'PUT', body: { ...slot, date: '2026-05-31', version: 1 } })).toMatchObject({ status: 400, body: { error: { fields: { date: 'validation.slotOutsideEvent' } } } });
+    expect(await asAdmin(`event-slots/${saved.id}/`, { method: 'PUT', body: { ...slot, date: '2026-05-31', version: 1 } })).toMatchObject({
+      status: 400,
+      body: { error: { fields: { date: 'validation.slotOutsideEvent' } } },
+    });
     expect((await asAdmin(`event-slots/?event_id=${created.id}`)).body.data.results.map((s: { id: number }) => s.id)).toEqual([saved.id]);
     expect((await asAdmin(`events/${created.id}/`, { method: 'DELETE' })).status).toBe(200);
     expect((await asAdmin(`event-slots/${saved.id}/`)).status).toBe(404);
@@ -261,9 +309,15 @@ describe('events: §5 date rules', () => {
 describe('trial-group invitations (ADR 014)', () => {
   const invite = (group: number, emails: string, token = admin) => call(`trial-groups/${group}/invites/`, { body: { emails }, token });
   const stats = async (group: number) => (await asAdmin(`trial-groups/${group}/statistics/`)).body.data;
-  const inviteOf = async (group: number, email: string) => ((await asAdmin(`trial-groups/${group}/invites/`)).body.data as { email: string; status: string; registered_at: string | null; sent_count: number }[]).find((i) => i.email === email);
+  const inviteOf = async (group: number, email: string) =>
+    ((await asAdmin(`trial-groups/${group}/invites/`)).body.data as { email: string; status: string; registered_at: string | null; sent_count: number }[]).find(
+      (i) => i.email === email,
+    );
   async function linkOf(email: string) {
-    const { rows } = await up.db.query<{ link: string; subject: string }>("select link, subject from outbox where lower(to_email) = lower($1) and kind = 'invite' order by id desc limit 1", [email]);
+    const { rows } = await up.db.query<{ link: string; subject: string }>(
+      "select link, subject from outbox where lower(to_email) = lower($1) and kind = 'invite' order by id desc limit 1",
+      [email],
+    );
     return rows[0]!;
   }
   const accept = (link: string) => call('account/accept-invite', { body: { token: link.split('/').pop(), password: 'trial-pass', password_confirm: 'trial-pass' } });

@@ -47,10 +47,21 @@ beforeAll(async () => {
     port: 0,
     demoPassword: PASSWORD,
     logger: testLogger('upstream-uploads'),
-    config: { scryptCost: 1024, uploadsPerHour: 8, uploadBytesPerDay: 4000, unusedUploadMaxAgeSeconds: SWEEP_AGE_SECONDS, maxUploadBytes: 16 * 1024, corsOrigins: ['http://backoffice.test'] },
+    config: {
+      scryptCost: 1024,
+      uploadsPerHour: 8,
+      uploadBytesPerDay: 4000,
+      unusedUploadMaxAgeSeconds: SWEEP_AGE_SECONDS,
+      maxUploadBytes: 16 * 1024,
+      corsOrigins: ['http://backoffice.test'],
+    },
   });
   for (const who of ['admin', 'buddy', 'shop']) {
-    const res = await fetch(up.url + 'account/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `${who}@example.com`, password: PASSWORD }) });
+    const res = await fetch(up.url + 'account/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `${who}@example.com`, password: PASSWORD }),
+    });
     tokens[who] = ((await res.json()) as Answer['body']).data.token;
     ids[who] = Number((await up.db.query<{ id: number }>('select id from users where email = $1', [`${who}@example.com`])).rows[0]!.id);
   }
@@ -69,7 +80,16 @@ describe('profile pictures accept only our uploads (issue 12 M6)', () => {
     const foreignKey = 'user_profile_picture/0f8fad5b-d9cb-469f-a165-70867728950e.png';
     const someoneElses = await uploaded('user_profile_picture', 'shop');
     const otherKind = await uploaded('service_detail_image', 'buddy');
-    for (const bad of ['javascript:alert(1)', 'data:image/png;base64,iVBORw0KGgo=', 'https://evil.example/me.png', `https://evil.example/files/${foreignKey}`, `${origin}/files/${foreignKey}`, someoneElses, otherKind, `${someoneElses}?x=1`]) {
+    for (const bad of [
+      'javascript:alert(1)',
+      'data:image/png;base64,iVBORw0KGgo=',
+      'https://evil.example/me.png',
+      `https://evil.example/files/${foreignKey}`,
+      `${origin}/files/${foreignKey}`,
+      someoneElses,
+      otherKind,
+      `${someoneElses}?x=1`,
+    ]) {
       const res = await call('PUT', 'account/', { first_name: 'Bo', last_name: 'Buddy', profile_image: bad }, 'buddy');
       expect(res.status, bad).toBe(400);
       expect(res.body.error!.fields).toEqual({ profile_image: 'validation.uploadedImage' });
@@ -82,7 +102,14 @@ describe('profile pictures accept only our uploads (issue 12 M6)', () => {
   it('lets an admin set a picture they or the user uploaded, refuses anything else, and never blocks the stored value', async () => {
     await freshQuota();
     const user = (await call('GET', `users/${ids.shop}/`)).body.data;
-    const form = (over: Record<string, unknown>) => ({ first_name: user.first_name, last_name: user.last_name, is_active: true, user_type: user.user_type, version: user.version, ...over });
+    const form = (over: Record<string, unknown>) => ({
+      first_name: user.first_name,
+      last_name: user.last_name,
+      is_active: true,
+      user_type: user.user_type,
+      version: user.version,
+      ...over,
+    });
     for (const bad of ['javascript:alert(1)', 'data:image/png;base64,AAAA', 'http://evil.example/x.png']) {
       const res = await call('PUT', `users/${ids.shop}/`, form({ profile_image: bad }));
       expect(res).toMatchObject({ status: 400, body: { error: { fields: { profile_image: 'validation.uploadedImage' } } } });
@@ -111,7 +138,14 @@ describe('profile pictures accept only our uploads (issue 12 M6)', () => {
       await migrate(db, dir);
       const good = 'user_profile_picture/0f8fad5b-d9cb-469f-a165-70867728950e.png';
       await db.query("insert into uploads (key, kind, content_type, size, uploaded_at) values ($1, 'user_profile_picture', 'image/png', 10, now())", [good]);
-      const pictures = ['javascript:alert(1)', 'data:image/png;base64,AAAA', 'https://evil.example/x.png', `http://127.0.0.1:4010/files/${good}`, 'http://127.0.0.1:4010/files/user_profile_picture/11111111-2222-4333-8444-555555555555.png', null];
+      const pictures = [
+        'javascript:alert(1)',
+        'data:image/png;base64,AAAA',
+        'https://evil.example/x.png',
+        `http://127.0.0.1:4010/files/${good}`,
+        'http://127.0.0.1:4010/files/user_profile_picture/11111111-2222-4333-8444-555555555555.png',
+        null,
+      ];
       for (const [i, picture] of pictures.entries()) await db.query('insert into users (email, profile_image) values ($1, $2)', [`p${i}@example.com`, picture]);
       await migrate(db);
       const { rows } = await db.query<{ email: string; profile_image: string | null }>("select email, profile_image from users where email like 'p_@example.com' order by email");
@@ -159,7 +193,11 @@ describe('signed upload addresses (issue 12 L4)', () => {
     // Nothing of the refused file was kept, and its address is still unused.
     expect((await up.db.query<{ used_at: Date | null }>('select used_at from uploads where key = $1', [third.key])).rows[0]!.used_at).toBeNull();
     // A file over the size limit is refused before the route runs; the page can still read why (CORS).
-    const tooBig = await fetch(third.url, { method: 'PUT', body: new Uint8Array(Buffer.concat([PNG, Buffer.alloc(20 * 1024)])), headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read', origin: 'http://backoffice.test' } });
+    const tooBig = await fetch(third.url, {
+      method: 'PUT',
+      body: new Uint8Array(Buffer.concat([PNG, Buffer.alloc(20 * 1024)])),
+      headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read', origin: 'http://backoffice.test' },
+    });
     expect(tooBig.status).toBe(413);
     expect(tooBig.headers.get('access-control-allow-origin')).toBe('http://backoffice.test');
     expect(((await tooBig.json()) as Answer['body']).error!.message).toBe('upload_too_large');

@@ -61,10 +61,12 @@ export async function takeAttempt(db: Db, counters: readonly Counter[]): Promise
     if (longest > 0) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(longest)) };
     for (const [i, { scope, key, policy }] of counters.entries()) {
       const startOver = policy.expired(entries[i]!) || entries[i]!.count === 0;
-      await tx.query(
-        `update throttle set count = $3, last_at = now(), first_at = case when $4::boolean then now() else first_at end where scope = $1 and key = $2`,
-        [scope, key, startOver ? 1 : entries[i]!.count + 1, startOver],
-      );
+      await tx.query(`update throttle set count = $3, last_at = now(), first_at = case when $4::boolean then now() else first_at end where scope = $1 and key = $2`, [
+        scope,
+        key,
+        startOver ? 1 : entries[i]!.count + 1,
+        startOver,
+      ]);
     }
     return { allowed: true };
   });
@@ -92,5 +94,10 @@ export function addressKey(ip: string): string {
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
   const groups = ip.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
-  return groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':') + '::/64';
+  return (
+    groups
+      .slice(0, 4)
+      .map((g) => g.replace(/^0+(?=.)/, ''))
+      .join(':') + '::/64'
+  );
 }

@@ -11,7 +11,9 @@ export function hashToken(token: string): string {
 
 /** Seals the pair a rotated refresh token hands out again during the grace window. */
 export function sealPayload(secret: string, value: string): string {
-  const key = createHash('sha256').update('refresh-grace:' + secret).digest();
+  const key = createHash('sha256')
+    .update('refresh-grace:' + secret)
+    .digest();
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   const body = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);
@@ -21,7 +23,9 @@ export function sealPayload(secret: string, value: string): string {
 export function openPayload(secret: string, sealed: string): string | null {
   try {
     const [iv, body, tag] = sealed.split('.').map((p) => Buffer.from(p, 'base64url'));
-    const key = createHash('sha256').update('refresh-grace:' + secret).digest();
+    const key = createHash('sha256')
+      .update('refresh-grace:' + secret)
+      .digest();
     const decipher = createDecipheriv('aes-256-gcm', key, iv!);
     decipher.setAuthTag(tag!);
     return Buffer.concat([decipher.update(body!), decipher.final()]).toString('utf8');

@@ -28,7 +28,9 @@ const BATCH = 500;
  * or stored and not attached to anything (never, or no longer) — rows first, then their files (issue 12 L4, ADR 020). Returns the keys.
  */
 export async function sweepUnusedUploads(db: Db, config: Pick<UpstreamConfig, 'uploadDir' | 'unusedUploadMaxAgeSeconds'>): Promise<string[]> {
-  const referenced = UPLOAD_REFERENCES.map(({ table, column }) => `select substring(${column} from '/files/(.+)$') as key from ${table} where ${column} like '%/files/%'`).join(' union ');
+  const referenced = UPLOAD_REFERENCES.map(({ table, column }) => `select substring(${column} from '/files/(.+)$') as key from ${table} where ${column} like '%/files/%'`).join(
+    ' union ',
+  );
   const { rows } = await db.query<{ key: string }>(
     `with referenced as (${referenced})
      delete from uploads

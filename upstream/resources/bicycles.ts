@@ -10,10 +10,20 @@ import { PAGE_SIZES } from '../../shared/entity/define.ts';
 import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
 import type { BicycleHistoryRow } from '../../shared/schemas/services.ts';
 
-const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
+const idParam = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
 const historyQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  page_size: z.coerce.number().int().refine((n) => (PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' }).default(10),
+  page_size: z.coerce
+    .number()
+    .int()
+    .refine((n) => (PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' })
+    .default(10),
 });
 const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048), kind: z.enum(['image', 'defect']) });
 
@@ -39,18 +49,20 @@ async function takesAPlace(tx: Db, id: number, ownerId: unknown, active: unknown
 /** Bicycles: the owner's limit on the generic resource, activation, the service history and (defect) images. */
 export const handlers: EntityHandlersFactory = ({ db, config }) => {
   /** activate / deactivate: the owner's limit applies when the bicycle starts counting again. */
-  const setActive = (active: boolean): EntityRouteHandler => async (req, reply, { fetchOne }) => {
-    const { id } = parseBody(idParam, req.params);
-    const found = await db.transaction(async (tx) => {
-      const { rows: current } = await tx.query<{ owner_id: number | null }>('select owner_id from bicycles where id = $1', [id]);
-      if (!current[0]) return false;
-      if (active && (await takesAPlace(tx, id, current[0].owner_id, true))) await checkOwnerLimit(tx, Number(current[0].owner_id), id);
-      await tx.query('update bicycles set is_active = $2, version = version + 1, updated_at = now() where id = $1', [id, active]);
-      return true;
-    });
-    if (!found) throw new ApiError(404, 'not_found');
-    return ok(reply, await fetchOne(id));
-  };
+  const setActive =
+    (active: boolean): EntityRouteHandler =>
+    async (req, reply, { fetchOne }) => {
+      const { id } = parseBody(idParam, req.params);
+      const found = await db.transaction(async (tx) => {
+        const { rows: current } = await tx.query<{ owner_id: number | null }>('select owner_id from bicycles where id = $1', [id]);
+        if (!current[0]) return false;
+        if (active && (await takesAPlace(tx, id, current[0].owner_id, true))) await checkOwnerLimit(tx, Number(current[0].owner_id), id);
+        await tx.query('update bicycles set is_active = $2, version = version + 1, updated_at = now() where id = $1', [id, active]);
+        return true;
+      });
+      if (!found) throw new ApiError(404, 'not_found');
+      return ok(reply, await fetchOne(id));
+    };
   return {
     hooks: {
       async beforeCreate(input, tx) {
@@ -67,8 +79,14 @@ export const handlers: EntityHandlersFactory = ({ db, config }) => {
       images: {
         async list(req, reply) {
           const { id } = parseBody(idParam, req.params);
-          const { rows } = await db.query<{ id: number; kind: string; url: string; created_at: Date }>('select id, kind, url, created_at from bicycle_images where bicycle_id = $1 order by id', [id]);
-          return ok(reply, rows.map((r) => ({ id: Number(r.id), kind: r.kind, url: r.url, created_at: new Date(r.created_at).toISOString() })));
+          const { rows } = await db.query<{ id: number; kind: string; url: string; created_at: Date }>(
+            'select id, kind, url, created_at from bicycle_images where bicycle_id = $1 order by id',
+            [id],
+          );
+          return ok(
+            reply,
+            rows.map((r) => ({ id: Number(r.id), kind: r.kind, url: r.url, created_at: new Date(r.created_at).toISOString() })),
+          );
         },
         async add(req, reply, { fetchOne }) {
           const { id } = parseBody(idParam, req.params);
@@ -110,19 +128,17 @@ async function historyPage(db: Db, req: FastifyRequest, reply: FastifyReply, fet
     ),
   ]);
   const count = Number(counted[0]?.n ?? 0);
-  const results = rows.map(
-    (r): BicycleHistoryRow => ({
-      id: Number(r.id),
-      service_date: String(r.service_date),
-      slot_label: (r.slot_label as string | null) ?? null,
-      status: Number(r.status),
-      service_type_label: (r.service_type_label as string | null) ?? null,
-      buddy_label: (r.buddy_label as string | null) ?? null,
-      notes: (r.notes as string | null) ?? null,
-      rating: r.rating === null ? null : Number(r.rating),
-      checked: Number(r.checked),
-      needs_repair: Number(r.needs_repair),
-    }),
-  );
+  const results = rows.map((r): BicycleHistoryRow => ({
+    id: Number(r.id),
+    service_date: String(r.service_date),
+    slot_label: (r.slot_label as string | null) ?? null,
+    status: Number(r.status),
+    service_type_label: (r.service_type_label as string | null) ?? null,
+    buddy_label: (r.buddy_label as string | null) ?? null,
+    notes: (r.notes as string | null) ?? null,
+    rating: r.rating === null ? null : Number(r.rating),
+    checked: Number(r.checked),
+    needs_repair: Number(r.needs_repair),
+  }));
   return ok(reply, { results, paginator: { page, page_size, count, total_pages: Math.ceil(count / page_size) } });
 }

@@ -20,7 +20,6 @@ export async function lockBuddyDays(tx: Db, keys: { buddyId: number; date: strin
 
 const refuse = (code: string, field: string, message: string) => new ApiError(409, code, undefined, { [field]: message });
 
-
 /** Services holding a place (ADR 010) for a buddy on a day, optionally in one slot, other than `excludeId`. */
 export async function countBookings(tx: Db, buddyId: number, date: string, slotId: number | null, excludeId: number | null = null): Promise<number> {
   const { rows } = await tx.query<{ n: number }>(

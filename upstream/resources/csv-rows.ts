@@ -16,7 +16,8 @@ function cellWriter(kind: FieldDef['kind'] | 'id' | 'timestamp' | 'label'): (val
     case 'timestamp':
       return (v) => (v instanceof Date ? v.toISOString() : csvCell(v));
     case 'date':
-      return (v) => (v === null || v === undefined ? '' : v instanceof Date ? `${v.getUTCFullYear()}-${pad(v.getUTCMonth() + 1)}-${pad(v.getUTCDate())}` : csvCell(String(v).slice(0, 10)));
+      return (v) =>
+        v === null || v === undefined ? '' : v instanceof Date ? `${v.getUTCFullYear()}-${pad(v.getUTCMonth() + 1)}-${pad(v.getUTCDate())}` : csvCell(String(v).slice(0, 10));
     case 'time':
       return (v) => (v === null || v === undefined ? '' : csvCell(String(v).slice(0, 5)));
     case 'datetime':

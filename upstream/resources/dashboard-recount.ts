@@ -59,12 +59,18 @@ export async function recountSeries(db: Db, today: Date, buddyId?: number): Prom
   const days = seriesDays(today);
   const from = days[0]!;
   const sources = {
-    new_users: { sql: `select to_char(member_since at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as n from users where member_since >= ${utcMidnight('$1')} group by 1`, params: [from] },
+    new_users: {
+      sql: `select to_char(member_since at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as n from users where member_since >= ${utcMidnight('$1')} group by 1`,
+      params: [from],
+    },
     services_performed: {
       sql: `select to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as n from services where finished_at >= ${utcMidnight('$1')}${buddyId ? ' and buddy_id = $2' : ''} group by 1`,
       params: buddyId ? [from, buddyId] : [from],
     },
-    new_subscriptions: { sql: `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as n from subscriptions where created_at >= ${utcMidnight('$1')} group by 1`, params: [from] },
+    new_subscriptions: {
+      sql: `select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*) as n from subscriptions where created_at >= ${utcMidnight('$1')} group by 1`,
+      params: [from],
+    },
   };
   const names = buddyId ? BUDDY_SERIES : ADMIN_SERIES;
   const values: Record<string, number[]> = {};

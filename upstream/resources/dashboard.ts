@@ -28,7 +28,10 @@ const ADMIN_SOURCES: Record<AdminCounter, [metric: string, window: Window][]> = 
   active_b2b2c: [['subscriptions.active_b2b2c', 'all']],
   active_single_bike: [['subscriptions.active_single_bike', 'all']],
   active_multiple_bike: [['subscriptions.active_multiple_bike', 'all']],
-  b2b_groups: [['trial_groups.open', 'all'], ['trial_groups.by_end_date', 'from_today']],
+  b2b_groups: [
+    ['trial_groups.open', 'all'],
+    ['trial_groups.by_end_date', 'from_today'],
+  ],
   one_off_total: [['services.one_off_finished', 'all']],
   subscribers: [['subscriptions.subscribers', 'all']],
   direct_active: [['users.direct_active', 'all']],
@@ -48,7 +51,9 @@ function windowRange(window: Window, today: Date) {
 }
 
 function counters<K extends string>(rows: readonly TallyRow[], sources: Record<K, [string, Window][]>, order: readonly K[], today: Date): Record<K, number> {
-  return Object.fromEntries(order.map((name) => [name, sources[name].reduce((total, [metric, window]) => total + sumTallies(rows, metric, windowRange(window, today)), 0)])) as Record<K, number>;
+  return Object.fromEntries(
+    order.map((name) => [name, sources[name].reduce((total, [metric, window]) => total + sumTallies(rows, metric, windowRange(window, today)), 0)]),
+  ) as Record<K, number>;
 }
 
 function series(rows: readonly TallyRow[], sources: Record<string, string>, today: Date): Series {
@@ -93,7 +98,11 @@ export async function statistics(db: Db, today: Date): Promise<Statistics> {
   const before = sumTallies(members, 'users.members_by_month', { to: dayOf(new Date(`${monthStart}T00:00:00Z`), -1) });
   return {
     servicesByStatus: statuses.map((status) => ({ status, count: sumTallies(services, `services.status.${status}`) })),
-    servicesByWeek: weeks.map((week) => ({ week, count: sumTallies(services, 'services.by_date', weekRange(week)), finished: sumTallies(services, 'services.finished_by_date', weekRange(week)) })),
+    servicesByWeek: weeks.map((week) => ({
+      week,
+      count: sumTallies(services, 'services.by_date', weekRange(week)),
+      finished: sumTallies(services, 'services.finished_by_date', weekRange(week)),
+    })),
     usersByMonth: monthlyTotals(monthStart, joinedByMonth, before),
   };
 }

@@ -3,7 +3,26 @@ import type { Invitations } from '../routes/account.ts';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
-import { MAX_CALENDAR_ROWS, labelSql, actionRoles, filterSpecs, isRecordAction, segmentOf, subResourceWriteRoles, isIsoDate, isOwnerScoped, isYearInRange, mayTransition, sortableKeys, statusFieldOf, writableFields, writeRoles, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
+import {
+  MAX_CALENDAR_ROWS,
+  labelSql,
+  actionRoles,
+  filterSpecs,
+  isRecordAction,
+  segmentOf,
+  subResourceWriteRoles,
+  isIsoDate,
+  isOwnerScoped,
+  isYearInRange,
+  mayTransition,
+  sortableKeys,
+  statusFieldOf,
+  writableFields,
+  writeRoles,
+  type EntityDef,
+  type EntityRecord,
+  type FieldDef,
+} from '../../shared/entity/define.ts';
 import { calendarParamsSchema, createSchema, listParamsSchema } from '../../shared/entity/schemas.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import type { UpstreamConfig } from '../config.ts';
@@ -24,7 +43,8 @@ export function normalizeRow(def: EntityDef, row: Record<string, unknown>): Enti
   for (const [key, field] of Object.entries(def.fields)) {
     const value = row[key];
     if (value === null || value === undefined) continue;
-    if (field.kind === 'date') out[key] = value instanceof Date ? `${value.getUTCFullYear()}-${pad(value.getUTCMonth() + 1)}-${pad(value.getUTCDate())}` : String(value).slice(0, 10);
+    if (field.kind === 'date')
+      out[key] = value instanceof Date ? `${value.getUTCFullYear()}-${pad(value.getUTCMonth() + 1)}-${pad(value.getUTCDate())}` : String(value).slice(0, 10);
     else if (field.kind === 'time') out[key] = String(value).slice(0, 5);
     else if (field.kind === 'datetime') out[key] = value instanceof Date ? value.toISOString() : new Date(String(value)).toISOString();
     else if (field.kind === 'money' || field.kind === 'decimal' || field.kind === 'reference' || field.kind === 'integer') out[key] = Number(value);
@@ -137,13 +157,29 @@ interface Resource extends EntityResource {
   status: ReturnType<typeof statusFieldOf>;
   selects: Record<Lang, string>;
   exportSelect: (lang: Lang) => string;
-  whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra?: { sql: string; params: unknown[] }[]): { sql: string; params: unknown[] };
+  whereOf(
+    query: Record<string, string>,
+    search: string | undefined,
+    user: AuthUser | undefined,
+    lang: Lang,
+    extra?: { sql: string; params: unknown[] }[],
+  ): { sql: string; params: unknown[] };
   parseList(query: Record<string, string>): z.output<ReturnType<typeof listParamsSchema>>;
   filtersOf(query: Record<string, string>): Record<string, string>;
 }
 
-const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
-const versionSchema = z.coerce.number().int().positive().max(2 ** 31);
+const idParam = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
+const versionSchema = z.coerce
+  .number()
+  .int()
+  .positive()
+  .max(2 ** 31);
 
 const referenceTable = (field: FieldDef) => entityByName(field.reference!.entity)?.table ?? field.reference!.entity.replace(/-/g, '_');
 // A reference's label over the referenced row `r`: the referenced entity's label template (or the
@@ -185,12 +221,18 @@ function searchCondition(def: EntityDef, key: string, param: string, lang: Lang)
 /** The shared state of an entity's routes: SQL, schemas, the owner scope and the record reader. */
 function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: ResourceHooks): Resource {
   const t = def.table;
-  const searchable = Object.entries(def.fields).filter(([, f]) => f.searchable).map(([k]) => k);
+  const searchable = Object.entries(def.fields)
+    .filter(([, f]) => f.searchable)
+    .map(([k]) => k);
   const filters = filterSpecs(def);
   const ownerField = def.access?.ownerField;
   const selects: Record<Lang, string> = {
-    en: `select t.*${derivedColumns(def, 'en').map((l) => ', ' + l).join('')} from ${t} t`,
-    sv: `select t.*${derivedColumns(def, 'sv').map((l) => ', ' + l).join('')} from ${t} t`,
+    en: `select t.*${derivedColumns(def, 'en')
+      .map((l) => ', ' + l)
+      .join('')} from ${t} t`,
+    sv: `select t.*${derivedColumns(def, 'sv')
+      .map((l) => ', ' + l)
+      .join('')} from ${t} t`,
   };
   // Only the exported columns, and the two timestamps already as ISO text (to_char truncates to
   // milliseconds as Date does): parsing them into Date objects was a tenth of the export's CPU.
@@ -252,7 +294,9 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
     write: requireAuth(config, writeRoles(def, 'update')),
     selects,
     exportSelect: (lang) =>
-      `select t.id${exportFields.map((k) => `, t.${k}`).join('')}${derivedColumns(def, lang).map((l) => ', ' + l).join('')}, ${isoText('created_at')}, ${isoText('updated_at')} from ${t} t`,
+      `select t.id${exportFields.map((k) => `, t.${k}`).join('')}${derivedColumns(def, lang)
+        .map((l) => ', ' + l)
+        .join('')}, ${isoText('created_at')}, ${isoText('updated_at')} from ${t} t`,
     fetchOne,
     scopeOf,
     whereOf,
@@ -428,7 +472,10 @@ function registerCreate(app: FastifyInstance, r: Resource) {
         const { values, stamped } = assignments(r, input, extra, r.status ? stampsFor(r, null, Number(input[r.status[0]])) : {});
         const names = [...values.map(([k]) => k), ...stamped.map(([c]) => c)];
         const placeholders = [...values.map((_, i) => `$${i + 1}`), ...stamped.map(([, v]) => (v === 'now' ? 'now()' : 'null'))];
-        const { rows } = await tx.query<{ id: number }>(`insert into ${r.def.table} (${names.join(', ')}) values (${placeholders.join(', ')}) returning id`, values.map(([, v]) => v));
+        const { rows } = await tx.query<{ id: number }>(
+          `insert into ${r.def.table} (${names.join(', ')}) values (${placeholders.join(', ')}) returning id`,
+          values.map(([, v]) => v),
+        );
         return r.fetchOne(Number(rows[0]!.id), tx, undefined, false, langOf(req));
       });
       return ok(reply, record, 201);
@@ -464,7 +511,8 @@ export async function writeRecord(r: Resource, req: FastifyRequest, change: Reco
     return await r.db.transaction(async (tx) => {
       const current = await r.fetchOne(change.id, tx, user, true);
       if (!current) throw new ApiError(404, 'not_found');
-      if (change.version !== undefined && current.version !== change.version) throw new ApiError(409, 'conflict', 'The record was changed by someone else.', { version: String(current.version) });
+      if (change.version !== undefined && current.version !== change.version)
+        throw new ApiError(409, 'conflict', 'The record was changed by someone else.', { version: String(current.version) });
       const input = change.parsed ? change.values(current) : (parseBody(r.create, change.values(current)) as Record<string, unknown>);
       const previous = r.status ? Number(current[r.status[0]]) : null;
       if (change.statusOnly && r.status && previous === Number(input[r.status[0]])) return current;
@@ -588,7 +636,14 @@ export interface EntityHandlers {
 export type EntityHandlersFactory = (env: HandlerEnv) => EntityHandlers;
 
 /** The path parameters of a sub-resource's item route: the record and the item's key. */
-export const itemParams = z.object({ id: z.coerce.number().int().positive().max(2 ** 53), key: z.string().min(1).max(255) });
+export const itemParams = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+  key: z.string().min(1).max(255),
+});
 export const recordParams = idParam;
 
 function handlerOf<T>(def: EntityDef, what: string, handler: T | undefined): T {

@@ -14,7 +14,10 @@ export const handlers: EntityHandlersFactory = ({ db }) => ({
              from promo_code_uses p join users u on u.id = p.user_id where p.promo_code_id = $1 order by p.used_at desc limit 500`,
           [id],
         );
-        return ok(reply, rows.map((r) => ({ ...r, user_id: Number(r.user_id), used_at: new Date(r.used_at).toISOString() })));
+        return ok(
+          reply,
+          rows.map((r) => ({ ...r, user_id: Number(r.user_id), used_at: new Date(r.used_at).toISOString() })),
+        );
       },
     },
   },

@@ -13,9 +13,26 @@ import { parseBody } from '../routes/validation.ts';
 import { checkCapacity, lockBuddyDays } from './capacity.ts';
 import type { EntityHandlersFactory, EntityResource, WriteContext } from './entity-resource.ts';
 
-const params = z.object({ id: z.coerce.number().int().positive().max(2 ** 53), key: z.coerce.number().int().positive().max(2 ** 53) });
+const params = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+  key: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
 const itemKey = params;
-const imageParams = params.extend({ imageId: z.coerce.number().int().positive().max(2 ** 53) });
+const imageParams = params.extend({
+  imageId: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
 const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048) });
 
 const FINAL_STATUSES: readonly number[] = [SERVICE_STATUS.CanceledByBuddy, SERVICE_STATUS.Finished, SERVICE_STATUS.CanceledByUserOrAdmin];
@@ -146,38 +163,38 @@ export const handlers: EntityHandlersFactory = ({ db, config }) => {
 
   // The images of a checklist row: routes of their own (not declared: an item of an item).
   const routes = (app: FastifyInstance, resource: EntityResource) => {
-  app.post('/api/services/:id/details/:key/images/', { preHandler: writers }, async (req, reply) => {
-    const { id, key: itemId } = parseBody(params, req.params);
-    const { url } = parseBody(imageInput, req.body);
-    // Only files stored through our own signed uploads can be attached (ADR 020).
-    await checkUploadedImage(db, config, url, { field: 'url', kind: 'service_detail_image', current: null });
-    const result = await db.transaction(async (tx) => {
-      await editableService(resource, id, req.user!, tx);
-      await ensureItem(tx, itemId);
-      const { rows: detail } = await tx.query<{ id: number }>(
-        `insert into service_details (service_id, service_item_id) values ($1, $2)
+    app.post('/api/services/:id/details/:key/images/', { preHandler: writers }, async (req, reply) => {
+      const { id, key: itemId } = parseBody(params, req.params);
+      const { url } = parseBody(imageInput, req.body);
+      // Only files stored through our own signed uploads can be attached (ADR 020).
+      await checkUploadedImage(db, config, url, { field: 'url', kind: 'service_detail_image', current: null });
+      const result = await db.transaction(async (tx) => {
+        await editableService(resource, id, req.user!, tx);
+        await ensureItem(tx, itemId);
+        const { rows: detail } = await tx.query<{ id: number }>(
+          `insert into service_details (service_id, service_item_id) values ($1, $2)
          on conflict (service_id, service_item_id) do update set updated_at = now() returning id`,
-        [id, itemId],
-      );
-      const { rows: image } = await tx.query<{ id: number }>('insert into service_detail_images (service_detail_id, url) values ($1, $2) returning id', [detail[0]!.id, url]);
-      return { id: Number(image[0]!.id), url };
+          [id, itemId],
+        );
+        const { rows: image } = await tx.query<{ id: number }>('insert into service_detail_images (service_detail_id, url) values ($1, $2) returning id', [detail[0]!.id, url]);
+        return { id: Number(image[0]!.id), url };
+      });
+      return ok(reply, result, 201);
     });
-    return ok(reply, result, 201);
-  });
 
-  app.delete('/api/services/:id/details/:key/images/:imageId/', { preHandler: writers }, async (req, reply) => {
-    const { id, key: itemId, imageId } = parseBody(imageParams, req.params);
-    await db.transaction(async (tx) => {
-      await editableService(resource, id, req.user!, tx);
-      const { rows: gone } = await tx.query(
-        `delete from service_detail_images m using service_details d
+    app.delete('/api/services/:id/details/:key/images/:imageId/', { preHandler: writers }, async (req, reply) => {
+      const { id, key: itemId, imageId } = parseBody(imageParams, req.params);
+      await db.transaction(async (tx) => {
+        await editableService(resource, id, req.user!, tx);
+        const { rows: gone } = await tx.query(
+          `delete from service_detail_images m using service_details d
           where m.id = $1 and m.service_detail_id = d.id and d.service_id = $2 and d.service_item_id = $3 returning m.id`,
-        [imageId, id, itemId],
-      );
-      if (!gone[0]) throw new ApiError(404, 'not_found');
+          [imageId, id, itemId],
+        );
+        if (!gone[0]) throw new ApiError(404, 'not_found');
+      });
+      return ok(reply, { id: imageId });
     });
-    return ok(reply, { id: imageId });
-  });
   };
 
   return {

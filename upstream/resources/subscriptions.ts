@@ -7,7 +7,13 @@ import { proRataRefund, todayUtc, type Refund } from '../lib/refund.ts';
 import { parseBody } from '../routes/validation.ts';
 import type { EntityHandlersFactory, EntityRouteHandler } from './entity-resource.ts';
 
-const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
+const idParam = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
 const cancelInput = z.object({ at_period_end: z.boolean().optional().default(false) });
 
 export interface RefundAnswer {
@@ -126,10 +132,9 @@ export const handlers: EntityHandlersFactory = ({ db }) => {
         return { refund: null, changed: true };
       }
       if (!CAN_CANCEL.includes(s.status)) throw invalidState('cancel', s.status);
-      await tx.query(
-        `update subscriptions set status = 'canceled', cancel_at_period_end = false, canceled_at = now(), version = version + 1, updated_at = now() where id = $1`,
-        [id],
-      );
+      await tx.query(`update subscriptions set status = 'canceled', cancel_at_period_end = false, canceled_at = now(), version = version + 1, updated_at = now() where id = $1`, [
+        id,
+      ]);
       // Only money that was paid goes back: the payment for this very period, less what it already gave back.
       const due = await refundDue(tx, id, s, today);
       if (!due) return { refund: null, changed: true };

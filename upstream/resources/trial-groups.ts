@@ -10,7 +10,13 @@ import type { Invitations } from '../routes/account.ts';
 import { parseBody } from '../routes/validation.ts';
 import type { EntityHandlersFactory, EntityRouteHandler } from './entity-resource.ts';
 
-const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
+const idParam = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
 
 /** One address: a new person gets an account invitation; a pending one a fresh link; a registered one joins at once. */
@@ -18,13 +24,17 @@ async function inviteOne(db: Db, invitations: Invitations, groupId: number, abou
   const parsed = emailField.safeParse(email);
   if (!parsed.success) return { email, success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.' } };
   const address = parsed.data;
-  const { rows } = await db.query<{ id: number; email: string; invitation_status: string; is_active: boolean }>('select id, email, invitation_status, is_active from users where lower(email) = lower($1)', [address]);
+  const { rows } = await db.query<{ id: number; email: string; invitation_status: string; is_active: boolean }>(
+    'select id, email, invitation_status, is_active from users where lower(email) = lower($1)',
+    [address],
+  );
   const user = rows[0];
   if (!user) {
     try {
       await invitations.invite({ email: address, roles: [] }, log, {
         about,
-        alsoInTransaction: (tx, userId) => tx.query('insert into trial_group_invites (trial_group_id, user_id, email) values ($1, $2, $3)', [groupId, userId, address]).then(() => undefined),
+        alsoInTransaction: (tx, userId) =>
+          tx.query('insert into trial_group_invites (trial_group_id, user_id, email) values ($1, $2, $3)', [groupId, userId, address]).then(() => undefined),
       });
     } catch (error) {
       if (error instanceof ApiError) return { email: address, success: false, error: { message: error.code, cause: error.message } };
@@ -87,7 +97,14 @@ export const handlers: EntityHandlersFactory = ({ db, invitations }) => {
         where trial_group_id = $1 order by invited_at desc, id desc limit 1000`,
       [id],
     );
-    return rows.map((r) => ({ ...(r as unknown as TrialGroupInvite), id: Number(r.id), user_id: Number(r.user_id), sent_count: Number(r.sent_count), invited_at: iso(r.invited_at)!, registered_at: iso(r.registered_at) }));
+    return rows.map((r) => ({
+      ...(r as unknown as TrialGroupInvite),
+      id: Number(r.id),
+      user_id: Number(r.user_id),
+      sent_count: Number(r.sent_count),
+      invited_at: iso(r.invited_at)!,
+      registered_at: iso(r.registered_at),
+    }));
   }
 
   const listMembers: EntityRouteHandler = async (req, reply) => {
@@ -99,7 +116,16 @@ export const handlers: EntityHandlersFactory = ({ db, invitations }) => {
   /** Adds an existing user to the group (no invitation needed). */
   const addMember: EntityRouteHandler = async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
-    const { user_id } = parseBody(z.object({ user_id: z.coerce.number().int().positive().max(2 ** 53) }), req.body);
+    const { user_id } = parseBody(
+      z.object({
+        user_id: z.coerce
+          .number()
+          .int()
+          .positive()
+          .max(2 ** 53),
+      }),
+      req.body,
+    );
     await groupName(id);
     try {
       await db.query('insert into trial_group_users (trial_group_id, user_id) values ($1, $2) on conflict do nothing', [id, user_id]);
@@ -111,7 +137,16 @@ export const handlers: EntityHandlersFactory = ({ db, invitations }) => {
   };
 
   const removeMember: EntityRouteHandler = async (req, reply) => {
-    const { id, key: userId } = parseBody(idParam.extend({ key: z.coerce.number().int().positive().max(2 ** 53) }), req.params);
+    const { id, key: userId } = parseBody(
+      idParam.extend({
+        key: z.coerce
+          .number()
+          .int()
+          .positive()
+          .max(2 ** 53),
+      }),
+      req.params,
+    );
     await groupName(id);
     const { rows } = await db.query('delete from trial_group_users where trial_group_id = $1 and user_id = $2 returning user_id', [id, userId]);
     if (!rows[0]) throw new ApiError(404, 'not_found');
@@ -162,7 +197,12 @@ export const handlers: EntityHandlersFactory = ({ db, invitations }) => {
       [id],
     );
     const r = rows[0]!;
-    const stats: TrialGroupStatistics = { invited: Number(r.invited), registered: Number(r.registered), pending: Number(r.invited) - Number(r.registered), members: Number(r.members) };
+    const stats: TrialGroupStatistics = {
+      invited: Number(r.invited),
+      registered: Number(r.registered),
+      pending: Number(r.invited) - Number(r.registered),
+      members: Number(r.members),
+    };
     return ok(reply, stats);
   };
 

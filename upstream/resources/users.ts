@@ -11,7 +11,13 @@ import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { parseBody } from '../routes/validation.ts';
 import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
 
-const idParam = z.object({ id: z.coerce.number().int().positive().max(2 ** 53) });
+const idParam = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
 const listQuery = userListInput;
 
 /** Users, buddies and a user's roles, languages and competencies. */
@@ -25,7 +31,9 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
     const params: unknown[] = [];
     if (query.search) {
       params.push(`%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-      where.push(`(lower(u.email) like $${params.length} or lower(coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, '')) like $${params.length} or u.phone_number like $${params.length})`);
+      where.push(
+        `(lower(u.email) like $${params.length} or lower(coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, '')) like $${params.length} or u.phone_number like $${params.length})`,
+      );
     }
     if (query.role) {
       params.push(query.role);
@@ -42,7 +50,10 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
     const column = ordering.replace(/^-/, '');
     const [{ rows: count }, { rows }] = await Promise.all([
       db.query<{ n: number }>(`select count(*)::int as n from users u${whereSql}`, params),
-      db.query(`${LIST_USER_SQL}${whereSql} order by u.${column} ${direction} nulls last, u.id ${direction} limit ${query.page_size} offset ${(query.page - 1) * query.page_size}`, params),
+      db.query(
+        `${LIST_USER_SQL}${whereSql} order by u.${column} ${direction} nulls last, u.id ${direction} limit ${query.page_size} offset ${(query.page - 1) * query.page_size}`,
+        params,
+      ),
     ]);
     const total = Number(count[0]?.n ?? 0);
     return { results: rows.map(toListedUser), paginator: { page: query.page, page_size: query.page_size, count: total, total_pages: Math.ceil(total / query.page_size) } };
@@ -51,18 +62,22 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
   app.get('/api/users/', { preHandler: listers }, async (req, reply) => ok(reply, await page(parseBody(listQuery, req.query))));
 
   /** §3: the buddies list keeps only active users holding the Buddy role; their contact details, so the users list's rule (ADR 028). */
-  app.get('/api/buddies/', { preHandler: listers }, async (req, reply) =>
-    ok(reply, await page({ ...parseBody(listQuery, req.query), role: 'Buddy' }, ['u.is_active'])),
-  );
+  app.get('/api/buddies/', { preHandler: listers }, async (req, reply) => ok(reply, await page({ ...parseBody(listQuery, req.query), role: 'Buddy' }, ['u.is_active'])));
 
   async function detail(id: number) {
     const user = await findUser(db, { id });
     if (!user) throw new ApiError(404, 'not_found');
     const [languages, competencies] = await Promise.all([
       db.query<{ id: number; name: string }>('select l.id, l.name from user_languages ul join languages l on l.id = ul.language_id where ul.user_id = $1 order by l.name', [id]),
-      db.query<{ id: number; name: string }>('select c.id, c.name from user_competencies uc join competencies c on c.id = uc.competence_id where uc.user_id = $1 order by c.name', [id]),
+      db.query<{ id: number; name: string }>('select c.id, c.name from user_competencies uc join competencies c on c.id = uc.competence_id where uc.user_id = $1 order by c.name', [
+        id,
+      ]),
     ]);
-    return { ...user, languages: languages.rows.map((r) => ({ id: Number(r.id), name: r.name })), competencies: competencies.rows.map((r) => ({ id: Number(r.id), name: r.name })) };
+    return {
+      ...user,
+      languages: languages.rows.map((r) => ({ id: Number(r.id), name: r.name })),
+      competencies: competencies.rows.map((r) => ({ id: Number(r.id), name: r.name })),
+    };
   }
 
   app.get('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await detail(parseBody(idParam, req.params).id)));
@@ -73,7 +88,12 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
     if (input.profile_image) {
       // The person's own upload, or one the admin made for them; what is stored already may stay.
       const { rows: stored } = await db.query<{ profile_image: string | null }>('select profile_image from users where id = $1', [id]);
-      await checkUploadedImage(db, config, input.profile_image, { field: 'profile_image', kind: 'user_profile_picture', current: stored[0]?.profile_image, uploadedBy: [id, req.user!.id] });
+      await checkUploadedImage(db, config, input.profile_image, {
+        field: 'profile_image',
+        kind: 'user_profile_picture',
+        current: stored[0]?.profile_image,
+        uploadedBy: [id, req.user!.id],
+      });
     }
     const keys = Object.keys(input) as (keyof typeof input)[];
     const updated = await db.transaction(async (tx) => {
@@ -131,8 +151,22 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
       resolve: async (b: { role: string }) => (await db.query<{ id: number }>('select id from roles where name = $1', [b.role])).rows[0]?.id,
       grantsAccess: true,
     },
-    { path: 'languages', table: 'user_languages', column: 'language_id', body: z.object({ language_id: idField() }), resolve: async (b: { language_id: number }) => b.language_id, grantsAccess: false },
-    { path: 'competencies', table: 'user_competencies', column: 'competence_id', body: z.object({ competence_id: idField() }), resolve: async (b: { competence_id: number }) => b.competence_id, grantsAccess: false },
+    {
+      path: 'languages',
+      table: 'user_languages',
+      column: 'language_id',
+      body: z.object({ language_id: idField() }),
+      resolve: async (b: { language_id: number }) => b.language_id,
+      grantsAccess: false,
+    },
+    {
+      path: 'competencies',
+      table: 'user_competencies',
+      column: 'competence_id',
+      body: z.object({ competence_id: idField() }),
+      resolve: async (b: { competence_id: number }) => b.competence_id,
+      grantsAccess: false,
+    },
   ] as const;
 
   for (const link of links) {
@@ -169,4 +203,3 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
     });
   }
 }
-

@@ -82,10 +82,12 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     const grant = await grantOf(userId);
     const token = await signAccessToken(config.jwtSecret, userId, grant.roles, config.accessTokenTtlSeconds, { sid, sv: grant.version });
     const refresh = randomToken();
-    await db.query(
-      `insert into refresh_tokens (user_id, family_id, token_hash, expires_at) values ($1, $2, $3, now() + make_interval(secs => $4))`,
-      [userId, sid, hashToken(refresh), config.refreshTokenTtlSeconds],
-    );
+    await db.query(`insert into refresh_tokens (user_id, family_id, token_hash, expires_at) values ($1, $2, $3, now() + make_interval(secs => $4))`, [
+      userId,
+      sid,
+      hashToken(refresh),
+      config.refreshTokenTtlSeconds,
+    ]);
     return { token, refresh_token: refresh };
   }
 
@@ -224,7 +226,8 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     );
     const session = sessions[0];
     if (!session || session.revoked || !session.is_active || row.revoked_at || Number(session.age_seconds) >= config.sessionMaxAgeSeconds) {
-      if (session && !session.revoked && Number(session.age_seconds) >= config.sessionMaxAgeSeconds) req.log.info({ userId: Number(row.user_id) }, 'session reached its absolute lifetime');
+      if (session && !session.revoked && Number(session.age_seconds) >= config.sessionMaxAgeSeconds)
+        req.log.info({ userId: Number(row.user_id) }, 'session reached its absolute lifetime');
       await revokeFamily(row.family_id);
       throw new ApiError(401, 'invalid_refresh_token');
     }
@@ -297,7 +300,8 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     const { user_id } = parseBody(z.object({ user_id: idField() }), req.body);
     const user = await findUser(db, { id: user_id });
     if (!user) throw new ApiError(404, 'not_found');
-    if (user.invitation_status !== 'pending' && user.invitation_status !== 'canceled') throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
+    if (user.invitation_status !== 'pending' && user.invitation_status !== 'canceled')
+      throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
     if (!user.is_active) throw new ApiError(409, 'account_inactive');
     await db.transaction((tx) => resendInvite(tx, user_id, user.email, req.log));
     return ok(reply, await findUser(db, { id: user_id }));
@@ -305,7 +309,16 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
 
   /** Not in the spec's table: the invitation's links stop working and accepting it is refused (ADR 018). */
   app.post('/api/account/cancel-invite', { preHandler: admin }, async (req, reply) => {
-    const { user_id } = parseBody(z.object({ user_id: z.coerce.number().int().positive().max(2 ** 53) }), req.body);
+    const { user_id } = parseBody(
+      z.object({
+        user_id: z.coerce
+          .number()
+          .int()
+          .positive()
+          .max(2 ** 53),
+      }),
+      req.body,
+    );
     const canceled = await db.transaction(async (tx) => {
       const { rows } = await tx.query(
         "update users set invitation_status = 'canceled', updated_at = now(), version = version + 1 where id = $1 and invitation_status = 'pending' returning id",
@@ -342,7 +355,11 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
         await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'reset' and used_at is null", [user.id]);
         const token = await createAccountToken(user.id, 'reset', 3600 * 1000, tx);
         const link = `${config.appUrl}/reset-password/${token}`;
-        await sendMail(tx, { to: user.email, kind: 'reset', subject: 'Reset your Bike Buddy password', body: `Choose a new password: ${link}`, link }, { log: req.log, logLinks: config.logMailLinks });
+        await sendMail(
+          tx,
+          { to: user.email, kind: 'reset', subject: 'Reset your Bike Buddy password', body: `Choose a new password: ${link}`, link },
+          { log: req.log, logLinks: config.logMailLinks },
+        );
       });
     }
     return ok(reply, { sent: true });
@@ -386,7 +403,11 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
       await tx.query('update users set pending_email = $2, updated_at = now() where id = $1', [req.user!.id, email]);
       const token = await createAccountToken(req.user!.id, 'confirm', DAY, tx);
       const link = `${config.appUrl}/confirm-email/${token}/${encodeURIComponent(email)}`;
-      await sendMail(tx, { to: email, kind: 'confirm', subject: 'Confirm your new e-mail address', body: `Confirm this address for your Bike Buddy account: ${link}`, link }, { log: req.log, logLinks: config.logMailLinks });
+      await sendMail(
+        tx,
+        { to: email, kind: 'confirm', subject: 'Confirm your new e-mail address', body: `Confirm this address for your Bike Buddy account: ${link}`, link },
+        { log: req.log, logLinks: config.logMailLinks },
+      );
     });
     return ok(reply, await findUser(db, { id: req.user!.id }));
   });
@@ -429,7 +450,12 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     const input = parseBody(profileUpdateInput, req.body);
     if (input.profile_image) {
       const { rows: stored } = await db.query<{ profile_image: string | null }>('select profile_image from users where id = $1', [req.user!.id]);
-      await checkUploadedImage(db, config, input.profile_image, { field: 'profile_image', kind: 'user_profile_picture', current: stored[0]?.profile_image, uploadedBy: [req.user!.id] });
+      await checkUploadedImage(db, config, input.profile_image, {
+        field: 'profile_image',
+        kind: 'user_profile_picture',
+        current: stored[0]?.profile_image,
+        uploadedBy: [req.user!.id],
+      });
     }
     const keys = Object.keys(input) as (keyof typeof input)[];
     if (keys.length > 0) {

@@ -23,7 +23,10 @@ export function registerGoogleRoutes(app: FastifyInstance, db: Db, config: Upstr
       throw new ApiError(400, 'invalid_google_token');
     }
     // A canceled invitation must not become a way in through Google (ADR 018).
-    const { rows } = await db.query<{ id: number; is_active: boolean; invitation_status: string }>('select id, is_active, invitation_status from users where lower(email) = lower($1)', [email]);
+    const { rows } = await db.query<{ id: number; is_active: boolean; invitation_status: string }>(
+      'select id, is_active, invitation_status from users where lower(email) = lower($1)',
+      [email],
+    );
     if (!rows[0] || !rows[0].is_active || rows[0].invitation_status === 'canceled') throw new ApiError(400, 'user_does_not_exist');
     return ok(reply, await issuePair(Number(rows[0].id)));
   });

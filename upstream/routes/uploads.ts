@@ -74,9 +74,7 @@ async function checkQuota(tx: Db, config: UpstreamConfig, userId: number, phase:
 /** GET upload/: a signed PUT address for a new key, counted against the user's quota. */
 function registerSigning(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   app.get('/api/upload/', { preHandler: requireAuth(config, STAFF_ROLES) }, async (req, reply) => {
-    const query = z
-      .object({ kind: z.enum(UPLOAD_KINDS), content_type: z.enum(UPLOAD_CONTENT_TYPES) })
-      .safeParse(req.query);
+    const query = z.object({ kind: z.enum(UPLOAD_KINDS), content_type: z.enum(UPLOAD_CONTENT_TYPES) }).safeParse(req.query);
     if (!query.success) throw new ApiError(400, 'invalid_upload');
     if (!mayUpload(rolesFromScope(req.user!.roles), query.data.kind)) throw new ApiError(403, 'forbidden');
     const key = `${query.data.kind}/${randomUUID()}.${EXTENSION[query.data.content_type]}`;

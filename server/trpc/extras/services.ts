@@ -12,8 +12,12 @@ const ids = z.object({ id: z.number().int().positive(), itemId: z.number().int()
 export const extraProcedures = {
   addDetailImage: writer
     .input(ids.extend({ url: z.url({ protocol: /^https?$/ }).max(2048) }))
-    .mutation(({ ctx, input }) => ctx.session.call<ServiceDetailImage>({ method: 'POST', path: `services/${input.id}/details/${input.itemId}/images/`, body: { url: input.url }, lang: ctx.lang })),
+    .mutation(({ ctx, input }) =>
+      ctx.session.call<ServiceDetailImage>({ method: 'POST', path: `services/${input.id}/details/${input.itemId}/images/`, body: { url: input.url }, lang: ctx.lang }),
+    ),
   removeDetailImage: writer
     .input(ids.extend({ imageId: z.number().int().positive() }))
-    .mutation(({ ctx, input }) => ctx.session.call<{ id: number }>({ method: 'DELETE', path: `services/${input.id}/details/${input.itemId}/images/${input.imageId}/`, lang: ctx.lang })),
+    .mutation(({ ctx, input }) =>
+      ctx.session.call<{ id: number }>({ method: 'DELETE', path: `services/${input.id}/details/${input.itemId}/images/${input.imageId}/`, lang: ctx.lang }),
+    ),
 };

@@ -6,6 +6,15 @@ import { publicProcedure } from '../init.ts';
 export const extraProcedures = {
   /** The public plan page (/subscriptions/:plan/:language?): no sign-in, active plans only. */
   public: publicProcedure
-    .input(z.object({ slug: z.string().trim().min(1).max(40).regex(/^[A-Za-z0-9-]+$/) }))
+    .input(
+      z.object({
+        slug: z
+          .string()
+          .trim()
+          .min(1)
+          .max(40)
+          .regex(/^[A-Za-z0-9-]+$/),
+      }),
+    )
     .query(({ ctx, input }) => ctx.upstream.call<PublicPlan>({ method: 'GET', path: `public/subscription-plans/${encodeURIComponent(input.slug)}/`, lang: ctx.lang })),
 };

@@ -14,18 +14,16 @@ function parseProfile(raw: unknown) {
 }
 
 export const accountRouter = router({
-  get: profileProcedure.query(async ({ ctx }) =>
-    parseProfile(await ctx.session.call({ method: 'GET', path: 'account/', lang: ctx.lang })),
-  ),
+  get: profileProcedure.query(async ({ ctx }) => parseProfile(await ctx.session.call({ method: 'GET', path: 'account/', lang: ctx.lang }))),
   update: profileProcedure.input(profileUpdateInput).mutation(async ({ ctx, input }) => {
     const profile = parseProfile(await ctx.session.call({ method: 'PUT', path: 'account/', body: input, lang: ctx.lang }));
     ctx.profiles.forget(profile.id);
     return profile;
   }),
   /** Mails a confirmation link to the new address; the address changes when it is opened. */
-  changeEmail: profileProcedure.input(changeEmailInput).mutation(async ({ ctx, input }) =>
-    parseProfile(await ctx.session.call({ method: 'POST', path: 'account/change-email', body: input, lang: ctx.lang })),
-  ),
+  changeEmail: profileProcedure
+    .input(changeEmailInput)
+    .mutation(async ({ ctx, input }) => parseProfile(await ctx.session.call({ method: 'POST', path: 'account/change-email', body: input, lang: ctx.lang }))),
 });
 
 export interface SignedUpload {
@@ -42,17 +40,19 @@ export const uploadRouter = router({
       return { logged: true as const };
     }),
   /** A short-lived signed PUT address for one image (spec §7 upload/). */
-  sign: roleProcedure().input(uploadSignInput).mutation(async ({ ctx, input }): Promise<SignedUpload> => {
-    await requireRoles(ctx, (roles) => mayUpload(roles, input.kind));
-    const data = await ctx.session.call<{ url?: unknown; access_url?: unknown }>({
-      method: 'GET',
-      path: 'upload/',
-      query: { kind: input.kind, content_type: input.contentType },
-      lang: ctx.lang,
-    });
-    if (typeof data.url !== 'string' || typeof data.access_url !== 'string') {
-      throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
-    }
-    return { url: data.url, accessUrl: data.access_url };
-  }),
+  sign: roleProcedure()
+    .input(uploadSignInput)
+    .mutation(async ({ ctx, input }): Promise<SignedUpload> => {
+      await requireRoles(ctx, (roles) => mayUpload(roles, input.kind));
+      const data = await ctx.session.call<{ url?: unknown; access_url?: unknown }>({
+        method: 'GET',
+        path: 'upload/',
+        query: { kind: input.kind, content_type: input.contentType },
+        lang: ctx.lang,
+      });
+      if (typeof data.url !== 'string' || typeof data.access_url !== 'string') {
+        throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
+      }
+      return { url: data.url, accessUrl: data.access_url };
+    }),
 });

@@ -15,6 +15,9 @@ export const dashboardRouter = router({
     expect<Dashboard>(await ctx.session.call({ method: 'GET', path: 'dashboard/', lang: ctx.lang }), (d) => typeof d.counters === 'object' && typeof d.series === 'object'),
   ),
   statistics: roleProcedure(ROLE.Admin).query(async ({ ctx }) =>
-    expect<Statistics>(await ctx.session.call({ method: 'GET', path: 'statistics/', lang: ctx.lang }), (d) => Array.isArray(d.servicesByStatus) && Array.isArray(d.servicesByWeek) && Array.isArray(d.usersByMonth)),
+    expect<Statistics>(
+      await ctx.session.call({ method: 'GET', path: 'statistics/', lang: ctx.lang }),
+      (d) => Array.isArray(d.servicesByStatus) && Array.isArray(d.servicesByWeek) && Array.isArray(d.usersByMonth),
+    ),
   ),
 });

@@ -43,12 +43,14 @@ function query(input: Record<string, unknown>) {
 function linkProcedures(path: 'roles' | 'languages' | 'competencies', key: string, value: z.ZodType<string | number>) {
   const input = z.object({ id: z.number().int().positive(), value });
   return {
-    add: adminProcedure.input(input).mutation(({ ctx, input }) =>
-      ctx.session.call<UserDetail>({ method: 'POST', path: `users/${input.id}/${path}/`, body: { [key]: input.value }, lang: ctx.lang }),
-    ),
-    remove: adminProcedure.input(input).mutation(({ ctx, input }) =>
-      ctx.session.call<UserDetail>({ method: 'DELETE', path: `users/${input.id}/${path}/${encodeURIComponent(String(input.value))}/`, lang: ctx.lang }),
-    ),
+    add: adminProcedure
+      .input(input)
+      .mutation(({ ctx, input }) => ctx.session.call<UserDetail>({ method: 'POST', path: `users/${input.id}/${path}/`, body: { [key]: input.value }, lang: ctx.lang })),
+    remove: adminProcedure
+      .input(input)
+      .mutation(({ ctx, input }) =>
+        ctx.session.call<UserDetail>({ method: 'DELETE', path: `users/${input.id}/${path}/${encodeURIComponent(String(input.value))}/`, lang: ctx.lang }),
+      ),
   };
 }
 
@@ -63,8 +65,15 @@ export const usersRouter = router({
   }),
   /** Choice list (bicycle owner and similar): id and a readable label. */
   options: adminProcedure.input(optionsInput.extend({ role: z.enum(['Admin', 'Buddy', 'Shop']).optional() })).query(async ({ ctx, input }) => {
-    const page = await ctx.session.call<Paged<UserListRow>>({ method: 'GET', path: input.role === 'Buddy' ? 'buddies/' : 'users/', query: query({ page_size: OPTIONS_LIMIT, search: input.search, ordering: 'email', role: input.role }), lang: ctx.lang });
-    return withIncluded(page.results.map(userOption), input.include, async (id) => userOption(await ctx.session.call<UserRecord>({ method: 'GET', path: `users/${id}/`, lang: ctx.lang })));
+    const page = await ctx.session.call<Paged<UserListRow>>({
+      method: 'GET',
+      path: input.role === 'Buddy' ? 'buddies/' : 'users/',
+      query: query({ page_size: OPTIONS_LIMIT, search: input.search, ordering: 'email', role: input.role }),
+      lang: ctx.lang,
+    });
+    return withIncluded(page.results.map(userOption), input.include, async (id) =>
+      userOption(await ctx.session.call<UserRecord>({ method: 'GET', path: `users/${id}/`, lang: ctx.lang })),
+    );
   }),
   /** The role names of the roles catalogue (/roles), for the role filter, invitations and role links. */
   roleNames: listProcedure.query(async ({ ctx }) => {
@@ -72,12 +81,14 @@ export const usersRouter = router({
     return page.results.map((role) => role.name);
   }),
   /** §3: active users holding the Buddy role, with their contact details: the users list's roles (ADR 028). */
-  buddies: listProcedure.input(userListInput.pick({ search: true, page: true, page_size: true })).query(({ ctx, input }) =>
-    ctx.session.call<Paged<UserListRow>>({ method: 'GET', path: 'buddies/', query: query(input), lang: ctx.lang }),
-  ),
-  setOperationalRange: adminProcedure.input(operationalRangeInput.extend({ id: z.number().int().positive() })).mutation(({ ctx, input }) =>
-    ctx.session.call<UserDetail>({ method: 'PUT', path: `users/${input.id}/operational-range/`, body: { operational_range_id: input.operational_range_id }, lang: ctx.lang }),
-  ),
+  buddies: listProcedure
+    .input(userListInput.pick({ search: true, page: true, page_size: true }))
+    .query(({ ctx, input }) => ctx.session.call<Paged<UserListRow>>({ method: 'GET', path: 'buddies/', query: query(input), lang: ctx.lang })),
+  setOperationalRange: adminProcedure
+    .input(operationalRangeInput.extend({ id: z.number().int().positive() }))
+    .mutation(({ ctx, input }) =>
+      ctx.session.call<UserDetail>({ method: 'PUT', path: `users/${input.id}/operational-range/`, body: { operational_range_id: input.operational_range_id }, lang: ctx.lang }),
+    ),
   roles: router(linkProcedures('roles', 'role', z.string().min(1).max(50))),
   languages: router(linkProcedures('languages', 'language_id', z.number().int().positive())),
   competencies: router(linkProcedures('competencies', 'competence_id', z.number().int().positive())),
@@ -88,7 +99,11 @@ export const usersRouter = router({
     if (!Array.isArray(data.results)) throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
     return data.results;
   }),
-  resendInvite: adminProcedure.input(idInput).mutation(({ ctx, input }) => ctx.session.call<UserRecord>({ method: 'POST', path: 'account/resend-invite', body: { user_id: input.id }, lang: ctx.lang })),
+  resendInvite: adminProcedure
+    .input(idInput)
+    .mutation(({ ctx, input }) => ctx.session.call<UserRecord>({ method: 'POST', path: 'account/resend-invite', body: { user_id: input.id }, lang: ctx.lang })),
   /** The invitation's links stop working and it can no longer be accepted (ADR 018); resend re-opens it. */
-  cancelInvite: adminProcedure.input(idInput).mutation(({ ctx, input }) => ctx.session.call<UserRecord>({ method: 'POST', path: 'account/cancel-invite', body: { user_id: input.id }, lang: ctx.lang })),
+  cancelInvite: adminProcedure
+    .input(idInput)
+    .mutation(({ ctx, input }) => ctx.session.call<UserRecord>({ method: 'POST', path: 'account/cancel-invite', body: { user_id: input.id }, lang: ctx.lang })),
 });
