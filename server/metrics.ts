@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ENTITIES } from '../shared/entities/registry.ts';
-import { isRecordAction, segmentOf, subResourceKey, type EntityDef } from '../shared/entity/define.ts';
+import { isRecordAction, ownActions, segmentOf, subResourceKey, type EntityDef } from '../shared/entity/define.ts';
 
 /** Prometheus metrics of one back-office process (ADR 008). */
 export function createMetrics() {
@@ -85,7 +85,7 @@ const ENTITY_TEMPLATES = ['', ':id/', ':id/transition/', 'calendar/', 'export/']
 
 /** The templates of an entity's declared actions and sub-resources (an item's key: `:id` when numeric). */
 function declaredTemplates(def: EntityDef): string[] {
-  const actions = Object.entries(def.actions ?? {}).map(([key, action]) => `${def.name}/${isRecordAction(action) ? ':id/' : ''}${segmentOf(key, action.path)}/`);
+  const actions = ownActions(def).map(([key, action]) => `${def.name}/${isRecordAction(action) ? ':id/' : ''}${segmentOf(key, action.path)}/`);
   const subResources = Object.entries(def.subResources ?? {}).flatMap(([key, sub]) => {
     const at = `${def.name}/:id/${segmentOf(key, sub.path)}/`;
     const keyField = sub.item[subResourceKey(sub)];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { actionRoles, isRecordAction, segmentOf, statusFieldOf, subResourceKey, subResourceWriteRoles, writeRoles, type EntityDef } from '../shared/entity/define.ts';
+import { actionRoles, isRecordAction, ownActions, segmentOf, statusFieldOf, subResourceKey, subResourceWriteRoles, writeRoles, type EntityDef } from '../shared/entity/define.ts';
 import { calendarParamsSchema, createSchema, inputFieldsSchema, listParamsSchema } from '../shared/entity/schemas.ts';
 import { upstreamReadScopes } from '../shared/entity/access-roles.ts';
 
@@ -169,7 +169,7 @@ function declaredPaths(def: EntityDef, envelope: Json, json: Json): Record<strin
   const schemaOf = (fields: Parameters<typeof inputFieldsSchema>[0]) => z.toJSONSchema(inputFieldsSchema(fields), { io: 'input', unrepresentable: 'any' });
   const id = { name: 'id', in: 'path', required: true, schema: { type: 'integer' } };
   const refused = { 403: json(envelope({ type: 'null' })), 404: json(envelope({ type: 'null' })), 409: json(envelope({ type: 'null' })) };
-  for (const [key, action] of Object.entries(def.actions ?? {})) {
+  for (const [key, action] of ownActions(def)) {
     const record = isRecordAction(action);
     const path = record ? `/api/${def.name}/{id}/${segmentOf(key, action.path)}/` : `/api/${def.name}/${segmentOf(key, action.path)}/`;
     const result =

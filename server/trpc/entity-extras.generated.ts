@@ -6,7 +6,7 @@ import * as trialGroups from './extras/trial-groups.ts';
 
 export const ENTITY_EXTRAS = {
   'service-items': serviceItems,
-  services: services,
+  'services': services,
   'subscription-plans': subscriptionPlans,
   'trial-groups': trialGroups,
 } as const;

@@ -551,6 +551,14 @@ export function actionsOf(def: EntityDef): Record<string, ActionDef> {
   return { ...(derived ? { transition: { ...derived, ...declared } } : {}), ...others };
 }
 
+/**
+ * The actions with handlers of their own (REST routes, OpenAPI entries, metrics templates): the declared ones
+ * but the status flow's `transition`, which the generic resource serves (a declaration only adds its override).
+ */
+export function ownActions(def: EntityDef): [string, ActionDef][] {
+  return Object.entries(def.actions ?? {}).filter(([key]) => !(key === 'transition' && statusFieldOf(def)));
+}
+
 /** Scope roles allowed to run an action: its own, else the entity's update roles. */
 export function actionRoles(def: EntityDef, action: ActionDef): readonly ScopeRole[] {
   return action.roles ?? writeRoles(def, 'update');

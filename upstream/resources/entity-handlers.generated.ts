@@ -11,14 +11,14 @@ import * as eventSlots from './event-slots.ts';
 import * as trialGroups from './trial-groups.ts';
 
 export const ENTITY_HANDLERS = {
-  roles: roles,
+  'roles': roles,
   'promo-codes': promoCodes,
-  bicycles: bicycles,
+  'bicycles': bicycles,
   'buddy-work-slots': buddyWorkSlots,
   'not-working-slots': notWorkingSlots,
-  services: services,
+  'services': services,
   'subscription-plans': subscriptionPlans,
-  subscriptions: subscriptions,
+  'subscriptions': subscriptions,
   'event-slots': eventSlots,
   'trial-groups': trialGroups,
 } as const;

@@ -9,6 +9,7 @@ import {
   actionRoles,
   filterSpecs,
   isRecordAction,
+  ownActions,
   segmentOf,
   subResourceWriteRoles,
   isIsoDate,
@@ -654,7 +655,7 @@ function handlerOf<T>(def: EntityDef, what: string, handler: T | undefined): T {
 /** POST <resource>/<id>/<action>/ (or <resource>/<action>/) for every declared action, with the declared roles. */
 function registerActions(app: FastifyInstance, r: EntityResource, handlers: EntityHandlers) {
   const { def, config } = r;
-  for (const [key, action] of Object.entries(def.actions ?? {})) {
+  for (const [key, action] of ownActions(def)) {
     const handler = handlerOf(def, `action ${key}`, handlers.actions?.[key]);
     const segment = segmentOf(key, action.path);
     const url = isRecordAction(action) ? `/api/${def.name}/:id/${segment}/` : `/api/${def.name}/${segment}/`;
