@@ -1,4 +1,5 @@
 import type { Db } from './db.ts';
+import { SERVICE_STATUS } from '../shared/entities/services.ts';
 import { proRataRefund } from './lib/refund.ts';
 
 /**
@@ -229,7 +230,7 @@ export async function seedEvents(tx: Db) {
   for (const [event, slot, user, status, main, company, given, service] of bookings) {
     await tx.query(
       `insert into event_bookings (service_id, main_company_id, company_id, event_id, event_slot_id, full_name, email, status, buddy_id, given_company, date, booked_at)
-       select (select id from services where status = 4 order by id offset $1 limit 1), $2, $3, $4, s.id, coalesce(u.first_name || ' ' || u.last_name, u.email), u.email, $5,
+       select (select id from services where status = ${SERVICE_STATUS.Finished} order by id offset $1 limit 1), $2, $3, $4, s.id, coalesce(u.first_name || ' ' || u.last_name, u.email), u.email, $5,
               (select id from users where email = 'buddy@example.com'), $6, s.date, (s.date - 7)::timestamp + time '12:30'
          from event_slots s, users u where s.id = $7 and u.id = ${userSql(user)}`,
       [service, main, company, event, status, given, slot],

@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import type { Db } from './db.ts';
 import { hashPassword } from './lib/password.ts';
 import { setUserRoles } from './users.ts';
-import { ORIGIN_TYPES } from '../shared/entities/services.ts';
+import { ORIGIN_TYPES, SERVICE_STATUS } from '../shared/entities/services.ts';
 import { seedEvents, seedSubscriptions, seedTrialGroups } from './seed-events.ts';
 
 export const DEMO_ACCOUNTS = [
@@ -411,7 +411,7 @@ async function seedScheduling(tx: Db) {
   await tx.query(
     `insert into service_details (service_id, service_item_id, check_status, needs_repair, notes)
      select s.id, i.id, 1 + ((s.id + i.id) % 3), ((s.id + i.id) % 3) = 0, case when ((s.id + i.id) % 3) = 0 then 'Worn, replace at next visit' end
-       from (select id from services where status = 4 order by id limit 8) s cross join service_items i`,
+       from (select id from services where status = ${SERVICE_STATUS.Finished} order by id limit 8) s cross join service_items i`,
   );
   await seedExpertRequests(tx, buddies[0]!);
 }
@@ -458,7 +458,7 @@ async function seedServices(tx: Db, schedules: Schedule[], isAway: (buddy: numbe
         const status = offset < 0 ? [4, 4, 4, 3, 5][pick % 5]! : offset === 0 ? 2 : [2, 2, 1, 2, 5][pick % 5]!;
         const bike = bikes[n % bikes.length]!;
         // Most finished services carry the customer's rating (§5, 1–5); some customers never rate.
-        const rating = status === 4 && n % 4 !== 3 ? 3 + (n % 3) : null;
+        const rating = status === SERVICE_STATUS.Finished && n % 4 !== 3 ? 3 + (n % 3) : null;
         await insertService(tx, { date: demoDate(offset), slot, status, buddy, bike, n, rating });
         n++;
       }

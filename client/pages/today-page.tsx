@@ -89,7 +89,7 @@ const Card = styled.li`
   &[data-status='2'] {
     border-left-color: var(--borderColor-accent-emphasis, #0969da);
   }
-  &[data-status='4'] {
+  &[data-status='${SERVICE_STATUS.Finished}'] {
     border-left-color: var(--borderColor-success-emphasis, #1a7f37);
   }
   &[data-canceled='true'] {

@@ -1,5 +1,6 @@
 import { ADMIN_SERIES, BUDDY_SERIES, type BuddyCounter, type AdminCounter, type Series, type Statistics } from '../../shared/schemas/dashboard.ts';
 import type { Db } from '../db.ts';
+import { SERVICE_STATUS } from '../../shared/entities/services.ts';
 import { dayOf, firstMonth, firstWeek, monthlyTotals, seriesDays } from './dashboard-windows.ts';
 
 /**
@@ -21,9 +22,9 @@ export async function recountAdminCounters(db: Db, today: Date): Promise<Record<
               count(*) filter (where is_active and account_status = 'active' and user_type = 4) as direct_active
          from users),
      s as (
-       select count(*) filter (where status = 4) as services_performed,
-              count(*) filter (where status = 2 and service_date >= $2::date) as scheduled_services,
-              count(*) filter (where status = 4 and origin_type = 'one_off') as one_off_total
+       select count(*) filter (where status = ${SERVICE_STATUS.Finished}) as services_performed,
+              count(*) filter (where status = ${SERVICE_STATUS.Booked} and service_date >= $2::date) as scheduled_services,
+              count(*) filter (where status = ${SERVICE_STATUS.Finished} and origin_type = 'one_off') as one_off_total
          from services),
      sub as (
        select count(*) filter (where status = 'active' and company_id is not null) as active_b2b2c,
@@ -45,9 +46,9 @@ export async function recountAdminCounters(db: Db, today: Date): Promise<Record<
 
 export async function recountBuddyCounters(db: Db, buddyId: number, today: Date): Promise<Record<BuddyCounter, number>> {
   const { rows } = await db.query(
-    `select count(*) filter (where status = 4) as services_performed,
-            count(*) filter (where status = 2 and service_date >= $2::date) as scheduled_services,
-            count(*) filter (where status = 2 and service_date = $2::date) as services_today
+    `select count(*) filter (where status = ${SERVICE_STATUS.Finished}) as services_performed,
+            count(*) filter (where status = ${SERVICE_STATUS.Booked} and service_date >= $2::date) as scheduled_services,
+            count(*) filter (where status = ${SERVICE_STATUS.Booked} and service_date = $2::date) as services_today
        from services where buddy_id = $1`,
     [buddyId, dayOf(today, 0)],
   );
@@ -89,7 +90,7 @@ export async function recountStatistics(db: Db, today: Date): Promise<Statistics
     `select s.status, count(v.id) as n from generate_series(1, 5) as s(status) left join services v on v.status = s.status group by s.status order by s.status`,
   );
   const byWeek = await db.query<{ week: string; n: number; finished: number }>(
-    `select to_char(w, 'YYYY-MM-DD') as week, count(v.id) as n, count(v.id) filter (where v.status = 4) as finished
+    `select to_char(w, 'YYYY-MM-DD') as week, count(v.id) as n, count(v.id) filter (where v.status = ${SERVICE_STATUS.Finished}) as finished
        from (select d::date as w from generate_series($1::date, $1::date + 77, interval '7 days') as d) as weeks
        left join services v on v.service_date >= weeks.w and v.service_date < weeks.w + 7
       group by weeks.w order by weeks.w`,
