@@ -20,7 +20,8 @@ beforeAll(async () => {
     `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, address, latitude, longitude)
      select $1::date, 2, '11:30', 1, u.id, b.id, b.owner_id, 'one_off', 'Kungsgatan 1, Stockholm', 59.3353, 18.0632
        from users u, bicycles b where u.email = 'buddy@example.com' and b.id = (select min(id) from bicycles) returning id`,
-    [daysFromToday(3)],
+    // Today: a buddy finishes a service on or after its date (ADR 028).
+    [daysFromToday(0)],
   );
   serviceId = Number(rows[0]!.id);
 });
