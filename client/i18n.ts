@@ -16,16 +16,21 @@ export const bundle = (common: object, resources: object): Bundle => ({ common: 
  * language when the user switches to it. The server has them all bundled (i18n-server.ts).
  */
 
-/** What a page needs before its first render: every text, or those of a generic list of one entity. */
-export type TranslationNeed = 'all' | { list: string };
+/**
+ * What a page needs before its first render: every text; those of a generic list of one entity; or the
+ * pages' texts and one entity's labels (Today: the services'), the other entities' labels coming later.
+ */
+export type TranslationNeed = 'all' | { list: string } | { page: string };
 
-const partsOf = (need: TranslationNeed): TranslationPart[] => (need === 'all' ? ['core', 'more', 'resources'] : ['core', `resources/${need.list}`]);
+const partsOf = (need: TranslationNeed): TranslationPart[] =>
+  need === 'all' ? ['core', 'more', 'resources'] : 'list' in need ? ['core', `resources/${need.list}`] : ['core', 'more', `resources/${need.page}`];
 
 async function loadBundle(lang: Language, need: TranslationNeed): Promise<Bundle> {
   const parts = LOADERS[lang];
   const all = need === 'all';
-  const entity = all ? undefined : parts.entities[need.list];
-  const [core, more, resources] = await Promise.all([parts.core(), all ? parts.more() : undefined, entity ? entity() : parts.resources()]);
+  const entity = all ? undefined : parts.entities['list' in need ? need.list : need.page];
+  const withMore = all || 'page' in need;
+  const [core, more, resources] = await Promise.all([parts.core(), withMore ? parts.more() : undefined, entity ? entity() : parts.resources()]);
   if (all) completing.set(lang, Promise.resolve());
   return bundle({ ...core.default, ...more?.default }, resources.default);
 }

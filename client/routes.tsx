@@ -84,7 +84,8 @@ const PAGES: Record<string, PageDef> = {
   '/bike-buddy-scheduler': page('client/pages/scheduler-page.tsx'),
   '/services/calendar': page('client/pages/services-calendar-page.tsx'),
   '/bike-buddy-scheduler/calendar': page('client/pages/scheduler-calendar-page.tsx'),
-  '/today': page('client/pages/today-page.tsx'),
+  // A buddy's day on the phone loads the pages' texts and the services' labels first (its budget, ADR 024).
+  '/today': { ...page('client/pages/today-page.tsx'), translations: { page: 'services' } },
   '/dispatch': page('client/pages/dispatch-page.tsx'),
   ...Object.fromEntries(APP_ROUTES.flatMap((route) => (route.screen ? [[route.path, screenPage(route.screen)]] : []))),
 };
@@ -121,7 +122,7 @@ function lazyPage(path: string, def: PageDef) {
   let component = lazyCache.get(path);
   if (!component) {
     // Reached by navigating in the browser: a page beyond the lists brings the rest of the texts along.
-    component = lazy(def.translations ? def.load : () => withAllTranslations(def.load()));
+    component = lazy(def.translations && def.translations !== 'all' && 'list' in def.translations ? def.load : () => withAllTranslations(def.load()));
     lazyCache.set(path, component);
   }
   return component;
