@@ -4,19 +4,12 @@ import { idField } from '../../shared/schemas/common.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
-import { parseBody } from '../routes/validation.ts';
+import { idParam, parseBody } from '../routes/validation.ts';
 import { langOf, type EntityHandlersFactory, type EntityResource, type EntityRouteHandler } from './entity-resource.ts';
 import { PAGE_SIZES } from '../../shared/entity/define.ts';
 import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
 import type { BicycleHistoryRow } from '../../shared/schemas/services.ts';
 
-const idParam = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
-});
 const historyQuery = z.object({
   page: z.coerce.number().int().min(1).max(1_000_000).default(1),
   page_size: z.coerce

@@ -32,7 +32,7 @@ import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { upstreamReadScopes } from '../../shared/entity/access-roles.ts';
-import { parseBody } from '../routes/validation.ts';
+import { idParam, parseBody } from '../routes/validation.ts';
 import { csvRowWriter } from './csv-rows.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -169,13 +169,6 @@ interface Resource extends EntityResource {
   filtersOf(query: Record<string, string>): Record<string, string>;
 }
 
-const idParam = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
-});
 const versionSchema = z.coerce
   .number()
   .int()
@@ -645,8 +638,6 @@ export const itemParams = z.object({
     .max(2 ** 53),
   key: z.string().min(1).max(255),
 });
-export const recordParams = idParam;
-
 function handlerOf<T>(def: EntityDef, what: string, handler: T | undefined): T {
   if (!handler) throw new Error(`${def.name}: ${what} is declared but upstream/resources/${def.name}.ts has no handler for it`);
   return handler;

@@ -1,13 +1,13 @@
 import { ApiError, ok } from '../lib/api-error.ts';
-import { parseBody } from '../routes/validation.ts';
-import { recordParams, type EntityHandlersFactory } from './entity-resource.ts';
+import { idParam, parseBody } from '../routes/validation.ts';
+import type { EntityHandlersFactory } from './entity-resource.ts';
 
 /** Promo codes: who used a code, newest first. */
 export const handlers: EntityHandlersFactory = ({ db }) => ({
   subResources: {
     users: {
       async list(req, reply) {
-        const { id } = parseBody(recordParams, req.params);
+        const { id } = parseBody(idParam, req.params);
         if (!Number.isInteger(id) || id <= 0) throw new ApiError(404, 'not_found');
         const { rows } = await db.query<{ user_id: number; email: string; first_name: string | null; last_name: string | null; used_at: Date }>(
           `select u.id as user_id, u.email, u.first_name, u.last_name, p.used_at

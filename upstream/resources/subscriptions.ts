@@ -4,16 +4,9 @@ import { CAN_ACTIVATE, CAN_CANCEL, type Currency, type SubscriptionStatus } from
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { proRataRefund, todayUtc, type Refund } from '../lib/refund.ts';
-import { parseBody } from '../routes/validation.ts';
+import { idParam, parseBody } from '../routes/validation.ts';
 import type { EntityHandlersFactory, EntityRouteHandler } from './entity-resource.ts';
 
-const idParam = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
-});
 const cancelInput = z.object({ at_period_end: z.boolean().optional().default(false) });
 
 export interface RefundAnswer {

@@ -7,16 +7,9 @@ import { splitAddresses } from '../../shared/schemas/users.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import type { Invitations } from '../routes/account.ts';
-import { parseBody } from '../routes/validation.ts';
+import { idParam, parseBody } from '../routes/validation.ts';
 import type { EntityHandlersFactory, EntityRouteHandler } from './entity-resource.ts';
 
-const idParam = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
-});
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
 
 /** One address: a new person gets an account invitation; a pending one a fresh link; a registered one joins at once. */

@@ -8,16 +8,9 @@ import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
-import { parseBody } from '../routes/validation.ts';
+import { idParam, parseBody } from '../routes/validation.ts';
 import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
 
-const idParam = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
-});
 const listQuery = userListInput;
 
 /** Users, buddies and a user's roles, languages and competencies. */

@@ -12,3 +12,12 @@ export function parseBody<S extends z.core.$ZodType>(schema: S, body: unknown): 
   }
   throw new ApiError(400, 'validation_error', undefined, fields);
 }
+
+/** A record's `:id` in a path: a positive integer JavaScript holds exactly (larger ids are a 400, not a miss). */
+export const idParam = z.object({
+  id: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(2 ** 53),
+});
