@@ -79,8 +79,6 @@ function screenPage({ entity, kind, page: custom }: NonNullable<AppRoute['screen
 const PAGES: Record<string, PageDef> = {
   '/profile': page('client/pages/profile-page.tsx'),
   '/': page('client/pages/home-page.tsx'),
-  '/users': page('client/pages/users-page.tsx'),
-  '/users/:id': page('client/pages/user-page.tsx'),
   '/bike-buddy-scheduler': page('client/pages/scheduler-page.tsx'),
   '/services/calendar': page('client/pages/services-calendar-page.tsx'),
   '/bike-buddy-scheduler/calendar': page('client/pages/scheduler-calendar-page.tsx'),

@@ -35,8 +35,6 @@ const OTHER_ROUTES: readonly AppRoute[] = [
   { path: '/bike-buddy-scheduler/calendar', titleKey: 'routes.schedulerCalendar', roles: STAFF },
   { path: '/services/calendar', titleKey: 'routes.servicesCalendar', roles: STAFF },
   { path: '/dispatch', titleKey: 'routes.dispatch', roles: ADMIN, sidebar: { icon: 'project', order: 75 } },
-  { path: '/users', titleKey: 'routes.users', roles: [ROLE.Admin, ROLE.BuddyShop], sidebar: { icon: 'people', order: 140 } },
-  { path: '/users/:id', titleKey: 'routes.user', roles: ADMIN },
 ];
 
 export const APP_ROUTES: readonly AppRoute[] = [...OTHER_ROUTES, ...ENTITY_ROUTES];

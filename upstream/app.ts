@@ -13,11 +13,11 @@ import { checkSession } from './lib/sessions.ts';
 import { isDataException, refuseUnstorableInput } from './lib/storable-input.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerAccountRoutes } from './routes/account.ts';
+import { createInvitations } from './invitations.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerEntity, type EntityHandlersFactory } from './resources/entity-resource.ts';
 import { ENTITY_HANDLERS } from './resources/entity-handlers.generated.ts';
-import { registerUsers } from './resources/users.ts';
 import { registerDashboard } from './resources/dashboard.ts';
 import { registerDispatch } from './resources/dispatch.ts';
 
@@ -93,17 +93,16 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   // The map of every route is for integrators holding an Admin account, not for whoever scans the API.
   app.get('/openapi.json', { preHandler: requireAuth(config, ['Admin']) }, async () => openApiDocument(ENTITIES, routes));
 
-  const { issuePair, invite, resendInvite } = registerAccountRoutes(app, db, config);
+  const { issuePair } = registerAccountRoutes(app, db, config);
   registerGoogleRoutes(app, db, config, issuePair);
   registerUploadRoutes(app, db, config);
   // Every entity in one loop, each a plugin: its generic resource, its declared actions and sub-resources,
   // with the handlers of upstream/resources/<entity>.ts (found by file name, ADR 032).
-  const env = { db, config, invitations: { invite, resendInvite } };
+  const env = { db, config, invitations: createInvitations(db, config) };
   for (const def of ENTITIES as readonly EntityDef[]) {
     const own = (ENTITY_HANDLERS as Record<string, { handlers: EntityHandlersFactory }>)[def.name]?.handlers;
     await app.register(async (scope) => registerEntity(scope, env, def, own));
   }
-  registerUsers(app, db, config);
   registerDashboard(app, db, config);
   registerDispatch(app, db, config);
 

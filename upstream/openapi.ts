@@ -12,10 +12,6 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'POST /api/account/login': 'Sign in: {email, password} → {token, refresh_token} (§7); one answer for every failure, throttled per client and account (ADR 018)',
   'POST /api/account/refresh-token': 'Rotate a refresh token: {refresh_token} → a new pair; the old one repeats it for a grace window (ADR 004)',
   'POST /api/account/logout': 'Revoke a refresh token and its family: the session ends, its access tokens too (ADR 017)',
-  'POST /api/account/invite': 'Invite one user (Admin): pending account, mailed link (§7)',
-  'POST /api/account/bulk-invite': 'Invite several: {invites: [...]} → a result per address (§7)',
-  'POST /api/account/resend-invite': 'Mail a new invitation link; the old one stops working; re-opens a canceled invitation of an active account (Admin)',
-  'POST /api/account/cancel-invite': 'Cancel a pending invitation: its links stop working and it can no longer be accepted (Admin, ADR 018)',
   'POST /api/account/forgot-password': 'Mail a reset link when the address has an account; answers the same either way, limited per address and client (§7, ADR 018)',
   'POST /api/account/reset-password': 'Set a new password with a mailed token (§7)',
   'POST /api/account/accept-invite': 'Choose a password with an invitation token (§7)',
@@ -29,15 +25,6 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'GET /files/*': 'An uploaded file',
   'GET /api/users/': 'Users list with search, role, type and status filters (Admin, Shop)',
   'GET /api/buddies/': 'Active users holding the Buddy role (§3)',
-  'GET /api/users/:id/': 'A user with languages and competencies (Admin)',
-  'PUT /api/users/:id/': 'Update a user’s fields, guarded by version (Admin)',
-  'PUT /api/users/:id/operational-range/': 'Set or clear a user’s operational range (Admin)',
-  'POST /api/users/:id/roles/': 'Assign a role {role} (Admin)',
-  'DELETE /api/users/:id/roles/:target/': 'Remove a role (Admin)',
-  'POST /api/users/:id/languages/': 'Add a language {language_id} (Admin)',
-  'DELETE /api/users/:id/languages/:target/': 'Remove a language (Admin)',
-  'POST /api/users/:id/competencies/': 'Add a competence {competence_id} (Admin)',
-  'DELETE /api/users/:id/competencies/:target/': 'Remove a competence (Admin)',
   'GET /api/dispatch/':
     'The dispatch board of a day (?date=YYYY-MM-DD, Admin): every active buddy’s work and not-working slots, places held per slot and day, and the day’s services, in one snapshot (ADR 022)',
   'POST /api/services/:id/details/:key/images/': 'Attach an uploaded image to a service detail',
@@ -85,7 +72,15 @@ export function openApiDocument(entities: readonly EntityDef[], routes: readonly
         parameters: query,
         responses: { 200: json(envelope({ type: 'object', properties: { results: { type: 'array', items: ref }, paginator: { $ref: '#/components/schemas/Paginator' } } })) },
       },
-      post: { summary: `Create`, requestBody: json({ $ref: `#/components/schemas/${name}Input` }), responses: { 201: json(envelope(ref)), 400: json(envelope({ type: 'null' })) } },
+      ...(def.updateOnly
+        ? {}
+        : {
+            post: {
+              summary: `Create`,
+              requestBody: json({ $ref: `#/components/schemas/${name}Input` }),
+              responses: { 201: json(envelope(ref)), 400: json(envelope({ type: 'null' })) },
+            },
+          }),
     };
     if (def.exportable) {
       paths[`/api/${def.name}/export/`] = {
@@ -115,7 +110,7 @@ export function openApiDocument(entities: readonly EntityDef[], routes: readonly
         responses: { 200: json(envelope(ref)), 409: json(envelope({ type: 'null' })) },
       },
       patch: { parameters: id, responses: { 200: json(envelope(ref)), 409: json(envelope({ type: 'null' })) } },
-      delete: { parameters: id, responses: { 200: json(envelope({ type: 'object' })), 409: json(envelope({ type: 'null' })) } },
+      ...(def.updateOnly ? {} : { delete: { parameters: id, responses: { 200: json(envelope({ type: 'object' })), 409: json(envelope({ type: 'null' })) } } }),
     };
     const status = statusFieldOf(def);
     if (status) {

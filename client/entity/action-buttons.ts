@@ -42,7 +42,7 @@ export function actionButtons(def: EntityDef, record: EntityRecord, roles: reado
   const buttons: PlannedButton[] = [];
   for (const [key, action] of Object.entries(actionsOf(def))) {
     if ((filter.only && !filter.only.includes(key)) || filter.exclude?.includes(key)) continue;
-    if (action.on === 'collection' || !actionRoles(def, action).some((role) => roles.includes(role))) continue;
+    if (action.on === 'collection' || action.button === false || !actionRoles(def, action).some((role) => roles.includes(role))) continue;
     if (key === 'transition' && status) {
       if (action.enabledWhen && !action.enabledWhen(record)) continue;
       const [field, { status: flow }] = status;

@@ -21,17 +21,17 @@ function useDebounced(value: string, ms: number): string {
  * matching the filter text, always with the record `current` names, so a chosen value beyond the first page
  * still shows. The filter box is offered when there are more records than one list holds.
  */
-export function useReferenceChoices(reference: Reference | undefined, current: number | null | undefined) {
+export function useReferenceChoices(reference: Reference, current: number | null | undefined) {
   const [filter, setFilter] = useState('');
   const search = useDebounced(filter.trim(), 250);
   // The router of the referenced entity is named after it: no need to load its definition.
-  const target = { name: reference?.entity ?? 'users' };
+  const target = { name: reference.entity };
   const input = {
-    ...(reference?.role ? { role: reference.role } : {}),
+    ...(reference.role ? { role: reference.role } : {}),
     ...(search ? { search } : {}),
     ...(current ? { include: current } : {}),
   };
-  const query = entityApi(target).options.useQuery(input, { enabled: Boolean(reference), placeholderData: keepPreviousData });
+  const query = entityApi(target).options.useQuery(input, { placeholderData: keepPreviousData });
   const options: ChoiceOption[] = query.data ?? [];
   // Labels of every choice seen, so a value picked under one filter keeps its label under the next.
   const seen = useRef(new Map<number, string>());

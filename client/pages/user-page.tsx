@@ -8,10 +8,13 @@ import { ROLE } from '../../shared/roles.ts';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import { labelOf } from '../../shared/entity/define.ts';
 import { USER_TYPES, userUpdateFields } from '../../shared/schemas/users.ts';
-import type { UserDetail } from '../../server/trpc/routers/users.ts';
+import type { UserDetail } from '../../server/trpc/extras/users.ts';
+import { usersEntity } from '../../shared/entities/users.ts';
+import type { EntityRecord } from '../../shared/entity/define.ts';
 import { ChoiceField, CountryField, LanguageField } from '../components/choice-field.tsx';
 import { ErrorState } from '../components/error-state.tsx';
-import { InvitationActions } from '../components/invitation-actions.tsx';
+import { RecordActions } from '../entity/record-actions.tsx';
+import { invitationContext, invitationTestId } from './user-invitations.ts';
 import { ImageUpload } from '../components/image-upload.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { TextField } from '../components/text-field.tsx';
@@ -83,7 +86,7 @@ function UserForm({ user }: { user: UserDetail }) {
         )
           return;
         try {
-          const saved = await update.mutateAsync({ id: user.id, data: { ...data, version: user.version } });
+          const saved = await update.mutateAsync({ id: user.id, version: user.version, data });
           utils.users.get.setData({ id: user.id }, saved);
           await utils.users.list.invalidate();
           toast.success(t('form.saved', { name: user.email }));
@@ -154,142 +157,181 @@ function UserForm({ user }: { user: UserDetail }) {
   );
 }
 
+/** Saves one link change at once: the user as answered goes into the cache, a toast confirms; `onFail` puts the screen back. */
+function useLinkSaver(user: UserDetail, onFail?: () => void) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  return async (call: Promise<unknown>, message: string) => {
+    try {
+      utils.users.get.setData({ id: user.id }, (await call) as EntityRecord);
+      toast.success(message);
+    } catch (error) {
+      onFail?.();
+      toast.error(errorText(t, error));
+    }
+  };
+}
+
+const LinkHeading = ({ children }: { children: string }) => (
+  <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
+    {children}
+  </Heading>
+);
+
+/** The roles, as checkboxes that answer at once; a failed save puts them back. */
+function RoleLinks({ user }: { user: UserDetail }) {
+  const { t } = useTranslation();
+  const confirm = useConfirm();
+  const addRole = trpc.users.roles.add.useMutation();
+  const removeRole = trpc.users.roles.remove.useMutation();
+  const [roles, setRoles] = useState(user.roles);
+  const roleNames = useRoleNames();
+  useEffect(() => setRoles(user.roles), [user.roles]);
+  const save = useLinkSaver(user, () => setRoles(user.roles));
+  return (
+    <div>
+      <LinkHeading>{t('users.fields.roles')}</LinkHeading>
+      <div style={{ display: 'flex', gap: 16 }} data-testid="user-roles">
+        {roleNames.map((role) => (
+          <FormControl key={role}>
+            <Checkbox
+              checked={roles.includes(role)}
+              onChange={async (e) => {
+                const adding = e.target.checked;
+                // Taking a role away takes screens away from the person: ask first (issue 13).
+                if (!adding && !(await confirm({ title: t('userConfirm.removeRoleTitle'), message: t('userConfirm.removeRole', { role, name: nameOf(user) }), danger: true })))
+                  return;
+                setRoles(adding ? [...roles, role] : roles.filter((r) => r !== role));
+                const call = adding ? addRole.mutateAsync({ id: user.id, role }) : removeRole.mutateAsync({ id: user.id, key: role });
+                void save(call, t(adding ? 'users.roleAdded' : 'users.roleRemoved', { role }));
+              }}
+            />
+            <FormControl.Label>{role}</FormControl.Label>
+          </FormControl>
+        ))}
+      </div>
+    </div>
+  );
+}
+
+/** The operational range: chosen or cleared on its own (§2). */
+function RangeLink({ user }: { user: UserDetail }) {
+  const { t } = useTranslation();
+  const ranges = trpc.operationalRanges.options.useQuery({});
+  const setRange = trpc.users.setOperationalRange.useMutation();
+  const save = useLinkSaver(user);
+  return (
+    <div>
+      <LinkHeading>{t('users.fields.operational_range')}</LinkHeading>
+      <Select
+        aria-label={t('users.fields.operational_range')}
+        value={user.operational_range_id ? String(user.operational_range_id) : ''}
+        onChange={(e) => {
+          const id = e.target.value ? Number(e.target.value) : null;
+          const name = ranges.data?.find((r) => r.id === id)?.label ?? '';
+          void save(setRange.mutateAsync({ id: user.id, operational_range_id: id }), id ? t('users.rangeSet', { name }) : t('users.rangeCleared'));
+        }}
+        data-testid="operational-range"
+      >
+        <Select.Option value="">{t('profile.none')}</Select.Option>
+        {(ranges.data ?? []).map((r) => (
+          <Select.Option key={r.id} value={String(r.id)}>
+            {r.label}
+          </Select.Option>
+        ))}
+      </Select>
+    </div>
+  );
+}
+
+interface ChipLinksProps {
+  title: string;
+  items: { id: number; name: string }[];
+  options: { id: number; label: string }[] | undefined;
+  pickLabel: string;
+  onAdd: (id: number) => Promise<unknown>;
+  onRemove: (id: number) => Promise<unknown>;
+  save: ReturnType<typeof useLinkSaver>;
+  testId: string;
+}
+
+/** Languages or competencies: chips with a remove button, and a select adding one more. */
+function ChipLinks({ title, items, options, pickLabel, onAdd, onRemove, save, testId }: ChipLinksProps) {
+  const { t } = useTranslation();
+  const taken = items.map((item) => item.id);
+  return (
+    <div>
+      <LinkHeading>{title}</LinkHeading>
+      {items.map((item) => (
+        <Label key={item.id} style={{ marginRight: 6 }}>
+          {item.name}{' '}
+          <button
+            type="button"
+            aria-label={t('users.removeLink', { name: item.name })}
+            onClick={() => void save(onRemove(item.id), t('users.linkRemoved', { name: item.name }))}
+            style={{ border: 0, background: 'none', cursor: 'pointer', padding: 0 }}
+          >
+            <XIcon size={12} />
+          </button>
+        </Label>
+      ))}
+      <Select
+        aria-label={pickLabel}
+        value=""
+        onChange={(e) => {
+          const o = options?.find((x) => String(x.id) === e.target.value);
+          if (o) void save(onAdd(o.id), t('users.linkAdded', { name: o.label }));
+        }}
+        data-testid={testId}
+      >
+        <Select.Option value="">{pickLabel}</Select.Option>
+        {(options ?? [])
+          .filter((o) => !taken.includes(o.id))
+          .map((o) => (
+            <Select.Option key={o.id} value={String(o.id)}>
+              {o.label}
+            </Select.Option>
+          ))}
+      </Select>
+    </div>
+  );
+}
+
 /** Roles, operational range, languages and competencies: each change is saved at once and confirmed with a toast. */
 function Links({ user }: { user: UserDetail }) {
   const { t } = useTranslation();
-  const toast = useToast();
-  const confirm = useConfirm();
-  const utils = trpc.useUtils();
-  const addRole = trpc.users.roles.add.useMutation();
-  const removeRole = trpc.users.roles.remove.useMutation();
   const addLanguage = trpc.users.languages.add.useMutation();
   const removeLanguage = trpc.users.languages.remove.useMutation();
   const addCompetence = trpc.users.competencies.add.useMutation();
   const removeCompetence = trpc.users.competencies.remove.useMutation();
   const languages = trpc.languages.options.useQuery({});
   const competencies = trpc.competencies.options.useQuery({});
-  const ranges = trpc.operationalRanges.options.useQuery({});
-  const setRange = trpc.users.setOperationalRange.useMutation();
-  // Checkboxes answer at once; a failed save puts them back.
-  const [roles, setRoles] = useState(user.roles);
-  const roleNames = useRoleNames();
-  useEffect(() => setRoles(user.roles), [user.roles]);
-  const run = async (call: Promise<UserDetail>, message: string) => {
-    try {
-      utils.users.get.setData({ id: user.id }, await call);
-      toast.success(message);
-    } catch (error) {
-      setRoles(user.roles);
-      toast.error(errorText(t, error));
-    }
-  };
-  const chips = (items: { id: number; name: string }[], remove: (id: number, name: string) => void) =>
-    items.map((item) => (
-      <Label key={item.id} style={{ marginRight: 6 }}>
-        {item.name}{' '}
-        <button
-          type="button"
-          aria-label={t('users.removeLink', { name: item.name })}
-          onClick={() => remove(item.id, item.name)}
-          style={{ border: 0, background: 'none', cursor: 'pointer', padding: 0 }}
-        >
-          <XIcon size={12} />
-        </button>
-      </Label>
-    ));
-  const picker = (label: string, options: { id: number; label: string }[] | undefined, taken: number[], onPick: (id: number, name: string) => void, testId: string) => (
-    <Select
-      aria-label={label}
-      value=""
-      onChange={(e) => {
-        const o = options?.find((x) => String(x.id) === e.target.value);
-        if (o) onPick(o.id, o.label);
-      }}
-      data-testid={testId}
-    >
-      <Select.Option value="">{label}</Select.Option>
-      {(options ?? [])
-        .filter((o) => !taken.includes(o.id))
-        .map((o) => (
-          <Select.Option key={o.id} value={String(o.id)}>
-            {o.label}
-          </Select.Option>
-        ))}
-    </Select>
-  );
+  const save = useLinkSaver(user);
   return (
     <section style={{ marginTop: 32, display: 'grid', gap: 20 }}>
-      <div>
-        <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
-          {t('users.fields.roles')}
-        </Heading>
-        <div style={{ display: 'flex', gap: 16 }} data-testid="user-roles">
-          {roleNames.map((role) => (
-            <FormControl key={role}>
-              <Checkbox
-                checked={roles.includes(role)}
-                onChange={async (e) => {
-                  const adding = e.target.checked;
-                  // Taking a role away takes screens away from the person: ask first (issue 13).
-                  if (!adding && !(await confirm({ title: t('userConfirm.removeRoleTitle'), message: t('userConfirm.removeRole', { role, name: nameOf(user) }), danger: true })))
-                    return;
-                  setRoles(adding ? [...roles, role] : roles.filter((r) => r !== role));
-                  void run((adding ? addRole : removeRole).mutateAsync({ id: user.id, value: role }), t(adding ? 'users.roleAdded' : 'users.roleRemoved', { role }));
-                }}
-              />
-              <FormControl.Label>{role}</FormControl.Label>
-            </FormControl>
-          ))}
-        </div>
-      </div>
-      <div>
-        <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
-          {t('users.fields.operational_range')}
-        </Heading>
-        <Select
-          aria-label={t('users.fields.operational_range')}
-          value={user.operational_range_id ? String(user.operational_range_id) : ''}
-          onChange={(e) => {
-            const id = e.target.value ? Number(e.target.value) : null;
-            const name = ranges.data?.find((r) => r.id === id)?.label ?? '';
-            void run(setRange.mutateAsync({ id: user.id, operational_range_id: id }), id ? t('users.rangeSet', { name }) : t('users.rangeCleared'));
-          }}
-          data-testid="operational-range"
-        >
-          <Select.Option value="">{t('profile.none')}</Select.Option>
-          {(ranges.data ?? []).map((r) => (
-            <Select.Option key={r.id} value={String(r.id)}>
-              {r.label}
-            </Select.Option>
-          ))}
-        </Select>
-      </div>
-      <div>
-        <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
-          {t('routes.languages')}
-        </Heading>
-        {chips(user.languages, (id, name) => void run(removeLanguage.mutateAsync({ id: user.id, value: id }), t('users.linkRemoved', { name })))}
-        {picker(
-          t('users.addLanguage'),
-          languages.data,
-          user.languages.map((l) => l.id),
-          (id, name) => void run(addLanguage.mutateAsync({ id: user.id, value: id }), t('users.linkAdded', { name })),
-          'add-language',
-        )}
-      </div>
-      <div>
-        <Heading as="h2" style={{ fontSize: 16, marginBottom: 8 }}>
-          {t('routes.competencies')}
-        </Heading>
-        {chips(user.competencies, (id, name) => void run(removeCompetence.mutateAsync({ id: user.id, value: id }), t('users.linkRemoved', { name })))}
-        {picker(
-          t('users.addCompetence'),
-          competencies.data,
-          user.competencies.map((c) => c.id),
-          (id, name) => void run(addCompetence.mutateAsync({ id: user.id, value: id }), t('users.linkAdded', { name })),
-          'add-competence',
-        )}
-      </div>
+      <RoleLinks user={user} />
+      <RangeLink user={user} />
+      <ChipLinks
+        title={t('routes.languages')}
+        items={user.languages}
+        options={languages.data}
+        pickLabel={t('users.addLanguage')}
+        onAdd={(id) => addLanguage.mutateAsync({ id: user.id, language_id: id })}
+        onRemove={(id) => removeLanguage.mutateAsync({ id: user.id, key: id })}
+        save={save}
+        testId="add-language"
+      />
+      <ChipLinks
+        title={t('routes.competencies')}
+        items={user.competencies}
+        options={competencies.data}
+        pickLabel={t('users.addCompetence')}
+        onAdd={(id) => addCompetence.mutateAsync({ id: user.id, competence_id: id })}
+        onRemove={(id) => removeCompetence.mutateAsync({ id: user.id, key: id })}
+        save={save}
+        testId="add-competence"
+      />
     </section>
   );
 }
@@ -326,7 +368,7 @@ export default function UserPage() {
   const user = trpc.users.get.useQuery({ id }, { enabled: valid });
   if (!valid) return <ErrorState error={{ data: { appCode: 'not_found' } }} />;
   if (!user.data) return user.error ? <ErrorState error={user.error} onRetry={() => void user.refetch()} /> : <PageSpinner />;
-  const u = user.data;
+  const u = user.data as unknown as UserDetail;
   return (
     <section>
       <PrimerLink as={Link} to="/users">
@@ -339,7 +381,7 @@ export default function UserPage() {
         {u.email} · {t(`users.accountStatus.${u.account_status}`)} · <span data-testid="invitation-status">{t(`users.invitationStatus.${u.invitation_status}`)}</span>
       </p>
       <div style={{ marginBottom: 16 }}>
-        <InvitationActions user={u} size="medium" />
+        <RecordActions def={usersEntity} record={user.data} size="medium" testId={invitationTestId(u.id)} textContext={invitationContext} />
       </div>
       <UserForm key={u.version} user={u} />
       <Links user={u} />

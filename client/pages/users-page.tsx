@@ -13,7 +13,10 @@ import { SubscriptionsList } from './subscriptions-list.tsx';
 import { subscriptionPlansEntity } from '../../shared/entities/subscription-plans.ts';
 import { ResourceListPage } from '../entity/resource-list-page.tsx';
 import { ErrorState } from '../components/error-state.tsx';
-import { InvitationActions } from '../components/invitation-actions.tsx';
+import { RecordActions } from '../entity/record-actions.tsx';
+import { usersEntity } from '../../shared/entities/users.ts';
+import type { EntityRecord } from '../../shared/entity/define.ts';
+import { invitationContext, invitationTestId } from './user-invitations.ts';
 import { Pager } from '../components/pager.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
@@ -145,7 +148,7 @@ function BulkInviteDialog({ onClose }: { onClose: () => void }) {
             const input = form.validate(e.currentTarget);
             if (!input) return;
             try {
-              setResults(await bulk.mutateAsync(input));
+              setResults(((await bulk.mutateAsync(input)).results ?? []) as BulkInviteResult[]);
               await utils.users.list.invalidate();
             } catch (err) {
               setError(errorText(t, err));
@@ -330,7 +333,11 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
                     </td>
                     <td data-label={label.invited_at}>{date(u.invited_at, i18n.language)}</td>
                     <td data-label={label.member_since}>{date(u.member_since, i18n.language)}</td>
-                    <td>{isAdmin && <InvitationActions user={u} />}</td>
+                    <td>
+                      {isAdmin && (
+                        <RecordActions def={usersEntity} record={u as unknown as EntityRecord} variant="compact" testId={invitationTestId(u.id)} textContext={invitationContext} />
+                      )}
+                    </td>
                   </tr>
                 );
               })}

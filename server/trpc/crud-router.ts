@@ -13,6 +13,7 @@ import {
 import { calendarParamsSchema, createSchema, listParamsSchema, optionsInput, updateSchema } from '../../shared/entity/schemas.ts';
 import { rolesOf } from '../../shared/route-table.ts';
 import { UpstreamError } from '../upstream/client.ts';
+import type { Context } from './context.ts';
 import { roleProcedure } from './init.ts';
 import { optionRoles, writeProcedureRoles } from '../../shared/entity/access-roles.ts';
 
@@ -67,12 +68,14 @@ export async function withIncluded(options: ChoiceOption[], include: number | un
  */
 export function createReadProcedures(def: EntityDef) {
   const procedure = roleProcedure(...rolesOf(def.route));
+  // One record: the roles of the record's page, when it has one of its own (a user's page is an Admin's).
+  const reader = roleProcedure(...rolesOf(def.detailRoute ?? def.route));
   const base = `${def.name}/`;
   return {
     list: procedure
       .input(listParamsSchema(def))
       .query(async ({ ctx, input }) => expectPaged(await ctx.session.call({ method: 'GET', path: base, query: listQuery(input as ListParams), lang: ctx.lang }))),
-    get: procedure.input(idInput).query(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'GET', path: `${base}${input.id}/`, lang: ctx.lang })),
+    get: reader.input(idInput).query(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'GET', path: `${base}${input.id}/`, lang: ctx.lang })),
     /** Choice lists for reference fields: the first page matching a search, with the chosen record. */
     options: roleProcedure(...optionRoles(def))
       .input(optionsInput)
@@ -94,24 +97,38 @@ export function createReadProcedures(def: EntityDef) {
 }
 
 /**
+ * `update`: the whole record with the version it was based on (`PUT <name>/<id>/`). `after` runs with the
+ * record as saved (a user's name in their own header follows at once).
+ */
+export function updateProcedure(def: EntityDef, after?: (ctx: Context, record: EntityRecord) => void) {
+  return roleProcedure(...writeProcedureRoles(def, 'update'))
+    .input(updateSchema(def))
+    .mutation(async ({ ctx, input }) => {
+      const record = await ctx.session.call<EntityRecord>({ method: 'PUT', path: `${def.name}/${input.id}/`, body: { ...input.data, version: input.version }, lang: ctx.lang });
+      after?.(ctx, record);
+      return record;
+    });
+}
+
+/**
  * The CRUD procedures of one entity: reads guarded by the roles of its §2 route, writes by those of
  * them the definition's access allows. `entity-router.ts` adds the calendar, the actions (the status
- * transition among them) and the sub-resources.
+ * transition among them) and the sub-resources. An `updateOnly` entity has no create or delete.
  */
 export function createCrudProcedures(def: EntityDef) {
   if (def.readOnly) throw new Error(`${def.name} is read-only: use createReadProcedures`);
+  const reads = { ...createReadProcedures(def), update: updateProcedure(def) };
+  return def.updateOnly ? reads : { ...reads, ...createAndDeleteProcedures(def) };
+}
+
+/** `create` and `delete`, guarded by the roles the definition's access gives them. */
+export function createAndDeleteProcedures(def: EntityDef) {
   const writer = (action: WriteAction) => roleProcedure(...writeProcedureRoles(def, action));
   const base = `${def.name}/`;
   return {
-    ...createReadProcedures(def),
     create: writer('create')
       .input(createSchema(def))
       .mutation(({ ctx, input }) => ctx.session.call<EntityRecord>({ method: 'POST', path: base, body: input, lang: ctx.lang })),
-    update: writer('update')
-      .input(updateSchema(def))
-      .mutation(({ ctx, input }) =>
-        ctx.session.call<EntityRecord>({ method: 'PUT', path: `${base}${input.id}/`, body: { ...input.data, version: input.version }, lang: ctx.lang }),
-      ),
     delete: writer('delete')
       .input(idInput)
       .mutation(async ({ ctx, input }) => {

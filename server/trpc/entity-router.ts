@@ -22,7 +22,7 @@ import { actionInputSchema, inputFieldsSchema, recordIdSchema, subResourceKeySch
 import type { Role } from '../../shared/roles.ts';
 import { rolesOf, type AppPath } from '../../shared/route-table.ts';
 import { UpstreamError } from '../upstream/client.ts';
-import { calendarProcedure, createCrudProcedures, createReadProcedures } from './crud-router.ts';
+import { calendarProcedure, createAndDeleteProcedures, createCrudProcedures, createReadProcedures, updateProcedure } from './crud-router.ts';
 import { ENTITY_EXTRAS } from './entity-extras.generated.ts';
 import { roleProcedure } from './init.ts';
 
@@ -61,7 +61,15 @@ type SubResourceProcedures<S> = {
   (S extends { set: infer I } ? { set: Mutation<Simplify<{ id: number; key: KeyValue<S> } & InputOf<I>>, unknown> } : Record<never, never>) &
   (S extends { remove: true } ? { remove: Mutation<{ id: number; key: KeyValue<S> }, unknown> } : Record<never, never>);
 
-type CrudPart<D> = D extends { readOnly?: infer R } ? (true extends R ? ReturnType<typeof createReadProcedures> : ReturnType<typeof createCrudProcedures>) : never;
+type ReadPart = ReturnType<typeof createReadProcedures>;
+type UpdatePart = { update: ReturnType<typeof updateProcedure> };
+type CrudPart<D> = D extends { readOnly?: infer R; updateOnly?: infer U }
+  ? true extends R
+    ? ReadPart
+    : true extends U
+      ? ReadPart & UpdatePart
+      : ReadPart & UpdatePart & ReturnType<typeof createAndDeleteProcedures>
+  : never;
 type CalendarPart<D> = D extends { calendarField?: infer C }
   ? [C] extends [never]
     ? Record<never, never>
@@ -71,10 +79,12 @@ type CalendarPart<D> = D extends { calendarField?: infer C }
   : Record<never, never>;
 type ExtrasOf<N> = N extends keyof typeof ENTITY_EXTRAS ? (typeof ENTITY_EXTRAS)[N]['extraProcedures'] : Record<never, never>;
 
+type Derived<D> = CrudPart<D> & CalendarPart<D> & ActionProcedures<D> & { [K in keyof SubResourcesOfType<D>]: SubResourceProcedures<SubResourcesOfType<D>[K]> };
+/** An extra procedure of the same name replaces the derived one (the users list with its role filter). */
+type WithExtras<T, E> = Omit<T, keyof E> & E;
+
 /** The procedures of one entity, as the client sees them. */
-export type EntityProcedures<D> = CrudPart<D> &
-  CalendarPart<D> &
-  ActionProcedures<D> & { [K in keyof SubResourcesOfType<D>]: SubResourceProcedures<SubResourcesOfType<D>[K]> } & ExtrasOf<D extends { name: infer N } ? N : never>;
+export type EntityProcedures<D> = WithExtras<Derived<D>, ExtrasOf<D extends { name: infer N } ? N : never>>;
 
 type CamelCase<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<CamelCase<T>>}` : S;
 type Entities = (typeof ENTITIES)[number];

@@ -3,7 +3,6 @@ import { accountRouter, uploadRouter } from './routers/account.ts';
 import { authRouter } from './routers/auth.ts';
 import { entityRouters } from './entity-router.ts';
 import { sessionRouter } from './routers/session.ts';
-import { usersRouter } from './routers/users.ts';
 import { dashboardRouter } from './routers/dashboard.ts';
 import { geoRouter } from './routers/geo.ts';
 import { dispatchRouter } from './routers/dispatch.ts';
@@ -14,7 +13,6 @@ export const appRouter = router({
   account: accountRouter,
   upload: uploadRouter,
   ...entityRouters,
-  users: usersRouter,
   dashboard: dashboardRouter,
   geo: geoRouter,
   dispatch: dispatchRouter,

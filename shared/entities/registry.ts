@@ -22,9 +22,11 @@ import { eventBookingsEntity } from './event-bookings.ts';
 import { trialGroupsEntity } from './trial-groups.ts';
 import { serviceTypesEntity } from './service-types.ts';
 import { assetsEntity } from './assets.ts';
+import { usersEntity } from './users.ts';
 
 /** Every entity served by the generic engine, in the order their tables are created. */
 export const ENTITIES = [
+  usersEntity,
   rolesEntity,
   bicycleTypesEntity,
   languagesEntity,

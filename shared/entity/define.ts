@@ -64,6 +64,8 @@ export interface FieldDef {
   lookup?: { via: string; column: string };
   /** Money whose currency is another field of the same record (`'sek' | 'gbp'`), not fixed. */
   currencyField?: string;
+  /** Action and sub-resource input only: a list of at most this many values of the field's kind (an invitation's roles). */
+  many?: number;
 }
 
 /** Primer label variants a status value is shown in. */
@@ -171,6 +173,8 @@ export interface ActionDef {
   result?: 'record' | { recordKey: string } | 'none';
   /** Shown in lists' rows as well as on the record page. */
   inList?: boolean;
+  /** No button: the screen runs it from a control of its own (a user's operational range is a select). */
+  button?: false;
   /**
    * Buttons that run the action with a fixed input, each with its texts in the variant's i18next context
    * (`resources.<name>.actions.<key>.label_<variant>`, `confirm_<variant>`…: cancel now, cancel at the
@@ -242,6 +246,11 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
    */
   readOnly?: boolean;
   /**
+   * Records are created and removed by the entity's own actions or elsewhere (a user comes by invitation and
+   * is deactivated, never deleted): no create or delete route, procedure or button; reads and update stay.
+   */
+  updateOnly?: boolean;
+  /**
    * No screen of its own at `route` (which then only lends its roles): the list is embedded in
    * another screen (the subscriptions tab of /users).
    */
@@ -253,6 +262,11 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
   parent?: { entity: string; field: string };
   /** i18n keys of the success toasts, instead of the generic `form.created|saved|deleted` (`{{name}}` available). */
   messages?: { created?: string; saved?: string; deleted?: string };
+  /**
+   * Which records a reference naming a role accepts (a service's buddy: an active user holding Buddy), as SQL
+   * over the referenced row `r` with the role's name as `$2`.
+   */
+  roleHolders?: string;
   /** Record columns beside the fields that the list shows and sorts by (`id` first, `created_at` last). */
   metaColumns?: readonly ('id' | 'created_at')[];
   /** Operations beyond CRUD (ADR 032); a status field adds its `transition` action by itself (`actionsOf`). */
@@ -277,6 +291,8 @@ export interface EntityScreen {
   detail?: AppPath;
   /** Who may open the screens (and call the entity's procedures). */
   roles: readonly Role[];
+  /** Who may open the record's page and read one record, when fewer than `roles` (the users list is also a BuddyShop's; a user's page an Admin's). */
+  detailRoles?: readonly Role[];
   /** A sidebar entry: its position (ascending) and octicon (a name of client/components/sprite-icon-names.ts). */
   sidebar?: { order: number; icon: string };
   /** Custom page modules (`client/pages/<name>-page.tsx`, default export) instead of the generic screens. */
@@ -305,7 +321,15 @@ export type DefinedEntity<
   S extends Record<string, SubResourceDef> = Record<string, SubResourceDef>,
   RO extends boolean = boolean,
   CF extends string = string,
-> = Omit<EntityDef<F>, 'name' | 'actions' | 'subResources' | 'readOnly' | 'calendarField'> & { name: N; actions?: A; subResources?: S; readOnly?: RO; calendarField?: CF };
+  UO extends boolean = boolean,
+> = Omit<EntityDef<F>, 'name' | 'actions' | 'subResources' | 'readOnly' | 'calendarField' | 'updateOnly'> & {
+  name: N;
+  actions?: A;
+  subResources?: S;
+  readOnly?: RO;
+  calendarField?: CF;
+  updateOnly?: UO;
+};
 
 export function defineEntity<
   const N extends string,
@@ -314,15 +338,17 @@ export function defineEntity<
   const S extends Record<string, SubResourceDef> = Record<never, never>,
   const RO extends boolean = false,
   const CF extends string = never,
+  const UO extends boolean = false,
 >(
-  input: Omit<EntityDef<F>, 'name' | 'route' | 'actions' | 'subResources' | 'readOnly' | 'calendarField'> & {
+  input: Omit<EntityDef<F>, 'name' | 'route' | 'actions' | 'subResources' | 'readOnly' | 'calendarField' | 'updateOnly'> & {
     name: N;
     actions?: A & Record<string, ActionDef>;
     subResources?: S & Record<string, SubResourceDef>;
     readOnly?: RO;
     calendarField?: CF;
+    updateOnly?: UO;
   } & ({ screen: EntityScreen; route?: AppPath } | { route: AppPath }),
-): DefinedEntity<N, F, A, S, RO, CF> {
+): DefinedEntity<N, F, A, S, RO, CF, UO> {
   const def = input.screen ? { ...input, route: input.screen.list, detailRoute: input.screen.detail } : { ...input, route: input.route! };
   for (const key of Object.keys(def.fields)) {
     if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`${def.name}.${key}: field names are snake_case identifiers`);
@@ -357,7 +383,7 @@ export function defineEntity<
     if (!/^[a-z][A-Za-z0-9]*$/.test(key)) throw new Error(`${def.name}.subResources.${key}: sub-resource keys are camelCase identifiers`);
     if (sub.set && !sub.key) throw new Error(`${def.name}.subResources.${key}: set needs the item's key`);
   }
-  return def as DefinedEntity<N, F, A, S, RO, CF>;
+  return def as DefinedEntity<N, F, A, S, RO, CF, UO>;
 }
 
 export const PAGE_SIZES = [10, 25, 50, 100] as const;
@@ -482,6 +508,7 @@ export type WriteAction = 'create' | 'update' | 'delete' | 'transition';
 /** Scope roles allowed to perform a write; Admin when the definition says nothing. */
 export function writeRoles(def: EntityDef, action: WriteAction): readonly ScopeRole[] {
   const access = def.access ?? {};
+  if (def.updateOnly && (action === 'create' || action === 'delete')) return [];
   if (action === 'transition') return access.transition ?? access.update ?? ['Admin'];
   return access[action] ?? ['Admin'];
 }
@@ -581,8 +608,9 @@ export function subResourceKey(sub: SubResourceDef): string {
 
 // ---- Types derived from declarations (the typed tRPC router; zod builds the same shapes at run time) ----
 
-/** The TypeScript value of a field as input. */
-export type FieldValue<D> = D extends { kind: 'enum'; options: readonly (infer O)[] }
+/** The TypeScript value of a field as input: a list of them with `many`. */
+export type FieldValue<D> = D extends { many: number } ? OneValue<D>[] : OneValue<D>;
+type OneValue<D> = D extends { kind: 'enum'; options: readonly (infer O)[] }
   ? O
   : D extends { kind: 'boolean' }
     ? boolean

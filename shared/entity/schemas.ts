@@ -91,6 +91,11 @@ function isBlank(value: unknown): boolean {
 
 /** A field's input: required fields reject blanks with 'This field is required'; optional blanks become null. */
 export function fieldInputSchema(field: FieldDef): z.ZodType {
+  if (field.many !== undefined) {
+    const { many, required, ...one } = field;
+    const list = z.array(fieldInputSchema({ ...one, required: true })).max(many);
+    return required ? list.min(1, { error: field.requiredMessage ?? MSG.required }) : list.nullish().transform((v) => v ?? []);
+  }
   const base = inputType(field);
   if (field.kind === 'boolean')
     return field.required

@@ -23,7 +23,7 @@ export function entityScreenRoutes(defs: readonly EntityDef[]): AppRoute[] {
     const detail: AppRoute = {
       path: screen.detail,
       titleKey: titles.detail,
-      roles: screen.roles,
+      roles: screen.detailRoles ?? screen.roles,
       screen: { entity: def.name, kind: 'detail', ...(screen.pages?.detail && { page: screen.pages.detail }) },
     };
     return [list, detail];

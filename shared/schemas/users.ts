@@ -5,9 +5,9 @@ import { emailField } from './credentials.ts';
 import { MSG } from './messages.ts';
 import { uploadedImageField } from './uploads.ts';
 
-export const USER_TYPES = [1, 2, 4, 5] as const;
-export const ACCOUNT_STATUSES = ['active', 'inactive', 'pending'] as const;
-export const INVITATION_STATUSES = ['none', 'pending', 'accepted', 'canceled'] as const;
+import { ACCOUNT_STATUSES, INVITATION_STATUSES, USER_TYPES } from '../entities/users.ts';
+
+export { ACCOUNT_STATUSES, INVITATION_STATUSES, USER_TYPES };
 export const USER_PAGE_SIZES = [10, 25, 50, 100] as const;
 export const USER_ORDERINGS = ['id', 'first_name', 'last_name', 'email', 'member_since', 'invited_at'] as const;
 

@@ -157,7 +157,7 @@ describe('sessions and account flows in the browser', () => {
 
   it('accept invitation → set password → the new buddy is signed in to their app', async () => {
     const token = await upstreamAdminToken();
-    const invite = await fetch(upstream.url + 'account/invite', {
+    const invite = await fetch(upstream.url + 'users/invite/', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
       body: JSON.stringify({ email: 'new.buddy@example.com', first_name: 'Nea', last_name: 'Newbuddy', roles: ['Buddy'] }),

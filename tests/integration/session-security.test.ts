@@ -28,7 +28,7 @@ async function api(path: string, body?: unknown, token?: string, method = body =
 
 /** A staff member with a password, made through the API's own invitation flow. */
 async function staffMember(email: string, roles: string[]): Promise<number> {
-  const invited = await api('account/invite', { email, roles, first_name: 'Sid', last_name: 'Session' }, adminToken);
+  const invited = await api('users/invite/', { email, roles, first_name: 'Sid', last_name: 'Session' }, adminToken);
   const token = (await latestMail(stack.upstream, email)).link.split('/').pop();
   expect((await api('account/accept-invite', { token, password: 'member-pass', password_confirm: 'member-pass' })).success).toBe(true);
   return invited.data.id;
@@ -54,6 +54,7 @@ describe('M5: a browser session follows the account at once', () => {
     const { first_name, last_name, phone_number, country, language, profile_image, user_type, biography, social_security_number, state, area, city, post_code, version } = user;
     const off = await mutate(admin, 'users.update', {
       id,
+      version,
       data: {
         first_name,
         last_name,
@@ -68,7 +69,6 @@ describe('M5: a browser session follows the account at once', () => {
         area,
         city,
         post_code,
-        version,
         is_active: false,
       },
     });
@@ -128,7 +128,7 @@ describe('M5: a browser session follows the account at once', () => {
 
     const admin = agent(stack);
     await signIn(admin, 'admin@example.com', DEMO_PASSWORD);
-    expect((await mutate(admin, 'users.roles.remove', { id, value: 'Shop' })).status).toBe(200);
+    expect((await mutate(admin, 'users.roles.remove', { id, key: 'Shop' })).status).toBe(200);
 
     const list = await query(browser, 'users.list', {});
     expect(list.status).toBe(403);

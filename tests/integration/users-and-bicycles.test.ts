@@ -70,13 +70,13 @@ describe('users', () => {
 
   it('assigns and removes roles, languages and competencies, and edits fields with a version check', async () => {
     const user = (await query(admin, 'users.list', { search: 'buddy@example.com' })).body.result.data.results[0];
-    const withShop = await mutate(admin, 'users.roles.add', { id: user.id, value: 'Shop' });
+    const withShop = await mutate(admin, 'users.roles.add', { id: user.id, role: 'Shop' });
     expect(withShop.body.result.data.roles).toEqual(['Buddy', 'Shop']);
-    const without = await mutate(admin, 'users.roles.remove', { id: user.id, value: 'Shop' });
+    const without = await mutate(admin, 'users.roles.remove', { id: user.id, key: 'Shop' });
     expect(without.body.result.data.roles).toEqual(['Buddy']);
-    const lang = await mutate(admin, 'users.languages.add', { id: user.id, value: 2 });
+    const lang = await mutate(admin, 'users.languages.add', { id: user.id, language_id: 2 });
     expect(lang.body.result.data.languages).toEqual([{ id: 2, name: 'Swedish' }]);
-    const comp = await mutate(admin, 'users.competencies.add', { id: user.id, value: 1 });
+    const comp = await mutate(admin, 'users.competencies.add', { id: user.id, competence_id: 1 });
     expect(comp.body.result.data.competencies).toEqual([{ id: 1, name: 'Brakes' }]);
 
     const range = await mutate(admin, 'users.setOperationalRange', { id: user.id, operational_range_id: 2 });
@@ -86,11 +86,11 @@ describe('users', () => {
     });
 
     const current = (await query(admin, 'users.get', { id: user.id })).body.result.data;
-    const data = { first_name: 'Bo', last_name: 'Buddy', is_active: true, user_type: 2, city: 'Solna', version: current.version };
-    const saved = await mutate(admin, 'users.update', { id: user.id, data });
+    const data = { first_name: 'Bo', last_name: 'Buddy', is_active: true, user_type: 2, city: 'Solna' };
+    const saved = await mutate(admin, 'users.update', { id: user.id, version: current.version, data });
     // The form's save leaves the range (set on its own) as it was.
     expect(saved.body.result.data).toMatchObject({ city: 'Solna', operational_range_id: 2, version: current.version + 1 });
-    const stale = await mutate(admin, 'users.update', { id: user.id, data });
+    const stale = await mutate(admin, 'users.update', { id: user.id, version: current.version, data });
     expect(stale.status).toBe(409);
     expect((await mutate(admin, 'users.setOperationalRange', { id: user.id, operational_range_id: null })).body.result.data.operational_range_id).toBeNull();
   });

@@ -23,12 +23,12 @@ const errorsOf = (def: EntityDef, input: unknown) => {
 };
 
 describe('entity definitions', () => {
-  it('every entity has a tRPC router with the CRUD procedures (read-only entities: reading only)', () => {
+  it('every entity has a tRPC router with the CRUD procedures (read-only entities: reading only; update-only ones: no create or delete)', () => {
     const procedures = appRouter._def.procedures as Record<string, unknown>;
     for (const def of ENTITIES as readonly EntityDef[]) {
       for (const proc of ['list', 'get', 'options']) expect(procedures[`${routerKey(def)}.${proc}`], `${def.name}.${proc}`).toBeDefined();
       for (const proc of ['create', 'update', 'delete']) {
-        if (def.readOnly) expect(procedures[`${routerKey(def)}.${proc}`], `${def.name}.${proc}`).toBeUndefined();
+        if (def.readOnly || (def.updateOnly && proc !== 'update')) expect(procedures[`${routerKey(def)}.${proc}`], `${def.name}.${proc}`).toBeUndefined();
         else expect(procedures[`${routerKey(def)}.${proc}`], `${def.name}.${proc}`).toBeDefined();
       }
     }

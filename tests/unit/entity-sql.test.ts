@@ -16,15 +16,26 @@ const ALTERED_LATER: Record<string, string> = {
   services: '076 (service type became a reference to the catalogue), 077 (rating)',
 };
 
+/**
+ * Tables older than the engine, written by hand: they hold columns no definition declares (a user's
+ * password hash and session version), so only the declared columns are compared (ADR 034).
+ */
+const HAND_WRITTEN: Record<string, string> = {
+  users: '001 and later: credentials, sessions and e-mail confirmation beside the declared fields',
+};
+
 describe('entity tables', () => {
   const migrations = readdirSync(migrationsDir())
     .filter((f) => f.endsWith('.sql'))
     .map((f) => readFileSync(join(migrationsDir(), f), 'utf8'))
     .join('\n');
 
-  it.each(ENTITIES.filter((e) => !(e.name in ALTERED_LATER)).map((e) => [e.name, e] as const))('%s: the committed migration matches its definition', (_name, def) => {
-    expect(migrations).toContain(entityTableSql(def));
-  });
+  it.each(ENTITIES.filter((e) => !(e.name in ALTERED_LATER) && !(e.name in HAND_WRITTEN)).map((e) => [e.name, e] as const))(
+    '%s: the committed migration matches its definition',
+    (_name, def) => {
+      expect(migrations).toContain(entityTableSql(def));
+    },
+  );
 
   it('indexes what lists sort and search by', () => {
     const sql = entityTableSql(ENTITIES.find((e) => e.name === 'promo-codes')!);
@@ -79,6 +90,7 @@ describe('migrated schema', () => {
   it.each(ENTITIES.map((e) => [e.name, e] as const))('%s: the migrated table has the columns, references and indexes of its definition', async (_name, def) => {
     const migrated = await shapeOf(db, 'public', def.table);
     const generated = await shapeOf(db, 'generated', def.table);
+    if (def.name in HAND_WRITTEN) return expect(migrated.columns).toEqual(expect.arrayContaining(generated.columns));
     expect(migrated.columns).toEqual(generated.columns);
     // Later migrations add constraints and indexes of their own (a booking's service, searches); the
     // definition's must all be there.

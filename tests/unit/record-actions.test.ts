@@ -63,7 +63,7 @@ describe('the texts of every button', () => {
   function possibleButtons(def: EntityDef): { key: string; context?: string; confirm: boolean }[] {
     const status = statusFieldOf(def);
     return Object.entries(actionsOf(def)).flatMap(([key, action]): { key: string; context?: string; confirm: boolean }[] => {
-      if (action.on === 'collection' || Object.values(action.input ?? {}).some((f) => f.required && key !== 'transition')) return [];
+      if (action.on === 'collection' || action.button === false || Object.values(action.input ?? {}).some((f) => f.required && key !== 'transition')) return [];
       if (key === 'transition' && status) return status[1].status.transitions.map((step) => ({ key, context: String(step.to), confirm: isFinalStatus(status[1].status, step.to) }));
       if (action.variants) return Object.keys(action.variants).map((variant) => ({ key, context: variant, confirm: Boolean(action.confirm) }));
       return [{ key, context: undefined, confirm: Boolean(action.confirm) }];

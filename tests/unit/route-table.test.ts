@@ -100,7 +100,7 @@ describe("entities' screens in the route table (ADR 031)", () => {
       expect(routeOf(screen.list)!.screen, def.name).toEqual(page('list', screen.pages?.list));
       expect(rolesOf(screen.list), def.name).toEqual(screen.roles);
       if (!screen.detail) continue;
-      expect(routeOf(screen.detail), def.name).toMatchObject({ titleKey: screenTitleKeys(def.name).detail, roles: screen.roles });
+      expect(routeOf(screen.detail), def.name).toMatchObject({ titleKey: screenTitleKeys(def.name).detail, roles: screen.detailRoles ?? screen.roles });
       expect(routeOf(screen.detail)!.screen, def.name).toEqual(page('detail', screen.pages?.detail));
     }
   });

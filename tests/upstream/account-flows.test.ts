@@ -171,7 +171,7 @@ describe('invitation lifecycle', () => {
   });
 
   it('creates a pending user in the public shape and mails a link', async () => {
-    const res = await call('account/invite', { token: admin, body: { email, first_name: 'Ivy', last_name: 'Invitee', roles: ['Buddy'], user_type: 2, language: 'sv' } });
+    const res = await call('users/invite/', { token: admin, body: { email, first_name: 'Ivy', last_name: 'Invitee', roles: ['Buddy'], user_type: 2, language: 'sv' } });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({
       email,
@@ -191,7 +191,7 @@ describe('invitation lifecycle', () => {
   });
 
   it('refuses unknown roles', async () => {
-    const res = await call('account/invite', { token: admin, body: { email: 'roles@example.com', roles: ['Emperor'] } });
+    const res = await call('users/invite/', { token: admin, body: { email: 'roles@example.com', roles: ['Emperor'] } });
     expect(res).toMatchObject({ status: 400, body: { error: { message: 'validation_error', fields: { roles: expect.stringContaining('Emperor') } } } });
     expect((await up.db.query("select 1 from users where email = 'roles@example.com'")).rows).toHaveLength(0);
   });
@@ -199,7 +199,7 @@ describe('invitation lifecycle', () => {
   it('resend-invite replaces the link', async () => {
     const oldToken = tokenOf(await lastLink(email, 'invite'));
     const { rows } = await up.db.query<{ id: number }>('select id from users where lower(email) = lower($1)', [email]);
-    expect((await call('account/resend-invite', { token: admin, body: { user_id: Number(rows[0]!.id) } })).status).toBe(200);
+    expect((await call(`users/${Number(rows[0]!.id)}/resend-invite/`, { token: admin, body: {} })).status).toBe(200);
     const newToken = tokenOf(await lastLink(email, 'invite'));
     expect(newToken).not.toBe(oldToken);
     expect((await call('account/accept-invite', { body: { token: oldToken, password: 'chosen', password_confirm: 'chosen' } })).body.error.message).toBe('token_does_not_exist');
@@ -217,7 +217,7 @@ describe('invitation lifecycle', () => {
     expect(profile).toMatchObject({ account_status: 'active', invitation_status: 'accepted', is_active: true, member_since: expect.any(String) });
     const claims = JSON.parse(Buffer.from(session.token.split('.')[1]!, 'base64url').toString());
     expect(claims).toMatchObject({ sub: String(profile.id), scope: ['Buddy'], exp: expect.any(Number), iat: expect.any(Number), jti: expect.any(String) });
-    expect((await call('account/resend-invite', { token: admin, body: { user_id: profile.id } })).status).toBe(400);
+    expect((await call(`users/${profile.id}/resend-invite/`, { token: admin, body: {} })).status).toBe(400);
   });
 });
 

@@ -91,7 +91,7 @@ async function userRecord(id: number, token: string) {
 
 /** An invited user with a password set directly: invitations are tested on their own below. */
 async function inviteAndAccept(email: string, roles: string[], admin: string): Promise<number> {
-  expect((await call('account/invite', { token: admin, body: { email, roles } })).status).toBe(200);
+  expect((await call('users/invite/', { token: admin, body: { email, roles } })).status).toBe(200);
   const accepted = await call('account/accept-invite', { body: { token: tokenOf(await lastLink(email, 'invite')), password: 'chosen-pass', password_confirm: 'chosen-pass' } });
   expect(accepted.status).toBe(200);
   return userId(email);
@@ -100,9 +100,9 @@ async function inviteAndAccept(email: string, roles: string[], admin: string): P
 describe('M4: one answer for every failed sign-in', () => {
   it('answers an unknown address, a wrong password, an invited user and a canceled invitation byte for byte alike', async () => {
     const admin = await adminToken();
-    await call('account/invite', { token: admin, body: { email: 'm4.pending@example.com' } });
-    await call('account/invite', { token: admin, body: { email: 'm4.canceled@example.com' } });
-    expect((await call('account/cancel-invite', { token: admin, body: { user_id: await userId('m4.canceled@example.com') } })).status).toBe(200);
+    await call('users/invite/', { token: admin, body: { email: 'm4.pending@example.com' } });
+    await call('users/invite/', { token: admin, body: { email: 'm4.canceled@example.com' } });
+    expect((await call(`users/${await userId('m4.canceled@example.com')}/cancel-invite/`, { token: admin, body: {} })).status).toBe(200);
 
     const answers = await Promise.all(
       ['nobody.at.all@example.com', 'admin@example.com', 'm4.pending@example.com', 'm4.canceled@example.com'].map((email) => attempt(email, 'not-the-password', freshIp())),
@@ -363,7 +363,7 @@ describe('H1: invitations end with deactivation, and can be canceled', () => {
   it('deactivating an invited user cancels the invitation: its link no longer activates the account', async () => {
     const admin = await adminToken();
     const email = 'h1.deactivated@example.com';
-    expect((await call('account/invite', { token: admin, body: { email, roles: ['Buddy'] } })).status).toBe(200);
+    expect((await call('users/invite/', { token: admin, body: { email, roles: ['Buddy'] } })).status).toBe(200);
     const link = tokenOf(await lastLink(email, 'invite'));
     const id = await userId(email);
     expect((await call(`users/${id}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(id, admin)), is_active: false } })).status).toBe(200);
@@ -379,7 +379,7 @@ describe('H1: invitations end with deactivation, and can be canceled', () => {
     // Reactivated, the account still has no open invitation until an Admin sends one again.
     expect((await call(`users/${id}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(id, admin)), is_active: true } })).status).toBe(200);
     expect((await call('account/accept-invite', { body: { token: link, password: 'taken-over', password_confirm: 'taken-over' } })).status).toBe(400);
-    expect((await call('account/resend-invite', { token: admin, body: { user_id: id } })).body.data).toMatchObject({ invitation_status: 'pending', is_active: true });
+    expect((await call(`users/${id}/resend-invite/`, { token: admin, body: {} })).body.data).toMatchObject({ invitation_status: 'pending', is_active: true });
     const fresh = tokenOf(await lastLink(email, 'invite'));
     expect((await call('account/accept-invite', { body: { token: fresh, password: 'my-choice', password_confirm: 'my-choice' } })).status).toBe(200);
     expect(await userRecord(id, admin)).toMatchObject({ is_active: true, invitation_status: 'accepted' });
@@ -401,22 +401,22 @@ describe('H1: invitations end with deactivation, and can be canceled', () => {
   it('cancel-invite (Admin): the link stops working; resend re-opens it only for an active account', async () => {
     const admin = await adminToken();
     const email = 'h1.canceled@example.com';
-    await call('account/invite', { token: admin, body: { email, roles: ['Buddy'] } });
+    await call('users/invite/', { token: admin, body: { email, roles: ['Buddy'] } });
     const link = tokenOf(await lastLink(email, 'invite'));
     const id = await userId(email);
-    expect((await call('account/cancel-invite', { token: (await login('buddy@example.com')).token, body: { user_id: id } })).status).toBe(403);
-    expect((await call('account/cancel-invite', { token: admin, body: { user_id: id } })).body.data).toMatchObject({ invitation_status: 'canceled' });
+    expect((await call(`users/${id}/cancel-invite/`, { token: (await login('buddy@example.com')).token, body: {} })).status).toBe(403);
+    expect((await call(`users/${id}/cancel-invite/`, { token: admin, body: {} })).body.data).toMatchObject({ invitation_status: 'canceled' });
     expect((await call('account/accept-invite', { body: { token: link, password: 'chosen', password_confirm: 'chosen' } })).body.error.message).toBe('token_does_not_exist');
-    expect(await call('account/cancel-invite', { token: admin, body: { user_id: id } })).toMatchObject({ status: 409, body: { error: { message: 'invitation_not_pending' } } });
-    expect((await call('account/cancel-invite', { token: admin, body: { user_id: 99_999_999 } })).status).toBe(404);
+    expect(await call(`users/${id}/cancel-invite/`, { token: admin, body: {} })).toMatchObject({ status: 409, body: { error: { message: 'invitation_not_pending' } } });
+    expect((await call(`users/${99_999_999}/cancel-invite/`, { token: admin, body: {} })).status).toBe(404);
 
     // Deactivated meanwhile: resend refuses to re-open.
     expect((await call(`users/${id}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(id, admin)), is_active: false } })).status).toBe(200);
-    expect(await call('account/resend-invite', { token: admin, body: { user_id: id } })).toMatchObject({ status: 409, body: { error: { message: 'account_inactive' } } });
+    expect(await call(`users/${id}/resend-invite/`, { token: admin, body: {} })).toMatchObject({ status: 409, body: { error: { message: 'account_inactive' } } });
     expect(await lastLink(email, 'invite')).toContain(link);
     // Active again: resend re-opens it with a new link, and the canceled one stays dead.
     expect((await call(`users/${id}/`, { method: 'PUT', token: admin, body: { ...(await userRecord(id, admin)), is_active: true } })).status).toBe(200);
-    expect((await call('account/resend-invite', { token: admin, body: { user_id: id } })).body.data).toMatchObject({ invitation_status: 'pending' });
+    expect((await call(`users/${id}/resend-invite/`, { token: admin, body: {} })).body.data).toMatchObject({ invitation_status: 'pending' });
     expect((await call('account/accept-invite', { body: { token: link, password: 'chosen', password_confirm: 'chosen' } })).status).toBe(400);
     expect((await call('account/accept-invite', { body: { token: tokenOf(await lastLink(email, 'invite')), password: 'chosen', password_confirm: 'chosen' } })).status).toBe(200);
   });
@@ -494,7 +494,7 @@ describe('L5: an Admin always remains', () => {
     expect((await userRecord(adminId, admin)).roles).toContain('Admin');
 
     // A pending invitation holding Admin does not count: it cannot sign in yet.
-    await call('account/invite', { token: admin, body: { email: 'l5.pending@example.com', roles: ['Admin'] } });
+    await call('users/invite/', { token: admin, body: { email: 'l5.pending@example.com', roles: ['Admin'] } });
     expect((await call(`users/${adminId}/roles/Admin/`, { method: 'DELETE', token: admin })).status).toBe(409);
 
     // With a second active Admin, either may step down.

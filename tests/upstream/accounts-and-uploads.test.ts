@@ -104,11 +104,11 @@ describe('login and refresh tokens', () => {
 describe('invitations', () => {
   it('invites, refuses a duplicate, and reports each address of a bulk invite', async () => {
     const admin = (await login('admin@example.com')).token;
-    expect((await call('account/invite', { token: admin, body: { email: 'new.one@example.com', roles: ['Buddy'] } })).status).toBe(200);
-    expect((await call('account/invite', { token: admin, body: { email: 'NEW.one@example.com' } })).body.error).toEqual({ message: 'user_exists', cause: 'User already exists' });
-    const bulk = await call('account/bulk-invite', {
+    expect((await call('users/invite/', { token: admin, body: { email: 'new.one@example.com', roles: ['Buddy'] } })).status).toBe(200);
+    expect((await call('users/invite/', { token: admin, body: { email: 'NEW.one@example.com' } })).body.error).toEqual({ message: 'user_exists', cause: 'User already exists' });
+    const bulk = await call('users/bulk-invite/', {
       token: admin,
-      body: { invites: [{ email: 'a.bulk@example.com' }, { email: 'not-an-email' }, { email: 'admin@example.com' }] },
+      body: { emails: 'a.bulk@example.com, not-an-email, admin@example.com' },
     });
     expect(bulk.body.data.results).toEqual([
       { email: 'a.bulk@example.com', success: true, user_id: expect.any(Number) },
@@ -116,7 +116,7 @@ describe('invitations', () => {
       { email: 'admin@example.com', success: false, error: { message: 'user_exists', cause: 'User already exists' } },
     ]);
     const buddy = (await login('buddy@example.com')).token;
-    expect((await call('account/invite', { token: buddy, body: { email: 'x@example.com' } })).status).toBe(403);
+    expect((await call('users/invite/', { token: buddy, body: { email: 'x@example.com' } })).status).toBe(403);
   });
 });
 
@@ -143,9 +143,9 @@ describe('Google sign-in', () => {
 
   it('refuses an invited user whose invitation was canceled, as it refuses a stranger (H1)', async () => {
     const admin = (await login('admin@example.com')).token;
-    const invited = await call('account/invite', { token: admin, body: { email: 'google.canceled@example.com' } });
+    const invited = await call('users/invite/', { token: admin, body: { email: 'google.canceled@example.com' } });
     expect((await call('auth/google', { body: { id_token: await idToken('google.canceled@example.com') } })).status).toBe(200);
-    expect((await call('account/cancel-invite', { token: admin, body: { user_id: invited.body.data.id } })).status).toBe(200);
+    expect((await call(`users/${invited.body.data.id}/cancel-invite/`, { token: admin, body: {} })).status).toBe(200);
     expect((await call('auth/google', { body: { id_token: await idToken('google.canceled@example.com') } })).body.error.message).toBe('user_does_not_exist');
   });
 });

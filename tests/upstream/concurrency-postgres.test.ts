@@ -78,7 +78,7 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
   it('lets exactly one of several simultaneous invites of one address succeed', async () => {
     const [a, b] = instances as [Upstream, Upstream];
     const token = (await post(a, 'account/login', { email: 'admin@example.com', password: 'race-password' })).body.data.token;
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => post(i % 2 ? a : b, 'account/invite', { email: 'twice@example.com' }, token)));
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => post(i % 2 ? a : b, 'users/invite/', { email: 'twice@example.com' }, token)));
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
     expect(answers.filter((r) => r.body.error?.message === 'user_exists')).toHaveLength(5);
   });
@@ -97,7 +97,7 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
   it('lets two Admins removing each other at once leave one Admin (ADR 018)', async () => {
     const [a, b] = instances as [Upstream, Upstream];
     const first = (await post(a, 'account/login', { email: 'admin@example.com', password: 'race-password' })).body.data.token;
-    const invited = await post(a, 'account/invite', { email: 'second.admin@example.com', roles: ['Admin'] }, first);
+    const invited = await post(a, 'users/invite/', { email: 'second.admin@example.com', roles: ['Admin'] }, first);
     const { rows } = await a.db.query<{ link: string }>("select link from outbox where to_email = 'second.admin@example.com' order by id desc limit 1");
     const token = rows[0]!.link.split('/').pop();
     expect((await post(b, 'account/accept-invite', { token, password: 'second-pass', password_confirm: 'second-pass' })).status).toBe(200);

@@ -105,15 +105,15 @@ describe('account and user endpoints', () => {
     }
     expectFieldError(await call('POST', `users/${user.id}/languages/`, { language_id: 1e300 }), 'language_id', 'user language');
     expectFieldError(await call('POST', `users/${user.id}/competencies/`, { competence_id: 2 ** 63 }), 'competence_id', 'user competence');
-    expectFieldError(await call('PUT', `users/${user.id}/operational-range/`, { operational_range_id: 2 ** 63 }), 'operational_range_id', 'operational range');
+    expectFieldError(await call('POST', `users/${user.id}/operational-range/`, { operational_range_id: 2 ** 63 }), 'operational_range_id', 'operational range');
     expectFieldError(await call('POST', `users/${user.id}/roles/`, { role: NUL }), 'role', 'user role');
 
     expectFieldError(await call('PUT', 'account/', { first_name: NUL, last_name: 'Buddy' }, userToken), 'first_name', 'own profile first name');
     expectFieldError(await call('PUT', 'account/', { first_name: 'Bo', last_name: 'Buddy', biography: `bio ${NUL}` }, userToken), 'biography', 'own profile biography');
-    expectFieldError(await call('POST', 'account/invite', { email: 'limits@example.com', first_name: NUL }), 'first_name', 'invite first name');
-    expectFieldError(await call('POST', 'account/invite', { email: 'limits@example.com', user_type: 2 ** 31 }), 'user_type', 'invite user type');
-    expectFieldError(await call('POST', 'account/resend-invite', { user_id: 2 ** 63 }), 'user_id', 'resend invite');
-    expectFieldError(await call('POST', 'account/bulk-invite', { invites: [{ email: 'limits2@example.com', last_name: NUL }] }), 'invites.0.last_name', 'bulk invite');
+    expectFieldError(await call('POST', 'users/invite/', { email: 'limits@example.com', first_name: NUL }), 'first_name', 'invite first name');
+    expectFieldError(await call('POST', 'users/invite/', { email: 'limits@example.com', user_type: 2 ** 31 }), 'user_type', 'invite user type');
+    expectFieldError(await call('POST', `users/${2 ** 63}/resend-invite/`, {}), 'id', 'resend invite');
+    expectFieldError(await call('POST', 'users/bulk-invite/', { emails: `limits2${NUL}@example.com` }), 'emails', 'bulk invite');
     expectFieldError(await call('POST', 'account/login', { email: 'admin@example.com', password: `x${NUL}` }), 'password', 'login');
     expectFieldError(await call('POST', 'trial-groups/1/invites/', { emails: `x${NUL}@example.com` }), 'emails', 'trial group invite');
     // Nothing half-written: the user is as they were.

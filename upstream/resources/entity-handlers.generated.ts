@@ -1,4 +1,5 @@
 // Written by scripts/gen-entity-handlers.ts from the files named after entities (ADR 032); do not edit.
+import * as users from './users.ts';
 import * as roles from './roles.ts';
 import * as promoCodes from './promo-codes.ts';
 import * as bicycles from './bicycles.ts';
@@ -11,6 +12,7 @@ import * as eventSlots from './event-slots.ts';
 import * as trialGroups from './trial-groups.ts';
 
 export const ENTITY_HANDLERS = {
+  'users': users,
   'roles': roles,
   'promo-codes': promoCodes,
   'bicycles': bicycles,

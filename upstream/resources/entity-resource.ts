@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Invitations } from '../routes/account.ts';
+import type { Invitations } from '../invitations.ts';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
@@ -175,7 +175,11 @@ const versionSchema = z.coerce
   .positive()
   .max(2 ** 31);
 
-const referenceTable = (field: FieldDef) => entityByName(field.reference!.entity)?.table ?? field.reference!.entity.replace(/-/g, '_');
+function referenceTable(field: FieldDef): string {
+  const target = entityByName(field.reference!.entity);
+  if (!target) throw new Error(`a reference to ${field.reference!.entity}, which is no entity`);
+  return target.table;
+}
 // A reference's label over the referenced row `r`: the referenced entity's label template (or the
 // reference's shorter one) in the request's language, or an SQL expression of its own (a person's name).
 function labelExpression(field: FieldDef, lang: Lang): string {
@@ -437,7 +441,7 @@ async function checkReferences(r: Resource, tx: Db, input: Record<string, unknow
     if (field.kind !== 'reference' || !field.reference!.role || field.lookup) continue;
     const value = input[key];
     if (value === null || value === undefined || (current && Number(current[key]) === Number(value))) continue;
-    if (!(await holdsRole(tx, Number(value), field.reference!.role!))) throw new ApiError(400, 'validation_error', undefined, { [key]: 'validation.option' });
+    if (!(await holdsRole(tx, field.reference!, Number(value)))) throw new ApiError(400, 'validation_error', undefined, { [key]: 'validation.option' });
   }
   for (const [key, field] of writableFields(r.def)) {
     if (field.kind === 'image' && field.uploadKind) await checkUploadedImage(tx, r.config, input[key], { field: key, kind: field.uploadKind, current: current?.[key] ?? null });
@@ -579,28 +583,34 @@ function registerDelete(app: FastifyInstance, r: Resource) {
  * route's, or one choosing it in a form or filter: `upstreamReadScopes`); writes the roles of
  * `def.access` (Admin by default); owner-scoped entities show non-admins only their own records.
  */
-export function registerEntityResource(app: FastifyInstance, db: Db, config: UpstreamConfig, def: EntityDef, hooks: ResourceHooks = {}): EntityResource {
+export function registerEntityResource(
+  app: FastifyInstance,
+  db: Db,
+  config: UpstreamConfig,
+  def: EntityDef,
+  hooks: ResourceHooks = {},
+  servesOwn: readonly OwnRoute[] = [],
+): EntityResource {
   const r = resourceOf(db, config, def, hooks);
-  registerList(app, r);
+  const generic = (route: OwnRoute) => !servesOwn.includes(route);
+  if (generic('list')) registerList(app, r);
   if (def.calendarField) registerCalendar(app, r, def.calendarField);
   if (def.exportable) registerExport(app, r);
-  registerGet(app, r);
+  if (generic('get')) registerGet(app, r);
   // Records written elsewhere in the marketplace (ADR 013): reads only.
   if (def.readOnly) return r;
-  registerCreate(app, r);
-  registerUpdate(app, r);
+  if (!def.updateOnly) registerCreate(app, r);
+  if (generic('update')) registerUpdate(app, r);
   if (r.status) registerTransition(app, r);
-  registerDelete(app, r);
+  if (!def.updateOnly) registerDelete(app, r);
   return r;
 }
 
-/** Is this user active and holding this role? */
-async function holdsRole(tx: Db, userId: number, role: string): Promise<boolean> {
-  const { rows } = await tx.query(
-    `select 1 from users u join user_roles ur on ur.user_id = u.id join roles r on r.id = ur.role_id
-      where u.id = $1 and u.is_active and r.name = $2`,
-    [userId, role],
-  );
+/** Does the referenced record hold the reference's role (its entity's `roleHolders`)? */
+async function holdsRole(tx: Db, reference: NonNullable<FieldDef['reference']>, id: number): Promise<boolean> {
+  const target = entityByName(reference.entity);
+  if (!target?.roleHolders) throw new Error(`a reference naming a role needs ${reference.entity}.roleHolders`);
+  const { rows } = await tx.query(`select 1 from ${target.table} r where r.id = $1 and ${target.roleHolders}`, [id, reference.role]);
   return rows.length > 0;
 }
 
@@ -613,6 +623,8 @@ export interface HandlerEnv {
   invitations: Invitations;
 }
 
+export type OwnRoute = 'list' | 'get' | 'update';
+
 export type EntityRouteHandler = (req: FastifyRequest, reply: FastifyReply, resource: EntityResource) => Promise<unknown>;
 
 /**
@@ -622,6 +634,11 @@ export type EntityRouteHandler = (req: FastifyRequest, reply: FastifyReply, reso
  */
 export interface EntityHandlers {
   hooks?: ResourceHooks;
+  /**
+   * Generic routes the file serves itself in `routes`, at the same paths (ADR 034): the users' reads and update,
+   * since their table holds credentials that the generic `select t.*` would answer with.
+   */
+  servesOwn?: readonly OwnRoute[];
   actions?: Record<string, EntityRouteHandler>;
   subResources?: Record<string, { list?: EntityRouteHandler; add?: EntityRouteHandler; set?: EntityRouteHandler; remove?: EntityRouteHandler }>;
   routes?: (app: FastifyInstance, resource: EntityResource) => void;
@@ -684,7 +701,7 @@ function registerSubResources(app: FastifyInstance, r: EntityResource, handlers:
 /** One entity: its generic resource with its hooks, its declared actions and sub-resources, and its own routes. */
 export function registerEntity(app: FastifyInstance, env: HandlerEnv, def: EntityDef, factory?: EntityHandlersFactory) {
   const handlers = factory?.(env) ?? {};
-  const resource = registerEntityResource(app, env.db, env.config, def, handlers.hooks);
+  const resource = registerEntityResource(app, env.db, env.config, def, handlers.hooks, handlers.servesOwn);
   registerActions(app, resource, handlers);
   registerSubResources(app, resource, handlers);
   handlers.routes?.(app, resource);

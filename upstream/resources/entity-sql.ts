@@ -36,9 +36,10 @@ function columnSql(name: string, field: FieldDef, def: EntityDef): string {
   const parts = [`  ${name} ${type}`];
   if (field.kind === 'reference') {
     const target = entityByName(field.reference!.entity);
+    if (!target) throw new Error(`${def.name}.${name}: a reference to ${field.reference!.entity}, which is no entity`);
     // A sub-collection goes with its parent record (an event's slots); other references protect their target.
     const onDelete = def.parent?.field === name ? 'cascade' : 'restrict';
-    parts.push(`references ${target?.table ?? field.reference!.entity.replace(/-/g, '_')} (id) on delete ${onDelete}`);
+    parts.push(`references ${target.table} (id) on delete ${onDelete}`);
   }
   if (field.kind === 'boolean') parts.push(`not null default ${field.default === true ? 'true' : 'false'}`);
   else if (field.readOnly && field.kind === 'integer') parts.push('not null default 0');

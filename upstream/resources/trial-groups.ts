@@ -6,7 +6,7 @@ import { trialInviteInput, type TrialGroupInvite, type TrialGroupMember, type Tr
 import { splitAddresses } from '../../shared/schemas/users.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import type { Invitations } from '../routes/account.ts';
+import type { Invitations } from '../invitations.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import type { EntityHandlersFactory, EntityRouteHandler } from './entity-resource.ts';
 

@@ -1,171 +1,291 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { idField } from '../../shared/schemas/common.ts';
-import { operationalRangeInput, userListInput, userUpdateInput } from '../../shared/schemas/users.ts';
+import { storableText } from '../../shared/schemas/common.ts';
+import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
+import { splitAddresses, userListInput, userUpdateInput } from '../../shared/schemas/users.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
+import { inviteInput, type Invitations } from '../invitations.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
+import { itemParams, type EntityHandlersFactory, type EntityRouteHandler } from './entity-resource.ts';
 
-const listQuery = userListInput;
+/** A page of users: searched by address, name or phone, filtered by role, type and statuses. */
+async function page(db: Db, query: z.infer<typeof userListInput>, extraWhere: string[] = []) {
+  const where = [...extraWhere];
+  const params: unknown[] = [];
+  if (query.search) {
+    params.push(`%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+    where.push(
+      `(lower(u.email) like $${params.length} or lower(coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, '')) like $${params.length} or u.phone_number like $${params.length})`,
+    );
+  }
+  if (query.role) {
+    params.push(query.role);
+    where.push(`exists (select 1 from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id and r.name = $${params.length})`);
+  }
+  for (const key of ['user_type', 'account_status', 'invitation_status'] as const) {
+    if (query[key] === undefined) continue;
+    params.push(query[key]);
+    where.push(`u.${key} = $${params.length}`);
+  }
+  const whereSql = where.length ? ` where ${where.join(' and ')}` : '';
+  const ordering = query.ordering ?? '-id';
+  const direction = ordering.startsWith('-') ? 'desc' : 'asc';
+  const column = ordering.replace(/^-/, '');
+  const [{ rows: count }, { rows }] = await Promise.all([
+    db.query<{ n: number }>(`select count(*)::int as n from users u${whereSql}`, params),
+    db.query(
+      `${LIST_USER_SQL}${whereSql} order by u.${column} ${direction} nulls last, u.id ${direction} limit ${query.page_size} offset ${(query.page - 1) * query.page_size}`,
+      params,
+    ),
+  ]);
+  const total = Number(count[0]?.n ?? 0);
+  return { results: rows.map(toListedUser), paginator: { page: query.page, page_size: query.page_size, count: total, total_pages: Math.ceil(total / query.page_size) } };
+}
 
-/** Users, buddies and a user's roles, languages and competencies. */
-export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+/** A user with their languages and competencies. */
+async function detail(db: Db, id: number) {
+  const user = await findUser(db, { id });
+  if (!user) throw new ApiError(404, 'not_found');
+  const [languages, competencies] = await Promise.all([
+    db.query<{ id: number; name: string }>('select l.id, l.name from user_languages ul join languages l on l.id = ul.language_id where ul.user_id = $1 order by l.name', [id]),
+    db.query<{ id: number; name: string }>('select c.id, c.name from user_competencies uc join competencies c on c.id = uc.competence_id where uc.user_id = $1 order by c.name', [
+      id,
+    ]),
+  ]);
+  return {
+    ...user,
+    languages: languages.rows.map((r) => ({ id: Number(r.id), name: r.name })),
+    competencies: competencies.rows.map((r) => ({ id: Number(r.id), name: r.name })),
+  };
+}
+
+/**
+ * The users' own handlers (ADR 034): the list, the record and its update are served here rather than by the
+ * generic resource — the table holds credentials, the list filters by role through the roles users hold and
+ * projects away private details — and the invitation actions and the role, language and competence links.
+ */
+export const handlers: EntityHandlersFactory = ({ db, config, invitations }) => ({
+  servesOwn: ['list', 'get', 'update'],
+  routes: (app) => registerReads(app, db, config),
+  actions: {
+    invite: async (req, reply) => ok(reply, await invitations.invite(parseBody(inviteInput, req.body), req.log)),
+    bulkInvite: async (req, reply) => ok(reply, { results: await bulkInvite(invitations, parseBody(bulkInviteBody, req.body), req.log) }),
+    resendInvite: async (req, reply) => ok(reply, await resendInvite(db, invitations, parseBody(idParam, req.params).id, req.log)),
+    cancelInvite: async (req, reply) => ok(reply, await cancelInvite(db, parseBody(idParam, req.params).id)),
+    setOperationalRange: async (req, reply) => ok(reply, await setOperationalRange(db, req)),
+  },
+  subResources: Object.fromEntries(LINKS.map((link) => [link.path, linkHandlers(db, link)])),
+});
+
+/** The users list (Admin, and BuddyShop: §6), the buddies (§3: the same roles, ADR 028), a user and its update (Admin). */
+function registerReads(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   const admin = requireAuth(config, ['Admin']);
   // The users list is open to whom the back office opens it (§6): Admin, and BuddyShop (Buddy and Shop).
   const listers = requireAuth(config, (roles) => roles.includes('Admin') || (roles.includes('Buddy') && roles.includes('Shop')));
+  app.get('/api/users/', { preHandler: listers }, async (req, reply) => ok(reply, await page(db, parseBody(userListInput, req.query))));
+  /** §3: the buddies list keeps only active users holding the Buddy role. */
+  app.get('/api/buddies/', { preHandler: listers }, async (req, reply) => ok(reply, await page(db, { ...parseBody(userListInput, req.query), role: 'Buddy' }, ['u.is_active'])));
+  app.get('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await detail(db, parseBody(idParam, req.params).id)));
+  app.put('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await updateUser(db, config, req)));
+}
 
-  async function page(query: z.infer<typeof listQuery>, extraWhere: string[] = []) {
-    const where = [...extraWhere];
-    const params: unknown[] = [];
-    if (query.search) {
-      params.push(`%${query.search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-      where.push(
-        `(lower(u.email) like $${params.length} or lower(coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, '')) like $${params.length} or u.phone_number like $${params.length})`,
-      );
-    }
-    if (query.role) {
-      params.push(query.role);
-      where.push(`exists (select 1 from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id and r.name = $${params.length})`);
-    }
-    for (const key of ['user_type', 'account_status', 'invitation_status'] as const) {
-      if (query[key] === undefined) continue;
-      params.push(query[key]);
-      where.push(`u.${key} = $${params.length}`);
-    }
-    const whereSql = where.length ? ` where ${where.join(' and ')}` : '';
-    const ordering = query.ordering ?? '-id';
-    const direction = ordering.startsWith('-') ? 'desc' : 'asc';
-    const column = ordering.replace(/^-/, '');
-    const [{ rows: count }, { rows }] = await Promise.all([
-      db.query<{ n: number }>(`select count(*)::int as n from users u${whereSql}`, params),
-      db.query(
-        `${LIST_USER_SQL}${whereSql} order by u.${column} ${direction} nulls last, u.id ${direction} limit ${query.page_size} offset ${(query.page - 1) * query.page_size}`,
-        params,
-      ),
-    ]);
-    const total = Number(count[0]?.n ?? 0);
-    return { results: rows.map(toListedUser), paginator: { page: query.page, page_size: query.page_size, count: total, total_pages: Math.ceil(total / query.page_size) } };
-  }
-
-  app.get('/api/users/', { preHandler: listers }, async (req, reply) => ok(reply, await page(parseBody(listQuery, req.query))));
-
-  /** §3: the buddies list keeps only active users holding the Buddy role; their contact details, so the users list's rule (ADR 028). */
-  app.get('/api/buddies/', { preHandler: listers }, async (req, reply) => ok(reply, await page({ ...parseBody(listQuery, req.query), role: 'Buddy' }, ['u.is_active'])));
-
-  async function detail(id: number) {
-    const user = await findUser(db, { id });
-    if (!user) throw new ApiError(404, 'not_found');
-    const [languages, competencies] = await Promise.all([
-      db.query<{ id: number; name: string }>('select l.id, l.name from user_languages ul join languages l on l.id = ul.language_id where ul.user_id = $1 order by l.name', [id]),
-      db.query<{ id: number; name: string }>('select c.id, c.name from user_competencies uc join competencies c on c.id = uc.competence_id where uc.user_id = $1 order by c.name', [
-        id,
-      ]),
-    ]);
-    return {
-      ...user,
-      languages: languages.rows.map((r) => ({ id: Number(r.id), name: r.name })),
-      competencies: competencies.rows.map((r) => ({ id: Number(r.id), name: r.name })),
-    };
-  }
-
-  app.get('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await detail(parseBody(idParam, req.params).id)));
-
-  app.put('/api/users/:id/', { preHandler: admin }, async (req, reply) => {
-    const { id } = parseBody(idParam, req.params);
-    const { version, ...input } = parseBody(userUpdateInput, req.body);
-    if (input.profile_image) {
-      // The person's own upload, or one the admin made for them; what is stored already may stay.
-      const { rows: stored } = await db.query<{ profile_image: string | null }>('select profile_image from users where id = $1', [id]);
-      await checkUploadedImage(db, config, input.profile_image, {
-        field: 'profile_image',
-        kind: 'user_profile_picture',
-        current: stored[0]?.profile_image,
-        uploadedBy: [id, req.user!.id],
-      });
-    }
-    const keys = Object.keys(input) as (keyof typeof input)[];
-    const updated = await db.transaction(async (tx) => {
-      const deactivating = input.is_active === false;
-      if (deactivating) {
-        await lockAdminSet(tx);
-        if (await isLastActiveAdmin(tx, id)) throw new ApiError(409, 'last_admin');
-      }
-      const { rows } = await tx.query(
-        `update users set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning id`,
-        [id, version, ...keys.map((k) => input[k] ?? null)],
-      );
-      if (!rows[0]) return false;
-      // Deactivation ends everything the account could get in with: sessions (at once, ADR 017), refresh
-      // tokens, and invitation, reset and confirmation links; a pending invitation becomes canceled (ADR 018).
-      if (deactivating) {
-        await revokeUserSessions(tx, id);
-        await revokeAccountLinks(tx, id);
-        await tx.query("update users set invitation_status = 'canceled' where id = $1 and invitation_status = 'pending'", [id]);
-      }
-      return true;
+/**
+ * An Admin's change of a user's fields, guarded by version. Deactivation ends everything the account could
+ * get in with; the last active Admin cannot be deactivated (ADR 017, 018).
+ */
+async function updateUser(db: Db, config: UpstreamConfig, req: FastifyRequest) {
+  const { id } = parseBody(idParam, req.params);
+  const { version, ...input } = parseBody(userUpdateInput, req.body);
+  if (input.profile_image) {
+    // The person's own upload, or one the admin made for them; what is stored already may stay.
+    const { rows: stored } = await db.query<{ profile_image: string | null }>('select profile_image from users where id = $1', [id]);
+    await checkUploadedImage(db, config, input.profile_image, {
+      field: 'profile_image',
+      kind: 'user_profile_picture',
+      current: stored[0]?.profile_image,
+      uploadedBy: [id, req.user!.id],
     });
-    if (!updated) {
-      if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
-      throw new ApiError(409, 'conflict');
+  }
+  const keys = Object.keys(input) as (keyof typeof input)[];
+  const updated = await db.transaction(async (tx) => {
+    const deactivating = input.is_active === false;
+    if (deactivating) {
+      await lockAdminSet(tx);
+      if (await isLastActiveAdmin(tx, id)) throw new ApiError(409, 'last_admin');
     }
-    return ok(reply, await detail(id));
+    const { rows } = await tx.query(
+      `update users set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning id`,
+      [id, version, ...keys.map((k) => input[k] ?? null)],
+    );
+    if (!rows[0]) return false;
+    // Deactivation ends everything the account could get in with: sessions (at once, ADR 017), refresh
+    // tokens, and invitation, reset and confirmation links; a pending invitation becomes canceled (ADR 018).
+    if (deactivating) {
+      await revokeUserSessions(tx, id);
+      await revokeAccountLinks(tx, id);
+      await tx.query("update users set invitation_status = 'canceled' where id = $1 and invitation_status = 'pending'", [id]);
+    }
+    return true;
   });
+  if (!updated) {
+    if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
+    throw new ApiError(409, 'conflict');
+  }
+  return detail(db, id);
+}
 
-  /** The user's operational range: set (or cleared with null) on its own; answers the user. */
-  app.put('/api/users/:id/operational-range/', { preHandler: admin }, async (req, reply) => {
-    const { id } = parseBody(idParam, req.params);
-    const { operational_range_id } = parseBody(operationalRangeInput, req.body);
+const bulkInviteBody = z.object({ emails: storableText(20_000), roles: z.array(storableText(50)).max(10).nullish() });
+
+/** §5: each address invited on its own; a result per address, failures with their reason. */
+async function bulkInvite(invitations: Invitations, input: z.infer<typeof bulkInviteBody>, log: FastifyBaseLogger) {
+  const results = [];
+  for (const email of splitAddresses(input.emails).slice(0, 500)) {
+    const parsed = inviteInput.safeParse({ email, roles: input.roles });
+    if (!parsed.success) {
+      const badEmail = parsed.error.issues.some((issue) => issue.path[0] === 'email');
+      results.push({
+        email,
+        success: false,
+        error: badEmail
+          ? { message: 'validation_error', cause: 'Provided value is not Email.', fields: { email: 'validation.email' } }
+          : { message: 'validation_error', cause: 'Some fields are not valid.', fields: fieldErrorsOf(parsed.error) },
+      });
+      continue;
+    }
     try {
-      const { rows } = await db.query('update users set operational_range_id = $2, updated_at = now() where id = $1 returning id', [id, operational_range_id]);
-      if (!rows[0]) throw new ApiError(404, 'not_found');
+      const user = await invitations.invite(parsed.data, log);
+      results.push({ email, success: true, user_id: user.id });
     } catch (error) {
-      if ((error as { code?: string }).code === '23503') throw new ApiError(400, 'validation_error', undefined, { operational_range_id: 'validation.option' });
-      throw error;
+      if (!(error instanceof ApiError)) throw error;
+      results.push({ email, success: false, error: { message: error.code, cause: error.message } });
     }
-    return ok(reply, await detail(id));
+  }
+  return results;
+}
+
+/** Pending: a fresh link. Canceled: re-opened with a fresh link, but only while the account is active. */
+async function resendInvite(db: Db, invitations: Invitations, id: number, log: FastifyBaseLogger) {
+  const user = await findUser(db, { id });
+  if (!user) throw new ApiError(404, 'not_found');
+  if (user.invitation_status !== 'pending' && user.invitation_status !== 'canceled') throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
+  if (!user.is_active) throw new ApiError(409, 'account_inactive');
+  await db.transaction((tx) => invitations.resendInvite(tx, id, user.email, log));
+  return findUser(db, { id });
+}
+
+/** Not in the spec's table: the invitation's links stop working and accepting it is refused (ADR 018). */
+async function cancelInvite(db: Db, id: number) {
+  const canceled = await db.transaction(async (tx) => {
+    const { rows } = await tx.query(
+      "update users set invitation_status = 'canceled', updated_at = now(), version = version + 1 where id = $1 and invitation_status = 'pending' returning id",
+      [id],
+    );
+    if (!rows[0]) return false;
+    await revokeAccountLinks(tx, id);
+    await revokeUserSessions(tx, id);
+    return true;
   });
+  if (!canceled) {
+    if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
+    throw new ApiError(409, 'invitation_not_pending');
+  }
+  return findUser(db, { id });
+}
 
-  /**
-   * Role, language and competence links: add with POST, remove with DELETE; both answer the user. A role
-   * change bumps the user's session version, so tokens with the old roles stop working at once (ADR 017);
-   * the last active Admin keeps the Admin role (ADR 018).
-   */
-  const links = [
-    {
-      path: 'roles',
-      table: 'user_roles',
-      column: 'role_id',
-      body: z.object({ role: z.string().min(1).max(50) }),
-      resolve: async (b: { role: string }) => (await db.query<{ id: number }>('select id from roles where name = $1', [b.role])).rows[0]?.id,
-      grantsAccess: true,
-    },
-    {
-      path: 'languages',
-      table: 'user_languages',
-      column: 'language_id',
-      body: z.object({ language_id: idField() }),
-      resolve: async (b: { language_id: number }) => b.language_id,
-      grantsAccess: false,
-    },
-    {
-      path: 'competencies',
-      table: 'user_competencies',
-      column: 'competence_id',
-      body: z.object({ competence_id: idField() }),
-      resolve: async (b: { competence_id: number }) => b.competence_id,
-      grantsAccess: false,
-    },
-  ] as const;
+const operationalRangeBody = z.object({
+  operational_range_id: z.number({ error: 'validation.option' }).int({ error: 'validation.option' }).positive({ error: 'validation.option' }).nullable(),
+});
 
-  for (const link of links) {
-    app.post(`/api/users/:id/${link.path}/`, { preHandler: admin }, async (req, reply) => {
+/** The user's operational range: set (or cleared with null) on its own; answers the user. */
+async function setOperationalRange(db: Db, req: FastifyRequest) {
+  const { id } = parseBody(idParam, req.params);
+  const { operational_range_id } = parseBody(operationalRangeBody, req.body);
+  try {
+    const { rows } = await db.query('update users set operational_range_id = $2, updated_at = now() where id = $1 returning id', [id, operational_range_id]);
+    if (!rows[0]) throw new ApiError(404, 'not_found');
+  } catch (error) {
+    if ((error as { code?: string }).code === '23503') throw new ApiError(400, 'validation_error', undefined, { operational_range_id: 'validation.option' });
+    throw error;
+  }
+  return detail(db, id);
+}
+
+interface Link {
+  path: 'roles' | 'languages' | 'competencies';
+  table: string;
+  column: string;
+  /** The body's field naming what is linked. */
+  field: string;
+  body: z.ZodType<Record<string, string | number>>;
+  /** The id of the linked row from the body's value or the path's key; undefined when unknown. */
+  resolve: (db: Db, value: string | number) => Promise<number | undefined>;
+  /** The items as listed. */
+  listSql: string;
+  /** A change ends the user's tokens (roles are access). */
+  grantsAccess: boolean;
+}
+
+const roleId = async (db: Db, name: string | number) => (await db.query<{ id: number }>('select id from roles where name = $1', [String(name)])).rows[0]?.id;
+const numericId = async (_db: Db, value: string | number) => (Number.isSafeInteger(Number(value)) && Number(value) > 0 ? Number(value) : undefined);
+
+/**
+ * Role, language and competence links: listed, added with POST, removed with DELETE; adding and removing
+ * answer the user. A role change bumps the user's session version, so tokens with the old roles stop working
+ * at once (ADR 017); the last active Admin keeps the Admin role (ADR 018).
+ */
+const LINKS: readonly Link[] = [
+  {
+    path: 'roles',
+    table: 'user_roles',
+    column: 'role_id',
+    field: 'role',
+    body: z.object({ role: z.string().min(1).max(50) }),
+    resolve: roleId,
+    listSql: 'select r.name from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = $1 order by r.name',
+    grantsAccess: true,
+  },
+  {
+    path: 'languages',
+    table: 'user_languages',
+    column: 'language_id',
+    field: 'language_id',
+    body: z.object({ language_id: z.number().int().positive() }),
+    resolve: numericId,
+    listSql: 'select l.id, l.name from user_languages ul join languages l on l.id = ul.language_id where ul.user_id = $1 order by l.name',
+    grantsAccess: false,
+  },
+  {
+    path: 'competencies',
+    table: 'user_competencies',
+    column: 'competence_id',
+    field: 'competence_id',
+    body: z.object({ competence_id: z.number().int().positive() }),
+    resolve: numericId,
+    listSql: 'select c.id, c.name from user_competencies uc join competencies c on c.id = uc.competence_id where uc.user_id = $1 order by c.name',
+    grantsAccess: false,
+  },
+];
+
+function linkHandlers(db: Db, link: Link): { list: EntityRouteHandler; add: EntityRouteHandler; remove: EntityRouteHandler } {
+  return {
+    async list(req, reply) {
       const { id } = parseBody(idParam, req.params);
-      const target = await (link.resolve as (b: unknown) => Promise<number | undefined>)(parseBody(link.body as z.ZodType, req.body));
+      if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
+      const { rows } = await db.query<Record<string, unknown>>(link.listSql, [id]);
+      return ok(
+        reply,
+        rows.map((row) => ('id' in row ? { ...row, id: Number(row.id) } : row)),
+      );
+    },
+    async add(req, reply) {
+      const { id } = parseBody(idParam, req.params);
+      const target = await link.resolve(db, parseBody(link.body, req.body)[link.field]!);
       if (!target) throw new ApiError(400, 'validation_error', undefined, { [link.column]: 'validation.option' });
       if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
       try {
@@ -177,22 +297,21 @@ export function registerUsers(app: FastifyInstance, db: Db, config: UpstreamConf
         if ((error as { code?: string }).code === '23503') throw new ApiError(400, 'validation_error', undefined, { [link.column]: 'validation.option' });
         throw error;
       }
-      return ok(reply, await detail(id));
-    });
-    app.delete(`/api/users/:id/${link.path}/:target/`, { preHandler: admin }, async (req, reply) => {
-      const { id, target } = parseBody(idParam.extend({ target: z.string().min(1).max(50) }), req.params);
-      const targetId = link.path === 'roles' ? (await db.query<{ id: number }>('select id from roles where name = $1', [target])).rows[0]?.id : Number(target);
-      if (!targetId) throw new ApiError(404, 'not_found');
+      return ok(reply, await detail(db, id));
+    },
+    async remove(req, reply) {
+      const { id, key } = parseBody(itemParams, req.params);
+      const target = await link.resolve(db, key);
+      if (!target) throw new ApiError(404, 'not_found');
       await db.transaction(async (tx) => {
-        const removesAdmin = link.path === 'roles' && target === 'Admin';
-        if (removesAdmin) {
+        if (link.path === 'roles' && key === 'Admin') {
           await lockAdminSet(tx);
           if (await isLastActiveAdmin(tx, id)) throw new ApiError(409, 'last_admin');
         }
-        const { rows } = await tx.query(`delete from ${link.table} where user_id = $1 and ${link.column} = $2 returning user_id`, [id, targetId]);
+        const { rows } = await tx.query(`delete from ${link.table} where user_id = $1 and ${link.column} = $2 returning user_id`, [id, target]);
         if (link.grantsAccess && rows.length > 0) await bumpSessionVersion(tx, id);
       });
-      return ok(reply, await detail(id));
-    });
-  }
+      return ok(reply, await detail(db, id));
+    },
+  };
 }

@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { profileUpdateInput } from '../../shared/schemas/auth.ts';
-import { idField, languageField } from '../../shared/schemas/common.ts';
 import { confirmEmailInput, emailField, forgotPasswordInput, loginInput, newPasswordInput } from '../../shared/schemas/credentials.ts';
-import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { INVALID_CREDENTIALS } from '../../shared/errors.ts';
+import { createAccountToken, DAY } from '../invitations.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
@@ -16,7 +15,7 @@ import { createSession, revokeSession, revokeUserSessions } from '../lib/session
 import { addressKey, backoff, fixedWindow, forgive, giveBack, takeAttempt, type Counter } from '../lib/throttle.ts';
 import { hashToken, openPayload, randomToken, sealPayload } from '../lib/tokens.ts';
 import { sendMail } from '../mail.ts';
-import { findUser, revokeAccountLinks, setUserRoles } from '../users.ts';
+import { findUser } from '../users.ts';
 import { parseBody } from './validation.ts';
 
 export interface TokenPair {
@@ -24,17 +23,7 @@ export interface TokenPair {
   refresh_token: string;
 }
 
-const inviteInput = z.object({
-  email: emailField,
-  first_name: z.string().trim().max(80).nullish(),
-  last_name: z.string().trim().max(80).nullish(),
-  roles: z.array(z.string().max(50)).max(10).optional(),
-  user_type: z.union([z.literal(1), z.literal(2), z.literal(4), z.literal(5)], { error: 'validation.option' }).optional(),
-  language: languageField.optional(),
-});
-type InviteInput = z.infer<typeof inviteInput>;
-
-const DAY = 24 * 3600 * 1000;
+export type IssuePair = (userId: number, sessionId?: string) => Promise<TokenPair>;
 
 /** One answer to every failed sign-in, so it never tells which addresses have accounts (ADR 018). */
 const invalidCredentials = () => new ApiError(INVALID_CREDENTIALS.status, INVALID_CREDENTIALS.code, INVALID_CREDENTIALS.text);
@@ -47,24 +36,26 @@ function refuseWithRetry(reply: { header(name: string, value: string): unknown }
 /** Throttle keys: the client address, and the address with the account as typed (never the user row). */
 const loginPairKey = (address: string, account: string) => `${address}|${account}`;
 
-/** The account invitation machinery other features reuse (trial-group invitations, ADR 014). */
-export type Invitations = Pick<ReturnType<typeof registerAccountRoutes>, 'invite' | 'resendInvite'>;
-
-export function registerAccountRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig) {
-  const admin = requireAuth(config, ['Admin']);
-  const authed = requireAuth(config);
-  let dummyHash: Promise<string> | null = null;
+/** The throttle counters of sign-in and forgotten passwords, with the configured limits (ADR 018, 028). */
+function throttleCounters(config: UpstreamConfig) {
   const throttle = config.loginThrottle;
-  const loginCounters = (address: string, account: string): Counter[] => [
-    { scope: 'login-ip', key: address, policy: backoff(throttle.ipFreeFailures, throttle.maxDelaySeconds, throttle.forgetAfterSeconds) },
-    { scope: 'login', key: loginPairKey(address, account), policy: backoff(throttle.freeFailures, throttle.maxDelaySeconds, throttle.forgetAfterSeconds) },
-  ];
-  const forgotCounters = (address: string, account: string): Counter[] => [
-    { scope: 'forgot-ip', key: address, policy: fixedWindow(config.forgotPasswordLimits.perIpPerHour, 3600) },
-    { scope: 'forgot', key: loginPairKey(address, account), policy: fixedWindow(config.forgotPasswordLimits.perClientAndEmailPerHour, 3600) },
-  ];
-  const forgotMailCounters = (account: string): Counter[] => [{ scope: 'forgot-mail', key: account, policy: fixedWindow(config.forgotPasswordLimits.mailsPerEmailPerHour, 3600) }];
+  const limits = config.forgotPasswordLimits;
+  return {
+    login: (address: string, account: string): Counter[] => [
+      { scope: 'login-ip', key: address, policy: backoff(throttle.ipFreeFailures, throttle.maxDelaySeconds, throttle.forgetAfterSeconds) },
+      { scope: 'login', key: loginPairKey(address, account), policy: backoff(throttle.freeFailures, throttle.maxDelaySeconds, throttle.forgetAfterSeconds) },
+    ],
+    forgot: (address: string, account: string): Counter[] => [
+      { scope: 'forgot-ip', key: address, policy: fixedWindow(limits.perIpPerHour, 3600) },
+      { scope: 'forgot', key: loginPairKey(address, account), policy: fixedWindow(limits.perClientAndEmailPerHour, 3600) },
+    ],
+    forgotMail: (account: string): Counter[] => [{ scope: 'forgot-mail', key: account, policy: fixedWindow(limits.mailsPerEmailPerHour, 3600) }],
+  };
+}
+type Counters = ReturnType<typeof throttleCounters>;
 
+/** Access and refresh tokens for a user: the pair a sign-in, a refresh and a Google sign-in hand out. */
+function tokenIssuer(db: Db, config: UpstreamConfig): IssuePair {
   /** Roles and session version read together, so a token never pairs new roles with an old version. */
   async function grantOf(userId: number): Promise<{ roles: string[]; version: number }> {
     const { rows } = await db.query<{ roles: string[] | null; session_version: number }>(
@@ -91,81 +82,44 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     return { token, refresh_token: refresh };
   }
 
-  async function createAccountToken(userId: number, kind: 'invite' | 'reset' | 'confirm', ttlMs: number, conn: Db = db): Promise<string> {
-    const token = randomToken();
-    await conn.query('insert into account_tokens (user_id, kind, token_hash, expires_at) values ($1, $2, $3, $4)', [userId, kind, hashToken(token), new Date(Date.now() + ttlMs)]);
-    return token;
-  }
+  return issuePair;
+}
 
-  /**
-   * Marks a one-time token used and returns its user. Unknown, used or expired, or its account deactivated
-   * or its invitation canceled (an invite link also needs the invitation still pending): token_does_not_exist.
-   */
-  async function consumeToken(token: string, kind: 'invite' | 'reset'): Promise<{ userId: number; email: string }> {
-    const { rows } = await db.query<{ user_id: number; email: string }>(
-      `update account_tokens t set used_at = now()
-         from users u
-        where t.token_hash = $1 and t.kind = $2 and t.used_at is null and t.expires_at > now()
-          and u.id = t.user_id and u.is_active and u.invitation_status <> 'canceled'
-          and ($2 <> 'invite' or u.invitation_status = 'pending')
-        returning t.user_id, u.email`,
-      [hashToken(token), kind],
-    );
-    if (!rows[0]) throw new ApiError(400, 'token_does_not_exist');
-    return { userId: Number(rows[0].user_id), email: rows[0].email };
-  }
+/**
+ * Marks a one-time token used and returns its user. Unknown, used or expired, or its account deactivated
+ * or its invitation canceled (an invite link also needs the invitation still pending): token_does_not_exist.
+ */
+async function consumeToken(db: Db, token: string, kind: 'invite' | 'reset'): Promise<{ userId: number; email: string }> {
+  const { rows } = await db.query<{ user_id: number; email: string }>(
+    `update account_tokens t set used_at = now()
+       from users u
+      where t.token_hash = $1 and t.kind = $2 and t.used_at is null and t.expires_at > now()
+        and u.id = t.user_id and u.is_active and u.invitation_status <> 'canceled'
+        and ($2 <> 'invite' or u.invitation_status = 'pending')
+      returning t.user_id, u.email`,
+    [hashToken(token), kind],
+  );
+  if (!rows[0]) throw new ApiError(400, 'token_does_not_exist');
+  return { userId: Number(rows[0].user_id), email: rows[0].email };
+}
 
-  /**
-   * A pending user with roles, a 7-day link and its mail, in one transaction. `alsoInTransaction`
-   * adds what another feature records with it (a trial-group invitation, ADR 014).
-   */
-  async function invite(input: InviteInput, log: FastifyInstance['log'], options: { about?: string; alsoInTransaction?: (tx: Db, userId: number) => Promise<void> } = {}) {
-    const roles = [...new Set(input.roles ?? [])];
-    if (roles.length > 0) {
-      const { rows: known } = await db.query<{ name: string }>('select name from roles where name = any($1::text[])', [roles]);
-      const unknown = roles.filter((role) => !known.some((k) => k.name === role));
-      if (unknown.length > 0) throw new ApiError(400, 'validation_error', `Unknown role: ${unknown.join(', ')}`, { roles: `Unknown role: ${unknown.join(', ')}` });
-    }
-    // One transaction: a user never exists without the link that lets them in.
-    const userId = await db
-      .transaction(async (tx) => {
-        const { rows } = await tx.query<{ id: number }>(
-          `insert into users (email, first_name, last_name, user_type, language, account_status, invitation_status, invited_at)
-           values ($1, $2, $3, $4, $5, 'pending', 'pending', now()) returning id`,
-          [input.email, input.first_name || null, input.last_name || null, input.user_type ?? 1, input.language ?? 'en'],
-        );
-        const id = Number(rows[0]!.id);
-        await setUserRoles(tx, id, roles);
-        await mailInvite(tx, id, input.email, log, options.about);
-        await options.alsoInTransaction?.(tx, id);
-        return id;
-      })
-      .catch((error: unknown) => {
-        // The unique index on lower(email) is the real duplicate check; it also settles two concurrent invites.
-        if ((error as { code?: string }).code === '23505') throw new ApiError(400, 'user_exists');
-        throw error;
-      });
-    return (await findUser(db, { id: userId }))!;
-  }
+/**
+ * The account routes (§7): sign-in and tokens, passwords, the address, the signed-in user's own profile.
+ * Invitations are actions of the users entity (upstream/resources/users.ts).
+ */
+export function registerAccountRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  const issuePair = tokenIssuer(db, config);
+  const counters = throttleCounters(config);
+  registerSignIn(app, db, config, issuePair, counters);
+  registerRefresh(app, db, config, issuePair);
+  registerPasswords(app, db, config, counters);
+  registerEmailChange(app, db, config);
+  registerOwnAccount(app, db, config);
+  return { issuePair };
+}
 
-  /** `about` names what the person is invited to besides the account (a trial group). */
-  async function mailInvite(conn: Db, userId: number, email: string, log: FastifyInstance['log'], about?: string) {
-    const token = await createAccountToken(userId, 'invite', 7 * DAY, conn);
-    const link = `${config.appUrl}/accept-invitation/${token}`;
-    const subject = about ? `You are invited to Bike Buddy: ${about}` : 'You are invited to Bike Buddy';
-    await sendMail(conn, { to: email, kind: 'invite', subject, body: `Choose a password to activate your account: ${link}`, link }, { log, logLinks: config.logMailLinks });
-  }
-
-  /**
-   * A new invitation link for a pending user, or a canceled invitation of an active account re-opened;
-   * the previous links stop working (only the latest mail works).
-   */
-  async function resendInvite(tx: Db, userId: number, email: string, log: FastifyInstance['log'], about?: string) {
-    await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'invite' and used_at is null", [userId]);
-    await tx.query("update users set invited_at = now(), invitation_status = 'pending', updated_at = now(), version = version + 1 where id = $1", [userId]);
-    await mailInvite(tx, userId, email, log, about);
-  }
-
+function registerSignIn(app: FastifyInstance, db: Db, config: UpstreamConfig, issuePair: IssuePair, counters: Counters) {
+  let dummyHash: Promise<string> | null = null;
   /**
    * Throttled per client address and per address+account with exponential backoff, never by locking the
    * account: a stranger's failures slow only the stranger (ADR 018). Every failure — unknown address,
@@ -175,7 +129,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     const input = parseBody(loginInput, req.body);
     const address = addressKey(req.ip);
     const account = input.email.toLowerCase();
-    const verdict = await takeAttempt(db, loginCounters(address, account));
+    const verdict = await takeAttempt(db, counters.login(address, account));
     if (!verdict.allowed) {
       req.log.warn({ address }, 'sign-in throttled');
       refuseWithRetry(reply, verdict.retryAfterSeconds, 'too_many_attempts');
@@ -198,6 +152,16 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     return ok(reply, await issuePair(Number(user.id)));
   });
 
+  /** Ends the session of this refresh token: its access tokens stop working at once too (ADR 017). */
+  app.post('/api/account/logout', async (req, reply) => {
+    const { refresh_token } = parseBody(z.object({ refresh_token: z.string().min(1).max(512) }), req.body);
+    const { rows } = await db.query<{ family_id: string }>('select family_id from refresh_tokens where token_hash = $1', [hashToken(refresh_token)]);
+    if (rows[0]) await revokeSession(db, rows[0].family_id);
+    return ok(reply, { logged_out: true });
+  });
+}
+
+function registerRefresh(app: FastifyInstance, db: Db, config: UpstreamConfig, issuePair: IssuePair) {
   app.post('/api/account/refresh-token', async (req, reply) => {
     const { refresh_token } = parseBody(z.object({ refresh_token: z.string().min(1).max(512) }), req.body);
     const hash = hashToken(refresh_token);
@@ -256,86 +220,9 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     }
     return ok(reply, pair);
   });
+}
 
-  /** Ends the session of this refresh token: its access tokens stop working at once too (ADR 017). */
-  app.post('/api/account/logout', async (req, reply) => {
-    const { refresh_token } = parseBody(z.object({ refresh_token: z.string().min(1).max(512) }), req.body);
-    const { rows } = await db.query<{ family_id: string }>('select family_id from refresh_tokens where token_hash = $1', [hashToken(refresh_token)]);
-    if (rows[0]) await revokeSession(db, rows[0].family_id);
-    return ok(reply, { logged_out: true });
-  });
-
-  app.post('/api/account/invite', { preHandler: admin }, async (req, reply) => ok(reply, await invite(parseBody(inviteInput, req.body), req.log)));
-
-  app.post('/api/account/bulk-invite', { preHandler: admin }, async (req, reply) => {
-    const { invites } = parseBody(z.object({ invites: z.array(z.record(z.string(), z.unknown())).min(1).max(500) }), req.body);
-    const results = [];
-    for (const raw of invites) {
-      const email = typeof raw.email === 'string' ? raw.email.trim() : '';
-      const parsed = inviteInput.safeParse(raw);
-      if (!parsed.success) {
-        const badEmail = parsed.error.issues.some((issue) => issue.path[0] === 'email');
-        results.push({
-          email,
-          success: false,
-          error: badEmail
-            ? { message: 'validation_error', cause: 'Provided value is not Email.', fields: { email: 'validation.email' } }
-            : { message: 'validation_error', cause: 'Some fields are not valid.', fields: fieldErrorsOf(parsed.error) },
-        });
-        continue;
-      }
-      try {
-        const user = await invite(parsed.data, req.log);
-        results.push({ email, success: true, user_id: user.id });
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        results.push({ email, success: false, error: { message: error.code, cause: error.message } });
-      }
-    }
-    return ok(reply, { results });
-  });
-
-  /** Pending: a fresh link. Canceled: re-opened with a fresh link, but only while the account is active. */
-  app.post('/api/account/resend-invite', { preHandler: admin }, async (req, reply) => {
-    const { user_id } = parseBody(z.object({ user_id: idField() }), req.body);
-    const user = await findUser(db, { id: user_id });
-    if (!user) throw new ApiError(404, 'not_found');
-    if (user.invitation_status !== 'pending' && user.invitation_status !== 'canceled')
-      throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
-    if (!user.is_active) throw new ApiError(409, 'account_inactive');
-    await db.transaction((tx) => resendInvite(tx, user_id, user.email, req.log));
-    return ok(reply, await findUser(db, { id: user_id }));
-  });
-
-  /** Not in the spec's table: the invitation's links stop working and accepting it is refused (ADR 018). */
-  app.post('/api/account/cancel-invite', { preHandler: admin }, async (req, reply) => {
-    const { user_id } = parseBody(
-      z.object({
-        user_id: z.coerce
-          .number()
-          .int()
-          .positive()
-          .max(2 ** 53),
-      }),
-      req.body,
-    );
-    const canceled = await db.transaction(async (tx) => {
-      const { rows } = await tx.query(
-        "update users set invitation_status = 'canceled', updated_at = now(), version = version + 1 where id = $1 and invitation_status = 'pending' returning id",
-        [user_id],
-      );
-      if (!rows[0]) return false;
-      await revokeAccountLinks(tx, user_id);
-      await revokeUserSessions(tx, user_id);
-      return true;
-    });
-    if (!canceled) {
-      if (!(await findUser(db, { id: user_id }))) throw new ApiError(404, 'not_found');
-      throw new ApiError(409, 'invitation_not_pending');
-    }
-    return ok(reply, await findUser(db, { id: user_id }));
-  });
-
+function registerPasswords(app: FastifyInstance, db: Db, config: UpstreamConfig, counters: Counters) {
   /**
    * Limited per client address + address as typed and per client address in a rolling hour; the limit answers
    * 429 whether or not the address has an account, so it reveals nothing either. Never per account alone with
@@ -345,15 +232,15 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
    */
   app.post('/api/account/forgot-password', async (req, reply) => {
     const { email } = parseBody(forgotPasswordInput, req.body);
-    const verdict = await takeAttempt(db, forgotCounters(addressKey(req.ip), email.toLowerCase()));
+    const verdict = await takeAttempt(db, counters.forgot(addressKey(req.ip), email.toLowerCase()));
     if (!verdict.allowed) refuseWithRetry(reply, verdict.retryAfterSeconds, 'too_many_requests');
-    const mailable = (await takeAttempt(db, forgotMailCounters(email.toLowerCase()))).allowed;
+    const mailable = (await takeAttempt(db, counters.forgotMail(email.toLowerCase()))).allowed;
     const user = mailable ? await findUser(db, { email }) : null;
     // Same answer either way. A deactivated account or a canceled invitation gets no link: it could not use it.
     if (user && user.is_active && user.invitation_status !== 'canceled') {
       await db.transaction(async (tx) => {
         await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'reset' and used_at is null", [user.id]);
-        const token = await createAccountToken(user.id, 'reset', 3600 * 1000, tx);
+        const token = await createAccountToken(tx, user.id, 'reset', 3600 * 1000);
         const link = `${config.appUrl}/reset-password/${token}`;
         await sendMail(
           tx,
@@ -368,7 +255,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
   /** Every other reset link of the user stops working, and every session ends (ADR 017, 018). */
   app.post('/api/account/reset-password', async (req, reply) => {
     const input = parseBody(newPasswordInput, req.body);
-    const { userId, email } = await consumeToken(input.token, 'reset');
+    const { userId, email } = await consumeToken(db, input.token, 'reset');
     await db.query('update users set password_hash = $2, updated_at = now() where id = $1', [userId, await hashPassword(input.password, config.scryptCost)]);
     await db.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'reset' and used_at is null", [userId]);
     await revokeUserSessions(db, userId);
@@ -379,7 +266,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
 
   app.post('/api/account/accept-invite', async (req, reply) => {
     const input = parseBody(newPasswordInput, req.body);
-    const { userId, email } = await consumeToken(input.token, 'invite');
+    const { userId, email } = await consumeToken(db, input.token, 'invite');
     await db.query(
       `update users set password_hash = $2, invitation_status = 'accepted', account_status = 'active',
               member_since = coalesce(member_since, now()), email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now(), version = version + 1
@@ -388,7 +275,10 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     );
     return ok(reply, { email });
   });
+}
 
+function registerEmailChange(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  const authed = requireAuth(config);
   /**
    * Not in the spec's table: a signed-in user asks to change their address. Nothing changes until the
    * new address is confirmed through the mailed /confirm-email/<token>/<address> link.
@@ -401,7 +291,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
       // Only the latest request counts: earlier links stop working.
       await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'confirm' and used_at is null", [req.user!.id]);
       await tx.query('update users set pending_email = $2, updated_at = now() where id = $1', [req.user!.id, email]);
-      const token = await createAccountToken(req.user!.id, 'confirm', DAY, tx);
+      const token = await createAccountToken(tx, req.user!.id, 'confirm', DAY);
       const link = `${config.appUrl}/confirm-email/${token}/${encodeURIComponent(email)}`;
       await sendMail(
         tx,
@@ -439,7 +329,11 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     }
     return ok(reply, { confirmed: true });
   });
+}
 
+/** The signed-in user's own profile (§7). */
+function registerOwnAccount(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  const authed = requireAuth(config);
   app.get('/api/account/', { preHandler: authed }, async (req, reply) => {
     const user = await findUser(db, { id: req.user!.id });
     if (!user) throw new ApiError(401, 'unauthorized');
@@ -464,6 +358,4 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, config: Upst
     }
     return ok(reply, await findUser(db, { id: req.user!.id }));
   });
-
-  return { issuePair, createAccountToken, invite, resendInvite };
 }

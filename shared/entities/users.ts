@@ -1,0 +1,108 @@
+import { defineEntity } from '../entity/define.ts';
+import { LANGUAGES } from '../languages.ts';
+import { ROLE } from '../roles.ts';
+
+export const USER_TYPES = [1, 2, 4, 5] as const;
+export const ACCOUNT_STATUSES = ['active', 'inactive', 'pending'] as const;
+export const INVITATION_STATUSES = ['none', 'pending', 'accepted', 'canceled'] as const;
+/** Countries of an address (§3), as `shared/schemas/common.ts` names them. */
+const COUNTRIES = ['gb', 'se'] as const;
+
+/** Resend: a pending invitation, or a canceled one of an active account (which re-opens it). */
+const canResend = (r: Record<string, unknown>) => r.invitation_status === 'pending' || (r.invitation_status === 'canceled' && r.is_active === true);
+
+/**
+ * §3 Users: the marketplace's accounts (admins, buddies, shops, customers). Created by invitation (an
+ * action), never deleted (deactivated); e-mail, password and roles have flows of their own. Their reads and
+ * their update are served by `upstream/resources/users.ts` itself (the table holds credentials, the list
+ * filters by role through a join: ADR 034); everything else comes from this definition.
+ */
+export const usersEntity = defineEntity({
+  name: 'users',
+  table: 'users',
+  updateOnly: true,
+  defaultSort: '-id',
+  label: '{email}',
+  screen: {
+    list: '/users',
+    detail: '/users/:id',
+    roles: [ROLE.Admin, ROLE.BuddyShop],
+    detailRoles: [ROLE.Admin],
+    sidebar: { icon: 'people', order: 140 },
+    pages: { list: 'client/pages/users-page.tsx', detail: 'client/pages/user-page.tsx' },
+  },
+  access: { update: ['Admin'] },
+  // References naming a role (a service's buddy) take only active users holding it (§3).
+  roleHolders: 'r.is_active and exists (select 1 from user_roles ur join roles ro on ro.id = ur.role_id where ur.user_id = r.id and ro.name = $2)',
+  fields: {
+    email: { kind: 'email', required: true, readOnly: true, searchable: true, sortable: true, list: true },
+    first_name: { kind: 'text', max: 80, sortable: true, list: true },
+    last_name: { kind: 'text', max: 80, sortable: true, list: true },
+    phone_number: { kind: 'text', max: 40, list: true },
+    country: { kind: 'enum', options: COUNTRIES },
+    language: { kind: 'enum', options: LANGUAGES },
+    is_active: { kind: 'boolean', default: true },
+    profile_image: { kind: 'image', uploadKind: 'user_profile_picture' },
+    user_type: { kind: 'enum', required: true, options: USER_TYPES, default: 1, filter: true },
+    biography: { kind: 'text', max: 2000, multiline: true },
+    social_security_number: { kind: 'text', max: 20 },
+    state: { kind: 'text', max: 80 },
+    area: { kind: 'text', max: 80 },
+    city: { kind: 'text', max: 80 },
+    post_code: { kind: 'text', max: 20 },
+    operational_range_id: { kind: 'reference', readOnly: true, reference: { entity: 'operational-ranges' } },
+    account_status: { kind: 'enum', required: true, readOnly: true, options: ACCOUNT_STATUSES, filter: true, list: true },
+    invitation_status: { kind: 'enum', required: true, readOnly: true, options: INVITATION_STATUSES, filter: true, list: true },
+    invited_at: { kind: 'datetime', readOnly: true, sortable: true },
+    member_since: { kind: 'datetime', readOnly: true, sortable: true, list: true },
+  },
+  actions: {
+    /** A pending account with its roles, and the mail with its 7-day link (§7). */
+    invite: {
+      on: 'collection',
+      roles: ['Admin'],
+      input: {
+        email: { kind: 'email', required: true },
+        first_name: { kind: 'text', max: 80 },
+        last_name: { kind: 'text', max: 80 },
+        user_type: { kind: 'enum', options: USER_TYPES },
+        language: { kind: 'enum', options: LANGUAGES },
+        roles: { kind: 'text', max: 50, many: 10 },
+      },
+    },
+    /** One address or a comma-separated list (§5), each invited on its own: a result per address. */
+    bulkInvite: {
+      on: 'collection',
+      roles: ['Admin'],
+      result: 'none',
+      input: { emails: { kind: 'text', required: true, max: 20_000, multiline: true }, roles: { kind: 'text', max: 50, many: 10 } },
+    },
+    /** A new link (the previous ones stop working); re-opens a canceled invitation of an active account. */
+    resendInvite: { roles: ['Admin'], confirm: true, inList: true, enabledWhen: canResend },
+    /** The invitation's links stop working and it can no longer be accepted (ADR 018). */
+    cancelInvite: { roles: ['Admin'], confirm: true, danger: true, inList: true, enabledWhen: (r) => r.invitation_status === 'pending' },
+    /** The operational range is assigned and removed on its own, like roles (§2 user details). */
+    setOperationalRange: {
+      roles: ['Admin'],
+      path: 'operational-range',
+      button: false,
+      input: { operational_range_id: { kind: 'reference', reference: { entity: 'operational-ranges' } } },
+    },
+  },
+  subResources: {
+    /** A role change ends the user's tokens at once (ADR 017); the last active Admin keeps the Admin role (ADR 018). */
+    roles: { key: 'name', item: { name: { kind: 'text', required: true } }, add: { role: { kind: 'text', required: true, max: 50 } }, remove: true, writeRoles: ['Admin'] },
+    languages: {
+      item: { name: { kind: 'text', required: true } },
+      add: { language_id: { kind: 'reference', required: true, reference: { entity: 'languages' } } },
+      remove: true,
+      writeRoles: ['Admin'],
+    },
+    competencies: {
+      item: { name: { kind: 'text', required: true } },
+      add: { competence_id: { kind: 'reference', required: true, reference: { entity: 'competencies' } } },
+      remove: true,
+      writeRoles: ['Admin'],
+    },
+  },
+});
