@@ -61,7 +61,8 @@ beforeAll(async () => {
 });
 afterAll(async () => up?.close());
 
-const writable = (ENTITIES as readonly EntityDef[]).filter((def) => !def.readOnly);
+// Update-only entities (users) have no create; their update's limits are checked below with the account endpoints.
+const writable = (ENTITIES as readonly EntityDef[]).filter((def) => !def.readOnly && !def.updateOnly);
 
 describe.each(writable.map((def) => ({ name: def.name, def })))('$name: create and update refuse what PostgreSQL cannot store', ({ def }) => {
   it('answers 400 on the field, never 5xx', async () => {

@@ -647,14 +647,7 @@ export interface EntityHandlers {
 export type EntityHandlersFactory = (env: HandlerEnv) => EntityHandlers;
 
 /** The path parameters of a sub-resource's item route: the record and the item's key. */
-export const itemParams = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
-  key: z.string().min(1).max(255),
-});
+export const itemParams = idParam.extend({ key: z.string().min(1).max(255) });
 function handlerOf<T>(def: EntityDef, what: string, handler: T | undefined): T {
   if (!handler) throw new Error(`${def.name}: ${what} is declared but upstream/resources/${def.name}.ts has no handler for it`);
   return handler;

@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { storableText } from '../../shared/schemas/common.ts';
+import { idField, storableText } from '../../shared/schemas/common.ts';
 import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import { splitAddresses, userListInput, userUpdateInput } from '../../shared/schemas/users.ts';
 import type { UpstreamConfig } from '../config.ts';
@@ -255,7 +255,7 @@ const LINKS: readonly Link[] = [
     table: 'user_languages',
     column: 'language_id',
     field: 'language_id',
-    body: z.object({ language_id: z.number().int().positive() }),
+    body: z.object({ language_id: idField() }),
     resolve: numericId,
     listSql: 'select l.id, l.name from user_languages ul join languages l on l.id = ul.language_id where ul.user_id = $1 order by l.name',
     grantsAccess: false,
@@ -265,7 +265,7 @@ const LINKS: readonly Link[] = [
     table: 'user_competencies',
     column: 'competence_id',
     field: 'competence_id',
-    body: z.object({ competence_id: z.number().int().positive() }),
+    body: z.object({ competence_id: idField() }),
     resolve: numericId,
     listSql: 'select c.id, c.name from user_competencies uc join competencies c on c.id = uc.competence_id where uc.user_id = $1 order by c.name',
     grantsAccess: false,

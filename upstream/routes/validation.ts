@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idField } from '../../shared/schemas/common.ts';
 import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import { ApiError } from '../lib/api-error.ts';
 
@@ -13,11 +14,5 @@ export function parseBody<S extends z.core.$ZodType>(schema: S, body: unknown): 
   throw new ApiError(400, 'validation_error', undefined, fields);
 }
 
-/** A record's `:id` in a path: a positive integer JavaScript holds exactly (larger ids are a 400, not a miss). */
-export const idParam = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
-});
+/** A record's `:id` in a path: a positive integer JavaScript holds exactly (larger ids are a 400 with a field message, not a miss). */
+export const idParam = z.object({ id: idField() });
