@@ -35,16 +35,17 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'GET /api/statistics/': 'Services per status and week, members per month (Admin, ADR 016)',
 };
 
+const envelope = (ref: unknown) => ({
+  type: 'object',
+  required: ['success', 'data', 'error'],
+  properties: { success: { type: 'boolean' }, data: ref, error: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/Error' }] } },
+});
+const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
+
 /** OpenAPI 3.1 document of the API: generic resources generated from the zod schemas that validate them, the others from their routes. */
 export function openApiDocument(entities: readonly EntityDef[], routes: readonly { method: string; url: string }[] = []) {
   const paths: Record<string, unknown> = {};
   const schemas: Record<string, unknown> = {};
-  const envelope = (ref: unknown) => ({
-    type: 'object',
-    required: ['success', 'data', 'error'],
-    properties: { success: { type: 'boolean' }, data: ref, error: { oneOf: [{ type: 'null' }, { $ref: '#/components/schemas/Error' }] } },
-  });
-  const json = (schema: unknown) => ({ content: { 'application/json': { schema } } });
   schemas.Error = {
     type: 'object',
     properties: { message: { type: 'string', description: 'error code' }, cause: { type: 'string' }, fields: { type: 'object', additionalProperties: { type: 'string' } } },
@@ -52,101 +53,11 @@ export function openApiDocument(entities: readonly EntityDef[], routes: readonly
   schemas.Paginator = { type: 'object', properties: { page: { type: 'integer' }, page_size: { type: 'integer' }, count: { type: 'integer' }, total_pages: { type: 'integer' } } };
   for (const def of entities) {
     const name = def.name.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
-    const input = z.toJSONSchema(createSchema(def), { io: 'input', unrepresentable: 'any' });
-    schemas[`${name}Input`] = input;
-    schemas[name] = {
-      allOf: [
-        { $ref: `#/components/schemas/${name}Input` },
-        { type: 'object', properties: { id: { type: 'integer' }, version: { type: 'integer' }, created_at: { type: 'string' }, updated_at: { type: 'string' } } },
-      ],
-    };
-    const ref = { $ref: `#/components/schemas/${name}` };
-    const params = z.toJSONSchema(listParamsSchema(def), { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> };
-    const query = Object.entries(params.properties ?? {})
-      .filter(([key]) => key !== 'filters')
-      .map(([key, schema]) => ({ name: key, in: 'query', schema }));
-    const id = [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }];
-    paths[`/api/${def.name}/`] = {
-      get: {
-        summary: `List ${def.name}`,
-        parameters: query,
-        responses: { 200: json(envelope({ type: 'object', properties: { results: { type: 'array', items: ref }, paginator: { $ref: '#/components/schemas/Paginator' } } })) },
-      },
-      ...(def.updateOnly
-        ? {}
-        : {
-            post: {
-              summary: `Create`,
-              requestBody: json({ $ref: `#/components/schemas/${name}Input` }),
-              responses: { 201: json(envelope(ref)), 400: json(envelope({ type: 'null' })) },
-            },
-          }),
-    };
-    if (def.exportable) {
-      paths[`/api/${def.name}/export/`] = {
-        get: {
-          summary: 'The list as CSV (same search and filters, every row), streamed',
-          parameters: query,
-          responses: { 200: { content: { 'text/csv': { schema: { type: 'string' } } } } },
-        },
-      };
-    }
-    // Read-only entities (ADR 013) are written elsewhere in the marketplace: reads only.
-    if (def.readOnly) {
-      paths[`/api/${def.name}/`] = { get: (paths[`/api/${def.name}/`] as { get: unknown }).get };
-      paths[`/api/${def.name}/{id}/`] = {
-        get: {
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
-          responses: { 200: json(envelope(ref)), 404: json(envelope({ type: 'null' })) },
-        },
-      };
-      continue;
-    }
-    paths[`/api/${def.name}/{id}/`] = {
-      get: { parameters: id, responses: { 200: json(envelope(ref)), 404: json(envelope({ type: 'null' })) } },
-      put: {
-        parameters: id,
-        requestBody: json({ allOf: [{ $ref: `#/components/schemas/${name}Input` }, { type: 'object', required: ['version'], properties: { version: { type: 'integer' } } }] }),
-        responses: { 200: json(envelope(ref)), 409: json(envelope({ type: 'null' })) },
-      },
-      patch: { parameters: id, responses: { 200: json(envelope(ref)), 409: json(envelope({ type: 'null' })) } },
-      ...(def.updateOnly ? {} : { delete: { parameters: id, responses: { 200: json(envelope({ type: 'object' })), 409: json(envelope({ type: 'null' })) } } }),
-    };
-    const status = statusFieldOf(def);
-    if (status) {
-      const steps = status[1].status.transitions.map((t) => `${t.from}→${t.to}${t.roles ? ` (${t.roles.join(', ')})` : ''}`).join(', ');
-      paths[`/api/${def.name}/{id}/transition/`] = {
-        post: {
-          summary: `Change the ${status[0]}: ${steps}; new records start in ${status[1].status.initial.join(' or ')}. Roles: ${writeRoles(def, 'transition').join(', ')}.`,
-          parameters: id,
-          requestBody: json({ type: 'object', required: ['to'], properties: { to: { type: 'integer', enum: status[1].options }, version: { type: 'integer' } } }),
-          responses: { 200: json(envelope(ref)), 409: json(envelope({ type: 'null' })) },
-        },
-      };
-    }
-    if (def.calendarField) {
-      const calendar = z.toJSONSchema(calendarParamsSchema(def), { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> };
-      paths[`/api/${def.name}/calendar/`] = {
-        get: {
-          summary: `Every record with ${def.calendarField} in [from, to] (at most 62 days), filtered like the list`,
-          parameters: Object.entries(calendar.properties ?? {})
-            .filter(([key]) => key !== 'filters')
-            .map(([key, schema]) => ({ name: key, in: 'query', required: true, schema })),
-          responses: { 200: json(envelope({ type: 'object', properties: { results: { type: 'array', items: ref }, truncated: { type: 'boolean' } } })) },
-        },
-      };
-    }
+    Object.assign(schemas, entitySchemas(def, name));
+    Object.assign(paths, genericPaths(def, name));
   }
-  for (const def of entities) for (const [path, methods] of Object.entries(declaredPaths(def, envelope, json))) paths[path] = { ...(paths[path] as object), ...methods };
-  // Every other registered route, with its summary (`:param` → `{param}`).
-  for (const route of routes) {
-    const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}');
-    const method = route.method.toLowerCase();
-    if (method === 'head' || method === 'options' || !/^\/(api|files)\//.test(route.url)) continue;
-    const existing = (paths[path] ??= {}) as Record<string, unknown>;
-    if (existing[method]) continue;
-    existing[method] = { summary: HAND_WRITTEN_ROUTES[`${route.method} ${route.url}`] ?? 'undocumented', responses: { 200: json(envelope({})) } };
-  }
+  for (const def of entities) for (const [path, methods] of Object.entries(declaredPaths(def))) paths[path] = { ...(paths[path] as object), ...methods };
+  addRegisteredRoutes(paths, routes);
   return {
     openapi: '3.1.0',
     info: { title: 'Bike Buddy marketplace API (reference implementation)', version: '1.0.0' },
@@ -156,10 +67,115 @@ export function openApiDocument(entities: readonly EntityDef[], routes: readonly
   };
 }
 
-type Json = (schema: unknown) => unknown;
+/** An entity's schemas: its input, as creating a record validates it, and the record with its id, version and timestamps. */
+function entitySchemas(def: EntityDef, name: string): Record<string, unknown> {
+  return {
+    [`${name}Input`]: z.toJSONSchema(createSchema(def), { io: 'input', unrepresentable: 'any' }),
+    [name]: {
+      allOf: [
+        { $ref: `#/components/schemas/${name}Input` },
+        { type: 'object', properties: { id: { type: 'integer' }, version: { type: 'integer' }, created_at: { type: 'string' }, updated_at: { type: 'string' } } },
+      ],
+    },
+  };
+}
+
+/** The paths of an entity's generic resource: list and create, export, one record, its transition and the calendar. */
+function genericPaths(def: EntityDef, name: string): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  const ref = { $ref: `#/components/schemas/${name}` };
+  const params = z.toJSONSchema(listParamsSchema(def), { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> };
+  const query = Object.entries(params.properties ?? {})
+    .filter(([key]) => key !== 'filters')
+    .map(([key, schema]) => ({ name: key, in: 'query', schema }));
+  const id = [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }];
+  paths[`/api/${def.name}/`] = {
+    get: {
+      summary: `List ${def.name}`,
+      parameters: query,
+      responses: { 200: json(envelope({ type: 'object', properties: { results: { type: 'array', items: ref }, paginator: { $ref: '#/components/schemas/Paginator' } } })) },
+    },
+    ...(def.updateOnly
+      ? {}
+      : {
+          post: {
+            summary: `Create`,
+            requestBody: json({ $ref: `#/components/schemas/${name}Input` }),
+            responses: { 201: json(envelope(ref)), 400: json(envelope({ type: 'null' })) },
+          },
+        }),
+  };
+  if (def.exportable) {
+    paths[`/api/${def.name}/export/`] = {
+      get: {
+        summary: 'The list as CSV (same search and filters, every row), streamed',
+        parameters: query,
+        responses: { 200: { content: { 'text/csv': { schema: { type: 'string' } } } } },
+      },
+    };
+  }
+  // Read-only entities (ADR 013) are written elsewhere in the marketplace: reads only.
+  if (def.readOnly) {
+    paths[`/api/${def.name}/`] = { get: (paths[`/api/${def.name}/`] as { get: unknown }).get };
+    paths[`/api/${def.name}/{id}/`] = {
+      get: {
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+        responses: { 200: json(envelope(ref)), 404: json(envelope({ type: 'null' })) },
+      },
+    };
+    return paths;
+  }
+  paths[`/api/${def.name}/{id}/`] = {
+    get: { parameters: id, responses: { 200: json(envelope(ref)), 404: json(envelope({ type: 'null' })) } },
+    put: {
+      parameters: id,
+      requestBody: json({ allOf: [{ $ref: `#/components/schemas/${name}Input` }, { type: 'object', required: ['version'], properties: { version: { type: 'integer' } } }] }),
+      responses: { 200: json(envelope(ref)), 409: json(envelope({ type: 'null' })) },
+    },
+    patch: { parameters: id, responses: { 200: json(envelope(ref)), 409: json(envelope({ type: 'null' })) } },
+    ...(def.updateOnly ? {} : { delete: { parameters: id, responses: { 200: json(envelope({ type: 'object' })), 409: json(envelope({ type: 'null' })) } } }),
+  };
+  const status = statusFieldOf(def);
+  if (status) {
+    const steps = status[1].status.transitions.map((t) => `${t.from}→${t.to}${t.roles ? ` (${t.roles.join(', ')})` : ''}`).join(', ');
+    paths[`/api/${def.name}/{id}/transition/`] = {
+      post: {
+        summary: `Change the ${status[0]}: ${steps}; new records start in ${status[1].status.initial.join(' or ')}. Roles: ${writeRoles(def, 'transition').join(', ')}.`,
+        parameters: id,
+        requestBody: json({ type: 'object', required: ['to'], properties: { to: { type: 'integer', enum: status[1].options }, version: { type: 'integer' } } }),
+        responses: { 200: json(envelope(ref)), 409: json(envelope({ type: 'null' })) },
+      },
+    };
+  }
+  if (def.calendarField) {
+    const calendar = z.toJSONSchema(calendarParamsSchema(def), { io: 'input', unrepresentable: 'any' }) as { properties?: Record<string, unknown> };
+    paths[`/api/${def.name}/calendar/`] = {
+      get: {
+        summary: `Every record with ${def.calendarField} in [from, to] (at most 62 days), filtered like the list`,
+        parameters: Object.entries(calendar.properties ?? {})
+          .filter(([key]) => key !== 'filters')
+          .map(([key, schema]) => ({ name: key, in: 'query', required: true, schema })),
+        responses: { 200: json(envelope({ type: 'object', properties: { results: { type: 'array', items: ref }, truncated: { type: 'boolean' } } })) },
+      },
+    };
+  }
+  return paths;
+}
+
+/** Every other registered route, with its summary (`:param` → `{param}`). */
+function addRegisteredRoutes(paths: Record<string, unknown>, routes: readonly { method: string; url: string }[]) {
+  for (const route of routes) {
+    const path = route.url.replace(/:([A-Za-z]+)/g, '{$1}');
+    const method = route.method.toLowerCase();
+    if (method === 'head' || method === 'options' || !/^\/(api|files)\//.test(route.url)) continue;
+    const existing = (paths[path] ??= {}) as Record<string, unknown>;
+    if (existing[method]) continue;
+    existing[method] = { summary: HAND_WRITTEN_ROUTES[`${route.method} ${route.url}`] ?? 'undocumented', responses: { 200: json(envelope({})) } };
+  }
+}
 
 /** The OpenAPI entries of an entity's declared actions and sub-resources (ADR 032), bodies from their input fields. */
-function declaredPaths(def: EntityDef, envelope: Json, json: Json): Record<string, Record<string, unknown>> {
+function declaredPaths(def: EntityDef): Record<string, Record<string, unknown>> {
   const paths: Record<string, Record<string, unknown>> = {};
   const schemaOf = (fields: Parameters<typeof inputFieldsSchema>[0]) => z.toJSONSchema(inputFieldsSchema(fields), { io: 'input', unrepresentable: 'any' });
   const id = { name: 'id', in: 'path', required: true, schema: { type: 'integer' } };

@@ -105,98 +105,106 @@ async function seedRefund(tx: Db, subscriptionId: number, start: string, end: st
   );
 }
 
-export async function seedEvents(tx: Db) {
-  const events = [
-    // The first runs from two days ago for a week: there is always an event on today's date.
-    [
-      'Spring bike check at Nordic Bikes',
-      'Nordic Bikes AB',
-      'Sveavägen 10, Stockholm',
-      'Karin Lund',
-      '+46 8 123 45 67',
-      day(-2),
-      day(5),
-      2,
-      'Free safety check and small adjustments for employees.',
-      'Kostnadsfri säkerhetskontroll och små justeringar för anställda.',
-      'Courtyard',
-      'Innergården',
-      'Karin Lund',
-      'karin@nordicbikes.example',
-    ],
-    [
-      'Commuter day Solna',
-      'Nordic Bikes Solna',
-      'Solnavägen 3, Solna',
-      'Per Ek',
-      '+46 8 765 43 21',
-      day(14),
-      day(14),
-      1,
-      'Get your bicycle ready for the commuting season.',
-      'Gör cykeln redo för pendlingssäsongen.',
-      'Entrance hall',
-      'Entréhallen',
-      'Per Ek',
-      'per@nordicbikes.example',
-    ],
-    [
-      'Green Commute service day',
-      'Green Commute Ltd',
-      '1 Cycle Lane, London',
-      'Amy Fox',
-      '+44 20 7946 0000',
-      day(21),
-      day(22),
-      2,
-      'Two days of on-site servicing at the London office.',
-      'Två dagars service på plats vid kontoret i London.',
-      'Bike room',
-      'Cykelrummet',
-      'Amy Fox',
-      'amy@greencommute.example',
-    ],
-    [
-      'Winter tune-up',
-      'Nordic Bikes AB',
-      'Sveavägen 10, Stockholm',
-      'Karin Lund',
-      '+46 8 123 45 67',
-      day(-60),
-      day(-59),
-      4,
-      'Studded tyres and lights before the winter.',
-      'Dubbdäck och belysning inför vintern.',
-      'Garage',
-      'Garaget',
-      'Karin Lund',
-      'karin@nordicbikes.example',
-    ],
-    [
-      'Autumn pop-up (paused)',
-      'Green Commute Ltd',
-      'King’s Cross, London',
-      'Amy Fox',
-      '+44 20 7946 0000',
-      day(40),
-      day(41),
-      3,
-      'Pop-up service point, on hold.',
-      'Tillfällig servicepunkt, pausad.',
-      'Station square',
-      'Stationstorget',
-      null,
-      null,
-    ],
-  ] as const;
-  for (const e of events) {
+// [name, business, location, contact person, contact phone, first and last day (offsets from the day of seeding), status,
+//  description en and sv, place en and sv, responsible name and e-mail]
+const DEMO_EVENTS = [
+  // The first runs from two days ago for a week: there is always an event on today's date.
+  [
+    'Spring bike check at Nordic Bikes',
+    'Nordic Bikes AB',
+    'Sveavägen 10, Stockholm',
+    'Karin Lund',
+    '+46 8 123 45 67',
+    -2,
+    5,
+    2,
+    'Free safety check and small adjustments for employees.',
+    'Kostnadsfri säkerhetskontroll och små justeringar för anställda.',
+    'Courtyard',
+    'Innergården',
+    'Karin Lund',
+    'karin@nordicbikes.example',
+  ],
+  [
+    'Commuter day Solna',
+    'Nordic Bikes Solna',
+    'Solnavägen 3, Solna',
+    'Per Ek',
+    '+46 8 765 43 21',
+    14,
+    14,
+    1,
+    'Get your bicycle ready for the commuting season.',
+    'Gör cykeln redo för pendlingssäsongen.',
+    'Entrance hall',
+    'Entréhallen',
+    'Per Ek',
+    'per@nordicbikes.example',
+  ],
+  [
+    'Green Commute service day',
+    'Green Commute Ltd',
+    '1 Cycle Lane, London',
+    'Amy Fox',
+    '+44 20 7946 0000',
+    21,
+    22,
+    2,
+    'Two days of on-site servicing at the London office.',
+    'Två dagars service på plats vid kontoret i London.',
+    'Bike room',
+    'Cykelrummet',
+    'Amy Fox',
+    'amy@greencommute.example',
+  ],
+  [
+    'Winter tune-up',
+    'Nordic Bikes AB',
+    'Sveavägen 10, Stockholm',
+    'Karin Lund',
+    '+46 8 123 45 67',
+    -60,
+    -59,
+    4,
+    'Studded tyres and lights before the winter.',
+    'Dubbdäck och belysning inför vintern.',
+    'Garage',
+    'Garaget',
+    'Karin Lund',
+    'karin@nordicbikes.example',
+  ],
+  [
+    'Autumn pop-up (paused)',
+    'Green Commute Ltd',
+    'King’s Cross, London',
+    'Amy Fox',
+    '+44 20 7946 0000',
+    40,
+    41,
+    3,
+    'Pop-up service point, on hold.',
+    'Tillfällig servicepunkt, pausad.',
+    'Station square',
+    'Stationstorget',
+    null,
+    null,
+  ],
+] as const;
+
+/** The demo events: one running today, upcoming ones, a past one and a paused one. */
+async function insertEvents(tx: Db) {
+  for (const [name, business, location, person, phone, start, end, ...rest] of DEMO_EVENTS) {
     await tx.query(
       `insert into events (name, business, location, contact_person, contact_phone, start_date, end_date, status, description_en, description_sv, place_en, place_sv,
                            responsible_name, responsible_email, link, buddy_id)
        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, 'https://bikebuddy.example/events', (select id from users where email = 'buddy@example.com'))`,
-      [...e],
+      [name, business, location, person, phone, day(start), day(end), ...rest],
     );
   }
+}
+
+/** Every event's time slots, on its days. */
+async function insertEventSlots(tx: Db) {
   // [event, date offset, start, end, name]
   const slots: [number, number, string, string, string][] = [
     [1, -2, '09:00', '12:00', 'Morning'],
@@ -212,6 +220,10 @@ export async function seedEvents(tx: Db) {
   for (const [event, offset, start, end, name] of slots) {
     await tx.query('insert into event_slots (event_id, name, date, start_time, end_time, capacity) values ($1, $2, $3, $4, $5, 6)', [event, name, day(offset), start, end]);
   }
+}
+
+/** Bookings in every status, some linked to a finished service. */
+async function insertEventBookings(tx: Db) {
   // [event, slot, user offset, status, main company, company, given company, which finished service (0 = the first) or none]
   const bookings: [number, number, number, string, number | null, number | null, string | null, number | null][] = [
     [1, 1, 0, 'attended', 1, 1, 'Nordic Bikes', 1001],
@@ -236,6 +248,12 @@ export async function seedEvents(tx: Db) {
       [service, main, company, event, status, given, slot],
     );
   }
+}
+
+export async function seedEvents(tx: Db) {
+  await insertEvents(tx);
+  await insertEventSlots(tx);
+  await insertEventBookings(tx);
 }
 
 export async function seedTrialGroups(tx: Db) {

@@ -135,59 +135,61 @@ async function seedAccounts(tx: Db, hash: string) {
   }
 }
 
+/** A table the demo fills as it is: its columns and rows. */
+interface Catalogue {
+  table: string;
+  columns: string[];
+  rows: unknown[][];
+}
+
 /** Bicycle types, languages, competencies, ranges, slots, checklist items, products, companies and promo codes. */
-async function seedCatalogues(tx: Db) {
-  await insertAll(
-    tx,
-    'bicycle_types',
-    ['name', 'description'],
-    [
+const CATALOGUES: Catalogue[] = [
+  {
+    table: 'bicycle_types',
+    columns: ['name', 'description'],
+    rows: [
       ['City bike', 'Upright everyday bicycle'],
       ['Road bike', 'Drop bars, narrow tyres'],
       ['Mountain bike', 'Suspension and wide tyres'],
       ['E-bike', 'Pedal-assisted electric bicycle'],
       ['Cargo bike', 'Box or long-tail cargo bicycle'],
     ],
-  );
-  await insertAll(
-    tx,
-    'languages',
-    ['code', 'name', 'native_name'],
-    [
+  },
+  {
+    table: 'languages',
+    columns: ['code', 'name', 'native_name'],
+    rows: [
       ['en', 'English', 'English'],
       ['sv', 'Swedish', 'Svenska'],
       ['fi', 'Finnish', 'Suomi'],
       ['ar', 'Arabic', 'العربية'],
     ],
-  );
-  await insertAll(
-    tx,
-    'competencies',
-    ['name', 'description'],
-    [
+  },
+  {
+    table: 'competencies',
+    columns: ['name', 'description'],
+    rows: [
       ['Brakes', 'Disc and rim brakes, bleeding hydraulics'],
       ['Gears', 'Derailleurs and hub gears'],
       ['Wheels', 'Truing, spokes and hubs'],
       ['E-bike systems', 'Motors, batteries and diagnostics'],
     ],
-  );
-  await insertAll(tx, 'operational_ranges', ['name'], [['Stockholm inner city'], ['Solna'], ['Nacka'], ['London central']]);
-  await insertAll(
-    tx,
-    'service_slots',
-    ['name', 'start_time', 'end_time', 'max', 'is_active'],
-    [
+  },
+  { table: 'operational_ranges', columns: ['name'], rows: [['Stockholm inner city'], ['Solna'], ['Nacka'], ['London central']] },
+  {
+    table: 'service_slots',
+    columns: ['name', 'start_time', 'end_time', 'max', 'is_active'],
+    rows: [
       ['Morning', '08:00', '12:00', 4, true],
       ['Afternoon', '12:00', '16:00', 4, true],
       ['Evening', '16:00', '20:00', 2, true],
       ['Night (paused)', '20:00', '22:00', 1, false],
     ],
-  );
-  await insertAll(
-    tx,
-    'service_items',
-    ['name_en', 'name_sv', 'description'],
-    [
+  },
+  {
+    table: 'service_items',
+    columns: ['name_en', 'name_sv', 'description'],
+    rows: [
       ['Brakes', 'Bromsar', 'Pads, cables and braking power'],
       ['Gears', 'Växlar', 'Shifting across all gears'],
       ['Chain', 'Kedja', 'Wear, lubrication and tension'],
@@ -195,37 +197,39 @@ async function seedCatalogues(tx: Db) {
       ['Lights', 'Belysning', 'Front and rear lights'],
       ['Wheels', 'Hjul', 'True and spoke tension'],
     ],
-  );
-  await insertAll(
-    tx,
-    'products',
-    ['name_en', 'name_sv', 'description_en', 'description_sv', 'price_sek', 'price_gbp', 'max_quantity_per_bicycle', 'is_active'],
-    [
+  },
+  {
+    table: 'products',
+    columns: ['name_en', 'name_sv', 'description_en', 'description_sv', 'price_sek', 'price_gbp', 'max_quantity_per_bicycle', 'is_active'],
+    rows: [
       ['Inner tube', 'Innerslang', 'Replacement inner tube', 'Ny innerslang', 89, 7.5, 2, true],
       ['Brake pads', 'Bromsbelägg', 'A pair of brake pads', 'Ett par bromsbelägg', 149, 12, 2, true],
       ['Chain', 'Kedja', 'New chain, fitted', 'Ny kedja, monterad', 299, 24, 1, true],
       ['Winter tyres', 'Vinterdäck', 'Studded tyre', 'Dubbdäck', 549, 45, 2, false],
     ],
-  );
-  await insertAll(
-    tx,
-    'companies',
-    ['name', 'address', 'contact_person', 'contact_phone', 'contact_email', 'billing_email', 'is_main_company', 'main_company_id'],
-    [
+  },
+  {
+    table: 'companies',
+    columns: ['name', 'address', 'contact_person', 'contact_phone', 'contact_email', 'billing_email', 'is_main_company', 'main_company_id'],
+    rows: [
       ['Nordic Bikes AB', 'Sveavägen 10, Stockholm', 'Karin Lund', '+46 8 123 45 67', 'karin@nordicbikes.example', 'billing@nordicbikes.example', true, null],
       ['Nordic Bikes Solna', 'Solnavägen 3, Solna', 'Per Ek', '+46 8 765 43 21', 'per@nordicbikes.example', null, false, 1],
       ['Green Commute Ltd', '1 Cycle Lane, London', 'Amy Fox', '+44 20 7946 0000', 'amy@greencommute.example', 'ap@greencommute.example', true, null],
     ],
-  );
-  await insertAll(
-    tx,
-    'promo_codes',
-    ['code', 'company_name', 'duration_days', 'max_uses', 'uses', 'discount_percent', 'starts_at', 'expires_at'],
-    [
+  },
+  {
+    table: 'promo_codes',
+    columns: ['code', 'company_name', 'duration_days', 'max_uses', 'uses', 'discount_percent', 'starts_at', 'expires_at'],
+    rows: [
       ['SPRING26', 'Nordic Bikes AB', 30, 100, 2, 20, '2026-03-01', '2026-06-01'],
       ['WELCOME', null, 14, 1000, 1, 10, '2026-01-01', '2027-01-01'],
     ],
-  );
+  },
+];
+
+/** The catalogues above, in their order, and who has used which promo code. */
+async function seedCatalogues(tx: Db) {
+  for (const { table, columns, rows } of CATALOGUES) await insertAll(tx, table, columns, rows);
   await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 1, id from users where email in ('user@example.com', 'buddy@example.com')`);
   await tx.query(`insert into promo_code_uses (promo_code_id, user_id) select 2, id from users where email = 'user@example.com'`);
 }

@@ -99,19 +99,24 @@ async function readBoard(tx: Db, date: string, lang: 'en' | 'sv'): Promise<Dispa
     date,
     slots: slots.map((s) => ({ ...s, id: Number(s.id), max: Number(s.max) })),
     buddies: boardBuddies,
-    services: services.map((s): DispatchService => ({
-      id: Number(s.id),
-      version: Number(s.version),
-      status: Number(s.status),
-      buddy_id: Number(s.buddy_id),
-      buddy_label: String(s.buddy_label ?? ''),
-      service_slot_id: Number(s.service_slot_id),
-      service_time: (s.service_time as string | null) ?? null,
-      address: (s.address as string | null) ?? null,
-      bicycle_label: String(s.bicycle_label ?? ''),
-      owner_label: (s.owner_label as string | null) ?? null,
-      service_type_label: (s.service_type_label as string | null) ?? null,
-      notes: (s.notes as string | null) ?? null,
-    })),
+    services: services.map(dispatchServiceOf),
+  };
+}
+
+/** A service row as the board shows it: ids and numbers as numbers, labels as text. */
+function dispatchServiceOf(s: Record<string, unknown>): DispatchService {
+  return {
+    id: Number(s.id),
+    version: Number(s.version),
+    status: Number(s.status),
+    buddy_id: Number(s.buddy_id),
+    buddy_label: String(s.buddy_label ?? ''),
+    service_slot_id: Number(s.service_slot_id),
+    service_time: (s.service_time as string | null) ?? null,
+    address: (s.address as string | null) ?? null,
+    bicycle_label: String(s.bicycle_label ?? ''),
+    owner_label: (s.owner_label as string | null) ?? null,
+    service_type_label: (s.service_type_label as string | null) ?? null,
+    notes: (s.notes as string | null) ?? null,
   };
 }

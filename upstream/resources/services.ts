@@ -9,30 +9,12 @@ import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
-import { parseBody } from '../routes/validation.ts';
+import { idParam, parseBody } from '../routes/validation.ts';
 import { checkCapacity, lockBuddyDays } from './capacity.ts';
 import type { EntityHandlersFactory, EntityResource, WriteContext } from './entity-resource.ts';
 
-const params = z.object({
-  id: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
-  key: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
-});
-const itemKey = params;
-const imageParams = params.extend({
-  imageId: z.coerce
-    .number()
-    .int()
-    .positive()
-    .max(2 ** 53),
-});
+const itemKey = idParam.extend({ key: idParam.shape.id });
+const imageParams = itemKey.extend({ imageId: idParam.shape.id });
 const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048) });
 
 const FINAL_STATUSES: readonly number[] = [SERVICE_STATUS.CanceledByBuddy, SERVICE_STATUS.Finished, SERVICE_STATUS.CanceledByUserOrAdmin];
@@ -82,69 +64,68 @@ export function checkServiceChange(input: Record<string, unknown>, { current, fo
   if (finishing && !force && String(input.service_date) > latestToday) throw new ApiError(409, 'finish_before_date', undefined, { status: 'validation.finishBeforeDate' });
 }
 
-/** Services: the write rules above on the generic resource, and the service details checklist with images. */
-export const handlers: EntityHandlersFactory = ({ db, config }) => {
-  const writers = requireAuth(config, writeRoles(servicesEntity, 'transition'));
+/** The service as the caller may see it (a Buddy: only theirs), or 404. */
+async function visibleService({ fetchOne }: EntityResource, id: number, user: AuthUser, tx: Db) {
+  const service = await fetchOne(id, tx, user);
+  if (!service) throw new ApiError(404, 'not_found');
+  return service;
+}
 
-  /** The service as the caller may see it (a Buddy: only theirs), or 404. */
-  async function visibleService({ fetchOne }: EntityResource, id: number, user: AuthUser, tx: Db = db) {
-    const service = await fetchOne(id, tx, user);
-    if (!service) throw new ApiError(404, 'not_found');
-    return service;
+/** Details are recorded while the service is booked; afterwards they are the record of what was done. */
+async function editableService({ fetchOne }: EntityResource, id: number, user: AuthUser, tx: Db) {
+  const service = await fetchOne(id, tx, user, true);
+  if (!service) throw new ApiError(404, 'not_found');
+  if (Number(service.status) !== SERVICE_STATUS.Booked) throw new ApiError(409, 'service_not_booked');
+  return service;
+}
+
+/** The checklist of a service: every service item, with its detail and images where one was recorded. */
+async function detailRows(tx: Db, serviceId: number): Promise<ServiceDetailRow[]> {
+  const { rows: items } = await tx.query<Record<string, unknown>>(
+    `select i.id as service_item_id, i.name_en, i.name_sv, i.description,
+            d.id as detail_id, d.check_status, d.needs_repair, d.notes, d.version, d.updated_at
+       from service_items i left join service_details d on d.service_item_id = i.id and d.service_id = $1
+      order by i.name_en, i.id`,
+    [serviceId],
+  );
+  const { rows: images } = await tx.query<{ id: number; service_detail_id: number; url: string }>(
+    'select m.id, m.service_detail_id, m.url from service_detail_images m join service_details d on d.id = m.service_detail_id where d.service_id = $1 order by m.id',
+    [serviceId],
+  );
+  return items.map((r) => ({
+    service_item_id: Number(r.service_item_id),
+    name_en: String(r.name_en),
+    name_sv: String(r.name_sv),
+    description: (r.description as string | null) ?? null,
+    detail:
+      r.detail_id === null || r.detail_id === undefined
+        ? null
+        : {
+            id: Number(r.detail_id),
+            check_status: r.check_status === null ? null : (Number(r.check_status) as 1 | 2 | 3),
+            needs_repair: Boolean(r.needs_repair),
+            notes: (r.notes as string | null) ?? null,
+            version: Number(r.version),
+            updated_at: new Date(r.updated_at as string).toISOString(),
+            images: images.filter((m) => Number(m.service_detail_id) === Number(r.detail_id)).map((m) => ({ id: Number(m.id), url: m.url })),
+          },
+  }));
+}
+
+async function ensureItem(tx: Db, itemId: number) {
+  const { rows: found } = await tx.query('select 1 from service_items where id = $1', [itemId]);
+  if (!found[0]) throw new ApiError(404, 'not_found');
+}
+
+/** The details sub-resource: the checklist (list) and one item's check (set). */
+function detailHandlers(db: Db) {
+  async function list(req: FastifyRequest, reply: FastifyReply, resource: EntityResource) {
+    const { id } = parseBody(idParam, req.params);
+    await visibleService(resource, id, req.user!, db);
+    return ok(reply, await detailRows(db, id));
   }
 
-  /** Details are recorded while the service is booked; afterwards they are the record of what was done. */
-  async function editableService({ fetchOne }: EntityResource, id: number, user: AuthUser, tx: Db) {
-    const service = await fetchOne(id, tx, user, true);
-    if (!service) throw new ApiError(404, 'not_found');
-    if (Number(service.status) !== SERVICE_STATUS.Booked) throw new ApiError(409, 'service_not_booked');
-    return service;
-  }
-
-  async function rows(serviceId: number, tx: Db = db): Promise<ServiceDetailRow[]> {
-    const { rows: items } = await tx.query<Record<string, unknown>>(
-      `select i.id as service_item_id, i.name_en, i.name_sv, i.description,
-              d.id as detail_id, d.check_status, d.needs_repair, d.notes, d.version, d.updated_at
-         from service_items i left join service_details d on d.service_item_id = i.id and d.service_id = $1
-        order by i.name_en, i.id`,
-      [serviceId],
-    );
-    const { rows: images } = await tx.query<{ id: number; service_detail_id: number; url: string }>(
-      'select m.id, m.service_detail_id, m.url from service_detail_images m join service_details d on d.id = m.service_detail_id where d.service_id = $1 order by m.id',
-      [serviceId],
-    );
-    return items.map((r) => ({
-      service_item_id: Number(r.service_item_id),
-      name_en: String(r.name_en),
-      name_sv: String(r.name_sv),
-      description: (r.description as string | null) ?? null,
-      detail:
-        r.detail_id === null || r.detail_id === undefined
-          ? null
-          : {
-              id: Number(r.detail_id),
-              check_status: r.check_status === null ? null : (Number(r.check_status) as 1 | 2 | 3),
-              needs_repair: Boolean(r.needs_repair),
-              notes: (r.notes as string | null) ?? null,
-              version: Number(r.version),
-              updated_at: new Date(r.updated_at as string).toISOString(),
-              images: images.filter((m) => Number(m.service_detail_id) === Number(r.detail_id)).map((m) => ({ id: Number(m.id), url: m.url })),
-            },
-    }));
-  }
-
-  async function ensureItem(tx: Db, itemId: number) {
-    const { rows: found } = await tx.query('select 1 from service_items where id = $1', [itemId]);
-    if (!found[0]) throw new ApiError(404, 'not_found');
-  }
-
-  async function listDetails(req: FastifyRequest, reply: FastifyReply, resource: EntityResource) {
-    const { id } = parseBody(params.pick({ id: true }), req.params);
-    await visibleService(resource, id, req.user!);
-    return ok(reply, await rows(id));
-  }
-
-  async function setDetail(req: FastifyRequest, reply: FastifyReply, resource: EntityResource) {
+  async function set(req: FastifyRequest, reply: FastifyReply, resource: EntityResource) {
     const { id, key: itemId } = parseBody(itemKey, req.params);
     const input = parseBody(serviceDetailInput, req.body);
     const result = await db.transaction(async (tx) => {
@@ -156,15 +137,20 @@ export const handlers: EntityHandlersFactory = ({ db, config }) => {
          do update set check_status = excluded.check_status, needs_repair = excluded.needs_repair, notes = excluded.notes, version = service_details.version + 1, updated_at = now()`,
         [id, itemId, input.check_status, input.needs_repair, input.notes],
       );
-      return (await rows(id, tx)).find((r) => r.service_item_id === itemId)!;
+      return (await detailRows(tx, id)).find((r) => r.service_item_id === itemId)!;
     });
     return ok(reply, result);
   }
 
-  // The images of a checklist row: routes of their own (not declared: an item of an item).
-  const routes = (app: FastifyInstance, resource: EntityResource) => {
+  return { list, set };
+}
+
+// The images of a checklist row: routes of their own (not declared: an item of an item).
+function imageRoutes(db: Db, config: UpstreamConfig) {
+  const writers = requireAuth(config, writeRoles(servicesEntity, 'transition'));
+  return (app: FastifyInstance, resource: EntityResource) => {
     app.post('/api/services/:id/details/:key/images/', { preHandler: writers }, async (req, reply) => {
-      const { id, key: itemId } = parseBody(params, req.params);
+      const { id, key: itemId } = parseBody(itemKey, req.params);
       const { url } = parseBody(imageInput, req.body);
       // Only files stored through our own signed uploads can be attached (ADR 020).
       await checkUploadedImage(db, config, url, { field: 'url', kind: 'service_detail_image', current: null });
@@ -196,10 +182,11 @@ export const handlers: EntityHandlersFactory = ({ db, config }) => {
       return ok(reply, { id: imageId });
     });
   };
+}
 
-  return {
-    hooks: { beforeWrite: serviceWriteRules(config) },
-    subResources: { details: { list: listDetails, set: setDetail } },
-    routes,
-  };
-};
+/** Services: the write rules above on the generic resource, and the service details checklist with images. */
+export const handlers: EntityHandlersFactory = ({ db, config }) => ({
+  hooks: { beforeWrite: serviceWriteRules(config) },
+  subResources: { details: detailHandlers(db) },
+  routes: imageRoutes(db, config),
+});

@@ -62,30 +62,29 @@ async function refundDue(tx: Db, id: number, s: Locked, today: string): Promise<
   return amountMinor > 0 ? { paymentId: Number(payment.id), currency: payment.currency, computed: { ...share, amountMinor } } : null;
 }
 
-/** Subscriptions: read-only lists plus the two actions, activate and cancel with the pro-rata refund of ADR 012 and 019. */
-export const handlers: EntityHandlersFactory = ({ db }) => {
-  /** The subscription row locked for an action, with amounts in minor units computed by PostgreSQL. */
-  async function lock(tx: Db, id: number): Promise<Locked> {
-    const { rows } = await tx.query<Record<string, unknown>>(
-      `select s.status, s.cancel_at_period_end, (s.amount * 100)::bigint as amount_minor, s.currency,
-              to_char(s.current_period_start, 'YYYY-MM-DD') as period_start, to_char(s.current_period_end, 'YYYY-MM-DD') as period_end,
-              p.frequency, (case when s.currency = 'gbp' then p.price_gbp else p.price_sek end * 100)::bigint as plan_price_minor
-         from subscriptions s join subscription_plans p on p.id = s.plan_id
-        where s.id = $1 for update of s`,
-      [id],
-    );
-    const row = rows[0];
-    if (!row) throw new ApiError(404, 'not_found');
-    return { ...(row as unknown as Locked), amount_minor: Number(row.amount_minor), plan_price_minor: Number(row.plan_price_minor) };
-  }
+/** The subscription row locked for an action, with amounts in minor units computed by PostgreSQL. */
+async function lockSubscription(tx: Db, id: number): Promise<Locked> {
+  const { rows } = await tx.query<Record<string, unknown>>(
+    `select s.status, s.cancel_at_period_end, (s.amount * 100)::bigint as amount_minor, s.currency,
+            to_char(s.current_period_start, 'YYYY-MM-DD') as period_start, to_char(s.current_period_end, 'YYYY-MM-DD') as period_end,
+            p.frequency, (case when s.currency = 'gbp' then p.price_gbp else p.price_sek end * 100)::bigint as plan_price_minor
+       from subscriptions s join subscription_plans p on p.id = s.plan_id
+      where s.id = $1 for update of s`,
+    [id],
+  );
+  const row = rows[0];
+  if (!row) throw new ApiError(404, 'not_found');
+  return { ...(row as unknown as Locked), amount_minor: Number(row.amount_minor), plan_price_minor: Number(row.plan_price_minor) };
+}
 
-  // Activate and cancel are idempotent: asking for the state a subscription is already in changes nothing
-  // and answers it as it is (`changed: false`), so a double click or a retried request never refunds twice.
-  const activate: EntityRouteHandler = async (req, reply, { fetchOne }) => {
+// Activate and cancel are idempotent: asking for the state a subscription is already in changes nothing
+// and answers it as it is (`changed: false`), so a double click or a retried request never refunds twice.
+function activateAction(db: Db): EntityRouteHandler {
+  return async (req, reply, { fetchOne }) => {
     const { id } = parseBody(idParam, req.params);
     const today = todayUtc();
     const changed = await db.transaction(async (tx) => {
-      const s = await lock(tx, id);
+      const s = await lockSubscription(tx, id);
       const months = FREQUENCY_MONTHS[s.frequency];
       const newPeriod = `current_period_start = $2::date, current_period_end = ($2::date + make_interval(months => $3))::date`;
       let sets: string;
@@ -109,14 +108,16 @@ export const handlers: EntityHandlersFactory = ({ db }) => {
     });
     return ok(reply, { subscription: await fetchOne(id), refund: null, changed });
   };
+}
 
-  const cancel: EntityRouteHandler = async (req, reply, { fetchOne }) => {
+function cancelAction(db: Db): EntityRouteHandler {
+  return async (req, reply, { fetchOne }) => {
     const { id } = parseBody(idParam, req.params);
     const { at_period_end } = parseBody(cancelInput, req.body ?? {});
     const today = todayUtc();
     const { refund, changed } = await db.transaction(async (tx): Promise<{ refund: RefundAnswer | null; changed: boolean }> => {
       // The row lock makes concurrent cancels queue: the second finds it canceled and refunds nothing.
-      const s = await lock(tx, id);
+      const s = await lockSubscription(tx, id);
       if (s.status === 'canceled') return { refund: null, changed: false };
       if (at_period_end) {
         if (s.status !== 'active' && s.status !== 'trialing') throw invalidState('cancel', s.status);
@@ -143,9 +144,11 @@ export const handlers: EntityHandlersFactory = ({ db }) => {
     });
     return ok(reply, { subscription: await fetchOne(id), refund, changed });
   };
+}
 
-  /** The refunds a subscription has paid out, newest first, with who cancelled (issue 13). */
-  const refunds: EntityRouteHandler = async (req, reply) => {
+/** The refunds a subscription has paid out, newest first, with who cancelled (issue 13). */
+function listRefunds(db: Db): EntityRouteHandler {
+  return async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const { rows: exists } = await db.query('select 1 from subscriptions where id = $1', [id]);
     if (!exists[0]) throw new ApiError(404, 'not_found');
@@ -172,6 +175,10 @@ export const handlers: EntityHandlersFactory = ({ db }) => {
     }));
     return ok(reply, { results });
   };
+}
 
-  return { actions: { activate, cancel }, subResources: { refunds: { list: refunds } } };
-};
+/** Subscriptions: read-only lists plus the two actions, activate and cancel with the pro-rata refund of ADR 012 and 019. */
+export const handlers: EntityHandlersFactory = ({ db }) => ({
+  actions: { activate: activateAction(db), cancel: cancelAction(db) },
+  subResources: { refunds: { list: listRefunds(db) } },
+});

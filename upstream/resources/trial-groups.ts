@@ -62,101 +62,90 @@ async function inviteOne(db: Db, invitations: Invitations, groupId: number, abou
   return { email: address, success: true, status: 'registered' };
 }
 
-/**
- * Trial groups (ADR 014): the generic resource plus members, invitations and statistics.
- * Invitations reuse the account invitation (pending user, 7-day link, outbox mail); the trigger of
- * migration 025 turns an invitation `registered` when its person accepts.
- */
-export const handlers: EntityHandlersFactory = ({ db, invitations }) => {
-  async function groupName(id: number): Promise<string> {
-    const { rows } = await db.query<{ name: string }>('select name from trial_groups where id = $1', [id]);
-    if (!rows[0]) throw new ApiError(404, 'not_found');
-    return rows[0].name;
-  }
+/** The group's name (what its invitations are about), or 404 when there is no such group. */
+async function groupName(db: Db, id: number): Promise<string> {
+  const { rows } = await db.query<{ name: string }>('select name from trial_groups where id = $1', [id]);
+  if (!rows[0]) throw new ApiError(404, 'not_found');
+  return rows[0].name;
+}
 
-  async function members(id: number): Promise<TrialGroupMember[]> {
-    const { rows } = await db.query<Record<string, unknown>>(
-      `select u.id as user_id, u.email, u.first_name, u.last_name, u.invitation_status, m.added_at
-         from trial_group_users m join users u on u.id = m.user_id
-        where m.trial_group_id = $1 order by m.added_at, u.id limit 1000`,
-      [id],
-    );
-    return rows.map((r) => ({ ...(r as unknown as TrialGroupMember), user_id: Number(r.user_id), added_at: iso(r.added_at)! }));
-  }
+async function members(db: Db, id: number): Promise<TrialGroupMember[]> {
+  const { rows } = await db.query<Record<string, unknown>>(
+    `select u.id as user_id, u.email, u.first_name, u.last_name, u.invitation_status, m.added_at
+       from trial_group_users m join users u on u.id = m.user_id
+      where m.trial_group_id = $1 order by m.added_at, u.id limit 1000`,
+    [id],
+  );
+  return rows.map((r) => ({ ...(r as unknown as TrialGroupMember), user_id: Number(r.user_id), added_at: iso(r.added_at)! }));
+}
 
-  async function invites(id: number): Promise<TrialGroupInvite[]> {
-    const { rows } = await db.query<Record<string, unknown>>(
-      `select id, user_id, email, status, invited_at, registered_at, sent_count from trial_group_invites
-        where trial_group_id = $1 order by invited_at desc, id desc limit 1000`,
-      [id],
-    );
-    return rows.map((r) => ({
-      ...(r as unknown as TrialGroupInvite),
-      id: Number(r.id),
-      user_id: Number(r.user_id),
-      sent_count: Number(r.sent_count),
-      invited_at: iso(r.invited_at)!,
-      registered_at: iso(r.registered_at),
-    }));
-  }
+async function invites(db: Db, id: number): Promise<TrialGroupInvite[]> {
+  const { rows } = await db.query<Record<string, unknown>>(
+    `select id, user_id, email, status, invited_at, registered_at, sent_count from trial_group_invites
+      where trial_group_id = $1 order by invited_at desc, id desc limit 1000`,
+    [id],
+  );
+  return rows.map((r) => ({
+    ...(r as unknown as TrialGroupInvite),
+    id: Number(r.id),
+    user_id: Number(r.user_id),
+    sent_count: Number(r.sent_count),
+    invited_at: iso(r.invited_at)!,
+    registered_at: iso(r.registered_at),
+  }));
+}
 
-  const listMembers: EntityRouteHandler = async (req, reply) => {
+/** A user's id, in a body or a path, parsed as a record's `:id` is. */
+const userIdField = idParam.shape.id;
+
+/** The members sub-resource: list, add, remove. */
+function memberHandlers(db: Db) {
+  const list: EntityRouteHandler = async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
-    await groupName(id);
-    return ok(reply, await members(id));
+    await groupName(db, id);
+    return ok(reply, await members(db, id));
   };
 
   /** Adds an existing user to the group (no invitation needed). */
-  const addMember: EntityRouteHandler = async (req, reply) => {
+  const add: EntityRouteHandler = async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
-    const { user_id } = parseBody(
-      z.object({
-        user_id: z.coerce
-          .number()
-          .int()
-          .positive()
-          .max(2 ** 53),
-      }),
-      req.body,
-    );
-    await groupName(id);
+    const { user_id } = parseBody(z.object({ user_id: userIdField }), req.body);
+    await groupName(db, id);
     try {
       await db.query('insert into trial_group_users (trial_group_id, user_id) values ($1, $2) on conflict do nothing', [id, user_id]);
     } catch (error) {
       if ((error as { code?: string }).code === '23503') throw new ApiError(400, 'validation_error', undefined, { user_id: 'validation.option' });
       throw error;
     }
-    return ok(reply, await members(id));
+    return ok(reply, await members(db, id));
   };
 
-  const removeMember: EntityRouteHandler = async (req, reply) => {
-    const { id, key: userId } = parseBody(
-      idParam.extend({
-        key: z.coerce
-          .number()
-          .int()
-          .positive()
-          .max(2 ** 53),
-      }),
-      req.params,
-    );
-    await groupName(id);
+  const remove: EntityRouteHandler = async (req, reply) => {
+    const { id, key: userId } = parseBody(idParam.extend({ key: userIdField }), req.params);
+    await groupName(db, id);
     const { rows } = await db.query('delete from trial_group_users where trial_group_id = $1 and user_id = $2 returning user_id', [id, userId]);
     if (!rows[0]) throw new ApiError(404, 'not_found');
-    return ok(reply, await members(id));
+    return ok(reply, await members(db, id));
   };
 
-  const listInvites: EntityRouteHandler = async (req, reply) => {
+  return { list, add, remove };
+}
+
+function listInvites(db: Db): EntityRouteHandler {
+  return async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
-    await groupName(id);
-    return ok(reply, await invites(id));
+    await groupName(db, id);
+    return ok(reply, await invites(db, id));
   };
+}
 
+/** The group's actions: invite addresses, and send a fresh link to the invited who have not registered. */
+function inviteActions(db: Db, invitations: Invitations) {
   /** `{emails: "a@x.se, b@y.se"}` → one result per address, as account/bulk-invite answers. */
   const invite: EntityRouteHandler = async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
     const { emails } = parseBody(trialInviteInput, req.body);
-    const about = await groupName(id);
+    const about = await groupName(db, id);
     const results: TrialInviteResult[] = [];
     for (const email of splitAddresses(emails)) results.push(await inviteOne(db, invitations, id, about, email, req.log));
     return ok(reply, { results });
@@ -165,7 +154,7 @@ export const handlers: EntityHandlersFactory = ({ db, invitations }) => {
   /** A fresh link to everyone invited who has not registered yet; earlier links stop working. */
   const reinvite: EntityRouteHandler = async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
-    const about = await groupName(id);
+    const about = await groupName(db, id);
     const { rows } = await db.query<{ user_id: number; email: string }>(
       `select i.user_id, u.email from trial_group_invites i join users u on u.id = i.user_id
         where i.trial_group_id = $1 and i.status = 'invited' and u.invitation_status = 'pending' order by i.id`,
@@ -180,30 +169,38 @@ export const handlers: EntityHandlersFactory = ({ db, invitations }) => {
     return ok(reply, { reinvited: rows.length });
   };
 
-  const statistics = async (req: FastifyRequest, reply: FastifyReply) => {
-    const { id } = parseBody(idParam, req.params);
-    await groupName(id);
-    const { rows } = await db.query<Record<string, number>>(
-      `select (select count(*)::int from trial_group_invites where trial_group_id = $1) as invited,
-              (select count(*)::int from trial_group_invites where trial_group_id = $1 and status = 'registered') as registered,
-              (select count(*)::int from trial_group_users where trial_group_id = $1) as members`,
-      [id],
-    );
-    const r = rows[0]!;
-    const stats: TrialGroupStatistics = {
-      invited: Number(r.invited),
-      registered: Number(r.registered),
-      pending: Number(r.invited) - Number(r.registered),
-      members: Number(r.members),
-    };
-    return ok(reply, stats);
-  };
+  return { invite, reinvite };
+}
 
-  return {
-    actions: { invite, reinvite },
-    subResources: { users: { list: listMembers, add: addMember, remove: removeMember }, invites: { list: listInvites } },
-    routes(app: FastifyInstance, { read }) {
-      app.get('/api/trial-groups/:id/statistics/', { preHandler: read }, (req, reply) => statistics(req, reply));
-    },
+/** GET trial-groups/<id>/statistics/: invited, registered, pending and member counts. */
+async function statistics(db: Db, req: FastifyRequest, reply: FastifyReply) {
+  const { id } = parseBody(idParam, req.params);
+  await groupName(db, id);
+  const { rows } = await db.query<Record<string, number>>(
+    `select (select count(*)::int from trial_group_invites where trial_group_id = $1) as invited,
+            (select count(*)::int from trial_group_invites where trial_group_id = $1 and status = 'registered') as registered,
+            (select count(*)::int from trial_group_users where trial_group_id = $1) as members`,
+    [id],
+  );
+  const r = rows[0]!;
+  const stats: TrialGroupStatistics = {
+    invited: Number(r.invited),
+    registered: Number(r.registered),
+    pending: Number(r.invited) - Number(r.registered),
+    members: Number(r.members),
   };
-};
+  return ok(reply, stats);
+}
+
+/**
+ * Trial groups (ADR 014): the generic resource plus members, invitations and statistics.
+ * Invitations reuse the account invitation (pending user, 7-day link, outbox mail); the trigger of
+ * migration 025 turns an invitation `registered` when its person accepts.
+ */
+export const handlers: EntityHandlersFactory = ({ db, invitations }) => ({
+  actions: inviteActions(db, invitations),
+  subResources: { users: memberHandlers(db), invites: { list: listInvites(db) } },
+  routes(app: FastifyInstance, { read }) {
+    app.get('/api/trial-groups/:id/statistics/', { preHandler: read }, (req, reply) => statistics(db, req, reply));
+  },
+});
