@@ -14,6 +14,7 @@ import { subscriptionPlansEntity } from '../../shared/entities/subscription-plan
 import { ResourceListPage } from '../entity/resource-list-page.tsx';
 import { ErrorState } from '../components/error-state.tsx';
 import { RecordActions } from '../entity/record-actions.tsx';
+import type { UserListRow } from '../../server/trpc/extras/users.ts';
 import { usersEntity } from '../../shared/entities/users.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { invitationContext, invitationTestId } from './user-invitations.ts';
@@ -209,17 +210,16 @@ export default function UsersPage() {
   );
 }
 
-function UsersList({ isAdmin }: { isAdmin: boolean }) {
-  const { t, i18n } = useTranslation();
+type UpdateParams = (changes: Record<string, string | number | undefined>) => void;
+type UserRow = UserListRow;
+type FilterKey = 'role' | 'user_type' | 'account_status' | 'invitation_status';
+
+/** The list's search, filters and page live in the address; the search box waits for a pause in typing. */
+function useListAddress() {
   const [search, setSearch] = useSearchParams();
   const params = useMemo(() => parseUserListParams(search), [search]);
-  const list = trpc.users.list.useQuery(params);
-  const [dialog, setDialog] = useState<'invite' | 'bulk' | null>(null);
   const [text, setText] = useState(params.search ?? '');
-  const roleNames = useRoleNames();
-  const label = Object.fromEntries(COLUMNS.map((c) => [c, t(`users.fields.${c}`)])) as Record<(typeof COLUMNS)[number], string>;
-
-  const update = (changes: Record<string, string | number | undefined>) =>
+  const update: UpdateParams = (changes) =>
     setSearch((current) => {
       const next = new URLSearchParams(current);
       for (const [k, v] of Object.entries(changes)) {
@@ -229,7 +229,6 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
       if (!('page' in changes)) next.delete('page');
       return next;
     });
-
   // Back and forward change the URL: the search box follows it.
   useEffect(() => setText(params.search ?? ''), [params.search]);
   useEffect(() => {
@@ -238,8 +237,14 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
     return () => clearTimeout(timer);
     // eslint-disable-next-line react-hooks/exhaustive-deps -- only typing starts the wait; `update` and `params` change with the address this effect itself changes
   }, [text]);
+  return { params, update, text, setText };
+}
 
-  const filter = (key: 'role' | 'user_type' | 'account_status' | 'invitation_status', options: readonly (string | number)[], label: (o: string | number) => string) => (
+/** The search box and the role, type and status filters. */
+function UsersFilters({ params, update, text, setText }: ReturnType<typeof useListAddress>) {
+  const { t } = useTranslation();
+  const roleNames = useRoleNames();
+  const filter = (key: FilterKey, options: readonly (string | number)[], label: (o: string | number) => string) => (
     <Select
       aria-label={t(`users.fields.${key}`)}
       value={params[key] === undefined ? '' : String(params[key])}
@@ -254,7 +259,93 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
       ))}
     </Select>
   );
+  return (
+    <FilterBar
+      active={(['role', 'user_type', 'account_status', 'invitation_status'] as const).filter((key) => params[key] !== undefined).length}
+      search={
+        <TextInput
+          leadingVisual={SearchIcon}
+          aria-label={t('list.search')}
+          placeholder={t('list.search')}
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          data-testid="list-search"
+        />
+      }
+    >
+      {filter('role', roleNames, (o) => String(o))}
+      {filter('user_type', USER_TYPES, (o) => t(`users.types.${o}`))}
+      {filter('account_status', ACCOUNT_STATUSES, (o) => t(`users.accountStatus.${o}`))}
+      {filter('invitation_status', INVITATION_STATUSES, (o) => t(`users.invitationStatus.${o}`))}
+    </FilterBar>
+  );
+}
 
+/** One user as a row: the name links to their page for an Admin, who also gets the invitation buttons. */
+function UserTableRow({ u, isAdmin, label }: { u: UserRow; isAdmin: boolean; label: Record<(typeof COLUMNS)[number], string> }) {
+  const { t, i18n } = useTranslation();
+  const name = [u.first_name, u.last_name].filter(Boolean).join(' ') || '—';
+  return (
+    <tr>
+      <td data-label={label.name}>{isAdmin ? <Link to={`/users/${u.id}`}>{name}</Link> : name}</td>
+      <td data-label={label.email}>{u.email}</td>
+      <td data-label={label.phone_number}>{u.phone_number ?? '—'}</td>
+      <td data-label={label.country}>{u.country ? t(`profile.countries.${u.country}`) : '—'}</td>
+      <td data-label={label.language}>{u.language ? t(`languages.${u.language}`) : '—'}</td>
+      <td data-label={label.roles}>
+        {u.roles.map((r) => (
+          <Label key={r} style={{ marginRight: 4 }}>
+            {r}
+          </Label>
+        ))}
+      </td>
+      <td data-label={label.account_status}>
+        {t(`users.accountStatus.${u.account_status}`)}
+        {u.invitation_status === 'pending' || u.invitation_status === 'canceled' ? ` · ${t(`users.invitationStatus.${u.invitation_status}`)}` : ''}
+      </td>
+      <td data-label={label.invited_at}>{date(u.invited_at, i18n.language)}</td>
+      <td data-label={label.member_since}>{date(u.member_since, i18n.language)}</td>
+      <td>
+        {isAdmin && <RecordActions def={usersEntity} record={u as unknown as EntityRecord} variant="compact" testId={invitationTestId(u.id)} textContext={invitationContext} />}
+      </td>
+    </tr>
+  );
+}
+
+function UsersTable({ rows, isAdmin }: { rows: UserRow[]; isAdmin: boolean }) {
+  const { t } = useTranslation();
+  const label = Object.fromEntries(COLUMNS.map((c) => [c, t(`users.fields.${c}`)])) as Record<(typeof COLUMNS)[number], string>;
+  return (
+    <div style={{ overflowX: 'auto', position: 'relative' }}>
+      <Table data-testid="list-table">
+        <thead>
+          <tr>
+            {COLUMNS.map((c) => (
+              <th key={c} scope="col">
+                {label[c]}
+              </th>
+            ))}
+            <th scope="col">
+              <span className="visually-hidden">{t('list.actions')}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((u) => (
+            <UserTableRow key={u.id} u={u} isAdmin={isAdmin} label={label} />
+          ))}
+        </tbody>
+      </Table>
+    </div>
+  );
+}
+
+function UsersList({ isAdmin }: { isAdmin: boolean }) {
+  const { t } = useTranslation();
+  const address = useListAddress();
+  const { params, update } = address;
+  const list = trpc.users.list.useQuery(params);
+  const [dialog, setDialog] = useState<'invite' | 'bulk' | null>(null);
   return (
     <section>
       <div style={{ display: 'flex', flexWrap: 'wrap', justifyContent: 'space-between', alignItems: 'center', gap: 8 }}>
@@ -271,24 +362,7 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
         )}
       </div>
       {isAdmin && <UsersTabs current="users" />}
-      <FilterBar
-        active={(['role', 'user_type', 'account_status', 'invitation_status'] as const).filter((key) => params[key] !== undefined).length}
-        search={
-          <TextInput
-            leadingVisual={SearchIcon}
-            aria-label={t('list.search')}
-            placeholder={t('list.search')}
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-            data-testid="list-search"
-          />
-        }
-      >
-        {filter('role', roleNames, (o) => String(o))}
-        {filter('user_type', USER_TYPES, (o) => t(`users.types.${o}`))}
-        {filter('account_status', ACCOUNT_STATUSES, (o) => t(`users.accountStatus.${o}`))}
-        {filter('invitation_status', INVITATION_STATUSES, (o) => t(`users.invitationStatus.${o}`))}
-      </FilterBar>
+      <UsersFilters {...address} />
       {list.error ? (
         <ErrorState error={list.error} onRetry={() => void list.refetch()} />
       ) : !list.data ? (
@@ -296,54 +370,7 @@ function UsersList({ isAdmin }: { isAdmin: boolean }) {
       ) : list.data.results.length === 0 ? (
         <p data-testid="list-empty">{t('list.noMatches')}</p>
       ) : (
-        <div style={{ overflowX: 'auto', position: 'relative' }}>
-          <Table data-testid="list-table">
-            <thead>
-              <tr>
-                {COLUMNS.map((c) => (
-                  <th key={c} scope="col">
-                    {label[c]}
-                  </th>
-                ))}
-                <th scope="col">
-                  <span className="visually-hidden">{t('list.actions')}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.results.map((u) => {
-                const name = [u.first_name, u.last_name].filter(Boolean).join(' ') || '—';
-                return (
-                  <tr key={u.id}>
-                    <td data-label={label.name}>{isAdmin ? <Link to={`/users/${u.id}`}>{name}</Link> : name}</td>
-                    <td data-label={label.email}>{u.email}</td>
-                    <td data-label={label.phone_number}>{u.phone_number ?? '—'}</td>
-                    <td data-label={label.country}>{u.country ? t(`profile.countries.${u.country}`) : '—'}</td>
-                    <td data-label={label.language}>{u.language ? t(`languages.${u.language}`) : '—'}</td>
-                    <td data-label={label.roles}>
-                      {u.roles.map((r) => (
-                        <Label key={r} style={{ marginRight: 4 }}>
-                          {r}
-                        </Label>
-                      ))}
-                    </td>
-                    <td data-label={label.account_status}>
-                      {t(`users.accountStatus.${u.account_status}`)}
-                      {u.invitation_status === 'pending' || u.invitation_status === 'canceled' ? ` · ${t(`users.invitationStatus.${u.invitation_status}`)}` : ''}
-                    </td>
-                    <td data-label={label.invited_at}>{date(u.invited_at, i18n.language)}</td>
-                    <td data-label={label.member_since}>{date(u.member_since, i18n.language)}</td>
-                    <td>
-                      {isAdmin && (
-                        <RecordActions def={usersEntity} record={u as unknown as EntityRecord} variant="compact" testId={invitationTestId(u.id)} textContext={invitationContext} />
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </Table>
-        </div>
+        <UsersTable rows={list.data.results} isAdmin={isAdmin} />
       )}
       {list.data && <Pager paginator={list.data.paginator} onPage={(page) => update({ page })} onPageSize={(size) => update({ page_size: size })} />}
       {dialog === 'invite' && <InviteDialog onClose={() => setDialog(null)} />}
