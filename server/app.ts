@@ -17,14 +17,14 @@ import { createRefreshCoordinator } from './session/refresh-coordinator.ts';
 import { createProfileCache } from './session/profile-cache.ts';
 import type { SessionUser } from '../shared/schemas/auth.ts';
 import { SessionExpiredError, createRequestSession, type RequestSession } from './session/request-session.ts';
-import { createSsrRenderer, type SsrMode } from './ssr/renderer.ts';
+import { createSsrRenderer, type SsrMode, type SsrRenderer } from './ssr/renderer.ts';
 import { RenderUnavailableError } from './ssr/render-pool.ts';
 import { registerInProcessFiles, type RawHandler } from './in-process-files.ts';
 import { languageOf, type Context } from './trpc/context.ts';
 import { appRouter } from './trpc/router.ts';
 import { createUpstreamClient, type UpstreamClient } from './upstream/client.ts';
 import { createMetrics, instrument, pathTemplate, type Metrics } from './metrics.ts';
-import { createLoginGuard, type LoginLimits } from './login-limiter.ts';
+import { createLoginGuard, type LoginGuard, type LoginLimits } from './login-limiter.ts';
 import { registerExports } from './export.ts';
 import { createGeocoder } from './geocoder.ts';
 import { tileOrigin } from './map-config.ts';
@@ -117,23 +117,13 @@ function trustOf(option: BuildAppOptions['trustProxy']): boolean | string[] | ((
   return option ?? false;
 }
 
-/** Builds the back-office server; never listens (server/main.ts does). */
-export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
-  const app = Fastify({
-    ...loggerOption(opts.logger),
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
-    },
-    logController: new PathOnlyLogController(),
-    trustProxy: trustOf(opts.trustProxy),
-    bodyLimit: 1024 * 1024,
-    requestTimeout: 60_000,
-    connectionTimeout: 65_000,
-    // tRPC batches put every procedure name in the path; the batch size itself is capped below.
-    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2000 },
-  });
+type CreateContext = (req: FastifyRequest, reply: FastifyReply) => Context;
 
+/**
+ * What every request may call on: metrics, the API client, the session cookie's sealer and the token refresh,
+ * the map and its geocoder. The app is decorated with them and closes them on close.
+ */
+function createServices(app: FastifyInstance, opts: BuildAppOptions) {
   const metrics = createMetrics();
   const upstream = createUpstreamClient({
     baseUrl: opts.upstreamUrl,
@@ -162,13 +152,19 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   app.decorate('metrics', metrics);
   app.decorate('refreshStats', coordinator.stats);
   app.addHook('onClose', async () => upstream.close());
+  return { metrics, upstream, sealer, coordinator, geocoder, mapConfig, tiles };
+}
 
+type Services = ReturnType<typeof createServices>;
+
+/** The context of a tRPC call, an export or a page render: the request's session (made once per request) and the services. */
+function contextFactory(opts: BuildAppOptions, { upstream, sealer, coordinator, geocoder }: Services, loginGuard: LoginGuard): CreateContext {
   const profiles = createProfileCache<SessionUser>();
   const sessionConfig = { secure: opts.secureCookies, maxAgeSeconds: opts.sessionMaxAgeSeconds ?? 30 * 24 * 3600 };
   const sessionOf = (req: FastifyRequest, reply: FastifyReply) =>
     (req.backofficeSession ??= createRequestSession(req, reply, { upstream, sealer, coordinator, config: sessionConfig }));
 
-  const createContext = (req: FastifyRequest, reply: FastifyReply): Context => ({
+  return (req, reply) => ({
     req,
     reply,
     session: sessionOf(req, reply),
@@ -181,7 +177,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     secureCookies: opts.secureCookies,
     profiles,
   });
+}
 
+/** Cookies, form bodies, security headers, load shedding and rate limiting. */
+async function registerPlugins(app: FastifyInstance, opts: BuildAppOptions, metrics: Metrics) {
   await app.register(fastifyCookie, { parseOptions: {} });
   await app.register(fastifyFormbody, { bodyLimit: 16 * 1024 });
   registerSecurityHeaders(app, {
@@ -208,16 +207,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
     },
   });
   await app.register(fastifyRateLimit, { global: false });
-  const loginGuard = createLoginGuard(app, opts.loginLimits);
-  instrument(app, metrics, { token: opts.metricsToken, openWithoutToken: opts.metricsOpen }, new Set(Object.keys(appRouter._def.procedures)));
+}
 
-  // Keep-alive clients cannot hold the server open past the requests that were in flight.
-  closeConnectionsWhenDraining(app);
-  app.addHook('onSend', async (req, reply) => {
-    // tRPC answers and exports carry personal data: no browser, proxy or CDN may keep a copy (ADR 020).
-    if ((req.url.startsWith('/trpc/') || req.url.startsWith('/export/')) && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
-  });
-
+/** `/healthz` (the process is up) and `/readyz` (the API answers too). */
+function registerHealthChecks(app: FastifyInstance, upstream: UpstreamClient) {
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     try {
@@ -230,7 +223,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       return reply.code(503).send({ status: 'not ready', upstream: error instanceof Error ? error.message : 'unreachable' });
     }
   });
+}
 
+/** `/trpc`, behind its CSRF check. */
+async function registerTrpc(app: FastifyInstance, createContext: CreateContext) {
   // tRPC: mutations need the CSRF header, JSON bodies and a same-site origin.
   app.addHook('onRequest', async (req, reply) => {
     if (!req.url.startsWith('/trpc/') || req.method === 'GET' || req.method === 'HEAD') return;
@@ -248,13 +244,11 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       maxBatchSize: 10,
     },
   });
+}
 
-  registerExports(app, createContext);
-  if (opts.inProcessFiles) await registerInProcessFiles(app, opts.inProcessFiles);
-
-  const renderer = await createSsrRenderer(app, opts.ssr);
-  app.decorate('renderThreads', () => renderer.renderThreads());
-  const clientDir = opts.ssr.kind === 'production' ? opts.ssr.clientDir : null;
+/** The built client's files (production only), the hashed assets cached for a year. */
+async function registerStaticFiles(app: FastifyInstance, ssr: SsrMode) {
+  const clientDir = ssr.kind === 'production' ? ssr.clientDir : null;
   if (clientDir && existsSync(clientDir)) {
     await app.register(fastifyStatic, {
       root: clientDir,
@@ -267,22 +261,38 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
       },
     });
   }
+}
 
-  const cspFor = (nonce: string) =>
-    [
-      "default-src 'self'",
-      `script-src 'self' 'nonce-${nonce}'${opts.googleClientId ? ' https://accounts.google.com/gsi/client' : ''}`,
-      // Primer and styled-components set inline style attributes; scripts stay nonce-only.
-      `style-src 'self' 'unsafe-inline'${opts.googleClientId ? ' https://accounts.google.com/gsi/style' : ''}`,
-      `img-src 'self' data: blob:${opts.uploadOrigin ? ' ' + opts.uploadOrigin : ''}${tiles ? ' ' + tiles : ''}${opts.googleClientId ? ' https://*.googleusercontent.com' : ''}`,
-      `connect-src 'self'${opts.uploadOrigin ? ' ' + opts.uploadOrigin : ''}${opts.googleClientId ? ' https://accounts.google.com/gsi/' : ''}`,
-      `frame-src ${opts.googleClientId ? 'https://accounts.google.com/gsi/' : "'none'"}`,
-      "font-src 'self'",
-      "object-src 'none'",
-      "base-uri 'none'",
-      "form-action 'self'",
-      "frame-ancestors 'none'",
-    ].join('; ');
+/** The Content-Security-Policy of an HTML page: scripts by nonce only, Google sign-in, uploads and map tiles when configured. */
+function contentSecurityPolicy(opts: BuildAppOptions, tiles: string | null, nonce: string): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}'${opts.googleClientId ? ' https://accounts.google.com/gsi/client' : ''}`,
+    // Primer and styled-components set inline style attributes; scripts stay nonce-only.
+    `style-src 'self' 'unsafe-inline'${opts.googleClientId ? ' https://accounts.google.com/gsi/style' : ''}`,
+    `img-src 'self' data: blob:${opts.uploadOrigin ? ' ' + opts.uploadOrigin : ''}${tiles ? ' ' + tiles : ''}${opts.googleClientId ? ' https://*.googleusercontent.com' : ''}`,
+    `connect-src 'self'${opts.uploadOrigin ? ' ' + opts.uploadOrigin : ''}${opts.googleClientId ? ' https://accounts.google.com/gsi/' : ''}`,
+    `frame-src ${opts.googleClientId ? 'https://accounts.google.com/gsi/' : "'none'"}`,
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+interface PageDeps {
+  opts: BuildAppOptions;
+  renderer: SsrRenderer;
+  createContext: CreateContext;
+  metrics: Metrics;
+  mapConfig: MapConfig;
+  tiles: string | null;
+}
+
+/** The server-rendered pages: the public forms posted to their own page, and every other address. */
+function registerPages(app: FastifyInstance, { opts, renderer, createContext, metrics, mapConfig, tiles }: PageDeps) {
+  const cspFor = (nonce: string) => contentSecurityPolicy(opts, tiles, nonce);
 
   /**
    * Renders the page at the request's address (ADR 005): guards first, then React on the server. A public
@@ -342,6 +352,49 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
 
   registerPublicForms(app, { createContext, sendPage: (req, reply, form, status) => sendPage(req, reply, form, status) });
   app.get('/*', (req, reply) => sendPage(req, reply));
+}
+
+/** Builds the back-office server; never listens (server/main.ts does). */
+export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...loggerOption(opts.logger),
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
+    },
+    logController: new PathOnlyLogController(),
+    trustProxy: trustOf(opts.trustProxy),
+    bodyLimit: 1024 * 1024,
+    requestTimeout: 60_000,
+    connectionTimeout: 65_000,
+    // tRPC batches put every procedure name in the path; the batch size itself is capped below.
+    routerOptions: { ignoreTrailingSlash: false, maxParamLength: 2000 },
+  });
+
+  const services = createServices(app, opts);
+  const { metrics, upstream, mapConfig, tiles } = services;
+
+  await registerPlugins(app, opts, metrics);
+  const loginGuard = createLoginGuard(app, opts.loginLimits);
+  const createContext = contextFactory(opts, services, loginGuard);
+  instrument(app, metrics, { token: opts.metricsToken, openWithoutToken: opts.metricsOpen }, new Set(Object.keys(appRouter._def.procedures)));
+
+  // Keep-alive clients cannot hold the server open past the requests that were in flight.
+  closeConnectionsWhenDraining(app);
+  app.addHook('onSend', async (req, reply) => {
+    // tRPC answers and exports carry personal data: no browser, proxy or CDN may keep a copy (ADR 020).
+    if ((req.url.startsWith('/trpc/') || req.url.startsWith('/export/')) && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+  });
+
+  registerHealthChecks(app, upstream);
+  await registerTrpc(app, createContext);
+  registerExports(app, createContext);
+  if (opts.inProcessFiles) await registerInProcessFiles(app, opts.inProcessFiles);
+
+  const renderer = await createSsrRenderer(app, opts.ssr);
+  app.decorate('renderThreads', () => renderer.renderThreads());
+  await registerStaticFiles(app, opts.ssr);
+  registerPages(app, { opts, renderer, createContext, metrics, mapConfig, tiles });
 
   return app;
 }

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
 import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
+import type { BicycleHistoryRow } from '../../shared/schemas/services.ts';
 import { StatusLabel } from '../entity/status-label.tsx';
 import { errorText } from '../errors.ts';
 import { trpc } from '../trpc.ts';
@@ -35,6 +36,46 @@ function Rating({ value, finished }: { value: number | null; finished: boolean }
   );
 }
 
+type HistoryColumns = Record<'date' | 'type' | 'status' | 'buddy' | 'findings' | 'rating', string>;
+
+/** One service of the history: its date and slot, type, status, buddy, findings (checklist, repairs, notes) and rating. */
+function HistoryRow({ service: s, columns }: { service: BicycleHistoryRow; columns: HistoryColumns }) {
+  const { t } = useTranslation();
+  return (
+    <tr data-testid={`history-${s.id}`}>
+      <td data-label={columns.date}>
+        <span>
+          <Link to={`/services/${s.id}`} style={{ whiteSpace: 'nowrap' }}>
+            {s.service_date}
+          </Link>
+          {s.slot_label && <span className="muted"> · {s.slot_label}</span>}
+        </span>
+      </td>
+      <td data-label={columns.type}>{s.service_type_label ?? <span className="muted">—</span>}</td>
+      <td data-label={columns.status}>
+        <span>
+          <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={s.status} />
+        </span>
+      </td>
+      <td data-label={columns.buddy}>{s.buddy_label ?? <span className="muted">—</span>}</td>
+      <td data-label={columns.findings}>
+        <span>
+          {s.checked > 0 ? t('bicycleHistory.checked', { count: s.checked }) : <span className="muted">{t('bicycleHistory.noChecklist')}</span>}
+          {s.needs_repair > 0 && <span className="repair"> · {t('bicycleHistory.needsRepair', { count: s.needs_repair })}</span>}
+          {s.notes && (
+            <span className="muted" style={{ display: 'block' }}>
+              “{s.notes.length > 120 ? `${s.notes.slice(0, 119)}…` : s.notes}”
+            </span>
+          )}
+        </span>
+      </td>
+      <td data-label={columns.rating}>
+        <Rating value={s.rating} finished={s.status === SERVICE_STATUS.Finished} />
+      </td>
+    </tr>
+  );
+}
+
 /** Per-bicycle service history on /bicycles/:id: date, type, status, buddy, findings and rating, paged. */
 export function BicycleHistory({ bicycleId }: { bicycleId: number }) {
   const { t } = useTranslation();
@@ -52,7 +93,7 @@ export function BicycleHistory({ bicycleId }: { bicycleId: number }) {
       { preventScrollReset: true },
     );
   const data = history.data;
-  const columns = {
+  const columns: HistoryColumns = {
     date: t('bicycleHistory.date'),
     type: t('resources.services.fields.service_type_id'),
     status: t('resources.services.fields.status'),
@@ -87,37 +128,7 @@ export function BicycleHistory({ bicycleId }: { bicycleId: number }) {
             </thead>
             <tbody>
               {data.results.map((s) => (
-                <tr key={s.id} data-testid={`history-${s.id}`}>
-                  <td data-label={columns.date}>
-                    <span>
-                      <Link to={`/services/${s.id}`} style={{ whiteSpace: 'nowrap' }}>
-                        {s.service_date}
-                      </Link>
-                      {s.slot_label && <span className="muted"> · {s.slot_label}</span>}
-                    </span>
-                  </td>
-                  <td data-label={columns.type}>{s.service_type_label ?? <span className="muted">—</span>}</td>
-                  <td data-label={columns.status}>
-                    <span>
-                      <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={s.status} />
-                    </span>
-                  </td>
-                  <td data-label={columns.buddy}>{s.buddy_label ?? <span className="muted">—</span>}</td>
-                  <td data-label={columns.findings}>
-                    <span>
-                      {s.checked > 0 ? t('bicycleHistory.checked', { count: s.checked }) : <span className="muted">{t('bicycleHistory.noChecklist')}</span>}
-                      {s.needs_repair > 0 && <span className="repair"> · {t('bicycleHistory.needsRepair', { count: s.needs_repair })}</span>}
-                      {s.notes && (
-                        <span className="muted" style={{ display: 'block' }}>
-                          “{s.notes.length > 120 ? `${s.notes.slice(0, 119)}…` : s.notes}”
-                        </span>
-                      )}
-                    </span>
-                  </td>
-                  <td data-label={columns.rating}>
-                    <Rating value={s.rating} finished={s.status === SERVICE_STATUS.Finished} />
-                  </td>
-                </tr>
+                <HistoryRow key={s.id} service={s} columns={columns} />
               ))}
             </tbody>
           </Table>

@@ -55,26 +55,19 @@ interface RecordActionsProps extends ButtonFilter {
 }
 
 /**
- * Every action and status button of a record (issue 18): confirm when declared → the action's tRPC
- * mutation (`trpc.<entity>.<key>`) → the caches (the record as answered, lists, calendar and sub-resources)
- * → a toast. Texts are `resources.<name>.actions.<key>.{label,short,title,confirm,done,failed}`, with the
- * variant or target status as context (`label_4`); a failure refreshes the record, since a refusal usually
- * means it changed meanwhile (409).
+ * Runs a record's action: confirm when declared → the action's tRPC mutation → the caches → a toast; a
+ * refusal this viewer may override is asked about and run again with the override's input.
  */
-export function RecordActions({ def, record, only, exclude, targets, size, variant = 'buttons', testId = defaultTestId, textContext, onResult }: RecordActionsProps) {
+function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly string[], { textContext, onResult }: Pick<RecordActionsProps, 'textContext' | 'onResult'>) {
   const { t, i18n } = useTranslation();
-  const access = useAccess(def);
   const confirm = useConfirm();
   const toast = useToast();
   const utils = trpc.useUtils();
   const [pending, setPending] = useState<string | null>(null);
-  const buttons = actionButtons(def, record, access.roles, { only, exclude, targets });
-  if (buttons.length === 0) return null;
 
   const key = routerKey(def);
   const cache = (utils as unknown as Record<string, Record<string, { invalidate(input?: unknown): Promise<void>; setData(input: unknown, data: unknown): void }>>)[key]!;
   const client = utils.client as unknown as Record<string, Record<string, { mutate(input: unknown): Promise<unknown> }>>;
-  const compact = variant === 'compact';
   const textOf = (button: PlannedButton, text: string, values: Record<string, string>, defaultValue?: string) =>
     t(`resources.${def.name}.actions.${button.key}.${text}`, { context: textContext?.(button, record) ?? button.context, replace: values, defaultValue });
 
@@ -89,7 +82,7 @@ export function RecordActions({ def, record, only, exclude, targets, size, varia
   /** A refusal this viewer may override (ADR 028): asked, then the same action with the override's input. */
   const overridable = (button: PlannedButton, error: unknown) => {
     const override = button.action.override;
-    return override && appCodeOf(error) === override.code && override.roles.some((role) => access.roles.includes(role)) ? override : null;
+    return override && appCodeOf(error) === override.code && override.roles.some((role) => roles.includes(role)) ? override : null;
   };
 
   const run = async (button: PlannedButton, id: string, extra?: Readonly<Record<string, unknown>>): Promise<void> => {
@@ -126,6 +119,24 @@ export function RecordActions({ def, record, only, exclude, targets, size, varia
     }
   };
 
+  return { pending, run };
+}
+
+/**
+ * Every action and status button of a record (issue 18): confirm when declared → the action's tRPC
+ * mutation (`trpc.<entity>.<key>`) → the caches (the record as answered, lists, calendar and sub-resources)
+ * → a toast. Texts are `resources.<name>.actions.<key>.{label,short,title,confirm,done,failed}`, with the
+ * variant or target status as context (`label_4`); a failure refreshes the record, since a refusal usually
+ * means it changed meanwhile (409).
+ */
+export function RecordActions({ def, record, only, exclude, targets, size, variant = 'buttons', testId = defaultTestId, textContext, onResult }: RecordActionsProps) {
+  const { t, i18n } = useTranslation();
+  const access = useAccess(def);
+  const { pending, run } = useActionRunner(def, record, access.roles, { textContext, onResult });
+  const buttons = actionButtons(def, record, access.roles, { only, exclude, targets });
+  if (buttons.length === 0) return null;
+
+  const compact = variant === 'compact';
   const name = compact ? labelOf(def, record, i18n.language) : '';
   const drawn = buttons.map((button) => {
     const id = testId(button);

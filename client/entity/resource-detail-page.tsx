@@ -45,20 +45,55 @@ interface Props {
   confirmSave?: () => Promise<boolean>;
 }
 
+/** Deletes the record (after a confirmation), then goes back to the list. */
+function DeleteButton({ def, record }: { def: EntityDef; record: EntityRecord }) {
+  const { t, i18n } = useTranslation();
+  const navigate = useNavigate();
+  const toast = useToast();
+  const confirm = useConfirm();
+  const utils = useEntityUtils(def);
+  const remove = entityApi(def).delete.useMutation();
+
+  const onDelete = async () => {
+    if (!(await confirm({ message: t('form.deleteConfirm', { name: labelOf(def, record, i18n.language) }), danger: true }))) return;
+    try {
+      await remove.mutateAsync({ id: record.id });
+      await utils.list.invalidate();
+      toast.success(t(def.messages?.deleted ?? 'form.deleted', { name: labelOf(def, record, i18n.language) }));
+      navigate(def.route);
+    } catch (error) {
+      toast.error(errorText(t, error));
+    }
+  };
+
+  return (
+    <Button variant="danger" leadingVisual={TrashIcon} onClick={() => void onDelete()} data-testid="detail-delete">
+      {t('form.delete')}
+    </Button>
+  );
+}
+
+/** The record's sub-collections (an event's slots), each listed with the list screen. */
+function ChildLists({ def, id }: { def: EntityDef; id: number }) {
+  return childrenOf(def).map((child) => (
+    <div key={child.name} style={{ marginTop: 32 }}>
+      <Suspense fallback={<PageSpinner />}>
+        <ResourceListPage def={child} fixedFilters={{ [child.parent!.field]: id }} headingLevel="h2" />
+      </Suspense>
+    </div>
+  ));
+}
+
 export function ResourceDetailPage({ def, children, actions, confirmSave }: Props) {
   const { t, i18n } = useTranslation();
   const { id: rawId = '' } = useParams();
   const [search] = useSearchParams();
   const access = useAccess(def);
   const navigate = useNavigate();
-  const toast = useToast();
-  const confirm = useConfirm();
   const isNew = rawId === 'new';
   const id = Number(rawId);
   const api = entityApi(def);
-  const utils = useEntityUtils(def);
   const record = api.get.useQuery({ id }, { enabled: !isNew && Number.isInteger(id) && id > 0 });
-  const remove = api.delete.useMutation();
   const listPath = def.route;
   const back = (
     <PrimerLink as={Link} to={listPath}>
@@ -81,19 +116,6 @@ export function ResourceDetailPage({ def, children, actions, confirmSave }: Prop
   }
 
   const current = isNew ? null : record.data!;
-  const onDelete = async () => {
-    if (!current) return;
-    if (!(await confirm({ message: t('form.deleteConfirm', { name: labelOf(def, current, i18n.language) }), danger: true }))) return;
-    try {
-      await remove.mutateAsync({ id: current.id });
-      await utils.list.invalidate();
-      toast.success(t(def.messages?.deleted ?? 'form.deleted', { name: labelOf(def, current, i18n.language) }));
-      navigate(listPath);
-    } catch (error) {
-      toast.error(errorText(t, error));
-    }
-  };
-
   return (
     <section>
       {back}
@@ -104,11 +126,7 @@ export function ResourceDetailPage({ def, children, actions, confirmSave }: Prop
         {current && (
           <div style={{ display: 'flex', gap: 8, flexWrap: 'wrap', alignItems: 'center' }}>
             {actions?.(current)}
-            {access.canDelete && (
-              <Button variant="danger" leadingVisual={TrashIcon} onClick={() => void onDelete()} data-testid="detail-delete">
-                {t('form.delete')}
-              </Button>
-            )}
+            {access.canDelete && <DeleteButton def={def} record={current} />}
           </div>
         )}
       </div>
@@ -126,14 +144,7 @@ export function ResourceDetailPage({ def, children, actions, confirmSave }: Prop
           }}
         />
       )}
-      {current &&
-        childrenOf(def).map((child) => (
-          <div key={child.name} style={{ marginTop: 32 }}>
-            <Suspense fallback={<PageSpinner />}>
-              <ResourceListPage def={child} fixedFilters={{ [child.parent!.field]: current.id }} headingLevel="h2" />
-            </Suspense>
-          </div>
-        ))}
+      {current && <ChildLists def={def} id={current.id} />}
       {current && children?.(current.id)}
     </section>
   );

@@ -481,6 +481,42 @@ function ListFilters({
   );
 }
 
+/** The list's parameters: the URL's (search, filters, sorting, page) with the fixed filters (a record's sub-collection) over them. */
+function useListParams(def: EntityDef, fixedFilters: Record<string, string | number>) {
+  const { params: urlParams, update } = useListState(def);
+  const params = useMemo<ListParams>(
+    () =>
+      fixedFilters === NO_FILTERS
+        ? urlParams
+        : { ...urlParams, filters: { ...urlParams.filters, ...Object.fromEntries(Object.entries(fixedFilters).map(([k, v]) => [k, String(v)])) } },
+    [urlParams, fixedFilters],
+  );
+  return { urlParams, params, update };
+}
+
+/** The list could not be loaded: why, and a retry. */
+function ListError({ error, onRetry }: { error: unknown; onRetry: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <Flash variant="danger" role="alert" data-testid="list-error">
+      {errorText(t, error)}{' '}
+      <Button size="small" onClick={onRetry}>
+        {t('errors.retry')}
+      </Button>
+    </Flash>
+  );
+}
+
+/** The list's first load, said to screen readers too. */
+function ListLoading() {
+  const { t } = useTranslation();
+  return (
+    <div role="status" style={{ display: 'flex', gap: 8, alignItems: 'center', padding: 16 }} data-testid="list-loading">
+      <Spinner size="small" srText={null} /> {t('app.loading')}
+    </div>
+  );
+}
+
 /**
  * The generic list screen: search, filters, sorting, paging, all in the URL; create/edit/delete as the
  * user's access allows (ADR 009); reads only for a read-only entity (ADR 013). Owner-scoped users get no
@@ -490,14 +526,7 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
   const { t, i18n } = useTranslation();
   const access = useAccess(def);
   const navigate = useNavigate();
-  const { params: urlParams, update } = useListState(def);
-  const params = useMemo<ListParams>(
-    () =>
-      fixedFilters === NO_FILTERS
-        ? urlParams
-        : { ...urlParams, filters: { ...urlParams.filters, ...Object.fromEntries(Object.entries(fixedFilters).map(([k, v]) => [k, String(v)])) } },
-    [urlParams, fixedFilters],
-  );
+  const { urlParams, params, update } = useListParams(def, fixedFilters);
   const list = entityApi(def).list.useQuery(params);
   const [editing, setEditing] = useState<EntityRecord | 'new' | null>(null);
   const title = t(`resources.${def.name}.name`);
@@ -532,16 +561,9 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
       <ListFilters def={def} fields={filterFields} params={params} active={Object.values(urlParams.filters).filter((v) => v !== undefined && v !== '').length} update={update} />
 
       {list.error ? (
-        <Flash variant="danger" role="alert" data-testid="list-error">
-          {errorText(t, list.error)}{' '}
-          <Button size="small" onClick={() => void list.refetch()}>
-            {t('errors.retry')}
-          </Button>
-        </Flash>
+        <ListError error={list.error} onRetry={() => void list.refetch()} />
       ) : !data ? (
-        <div role="status" style={{ display: 'flex', gap: 8, alignItems: 'center', padding: 16 }} data-testid="list-loading">
-          <Spinner size="small" srText={null} /> {t('app.loading')}
-        </div>
+        <ListLoading />
       ) : data.results.length === 0 ? (
         <p data-testid="list-empty" style={{ padding: 24, textAlign: 'center', color: 'var(--fgColor-muted)' }}>
           {params.search || Object.keys(urlParams.filters).length ? t('list.noMatches') : t('list.empty', { name: title })}

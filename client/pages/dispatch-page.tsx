@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
 import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
-import { cellRefusal, type DispatchBuddy, type DispatchCell, type DispatchService, type DispatchSlot } from '../../shared/schemas/dispatch.ts';
+import { cellRefusal, type DispatchBoard, type DispatchBuddy, type DispatchCell, type DispatchService, type DispatchSlot } from '../../shared/schemas/dispatch.ts';
 import { addDays, formatDate, isValidIsoDate, todayIso } from '../components/calendar-dates.ts';
 import { STATUS_STYLE } from '../components/calendar.tsx';
 import { ErrorState } from '../components/error-state.tsx';
@@ -261,31 +261,11 @@ function cellSummary(t: TFunction, slot: DispatchSlot, cell: DispatchCell, reque
   return requested > 0 ? `${text} · ${t('dispatch.requestedCount', { count: requested })}` : text;
 }
 
-/**
- * /dispatch (Admin, ADR 022): a day of every active buddy — slots with the places left, the day's limit,
- * not-working slots — with the day's booked services, and a tray of requests to dispatch. A service moves
- * by drag and drop, or by keyboard (Enter on a card, then Enter on a slot's "Move here"); the API decides
- * (capacity, ADR 010) and the board shows its answer, then reloads: nothing is moved before the API agrees.
- */
-export default function DispatchPage() {
-  const { t, i18n } = useTranslation();
-  const toast = useToast();
-  const [search, setSearch] = useSearchParams();
-  const date = dispatchDateOf(search);
-  const utils = trpc.useUtils();
-  const board = trpc.dispatch.board.useQuery({ date });
-  const move = trpc.dispatch.move.useMutation();
-  // A card picked by click, tap or keyboard (the slots then offer "Move here"), or being dragged (the
-  // slots only light up: nothing may move under the pointer during a drag).
+/** The card picked by click, tap or keyboard, and what the board announces to a screen reader. */
+function usePickedCard() {
+  const { t } = useTranslation();
   const [picked, setPicked] = useState<DispatchService | null>(null);
-  const [dragged, setDragged] = useState<DispatchService | null>(null);
-  const [over, setOver] = useState<string | null>(null);
   const [announcement, setAnnouncement] = useState('');
-
-  const setDate = (next: string) => {
-    setPicked(null);
-    setSearch(next === todayIso() ? {} : { date: next });
-  };
 
   // A card stays picked until it is dropped, Escape is pressed or the day changes.
   useEffect(() => {
@@ -299,17 +279,6 @@ export default function DispatchPage() {
     return () => document.removeEventListener('keydown', onKey);
   }, [picked, t]);
 
-  const data = board.data;
-  const onBoard = useMemo(() => new Set(data?.buddies.map((b) => b.id)), [data]);
-  // The tray: requests waiting for a buddy's confirmed slot, and open services whose buddy is gone.
-  const tray = useMemo(
-    () => (data?.services ?? []).filter((s) => s.status === SERVICE_STATUS.Requested || (MOVABLE.includes(s.status) && !onBoard.has(s.buddy_id))),
-    [data, onBoard],
-  );
-  const slotName = (id: number) => data?.slots.find((s) => s.id === id)?.name ?? '';
-  // Buddies who work that day first; the others stay on the board (a drop there says why it cannot be).
-  const buddies = useMemo(() => [...(data?.buddies ?? [])].sort((a, b) => Number(b.day_limit !== null) - Number(a.day_limit !== null)), [data]);
-
   const pick = (service: DispatchService) => {
     if (picked?.id === service.id) {
       setPicked(null);
@@ -319,6 +288,21 @@ export default function DispatchPage() {
     setPicked(service);
     setAnnouncement(t('dispatch.picked', { id: service.id }));
   };
+
+  return { picked, setPicked, announcement, setAnnouncement, pick };
+}
+
+/** The board's pick, drag and drop: what the cards and the slots of a buddy need to move a service. */
+function useBoardMoves(date: string) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const move = trpc.dispatch.move.useMutation();
+  // A card picked by click, tap or keyboard (the slots then offer "Move here"), or being dragged (the
+  // slots only light up: nothing may move under the pointer during a drag).
+  const { picked, setPicked, announcement, setAnnouncement, pick } = usePickedCard();
+  const [dragged, setDragged] = useState<DispatchService | null>(null);
+  const [over, setOver] = useState<string | null>(null);
 
   const drop = async (service: DispatchService, target: Target) => {
     setOver(null);
@@ -352,39 +336,18 @@ export default function DispatchPage() {
     setDragged(null);
   };
 
-  const heading = (
-    <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 8, flexWrap: 'wrap' }}>
-      <Heading as="h1">{t('routes.dispatch')}</Heading>
-      {(board.isFetching || move.isPending) && <Spinner size="small" srText={t('app.loading')} />}
-    </div>
-  );
-  const toolbar = (
-    <Toolbar role="group" aria-label={t('dispatch.day')}>
-      <Button leadingVisual={ChevronLeftIcon} onClick={() => setDate(addDays(date, -1))} data-testid="dispatch-previous">
-        {t('dispatch.previousDay')}
-      </Button>
-      <TextInput type="date" aria-label={t('dispatch.day')} value={date} onChange={(e) => isValidIsoDate(e.target.value) && setDate(e.target.value)} data-testid="dispatch-date" />
-      <Button trailingVisual={ChevronRightIcon} onClick={() => setDate(addDays(date, 1))} data-testid="dispatch-next">
-        {t('dispatch.nextDay')}
-      </Button>
-      {date !== todayIso() && <Button onClick={() => setDate(todayIso())}>{t('dispatch.today')}</Button>}
-      <span style={{ fontSize: 14, color: 'var(--fgColor-muted)' }} data-testid="dispatch-day-label">
-        {formatDate(date, i18n.language, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' })}
-      </span>
-    </Toolbar>
-  );
+  /** The props of a card on the board: picked or not, and how it is picked up or dragged. */
+  const cardProps = (service: DispatchService) => ({
+    service,
+    picked: picked?.id === service.id,
+    anyPicked: picked !== null,
+    onPick: () => pick(service),
+    onDragStart: startDrag(service),
+    onDragEnd: endDrag,
+  });
 
-  if (!data) {
-    return (
-      <section>
-        {heading}
-        {toolbar}
-        {board.error ? <ErrorState error={board.error} onRetry={() => void board.refetch()} /> : <PageSpinner />}
-      </section>
-    );
-  }
-
-  const targetProps = (buddy: DispatchBuddy, slot: DispatchSlot, cell: DispatchCell) => {
+  /** The props of a buddy's slot as a drop target: lit up under a dragged card, and why it refuses it. */
+  const targetProps = (data: DispatchBoard, buddy: DispatchBuddy, slot: DispatchSlot, cell: DispatchCell) => {
     const key = `${buddy.id}:${slot.id}`;
     const refusal = dragged ? cellRefusal(data, buddy, cell, dragged) : null;
     return {
@@ -406,112 +369,201 @@ export default function DispatchPage() {
     };
   };
 
+  return { picked, setPicked, announcement, moving: move.isPending, drop, cardProps, targetProps };
+}
+
+type BoardMoves = ReturnType<typeof useBoardMoves>;
+
+function DispatchHeading({ busy }: { busy: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <div style={{ display: 'flex', alignItems: 'center', justifyContent: 'space-between', gap: 8, flexWrap: 'wrap' }}>
+      <Heading as="h1">{t('routes.dispatch')}</Heading>
+      {busy && <Spinner size="small" srText={t('app.loading')} />}
+    </div>
+  );
+}
+
+/** The board's day: the previous and next days, a date, back to today. */
+function DayToolbar({ date, onDate }: { date: string; onDate: (next: string) => void }) {
+  const { t, i18n } = useTranslation();
+  return (
+    <Toolbar role="group" aria-label={t('dispatch.day')}>
+      <Button leadingVisual={ChevronLeftIcon} onClick={() => onDate(addDays(date, -1))} data-testid="dispatch-previous">
+        {t('dispatch.previousDay')}
+      </Button>
+      <TextInput type="date" aria-label={t('dispatch.day')} value={date} onChange={(e) => isValidIsoDate(e.target.value) && onDate(e.target.value)} data-testid="dispatch-date" />
+      <Button trailingVisual={ChevronRightIcon} onClick={() => onDate(addDays(date, 1))} data-testid="dispatch-next">
+        {t('dispatch.nextDay')}
+      </Button>
+      {date !== todayIso() && <Button onClick={() => onDate(todayIso())}>{t('dispatch.today')}</Button>}
+      <span style={{ fontSize: 14, color: 'var(--fgColor-muted)' }} data-testid="dispatch-day-label">
+        {formatDate(date, i18n.language, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' })}
+      </span>
+    </Toolbar>
+  );
+}
+
+/** The tray of requests waiting for a buddy's confirmed slot, and of open services whose buddy is gone. */
+function RequestTray({ data, tray, onBoard, moves }: { data: DispatchBoard; tray: DispatchService[]; onBoard: Set<number>; moves: BoardMoves }) {
+  const { t } = useTranslation();
+  const { picked } = moves;
+  const slotName = (id: number) => data.slots.find((s) => s.id === id)?.name ?? '';
+  return (
+    <Tray aria-labelledby="dispatch-tray-title" data-testid="dispatch-tray">
+      <h2 id="dispatch-tray-title">{t('dispatch.trayTitle', { count: tray.length })}</h2>
+      <p>{t('dispatch.trayHelp')}</p>
+      {tray.length === 0 ? (
+        <p data-testid="dispatch-tray-empty">{t('dispatch.trayEmpty')}</p>
+      ) : (
+        <CardList>
+          {tray.map((service) => (
+            <li key={service.id}>
+              <ServiceCard
+                {...moves.cardProps(service)}
+                where={
+                  onBoard.has(service.buddy_id)
+                    ? t('dispatch.requestedWith', { place: t('dispatch.place', { buddy: service.buddy_label, slot: slotName(service.service_slot_id) }) })
+                    : t('dispatch.buddyUnavailable', { buddy: service.buddy_label })
+                }
+              />
+            </li>
+          ))}
+        </CardList>
+      )}
+      {picked && (
+        <div style={{ marginTop: 8, display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
+          <Label variant="accent">{t('dispatch.pickedShort', { id: picked.id })}</Label>
+          <Button size="small" onClick={() => moves.setPicked(null)} data-testid="dispatch-cancel-pick">
+            {t('dispatch.cancelPick')}
+          </Button>
+        </div>
+      )}
+    </Tray>
+  );
+}
+
+/** A slot of a buddy: how full it is, its services, and where a picked card may be moved. */
+function SlotCell({ data, buddy, slot, tray, moves }: { data: DispatchBoard; buddy: DispatchBuddy; slot: DispatchSlot; tray: DispatchService[]; moves: BoardMoves }) {
+  const { t } = useTranslation();
+  const { picked } = moves;
+  const cell = buddy.cells.find((c) => c.slot_id === slot.id)!;
+  const here = data.services.filter((s) => s.buddy_id === buddy.id && s.service_slot_id === slot.id);
+  const shown = here.filter((s) => !tray.includes(s));
+  const open = slot.is_active && !cell.away && cell.scheduled && cell.working;
+  const refusal = picked ? cellRefusal(data, buddy, cell, picked) : null;
+  const summary = cellSummary(t, slot, cell, here.length - shown.length);
+  return (
+    <Cell data-state={open ? 'open' : 'closed'} data-testid={`dispatch-cell-${buddy.id}-${slot.id}`} {...moves.targetProps(data, buddy, slot, cell)}>
+      <div className="cell-head">
+        <strong>
+          {slot.name} {slot.start_time}–{slot.end_time}
+        </strong>
+        <span data-testid="dispatch-cell-summary">{summary}</span>
+      </div>
+      {shown.length > 0 && (
+        <ul>
+          {shown.map((service) => (
+            <li key={service.id}>
+              <ServiceCard {...moves.cardProps(service)} />
+            </li>
+          ))}
+        </ul>
+      )}
+      {picked && !(picked.buddy_id === buddy.id && picked.service_slot_id === slot.id && picked.status !== SERVICE_STATUS.Requested) && (
+        <Button
+          size="small"
+          block
+          variant={refusal ? 'default' : 'primary'}
+          onClick={() => void moves.drop(picked, { buddy, slot })}
+          aria-label={t('dispatch.moveTo', { id: picked.id, place: t('dispatch.place', { buddy: buddy.name, slot: slot.name }), summary })}
+          data-testid={`dispatch-move-here-${buddy.id}-${slot.id}`}
+        >
+          {refusal ? t(`dispatch.hint.${refusal}`) : t('dispatch.moveHere')}
+        </Button>
+      )}
+    </Cell>
+  );
+}
+
+/** A buddy's column: the day's capacity, then each slot. */
+function BuddyColumn({ data, buddy, tray, moves }: { data: DispatchBoard; buddy: DispatchBuddy; tray: DispatchService[]; moves: BoardMoves }) {
+  const { t } = useTranslation();
+  return (
+    <Column aria-labelledby={`dispatch-buddy-${buddy.id}`} data-testid={`dispatch-buddy-${buddy.id}`} data-unscheduled={buddy.day_limit === null}>
+      <header>
+        <h2 id={`dispatch-buddy-${buddy.id}`}>{buddy.name}</h2>
+        <p className="email">{buddy.email}</p>
+        <p data-testid="dispatch-day-capacity">
+          {buddy.day_limit === null
+            ? t(buddy.cells.some((c) => c.scheduled) ? 'dispatch.dayNotWorking' : 'dispatch.dayNotScheduled')
+            : t('dispatch.dayCapacity', { taken: buddy.day_taken, limit: buddy.day_limit, left: Math.max(0, buddy.day_limit - buddy.day_taken) })}
+        </p>
+      </header>
+      {data.slots.map((slot) => (
+        <SlotCell key={slot.id} data={data} buddy={buddy} slot={slot} tray={tray} moves={moves} />
+      ))}
+    </Column>
+  );
+}
+
+/**
+ * /dispatch (Admin, ADR 022): a day of every active buddy — slots with the places left, the day's limit,
+ * not-working slots — with the day's booked services, and a tray of requests to dispatch. A service moves
+ * by drag and drop, or by keyboard (Enter on a card, then Enter on a slot's "Move here"); the API decides
+ * (capacity, ADR 010) and the board shows its answer, then reloads: nothing is moved before the API agrees.
+ */
+export default function DispatchPage() {
+  const { t } = useTranslation();
+  const [search, setSearch] = useSearchParams();
+  const date = dispatchDateOf(search);
+  const board = trpc.dispatch.board.useQuery({ date });
+  const moves = useBoardMoves(date);
+
+  const setDate = (next: string) => {
+    moves.setPicked(null);
+    setSearch(next === todayIso() ? {} : { date: next });
+  };
+
+  const data = board.data;
+  const onBoard = useMemo(() => new Set(data?.buddies.map((b) => b.id)), [data]);
+  // The tray: requests waiting for a buddy's confirmed slot, and open services whose buddy is gone.
+  const tray = useMemo(
+    () => (data?.services ?? []).filter((s) => s.status === SERVICE_STATUS.Requested || (MOVABLE.includes(s.status) && !onBoard.has(s.buddy_id))),
+    [data, onBoard],
+  );
+  // Buddies who work that day first; the others stay on the board (a drop there says why it cannot be).
+  const buddies = useMemo(() => [...(data?.buddies ?? [])].sort((a, b) => Number(b.day_limit !== null) - Number(a.day_limit !== null)), [data]);
+
+  const heading = <DispatchHeading busy={board.isFetching || moves.moving} />;
+  const toolbar = <DayToolbar date={date} onDate={setDate} />;
+
+  if (!data) {
+    return (
+      <section>
+        {heading}
+        {toolbar}
+        {board.error ? <ErrorState error={board.error} onRetry={() => void board.refetch()} /> : <PageSpinner />}
+      </section>
+    );
+  }
+
   return (
     <section data-testid="dispatch-board">
       {heading}
       {toolbar}
       <p className="visually-hidden" aria-live="polite" data-testid="dispatch-announcement">
-        {announcement}
+        {moves.announcement}
       </p>
 
-      <Tray aria-labelledby="dispatch-tray-title" data-testid="dispatch-tray">
-        <h2 id="dispatch-tray-title">{t('dispatch.trayTitle', { count: tray.length })}</h2>
-        <p>{t('dispatch.trayHelp')}</p>
-        {tray.length === 0 ? (
-          <p data-testid="dispatch-tray-empty">{t('dispatch.trayEmpty')}</p>
-        ) : (
-          <CardList>
-            {tray.map((service) => (
-              <li key={service.id}>
-                <ServiceCard
-                  service={service}
-                  picked={picked?.id === service.id}
-                  anyPicked={picked !== null}
-                  onPick={() => pick(service)}
-                  onDragStart={startDrag(service)}
-                  onDragEnd={endDrag}
-                  where={
-                    onBoard.has(service.buddy_id)
-                      ? t('dispatch.requestedWith', { place: t('dispatch.place', { buddy: service.buddy_label, slot: slotName(service.service_slot_id) }) })
-                      : t('dispatch.buddyUnavailable', { buddy: service.buddy_label })
-                  }
-                />
-              </li>
-            ))}
-          </CardList>
-        )}
-        {picked && (
-          <div style={{ marginTop: 8, display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
-            <Label variant="accent">{t('dispatch.pickedShort', { id: picked.id })}</Label>
-            <Button size="small" onClick={() => setPicked(null)} data-testid="dispatch-cancel-pick">
-              {t('dispatch.cancelPick')}
-            </Button>
-          </div>
-        )}
-      </Tray>
+      <RequestTray data={data} tray={tray} onBoard={onBoard} moves={moves} />
 
       {buddies.length === 0 ? (
         <p>{t('dispatch.noBuddies')}</p>
       ) : (
         <Board>
           {buddies.map((buddy) => (
-            <Column key={buddy.id} aria-labelledby={`dispatch-buddy-${buddy.id}`} data-testid={`dispatch-buddy-${buddy.id}`} data-unscheduled={buddy.day_limit === null}>
-              <header>
-                <h2 id={`dispatch-buddy-${buddy.id}`}>{buddy.name}</h2>
-                <p className="email">{buddy.email}</p>
-                <p data-testid="dispatch-day-capacity">
-                  {buddy.day_limit === null
-                    ? t(buddy.cells.some((c) => c.scheduled) ? 'dispatch.dayNotWorking' : 'dispatch.dayNotScheduled')
-                    : t('dispatch.dayCapacity', { taken: buddy.day_taken, limit: buddy.day_limit, left: Math.max(0, buddy.day_limit - buddy.day_taken) })}
-                </p>
-              </header>
-              {data.slots.map((slot) => {
-                const cell = buddy.cells.find((c) => c.slot_id === slot.id)!;
-                const here = data.services.filter((s) => s.buddy_id === buddy.id && s.service_slot_id === slot.id);
-                const shown = here.filter((s) => !tray.includes(s));
-                const open = slot.is_active && !cell.away && cell.scheduled && cell.working;
-                const refusal = picked ? cellRefusal(data, buddy, cell, picked) : null;
-                const summary = cellSummary(t, slot, cell, here.length - shown.length);
-                return (
-                  <Cell key={slot.id} data-state={open ? 'open' : 'closed'} data-testid={`dispatch-cell-${buddy.id}-${slot.id}`} {...targetProps(buddy, slot, cell)}>
-                    <div className="cell-head">
-                      <strong>
-                        {slot.name} {slot.start_time}–{slot.end_time}
-                      </strong>
-                      <span data-testid="dispatch-cell-summary">{summary}</span>
-                    </div>
-                    {shown.length > 0 && (
-                      <ul>
-                        {shown.map((service) => (
-                          <li key={service.id}>
-                            <ServiceCard
-                              service={service}
-                              picked={picked?.id === service.id}
-                              anyPicked={picked !== null}
-                              onPick={() => pick(service)}
-                              onDragStart={startDrag(service)}
-                              onDragEnd={endDrag}
-                            />
-                          </li>
-                        ))}
-                      </ul>
-                    )}
-                    {picked && !(picked.buddy_id === buddy.id && picked.service_slot_id === slot.id && picked.status !== SERVICE_STATUS.Requested) && (
-                      <Button
-                        size="small"
-                        block
-                        variant={refusal ? 'default' : 'primary'}
-                        onClick={() => void drop(picked, { buddy, slot })}
-                        aria-label={t('dispatch.moveTo', { id: picked.id, place: t('dispatch.place', { buddy: buddy.name, slot: slot.name }), summary })}
-                        data-testid={`dispatch-move-here-${buddy.id}-${slot.id}`}
-                      >
-                        {refusal ? t(`dispatch.hint.${refusal}`) : t('dispatch.moveHere')}
-                      </Button>
-                    )}
-                  </Cell>
-                );
-              })}
-            </Column>
+            <BuddyColumn key={buddy.id} data={data} buddy={buddy} tray={tray} moves={moves} />
           ))}
         </Board>
       )}

@@ -49,19 +49,17 @@ export default function ProfilePage() {
   return <ProfileForm profile={profile.data} />;
 }
 
-function ProfileForm({ profile }: { profile: Profile }) {
+type ProfileFormState = ReturnType<typeof useZodForm<typeof profileUpdateInput>>;
+
+/** Saves the profile form: the session and, when a new language was chosen, the app's language follow. */
+function useProfileSave(profile: Profile, form: ProfileFormState) {
   const { t, i18n } = useTranslation();
   const queryClient = useQueryClient();
   const toast = useToast();
   const utils = trpc.useUtils();
   const reloadSession = useReloadSession();
-  const form = useZodForm(profileUpdateInput, toForm(profile));
   const update = trpc.account.update.useMutation();
   const [saving, setSaving] = useState(false);
-
-  // eslint-disable-next-line react-hooks/exhaustive-deps -- the form starts over when the saved profile changes, not when `form` (a new object each render) does
-  useEffect(() => form.setValues(toForm(profile)), [profile]);
-  useUnsavedChangesGuard(JSON.stringify(form.values) !== JSON.stringify(toForm(profile)));
 
   const onSubmit = async (event: React.FormEvent) => {
     event.preventDefault();
@@ -87,6 +85,18 @@ function ProfileForm({ profile }: { profile: Profile }) {
       setSaving(false);
     }
   };
+
+  return { saving, onSubmit };
+}
+
+function ProfileForm({ profile }: { profile: Profile }) {
+  const { t } = useTranslation();
+  const form = useZodForm(profileUpdateInput, toForm(profile));
+  const { saving, onSubmit } = useProfileSave(profile, form);
+
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- the form starts over when the saved profile changes, not when `form` (a new object each render) does
+  useEffect(() => form.setValues(toForm(profile)), [profile]);
+  useUnsavedChangesGuard(JSON.stringify(form.values) !== JSON.stringify(toForm(profile)));
 
   const text = (key: 'first_name' | 'last_name' | 'phone_number' | 'state' | 'area' | 'city' | 'post_code', label: string, extra: { required?: boolean; type?: 'tel' } = {}) => (
     <TextField name={key} label={label} value={form.values[key]} onChange={(v) => form.set(key, v)} error={form.errors[key]} {...extra} />

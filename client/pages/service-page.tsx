@@ -61,25 +61,25 @@ function CheckStatus({ value }: { value: number | null }) {
   );
 }
 
-/** One service item of the checklist: check status, needs-repair flag, notes and images. */
-function DetailItem({ serviceId, row, editable }: { serviceId: number; row: ServiceDetailRow; editable: boolean }) {
-  const { t, i18n } = useTranslation();
+type Refresh = () => Promise<void>;
+
+/** What a checklist item's form holds (check status, needs repair, notes), and its save. */
+function useDetailForm(serviceId: number, row: ServiceDetailRow, name: string, refresh: Refresh) {
+  const { t } = useTranslation();
   const toast = useToast();
-  const confirm = useConfirm();
-  const utils = trpc.useUtils();
   const save = trpc.services.details.set.useMutation();
-  const addImage = trpc.services.addDetailImage.useMutation();
-  const removeImage = trpc.services.removeDetailImage.useMutation();
-  const { upload, uploading, progress } = useImageUpload('service_detail_image');
-  const fileInput = useRef<HTMLInputElement>(null);
   const detail = row.detail;
   const [checkStatus, setCheckStatus] = useState<number | null>(detail?.check_status ?? null);
   const [needsRepair, setNeedsRepair] = useState(detail?.needs_repair ?? false);
   const [notes, setNotes] = useState(detail?.notes ?? '');
   const [error, setError] = useState<string | undefined>();
-  const name = i18n.language === 'sv' ? row.name_sv : row.name_en;
   const dirty = checkStatus !== (detail?.check_status ?? null) || needsRepair !== (detail?.needs_repair ?? false) || notes !== (detail?.notes ?? '');
-  const refresh = () => utils.services.details.list.invalidate({ id: serviceId });
+
+  const chooseCheckStatus = (id: number) => {
+    setCheckStatus(id);
+    setError(undefined);
+    if (id === 1) setNeedsRepair(true);
+  };
 
   const onSave = async () => {
     if (checkStatus === null) {
@@ -94,6 +94,103 @@ function DetailItem({ serviceId, row, editable }: { serviceId: number; row: Serv
       toast.error(errorText(t, e));
     }
   };
+
+  return { checkStatus, chooseCheckStatus, needsRepair, setNeedsRepair, notes, setNotes, error, dirty, saving: save.isPending, onSave };
+}
+
+type DetailForm = ReturnType<typeof useDetailForm>;
+
+/** The editable fields of a checklist item: its check status, needs repair and notes. */
+function DetailFields({ row, name, form }: { row: ServiceDetailRow; name: string; form: DetailForm }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      <fieldset>
+        <legend className="visually-hidden">{t('services.checkStatusOf', { name })}</legend>
+        {SERVICE_CHECK_STATUSES.map((s) => (
+          <label key={s.id}>
+            <input type="radio" name={`check-${row.service_item_id}`} value={s.id} checked={form.checkStatus === s.id} onChange={() => form.chooseCheckStatus(s.id)} />
+            <Label variant={CHECK_COLOR[s.color]}>{t(`resources.service-items.checkStatuses.${s.key}`)}</Label>
+          </label>
+        ))}
+      </fieldset>
+      {form.error && (
+        <span role="alert" style={{ color: 'var(--fgColor-danger)', fontSize: 12 }}>
+          {fieldText(t, form.error)}
+        </span>
+      )}
+      <FormControl>
+        <Checkbox checked={form.needsRepair} onChange={(e) => form.setNeedsRepair(e.target.checked)} />
+        <FormControl.Label>{t('services.needsRepair')}</FormControl.Label>
+      </FormControl>
+      <FormControl>
+        <FormControl.Label>{t('services.notes')}</FormControl.Label>
+        <Textarea value={form.notes} onChange={(e) => form.setNotes(e.target.value)} block rows={2} maxLength={2000} />
+      </FormControl>
+    </>
+  );
+}
+
+/** A read-only checklist item: needs repair, and its notes. */
+function DetailSummary({ detail }: { detail: ServiceDetailRow['detail'] }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      {detail?.needs_repair && (
+        <span>
+          <Label variant="danger">{t('services.needsRepair')}</Label>
+        </span>
+      )}
+      {detail?.notes && <p style={{ margin: 0, whiteSpace: 'pre-wrap' }}>{detail.notes}</p>}
+    </>
+  );
+}
+
+/** A checklist item's images, each removable (after a confirmation) while the item is editable. */
+function DetailImages({ serviceId, row, name, editable, refresh }: { serviceId: number; row: ServiceDetailRow; name: string; editable: boolean; refresh: Refresh }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const confirm = useConfirm();
+  const removeImage = trpc.services.removeDetailImage.useMutation();
+  const detail = row.detail;
+  if ((detail?.images.length ?? 0) === 0) return null;
+  return (
+    <ul style={{ listStyle: 'none', padding: 0, margin: 0, display: 'flex', flexWrap: 'wrap', gap: 8 }}>
+      {detail!.images.map((image) => (
+        <li key={image.id} style={{ display: 'flex', flexDirection: 'column', alignItems: 'center' }}>
+          <a href={image.url} target="_blank" rel="noopener noreferrer">
+            <Avatar src={image.url} size={64} square alt={t('services.imageOf', { name })} data-testid="detail-image" />
+          </a>
+          {editable && (
+            <IconButton
+              icon={TrashIcon}
+              size="small"
+              variant="invisible"
+              aria-label={t('upload.remove')}
+              onClick={async () => {
+                if (!(await confirm({ message: t('bicycles.removeImageConfirm'), danger: true }))) return;
+                try {
+                  await removeImage.mutateAsync({ id: serviceId, itemId: row.service_item_id, imageId: image.id });
+                  await refresh();
+                } catch (e) {
+                  toast.error(errorText(t, e));
+                }
+              }}
+            />
+          )}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Adds an image to a checklist item: a hidden file input, its button, and the upload's progress. */
+function DetailImageUpload({ serviceId, row, name, refresh }: { serviceId: number; row: ServiceDetailRow; name: string; refresh: Refresh }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const addImage = trpc.services.addDetailImage.useMutation();
+  const { upload, uploading, progress } = useImageUpload('service_detail_image');
+  const fileInput = useRef<HTMLInputElement>(null);
 
   const onFile = async (file: File | undefined) => {
     if (!file) return;
@@ -113,118 +210,63 @@ function DetailItem({ serviceId, row, editable }: { serviceId: number; row: Serv
   };
 
   return (
+    <>
+      <input
+        ref={fileInput}
+        type="file"
+        accept="image/jpeg,image/png"
+        hidden
+        aria-label={t('services.addImage', { name })}
+        onChange={(e) => {
+          const file = e.target.files?.[0];
+          e.target.value = '';
+          void onFile(file);
+        }}
+        data-testid="detail-upload"
+      />
+      <Button size="small" leadingVisual={ImageIcon} onClick={() => fileInput.current?.click()} loading={uploading} aria-label={t('services.addImage', { name })}>
+        {uploading ? t('upload.uploading') : t('upload.choose')}
+      </Button>
+      {progress !== null && (
+        <span className="visually-hidden" role="status">
+          {t('upload.uploading')}
+        </span>
+      )}
+    </>
+  );
+}
+
+/** One service item of the checklist: check status, needs-repair flag, notes and images. */
+function DetailItem({ serviceId, row, editable }: { serviceId: number; row: ServiceDetailRow; editable: boolean }) {
+  const { t, i18n } = useTranslation();
+  const utils = trpc.useUtils();
+  const detail = row.detail;
+  const name = i18n.language === 'sv' ? row.name_sv : row.name_en;
+  const refresh = () => utils.services.details.list.invalidate({ id: serviceId });
+  const form = useDetailForm(serviceId, row, name, refresh);
+
+  return (
     <li data-testid={`detail-item-${row.service_item_id}`} aria-label={name}>
       <div style={{ display: 'flex', justifyContent: 'space-between', gap: 8, alignItems: 'baseline' }}>
         <strong>{name}</strong>
         {!editable && <CheckStatus value={detail?.check_status ?? null} />}
       </div>
       {row.description && <span style={{ fontSize: 12, color: 'var(--fgColor-muted)' }}>{row.description}</span>}
-      {editable ? (
-        <>
-          <fieldset>
-            <legend className="visually-hidden">{t('services.checkStatusOf', { name })}</legend>
-            {SERVICE_CHECK_STATUSES.map((s) => (
-              <label key={s.id}>
-                <input
-                  type="radio"
-                  name={`check-${row.service_item_id}`}
-                  value={s.id}
-                  checked={checkStatus === s.id}
-                  onChange={() => {
-                    setCheckStatus(s.id);
-                    setError(undefined);
-                    if (s.id === 1) setNeedsRepair(true);
-                  }}
-                />
-                <Label variant={CHECK_COLOR[s.color]}>{t(`resources.service-items.checkStatuses.${s.key}`)}</Label>
-              </label>
-            ))}
-          </fieldset>
-          {error && (
-            <span role="alert" style={{ color: 'var(--fgColor-danger)', fontSize: 12 }}>
-              {fieldText(t, error)}
-            </span>
-          )}
-          <FormControl>
-            <Checkbox checked={needsRepair} onChange={(e) => setNeedsRepair(e.target.checked)} />
-            <FormControl.Label>{t('services.needsRepair')}</FormControl.Label>
-          </FormControl>
-          <FormControl>
-            <FormControl.Label>{t('services.notes')}</FormControl.Label>
-            <Textarea value={notes} onChange={(e) => setNotes(e.target.value)} block rows={2} maxLength={2000} />
-          </FormControl>
-        </>
-      ) : (
-        <>
-          {detail?.needs_repair && (
-            <span>
-              <Label variant="danger">{t('services.needsRepair')}</Label>
-            </span>
-          )}
-          {detail?.notes && <p style={{ margin: 0, whiteSpace: 'pre-wrap' }}>{detail.notes}</p>}
-        </>
-      )}
-      {(detail?.images.length ?? 0) > 0 && (
-        <ul style={{ listStyle: 'none', padding: 0, margin: 0, display: 'flex', flexWrap: 'wrap', gap: 8 }}>
-          {detail!.images.map((image) => (
-            <li key={image.id} style={{ display: 'flex', flexDirection: 'column', alignItems: 'center' }}>
-              <a href={image.url} target="_blank" rel="noopener noreferrer">
-                <Avatar src={image.url} size={64} square alt={t('services.imageOf', { name })} data-testid="detail-image" />
-              </a>
-              {editable && (
-                <IconButton
-                  icon={TrashIcon}
-                  size="small"
-                  variant="invisible"
-                  aria-label={t('upload.remove')}
-                  onClick={async () => {
-                    if (!(await confirm({ message: t('bicycles.removeImageConfirm'), danger: true }))) return;
-                    try {
-                      await removeImage.mutateAsync({ id: serviceId, itemId: row.service_item_id, imageId: image.id });
-                      await refresh();
-                    } catch (e) {
-                      toast.error(errorText(t, e));
-                    }
-                  }}
-                />
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+      {editable ? <DetailFields row={row} name={name} form={form} /> : <DetailSummary detail={detail} />}
+      <DetailImages serviceId={serviceId} row={row} name={name} editable={editable} refresh={refresh} />
       {editable && (
         <div style={{ display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
           <Button
             variant="primary"
             size="small"
-            onClick={() => void onSave()}
-            loading={save.isPending}
-            disabled={!dirty && detail?.check_status !== undefined && detail?.check_status !== null}
+            onClick={() => void form.onSave()}
+            loading={form.saving}
+            disabled={!form.dirty && detail?.check_status !== undefined && detail?.check_status !== null}
             data-testid="detail-save"
           >
             {t('form.save')}
           </Button>
-          <input
-            ref={fileInput}
-            type="file"
-            accept="image/jpeg,image/png"
-            hidden
-            aria-label={t('services.addImage', { name })}
-            onChange={(e) => {
-              const file = e.target.files?.[0];
-              e.target.value = '';
-              void onFile(file);
-            }}
-            data-testid="detail-upload"
-          />
-          <Button size="small" leadingVisual={ImageIcon} onClick={() => fileInput.current?.click()} loading={uploading} aria-label={t('services.addImage', { name })}>
-            {uploading ? t('upload.uploading') : t('upload.choose')}
-          </Button>
-          {progress !== null && (
-            <span className="visually-hidden" role="status">
-              {t('upload.uploading')}
-            </span>
-          )}
+          <DetailImageUpload serviceId={serviceId} row={row} name={name} refresh={refresh} />
         </div>
       )}
     </li>

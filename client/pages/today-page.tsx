@@ -1,7 +1,7 @@
 import { ChevronLeftIcon, ChevronRightIcon } from '@primer/octicons-react';
 import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, useSearchParams } from 'react-router-dom';
+import { Link, useSearchParams, type SetURLSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
 import { BUDDY_REFERENCE } from '../../shared/entities/people.ts';
 import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
@@ -290,6 +290,79 @@ function StopCard({ service, number, outside, showBuddy, error, onResult }: Stop
   );
 }
 
+/** The day's title (today, or the date), and the previous and next days. */
+function DayHeader({ date, dayHref }: { date: string; dayHref: (day: string) => string }) {
+  const { t, i18n } = useTranslation();
+  const today = todayIso();
+  return (
+    <Top>
+      <div>
+        <h1 data-testid="today-title">{date === today ? t('today.title') : formatDate(date, i18n.language, { weekday: 'long', day: 'numeric', month: 'long' })}</h1>
+        {date === today && (
+          <Muted as="p" style={{ margin: 0, fontSize: 15 }} data-testid="today-date">
+            {formatDate(date, i18n.language, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' })}
+          </Muted>
+        )}
+      </div>
+      <DayNav aria-label={t('today.days')}>
+        <Link to={dayHref(addDays(date, -1))} aria-label={t('agenda.previousDay')} data-testid="today-previous">
+          <ChevronLeftIcon />
+        </Link>
+        {date !== today && (
+          <Link to={dayHref(today)} data-testid="today-today">
+            {t('calendar.today')}
+          </Link>
+        )}
+        <Link to={dayHref(addDays(date, 1))} aria-label={t('agenda.nextDay')} data-testid="today-next">
+          <ChevronRightIcon />
+        </Link>
+      </DayNav>
+    </Top>
+  );
+}
+
+/** An Admin's choice of buddy (`?buddy=`), every buddy when none. */
+function BuddyFilter({ buddy, setSearch }: { buddy: number | null; setSearch: SetURLSearchParams }) {
+  const { t } = useTranslation();
+  return (
+    <div style={{ marginBottom: 12, minHeight: 32 }}>
+      <Suspense fallback={null}>
+        <ReferencePicker
+          reference={BUDDY_REFERENCE}
+          value={buddy}
+          onChange={(v) =>
+            setSearch((current) => {
+              const next = new URLSearchParams(current);
+              if (v === null) next.delete('buddy');
+              else next.set('buddy', String(v));
+              return next;
+            })
+          }
+          label={t('resources.services.fields.buddy_id')}
+          emptyLabel={t('today.allBuddies')}
+          stacked
+          testId="today-buddy"
+        />
+      </Suspense>
+    </div>
+  );
+}
+
+/** The map of the numbered stops; a stop clicked scrolls to its card. */
+function StopsAside({ stops }: { stops: Stop[] }) {
+  const { t } = useTranslation();
+  return (
+    <aside aria-label={t('today.map')}>
+      <StopsMap stops={stops} onStop={(n) => document.getElementById(`stop-${n}`)?.scrollIntoView({ behavior: 'smooth', block: 'start' })} />
+      {stops.some((s) => s.outside) && (
+        <p style={{ fontSize: 13, marginTop: 8 }} data-testid="today-outside-note">
+          {t('today.outsideNote')}
+        </p>
+      )}
+    </aside>
+  );
+}
+
 /**
  * /today (issue 13): a buddy's services of the day in the order they visit them, each with its address
  * (directions in the phone's maps app), bicycle, owner and the status steps open to them as big buttons;
@@ -297,7 +370,7 @@ function StopCard({ service, number, outside, showBuddy, error, onResult }: Stop
  * every buddy's day, or one buddy's. Other days through `?date=`.
  */
 export default function TodayPage() {
-  const { t, i18n } = useTranslation();
+  const { t } = useTranslation();
   const [search, setSearch] = useSearchParams();
   const access = useAccess(servicesEntity);
   const { map } = usePublicConfig();
@@ -305,7 +378,6 @@ export default function TodayPage() {
   const date = todayDate(search);
   const query = todayQuery(search, access.ownerScoped);
   const services = trpc.services.calendar.useQuery(query);
-  const today = todayIso();
   const buddy = 'buddy_id' in query.filters ? Number(query.filters.buddy_id) : null;
   const dayHref = (day: string) => `?${new URLSearchParams({ ...Object.fromEntries(search), date: day })}`;
 
@@ -344,51 +416,8 @@ export default function TodayPage() {
 
   return (
     <section>
-      <Top>
-        <div>
-          <h1 data-testid="today-title">{date === today ? t('today.title') : formatDate(date, i18n.language, { weekday: 'long', day: 'numeric', month: 'long' })}</h1>
-          {date === today && (
-            <Muted as="p" style={{ margin: 0, fontSize: 15 }} data-testid="today-date">
-              {formatDate(date, i18n.language, { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' })}
-            </Muted>
-          )}
-        </div>
-        <DayNav aria-label={t('today.days')}>
-          <Link to={dayHref(addDays(date, -1))} aria-label={t('agenda.previousDay')} data-testid="today-previous">
-            <ChevronLeftIcon />
-          </Link>
-          {date !== today && (
-            <Link to={dayHref(today)} data-testid="today-today">
-              {t('calendar.today')}
-            </Link>
-          )}
-          <Link to={dayHref(addDays(date, 1))} aria-label={t('agenda.nextDay')} data-testid="today-next">
-            <ChevronRightIcon />
-          </Link>
-        </DayNav>
-      </Top>
-      {!access.ownerScoped && (
-        <div style={{ marginBottom: 12, minHeight: 32 }}>
-          <Suspense fallback={null}>
-            <ReferencePicker
-              reference={BUDDY_REFERENCE}
-              value={buddy}
-              onChange={(v) =>
-                setSearch((current) => {
-                  const next = new URLSearchParams(current);
-                  if (v === null) next.delete('buddy');
-                  else next.set('buddy', String(v));
-                  return next;
-                })
-              }
-              label={t('resources.services.fields.buddy_id')}
-              emptyLabel={t('today.allBuddies')}
-              stacked
-              testId="today-buddy"
-            />
-          </Suspense>
-        </div>
-      )}
+      <DayHeader date={date} dayHref={dayHref} />
+      {!access.ownerScoped && <BuddyFilter buddy={buddy} setSearch={setSearch} />}
       {services.error ? (
         <ErrorState error={services.error} onRetry={() => void services.refetch()} />
       ) : !services.data ? (
@@ -412,16 +441,7 @@ export default function TodayPage() {
               </>
             )}
           </div>
-          {active.length > 0 && (
-            <aside aria-label={t('today.map')}>
-              <StopsMap stops={stops} onStop={(n) => document.getElementById(`stop-${n}`)?.scrollIntoView({ behavior: 'smooth', block: 'start' })} />
-              {stops.some((s) => s.outside) && (
-                <p style={{ fontSize: 13, marginTop: 8 }} data-testid="today-outside-note">
-                  {t('today.outsideNote')}
-                </p>
-              )}
-            </aside>
-          )}
+          {active.length > 0 && <StopsAside stops={stops} />}
         </Layout>
       )}
     </section>

@@ -6,7 +6,7 @@ import { Link } from 'react-router-dom';
 import styled from 'styled-components';
 import { trialGroupsEntity } from '../../shared/entities/trial-groups.ts';
 import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
-import { trialInviteInput, type TrialInviteResult } from '../../shared/schemas/trial-groups.ts';
+import { trialInviteInput, type TrialGroupMember, type TrialInviteResult } from '../../shared/schemas/trial-groups.ts';
 import { BarChart } from '../components/bar-chart.tsx';
 import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
 import { errorText, fieldText } from '../errors.ts';
@@ -229,14 +229,12 @@ function Invites({ id }: { id: number }) {
   );
 }
 
-function Members({ id }: { id: number }) {
-  const { t, i18n } = useTranslation();
+/** Adds a user to the group: a search (debounced), the users found who are not members yet, and the add. */
+function AddMemberForm({ id, memberIds }: { id: number; memberIds: Set<number> }) {
+  const { t } = useTranslation();
   const toast = useToast();
-  const confirm = useConfirm();
   const refresh = useRefreshGroup(id);
-  const members = trpc.trialGroups.users.list.useQuery({ id });
   const add = trpc.trialGroups.users.add.useMutation();
-  const remove = trpc.trialGroups.users.remove.useMutation();
   const [search, setSearch] = useState('');
   const [debounced, setDebounced] = useState('');
   const [chosen, setChosen] = useState('');
@@ -245,98 +243,119 @@ function Members({ id }: { id: number }) {
     return () => clearTimeout(timer);
   }, [search]);
   const options = trpc.users.options.useQuery({ search: debounced || undefined });
-  const memberIds = new Set((members.data ?? []).map((m) => m.user_id));
   const choices = (options.data ?? []).filter((o) => !memberIds.has(o.id));
+
+  return (
+    <form
+      style={{ display: 'flex', flexWrap: 'wrap', gap: 8, alignItems: 'center', marginBottom: 12 }}
+      onSubmit={async (e) => {
+        e.preventDefault();
+        const userId = Number(chosen);
+        if (!userId) return;
+        try {
+          await add.mutateAsync({ id, user_id: userId });
+          await refresh();
+          setChosen('');
+          toast.success(t('trialGroups.memberAdded', { name: choices.find((c) => c.id === userId)?.label ?? '' }));
+        } catch (error) {
+          toast.error(errorText(t, error));
+        }
+      }}
+    >
+      <TextInput
+        leadingVisual={SearchIcon}
+        aria-label={t('trialGroups.findUser')}
+        placeholder={t('trialGroups.findUser')}
+        value={search}
+        onChange={(e) => setSearch(e.target.value)}
+      />
+      <Select aria-label={t('trialGroups.chooseUser')} value={chosen} onChange={(e) => setChosen(e.target.value)} data-testid="trial-add-user">
+        <Select.Option value="">{t('trialGroups.chooseUser')}</Select.Option>
+        {choices.map((o) => (
+          <Select.Option key={o.id} value={String(o.id)}>
+            {o.label}
+          </Select.Option>
+        ))}
+      </Select>
+      <Button type="submit" leadingVisual={PersonAddIcon} disabled={!chosen} loading={add.isPending} data-testid="trial-add-user-submit">
+        {t('trialGroups.addUser')}
+      </Button>
+    </form>
+  );
+}
+
+/** The group's users, each removable (after a confirmation). */
+function MembersTable({ id, members }: { id: number; members: TrialGroupMember[] }) {
+  const { t, i18n } = useTranslation();
+  const toast = useToast();
+  const confirm = useConfirm();
+  const refresh = useRefreshGroup(id);
+  const remove = trpc.trialGroups.users.remove.useMutation();
+  return (
+    <div style={{ overflowX: 'auto' }}>
+      <Table>
+        <thead>
+          <tr>
+            <th scope="col">{t('users.fields.name')}</th>
+            <th scope="col">{t('users.fields.email')}</th>
+            <th scope="col">{t('trialGroups.columns.addedAt')}</th>
+            <th scope="col">
+              <span className="visually-hidden">{t('list.actions')}</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {members.map((m) => {
+            const name = [m.first_name, m.last_name].filter(Boolean).join(' ') || m.email;
+            return (
+              <tr key={m.user_id} data-testid={`member-${m.email}`}>
+                <td data-label={t('users.fields.name')}>
+                  <Link to={`/users/${m.user_id}`}>{name}</Link>
+                </td>
+                <td data-label={t('users.fields.email')}>{m.email}</td>
+                <td data-label={t('trialGroups.columns.addedAt')}>{dateText(m.added_at, i18n.language)}</td>
+                <td style={{ textAlign: 'right' }}>
+                  <IconButton
+                    icon={TrashIcon}
+                    variant="invisible"
+                    size="small"
+                    aria-label={t('trialGroups.removeUser', { name })}
+                    onClick={async () => {
+                      if (!(await confirm({ message: t('trialGroups.removeConfirm', { name }), danger: true }))) return;
+                      try {
+                        await remove.mutateAsync({ id, key: m.user_id });
+                        await refresh();
+                        toast.success(t('trialGroups.memberRemoved', { name }));
+                      } catch (error) {
+                        toast.error(errorText(t, error));
+                      }
+                    }}
+                  />
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </Table>
+    </div>
+  );
+}
+
+function Members({ id }: { id: number }) {
+  const { t } = useTranslation();
+  const members = trpc.trialGroups.users.list.useQuery({ id });
+  const memberIds = new Set((members.data ?? []).map((m) => m.user_id));
 
   return (
     <Section aria-labelledby="trial-members-title" data-testid="trial-members">
       <Heading as="h2" id="trial-members-title">
         {t('trialGroups.users')}
       </Heading>
-      <form
-        style={{ display: 'flex', flexWrap: 'wrap', gap: 8, alignItems: 'center', marginBottom: 12 }}
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const userId = Number(chosen);
-          if (!userId) return;
-          try {
-            await add.mutateAsync({ id, user_id: userId });
-            await refresh();
-            setChosen('');
-            toast.success(t('trialGroups.memberAdded', { name: choices.find((c) => c.id === userId)?.label ?? '' }));
-          } catch (error) {
-            toast.error(errorText(t, error));
-          }
-        }}
-      >
-        <TextInput
-          leadingVisual={SearchIcon}
-          aria-label={t('trialGroups.findUser')}
-          placeholder={t('trialGroups.findUser')}
-          value={search}
-          onChange={(e) => setSearch(e.target.value)}
-        />
-        <Select aria-label={t('trialGroups.chooseUser')} value={chosen} onChange={(e) => setChosen(e.target.value)} data-testid="trial-add-user">
-          <Select.Option value="">{t('trialGroups.chooseUser')}</Select.Option>
-          {choices.map((o) => (
-            <Select.Option key={o.id} value={String(o.id)}>
-              {o.label}
-            </Select.Option>
-          ))}
-        </Select>
-        <Button type="submit" leadingVisual={PersonAddIcon} disabled={!chosen} loading={add.isPending} data-testid="trial-add-user-submit">
-          {t('trialGroups.addUser')}
-        </Button>
-      </form>
+      <AddMemberForm id={id} memberIds={memberIds} />
       {!members.data ? null : members.data.length === 0 ? (
         <p style={{ color: 'var(--fgColor-muted)' }}>{t('trialGroups.noUsers')}</p>
       ) : (
-        <div style={{ overflowX: 'auto' }}>
-          <Table>
-            <thead>
-              <tr>
-                <th scope="col">{t('users.fields.name')}</th>
-                <th scope="col">{t('users.fields.email')}</th>
-                <th scope="col">{t('trialGroups.columns.addedAt')}</th>
-                <th scope="col">
-                  <span className="visually-hidden">{t('list.actions')}</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.map((m) => {
-                const name = [m.first_name, m.last_name].filter(Boolean).join(' ') || m.email;
-                return (
-                  <tr key={m.user_id} data-testid={`member-${m.email}`}>
-                    <td data-label={t('users.fields.name')}>
-                      <Link to={`/users/${m.user_id}`}>{name}</Link>
-                    </td>
-                    <td data-label={t('users.fields.email')}>{m.email}</td>
-                    <td data-label={t('trialGroups.columns.addedAt')}>{dateText(m.added_at, i18n.language)}</td>
-                    <td style={{ textAlign: 'right' }}>
-                      <IconButton
-                        icon={TrashIcon}
-                        variant="invisible"
-                        size="small"
-                        aria-label={t('trialGroups.removeUser', { name })}
-                        onClick={async () => {
-                          if (!(await confirm({ message: t('trialGroups.removeConfirm', { name }), danger: true }))) return;
-                          try {
-                            await remove.mutateAsync({ id, key: m.user_id });
-                            await refresh();
-                            toast.success(t('trialGroups.memberRemoved', { name }));
-                          } catch (error) {
-                            toast.error(errorText(t, error));
-                          }
-                        }}
-                      />
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </Table>
-        </div>
+        <MembersTable id={id} members={members.data} />
       )}
     </Section>
   );

@@ -200,27 +200,32 @@ function SidebarItems({ entries, pathname, collapsed }: { entries: SidebarEntry[
   );
 }
 
-export function AppShell() {
-  const { t } = useTranslation();
-  const { pathname } = useLocation();
-  const { user, roles } = useSession();
-  const { version } = usePublicConfig();
+/** The sidebar collapsed to icons on wide screens, remembered in the browser. */
+function useCollapsedSidebar() {
   const [collapsed, setCollapsed] = useState(false);
-  const [menuOpen, setMenuOpen] = useState(false);
+
+  useEffect(() => {
+    setCollapsed(window.localStorage.getItem(SIDEBAR_KEY) === '1');
+  }, []);
+
+  const toggle = () => {
+    setCollapsed((value) => {
+      window.localStorage.setItem(SIDEBAR_KEY, value ? '0' : '1');
+      return !value;
+    });
+  };
+
+  return { collapsed, toggle };
+}
+
+/** The phone's drawer: open or not, where focus goes, and how it closes. */
+function useDrawer(pathname: string) {
   const [drawerOpen, setDrawerOpen] = useState(false);
-  const accountButton = useRef<HTMLButtonElement>(null);
   const menuButton = useRef<HTMLButtonElement>(null);
   const closeButton = useRef<HTMLButtonElement>(null);
   const sidebar = useRef<HTMLElement>(null);
   // Where focus goes once the drawer has closed (the page behind it is inert until then).
   const focusAfterClose = useRef<'menu' | 'main' | null>(null);
-  const logout = trpc.auth.logout.useMutation({
-    onSettled: () => window.location.assign('/login'),
-  });
-
-  useEffect(() => {
-    setCollapsed(window.localStorage.getItem(SIDEBAR_KEY) === '1');
-  }, []);
 
   // The drawer closes on navigation (back and forward included).
   useEffect(() => setDrawerOpen(false), [pathname]);
@@ -278,14 +283,92 @@ export function AppShell() {
     setDrawerOpen(false);
   };
 
-  const toggle = () => {
-    setCollapsed((value) => {
-      window.localStorage.setItem(SIDEBAR_KEY, value ? '0' : '1');
-      return !value;
-    });
-  };
+  return { drawerOpen, setDrawerOpen, menuButton, closeButton, sidebar, closeDrawer, onDrawerKeyDown, onDrawerClick };
+}
 
+/** The signed-in user's button, and the account menu it opens (sign out among its items). */
+function AccountMenu() {
+  const { t } = useTranslation();
+  const { user } = useSession();
+  const [menuOpen, setMenuOpen] = useState(false);
+  const accountButton = useRef<HTMLButtonElement>(null);
+  const logout = trpc.auth.logout.useMutation({
+    onSettled: () => window.location.assign('/login'),
+  });
   const name = fullName(user);
+
+  return (
+    <>
+      <AccountButton
+        ref={accountButton}
+        className="app-account"
+        type="button"
+        aria-label={t('shell.accountMenu', { name })}
+        aria-haspopup="true"
+        aria-expanded={menuOpen}
+        onClick={() => setMenuOpen((open) => !open)}
+        data-testid="account-menu"
+      >
+        <Avatar src={user?.profile_image || DEFAULT_AVATAR} size={28} alt={t('shell.avatarAlt', { name })} />
+        <span data-testid="user-full-name">{name}</span>
+      </AccountButton>
+      {menuOpen && (
+        <Suspense fallback={null}>
+          <AccountMenuOverlay anchorRef={accountButton} onClose={() => setMenuOpen(false)} onLogout={() => logout.mutate()} loggingOut={logout.isPending} />
+        </Suspense>
+      )}
+    </>
+  );
+}
+
+/** The header: the sidebar's toggle (wide) or the drawer's button (phone), the brand, the language and the account. */
+function ShellHeader({ sidebar, drawer }: { sidebar: ReturnType<typeof useCollapsedSidebar>; drawer: ReturnType<typeof useDrawer> }) {
+  const { t } = useTranslation();
+  const { collapsed, toggle } = sidebar;
+  const { drawerOpen, setDrawerOpen, menuButton } = drawer;
+  return (
+    <Header className="app-header" inert={drawerOpen}>
+      <IconButton
+        type="button"
+        className="wide-only app-icon-button"
+        onClick={toggle}
+        aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')}
+        aria-expanded={!collapsed}
+        aria-controls="sidebar"
+      >
+        <SpriteIcon name={collapsed ? 'sidebar-expand' : 'sidebar-collapse'} />
+      </IconButton>
+      <IconButton
+        ref={menuButton}
+        type="button"
+        className="phone-only app-icon-button"
+        onClick={() => setDrawerOpen(true)}
+        aria-label={t('phone.openMenu')}
+        aria-expanded={drawerOpen}
+        aria-controls="sidebar"
+        data-testid="menu-button"
+      >
+        <SpriteIcon name="three-bars" />
+      </IconButton>
+      <Brand className="app-brand" to="/">
+        {t('app.name')}
+      </Brand>
+      <LanguageSwitch />
+      <AccountMenu />
+    </Header>
+  );
+}
+
+export function AppShell() {
+  const { t } = useTranslation();
+  const { pathname } = useLocation();
+  const { roles } = useSession();
+  const { version } = usePublicConfig();
+  const sidebarState = useCollapsedSidebar();
+  const drawer = useDrawer(pathname);
+  const { collapsed } = sidebarState;
+  const { drawerOpen, setDrawerOpen, closeButton, sidebar, closeDrawer, onDrawerKeyDown, onDrawerClick } = drawer;
+
   const entries = visibleSidebar(SIDEBAR, roles);
 
   return (
@@ -293,52 +376,7 @@ export function AppShell() {
       <a className="skip-link" href="#main">
         {t('shell.skipToContent')}
       </a>
-      <Header className="app-header" inert={drawerOpen}>
-        <IconButton
-          type="button"
-          className="wide-only app-icon-button"
-          onClick={toggle}
-          aria-label={t(collapsed ? 'shell.expandSidebar' : 'shell.collapseSidebar')}
-          aria-expanded={!collapsed}
-          aria-controls="sidebar"
-        >
-          <SpriteIcon name={collapsed ? 'sidebar-expand' : 'sidebar-collapse'} />
-        </IconButton>
-        <IconButton
-          ref={menuButton}
-          type="button"
-          className="phone-only app-icon-button"
-          onClick={() => setDrawerOpen(true)}
-          aria-label={t('phone.openMenu')}
-          aria-expanded={drawerOpen}
-          aria-controls="sidebar"
-          data-testid="menu-button"
-        >
-          <SpriteIcon name="three-bars" />
-        </IconButton>
-        <Brand className="app-brand" to="/">
-          {t('app.name')}
-        </Brand>
-        <LanguageSwitch />
-        <AccountButton
-          ref={accountButton}
-          className="app-account"
-          type="button"
-          aria-label={t('shell.accountMenu', { name })}
-          aria-haspopup="true"
-          aria-expanded={menuOpen}
-          onClick={() => setMenuOpen((open) => !open)}
-          data-testid="account-menu"
-        >
-          <Avatar src={user?.profile_image || DEFAULT_AVATAR} size={28} alt={t('shell.avatarAlt', { name })} />
-          <span data-testid="user-full-name">{name}</span>
-        </AccountButton>
-        {menuOpen && (
-          <Suspense fallback={null}>
-            <AccountMenuOverlay anchorRef={accountButton} onClose={() => setMenuOpen(false)} onLogout={() => logout.mutate()} loggingOut={logout.isPending} />
-          </Suspense>
-        )}
-      </Header>
+      <ShellHeader sidebar={sidebarState} drawer={drawer} />
       {drawerOpen && <div className="phone-only drawer-backdrop" aria-hidden="true" onClick={() => setDrawerOpen(false)} data-testid="drawer-backdrop" />}
       <Side
         ref={sidebar}

@@ -67,6 +67,41 @@ function cloneable(state: DehydratedState): DehydratedState {
   };
 }
 
+/** What a render worker posts: it is ready, or a job's output or error. */
+interface WorkerMessage {
+  id: number;
+  output?: RenderOutput;
+  error?: string;
+  ready?: true;
+}
+
+/** Stops a slot's stuck-worker timer. */
+function disarm(slot: Slot) {
+  if (slot.watchdog) clearTimeout(slot.watchdog);
+  slot.watchdog = null;
+}
+
+/** A worker's message: it is ready (its jobs' time starts), or a job is answered (the next job's time starts). */
+function onWorkerMessage(slot: Slot, message: WorkerMessage) {
+  if (message.ready) {
+    slot.ready = true;
+    if (slot.pending.size > 0) slot.arm();
+    return;
+  }
+  const waiting = slot.pending.get(message.id);
+  if (!waiting) return;
+  slot.pending.delete(message.id);
+  if (slot.pending.size === 0) {
+    slot.worker.unref();
+    disarm(slot);
+  } else {
+    // Progress: the next job's time starts now.
+    slot.arm();
+  }
+  if (message.output) waiting.resolve(message.output);
+  else waiting.reject(new Error(`render failed in worker: ${message.error}`));
+}
+
 /**
  * React rendering off the main thread (ADR 027): the main thread fetches a page's data and answers
  * requests; `size` workers, each with the SSR bundle loaded, turn the data into HTML. Under load the
@@ -83,8 +118,7 @@ export function createRenderPool(entryServerPath: string, size: number, log: Fas
     const worker = new Worker(entryServerPath, { workerData: { role: RENDER_WORKER_ROLE }, ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}) });
     const slot: Slot = { worker, pending: new Map(), watchdog: null, retired: false, ready: false, arm: () => undefined };
     const fail = (error: Error) => {
-      if (slot.watchdog) clearTimeout(slot.watchdog);
-      slot.watchdog = null;
+      disarm(slot);
       for (const waiting of slot.pending.values()) waiting.reject(error);
       slot.pending.clear();
     };
@@ -105,26 +139,7 @@ export function createRenderPool(entryServerPath: string, size: number, log: Fas
       }, timeoutMs);
       slot.watchdog.unref();
     };
-    worker.on('message', (message: { id: number; output?: RenderOutput; error?: string; ready?: true }) => {
-      if (message.ready) {
-        slot.ready = true;
-        if (slot.pending.size > 0) slot.arm();
-        return;
-      }
-      const waiting = slot.pending.get(message.id);
-      if (!waiting) return;
-      slot.pending.delete(message.id);
-      if (slot.pending.size === 0) {
-        worker.unref();
-        if (slot.watchdog) clearTimeout(slot.watchdog);
-        slot.watchdog = null;
-      } else {
-        // Progress: the next job's time starts now.
-        slot.arm();
-      }
-      if (message.output) waiting.resolve(message.output);
-      else waiting.reject(new Error(`render failed in worker: ${message.error}`));
-    });
+    worker.on('message', (message: WorkerMessage) => onWorkerMessage(slot, message));
     worker.on('error', (error: Error & { code?: string }) => {
       log.error({ err: error }, 'render worker failed');
       if (error.code === 'ERR_WORKER_OUT_OF_MEMORY') retire(new RenderUnavailableError('memory'));

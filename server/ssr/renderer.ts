@@ -65,46 +65,60 @@ const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.char
 
 const DEV_TEMPLATE = '<!doctype html><html><head></head><body><script type="module" src="/client/entry-client.tsx"></script></body></html>';
 
-export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Promise<SsrRenderer> {
-  let loadEntry: () => Promise<EntryServer>;
-  let assetsFor: (url: string, modules: readonly string[]) => Promise<ClientAssets>;
-  let publicAssetsFor: (url: string) => Promise<ClientAssets>;
-  let renderInWorker: ((job: AppRenderJob) => Promise<RenderOutput>) | null = null;
-  let renderThreads: () => readonly Worker[] = () => [];
+/** Where a mode's pages come from: the render entry, the page's scripts and styles, the render workers if any. */
+interface RenderSource {
+  loadEntry: () => Promise<EntryServer>;
+  assetsFor: (url: string, modules: readonly string[]) => Promise<ClientAssets>;
+  publicAssetsFor: (url: string) => Promise<ClientAssets>;
+  renderInWorker: ((job: AppRenderJob) => Promise<RenderOutput>) | null;
+  renderThreads: () => readonly Worker[];
+}
 
-  if (mode.kind === 'production') {
-    const assets = loadClientAssets(mode.clientDir);
-    const entry = ((await import(pathToFileURL(mode.entryServerPath).href)) as EntryModule).ssrEntry;
-    loadEntry = async () => entry;
-    assetsFor = async (_url, modules) => assets(modules);
-    const publicAssets = loadPublicAssets(mode.clientDir);
-    publicAssetsFor = async () => publicAssets;
-    if ((mode.renderWorkers ?? 0) > 0) {
-      const pool = createRenderPool(mode.testWorkerModule ?? mode.entryServerPath, mode.renderWorkers!, app.log, {
-        timeoutMs: mode.renderTimeoutMs ?? DEFAULT_RENDER_TIMEOUT_MS,
-        ...(mode.workerHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: mode.workerHeapMb } } : {}),
-      });
-      renderThreads = () => pool.threads();
-      app.addHook('onClose', async () => pool.close());
-      renderInWorker = (job) => pool.render(job);
-    }
-  } else {
-    const { createServer } = await import('vite');
-    const middie = (await import('@fastify/middie')).default;
-    const vite = await createServer({ root: mode.root, server: { middlewareMode: true }, appType: 'custom' });
-    await app.register(middie);
-    app.use(vite.middlewares);
-    app.addHook('onClose', async () => vite.close());
-    loadEntry = async () => ((await vite.ssrLoadModule('/client/entry-server.tsx')) as EntryModule).ssrEntry;
-    assetsFor = async (url) => {
-      // Vite adds its client and the React refresh preamble; we lift them out of its template.
-      const html = await vite.transformIndexHtml(url, DEV_TEMPLATE);
-      const scripts = [...html.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => m[1]!);
-      const inline = [...html.matchAll(/<script type="module">([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
-      return { styles: ['/client/styles.css'], scripts, preloads: [], inline } as ClientAssets & { inline: string[] };
-    };
-    publicAssetsFor = async () => ({ styles: ['/client/public-pages/public.css'], scripts: ['/client/entry-public.ts'], preloads: [] });
+/** The built app: its server entry, the assets from the build's manifests, and the render workers (ADR 027). */
+async function productionSource(app: FastifyInstance, mode: Extract<SsrMode, { kind: 'production' }>): Promise<RenderSource> {
+  let renderInWorker: RenderSource['renderInWorker'] = null;
+  let renderThreads: RenderSource['renderThreads'] = () => [];
+  const assets = loadClientAssets(mode.clientDir);
+  const entry = ((await import(pathToFileURL(mode.entryServerPath).href)) as EntryModule).ssrEntry;
+  const loadEntry = async () => entry;
+  const assetsFor = async (_url: string, modules: readonly string[]) => assets(modules);
+  const publicAssets = loadPublicAssets(mode.clientDir);
+  const publicAssetsFor = async () => publicAssets;
+  if ((mode.renderWorkers ?? 0) > 0) {
+    const pool = createRenderPool(mode.testWorkerModule ?? mode.entryServerPath, mode.renderWorkers!, app.log, {
+      timeoutMs: mode.renderTimeoutMs ?? DEFAULT_RENDER_TIMEOUT_MS,
+      ...(mode.workerHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: mode.workerHeapMb } } : {}),
+    });
+    renderThreads = () => pool.threads();
+    app.addHook('onClose', async () => pool.close());
+    renderInWorker = (job) => pool.render(job);
   }
+  return { loadEntry, assetsFor, publicAssetsFor, renderInWorker, renderThreads };
+}
+
+/** Development: Vite serves the sources (its middleware on the app) and loads the entry; rendering in the main thread. */
+async function developmentSource(app: FastifyInstance, mode: Extract<SsrMode, { kind: 'development' }>): Promise<RenderSource> {
+  const { createServer } = await import('vite');
+  const middie = (await import('@fastify/middie')).default;
+  const vite = await createServer({ root: mode.root, server: { middlewareMode: true }, appType: 'custom' });
+  await app.register(middie);
+  app.use(vite.middlewares);
+  app.addHook('onClose', async () => vite.close());
+  const loadEntry = async () => ((await vite.ssrLoadModule('/client/entry-server.tsx')) as EntryModule).ssrEntry;
+  const assetsFor = async (url: string) => {
+    // Vite adds its client and the React refresh preamble; we lift them out of its template.
+    const html = await vite.transformIndexHtml(url, DEV_TEMPLATE);
+    const scripts = [...html.matchAll(/<script type="module" src="([^"]+)"/g)].map((m) => m[1]!);
+    const inline = [...html.matchAll(/<script type="module">([\s\S]*?)<\/script>/g)].map((m) => m[1]!);
+    return { styles: ['/client/styles.css'], scripts, preloads: [], inline } as ClientAssets & { inline: string[] };
+  };
+  const publicAssetsFor = async () => ({ styles: ['/client/public-pages/public.css'], scripts: ['/client/entry-public.ts'], preloads: [] });
+  return { loadEntry, assetsFor, publicAssetsFor, renderInWorker: null, renderThreads: () => [] };
+}
+
+export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Promise<SsrRenderer> {
+  const { loadEntry, assetsFor, publicAssetsFor, renderInWorker, renderThreads } =
+    mode.kind === 'production' ? await productionSource(app, mode) : await developmentSource(app, mode);
 
   return {
     enforceCsp: mode.kind === 'production',
