@@ -56,52 +56,58 @@ function formValues(u: UserDetail) {
 /** A user's name as the confirmations say it. */
 const nameOf = (u: UserDetail) => [u.first_name, u.last_name].filter(Boolean).join(' ') || u.email;
 
-function UserForm({ user }: { user: UserDetail }) {
+type UserFormState = ReturnType<typeof useZodForm<typeof userUpdateFields>>;
+
+/** Saving the form: a deactivation asked first, the record as saved in the cache, a conflict shown with a reload. */
+function useUserSave(user: UserDetail, form: UserFormState) {
   const { t } = useTranslation();
   const toast = useToast();
   const confirm = useConfirm();
   const utils = trpc.useUtils();
   const update = trpc.users.update.useMutation();
+  const [conflict, setConflict] = useState(false);
+  const onSubmit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const data = form.validate();
+    // Never silent: every field message is shown beside its field, and the toast says why nothing was saved.
+    if (!data) return toast.error(t('errors.validation_error'));
+    // Deactivating locks the person out: ask before sending (issue 13).
+    if (
+      user.is_active &&
+      !data.is_active &&
+      !(await confirm({ title: t('userConfirm.deactivateTitle'), message: t('userConfirm.deactivate', { name: nameOf(user) }), danger: true }))
+    )
+      return;
+    try {
+      const saved = await update.mutateAsync({ id: user.id, version: user.version, data });
+      utils.users.get.setData({ id: user.id }, saved);
+      await utils.users.list.invalidate();
+      toast.success(t('form.saved', { name: user.email }));
+    } catch (error) {
+      if (appCodeOf(error) === 'conflict') setConflict(true);
+      else {
+        form.applyServerError(error);
+        toast.error(errorText(t, error));
+      }
+    }
+  };
+  return { onSubmit, conflict, saving: update.isPending, reload: () => void utils.users.get.invalidate({ id: user.id }) };
+}
+
+function UserForm({ user }: { user: UserDetail }) {
+  const { t } = useTranslation();
   const initial = formValues(user);
   const form = useZodForm(userUpdateFields, initial);
-  const [conflict, setConflict] = useState(false);
+  const { onSubmit, conflict, saving, reload } = useUserSave(user, form);
   useUnsavedChangesGuard(JSON.stringify(form.values) !== JSON.stringify(initial));
   const text = (key: 'first_name' | 'last_name' | 'phone_number' | 'social_security_number' | 'state' | 'area' | 'city' | 'post_code') => (
     <TextField name={key} label={t(`users.fields.${key}`)} value={form.values[key] as string} onChange={(v) => form.set(key, v)} error={form.errors[key]} />
   );
   return (
-    <Grid
-      noValidate
-      data-testid="user-form"
-      onSubmit={async (e) => {
-        e.preventDefault();
-        const data = form.validate();
-        // Never silent: every field message is shown beside its field, and the toast says why nothing was saved.
-        if (!data) return toast.error(t('errors.validation_error'));
-        // Deactivating locks the person out: ask before sending (issue 13).
-        if (
-          user.is_active &&
-          !data.is_active &&
-          !(await confirm({ title: t('userConfirm.deactivateTitle'), message: t('userConfirm.deactivate', { name: nameOf(user) }), danger: true }))
-        )
-          return;
-        try {
-          const saved = await update.mutateAsync({ id: user.id, version: user.version, data });
-          utils.users.get.setData({ id: user.id }, saved);
-          await utils.users.list.invalidate();
-          toast.success(t('form.saved', { name: user.email }));
-        } catch (error) {
-          if (appCodeOf(error) === 'conflict') setConflict(true);
-          else {
-            form.applyServerError(error);
-            toast.error(errorText(t, error));
-          }
-        }
-      }}
-    >
+    <Grid noValidate data-testid="user-form" onSubmit={onSubmit}>
       {conflict && (
         <div style={{ gridColumn: '1 / -1' }}>
-          <ErrorState error={{ data: { appCode: 'conflict' } }} onRetry={() => void utils.users.get.invalidate({ id: user.id })} />
+          <ErrorState error={{ data: { appCode: 'conflict' } }} onRetry={reload} />
         </div>
       )}
       <div style={{ gridColumn: '1 / -1' }}>
@@ -149,7 +155,7 @@ function UserForm({ user }: { user: UserDetail }) {
         {form.errors.is_active && <FormControl.Validation variant="error">{fieldText(t, form.errors.is_active)}</FormControl.Validation>}
       </FormControl>
       <div style={{ gridColumn: '1 / -1' }}>
-        <Button type="submit" variant="primary" loading={update.isPending} data-testid="user-save">
+        <Button type="submit" variant="primary" loading={saving} data-testid="user-save">
           {t('form.save')}
         </Button>
       </div>

@@ -216,6 +216,13 @@ function searchCondition(def: EntityDef, key: string, param: string, lang: Lang)
   return `t.${key} = any(array(select r.id from ${referenceTable(field)} r where lower(${labelExpression(field, lang)}) like ${param}))`;
 }
 
+/** A record's SELECT in a language: its row and its references' labels and lookups. */
+function selectOf(def: EntityDef, lang: Lang): string {
+  return `select t.*${derivedColumns(def, lang)
+    .map((l) => ', ' + l)
+    .join('')} from ${def.table} t`;
+}
+
 /** The shared state of an entity's routes: SQL, schemas, the owner scope and the record reader. */
 function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: ResourceHooks): Resource {
   const t = def.table;
@@ -224,14 +231,7 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
     .map(([k]) => k);
   const filters = filterSpecs(def);
   const ownerField = def.access?.ownerField;
-  const selects: Record<Lang, string> = {
-    en: `select t.*${derivedColumns(def, 'en')
-      .map((l) => ', ' + l)
-      .join('')} from ${t} t`,
-    sv: `select t.*${derivedColumns(def, 'sv')
-      .map((l) => ', ' + l)
-      .join('')} from ${t} t`,
-  };
+  const selects: Record<Lang, string> = { en: selectOf(def, 'en'), sv: selectOf(def, 'sv') };
   // Only the exported columns, and the two timestamps already as ISO text (to_char truncates to
   // milliseconds as Date does): parsing them into Date objects was a tenth of the export's CPU.
   const isoText = (column: string) => `to_char(t.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${column}`;
