@@ -176,7 +176,7 @@ async function resendInvite(db: Db, invitations: Invitations, id: number, log: F
   if (user.invitation_status !== 'pending' && user.invitation_status !== 'canceled') throw new ApiError(400, 'validation_error', 'This user has already accepted the invitation.');
   if (!user.is_active) throw new ApiError(409, 'account_inactive');
   await db.transaction((tx) => invitations.resendInvite(tx, id, user.email, log));
-  return findUser(db, { id });
+  return detail(db, id);
 }
 
 /** Not in the spec's table: the invitation's links stop working and accepting it is refused (ADR 018). */
@@ -195,7 +195,7 @@ async function cancelInvite(db: Db, id: number) {
     if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
     throw new ApiError(409, 'invitation_not_pending');
   }
-  return findUser(db, { id });
+  return detail(db, id);
 }
 
 const operationalRangeBody = z.object({
