@@ -1,48 +1,38 @@
 import { z } from 'zod';
-import {
-  databaseUrlField,
-  demoPasswordField,
-  flagField,
-  logLevelField,
-  operationRangeFields,
-  parseEnv,
-  portField,
-  sessionMaxAgeDaysField,
-  trustedProxiesField,
-} from '../shared/env-fields.server.ts';
+import * as fields from '../shared/env-fields.server.ts';
 
 /** `npm run upstream`: the reference API's environment, its shared fields defined once with the back office's. */
 const envSchema = z.object({
-  PORT: portField.default(4010),
+  PORT: fields.portField.default(4010),
   HOST: z.string().default('127.0.0.1'),
-  LOG_LEVEL: logLevelField.default('info'),
-  DATABASE_URL: databaseUrlField.optional(),
+  LOG_LEVEL: fields.logLevelField.default('info'),
+  DATABASE_URL: fields.databaseUrlField.optional(),
   UPSTREAM_DATA_DIR: z.string().optional(),
   UPSTREAM_UPLOAD_DIR: z.string().optional(),
-  DEMO_PASSWORD: demoPasswordField.optional(),
+  DEMO_PASSWORD: fields.demoPasswordField.optional(),
   UPSTREAM_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Seed demo data into an empty database; unset: on for PGlite, off with DATABASE_URL. */
-  SEED_DEMO: flagField.optional(),
-  LOG_MAIL_LINKS: flagField.optional(),
+  SEED_DEMO: fields.flagField.optional(),
+  LOG_MAIL_LINKS: fields.flagField.optional(),
   APP_URL: z.url().default('http://localhost:3000'),
   PUBLIC_ORIGIN: z.url().optional(),
   CORS_ORIGINS: z.string().optional(),
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_JWKS_URL: z.url().optional(),
-  ...operationRangeFields,
+  ...fields.operationRangeFields,
   /**
    * Peers whose X-Forwarded-For is believed (comma-separated addresses, CIDRs or `loopback`); `none`: nobody.
    * Unset: `loopback` with UPSTREAM_FORWARDED_SECRET (the header is then believed only with the secret), else nobody.
    */
-  TRUSTED_PROXIES: trustedProxiesField.optional(),
+  TRUSTED_PROXIES: fields.trustedProxiesField.optional(),
   /** The back office's shared secret (its UPSTREAM_FORWARDED_SECRET): X-Forwarded-For is believed only with it (ADR 028). */
   UPSTREAM_FORWARDED_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  SESSION_MAX_AGE_DAYS: sessionMaxAgeDaysField.default(30),
+  SESSION_MAX_AGE_DAYS: fields.sessionMaxAgeDaysField.default(30),
 });
 
 export type UpstreamEnv = z.infer<typeof envSchema>;
 
 /** Parse once at start; a bad value throws a message naming the variable. */
 export function loadUpstreamEnv(source: NodeJS.ProcessEnv = process.env): UpstreamEnv {
-  return parseEnv(envSchema, source, 'The reference API cannot start, the environment is not valid');
+  return fields.parseEnv(envSchema, source, 'The reference API cannot start, the environment is not valid');
 }

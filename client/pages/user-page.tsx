@@ -314,30 +314,33 @@ function Links({ user }: { user: UserDetail }) {
   const languages = trpc.languages.options.useQuery({});
   const competencies = trpc.competencies.options.useQuery({});
   const save = useLinkSaver(user);
+  const chipLinks: Omit<ChipLinksProps, 'save'>[] = [
+    {
+      title: t('routes.languages'),
+      items: user.languages,
+      options: languages.data,
+      pickLabel: t('users.addLanguage'),
+      onAdd: (id) => addLanguage.mutateAsync({ id: user.id, language_id: id }),
+      onRemove: (id) => removeLanguage.mutateAsync({ id: user.id, key: id }),
+      testId: 'add-language',
+    },
+    {
+      title: t('routes.competencies'),
+      items: user.competencies,
+      options: competencies.data,
+      pickLabel: t('users.addCompetence'),
+      onAdd: (id) => addCompetence.mutateAsync({ id: user.id, competence_id: id }),
+      onRemove: (id) => removeCompetence.mutateAsync({ id: user.id, key: id }),
+      testId: 'add-competence',
+    },
+  ];
   return (
     <section style={{ marginTop: 32, display: 'grid', gap: 20 }}>
       <RoleLinks user={user} />
       <RangeLink user={user} />
-      <ChipLinks
-        title={t('routes.languages')}
-        items={user.languages}
-        options={languages.data}
-        pickLabel={t('users.addLanguage')}
-        onAdd={(id) => addLanguage.mutateAsync({ id: user.id, language_id: id })}
-        onRemove={(id) => removeLanguage.mutateAsync({ id: user.id, key: id })}
-        save={save}
-        testId="add-language"
-      />
-      <ChipLinks
-        title={t('routes.competencies')}
-        items={user.competencies}
-        options={competencies.data}
-        pickLabel={t('users.addCompetence')}
-        onAdd={(id) => addCompetence.mutateAsync({ id: user.id, competence_id: id })}
-        onRemove={(id) => removeCompetence.mutateAsync({ id: user.id, key: id })}
-        save={save}
-        testId="add-competence"
-      />
+      {chipLinks.map((links) => (
+        <ChipLinks key={links.testId} {...links} save={save} />
+      ))}
     </section>
   );
 }

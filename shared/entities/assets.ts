@@ -1,3 +1,4 @@
+import { nameField } from '../entity/fields.ts';
 import { defineEntity, type StatusFlow } from '../entity/define.ts';
 import { BUDDY_REFERENCE } from './people.ts';
 
@@ -20,11 +21,9 @@ export const ASSET_STATUS_FLOW: StatusFlow = {
 export const assetsEntity = defineEntity({
   name: 'assets',
   screen: { list: '/assets', detail: '/assets/:id', roles: ['Admin'], sidebar: { order: 165, icon: 'container' } },
-  table: 'assets',
-  defaultSort: 'name',
   label: '{name}',
   fields: {
-    name: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
+    name: nameField(120),
     asset_type: { kind: 'enum', required: true, options: ASSET_TYPES, filter: true, list: true },
     identifier: { kind: 'text', max: 60, unique: true, searchable: true, list: true },
     status: { kind: 'enum', required: true, options: [1, 2, 3, 4], default: 1, status: ASSET_STATUS_FLOW, filter: true, sortable: true, list: true },

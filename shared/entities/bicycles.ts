@@ -1,16 +1,16 @@
+import { nameField } from '../entity/fields.ts';
 import { defineEntity } from '../entity/define.ts';
 
 /** §3 Bicycle with the §5 required fields and maximum lengths. Owner and type are references. */
 export const bicyclesEntity = defineEntity({
   name: 'bicycles',
   screen: { list: '/bicycles', detail: '/bicycles/:id', roles: ['Admin'], sidebar: { order: 160, icon: 'rocket' }, pages: { detail: 'client/pages/bicycle-page.tsx' } },
-  table: 'bicycles',
   defaultSort: '-id',
   exportable: true,
   label: '{brand_and_model} ({serial_number})',
   fields: {
-    brand_and_model: { kind: 'text', required: true, max: 45, searchable: true, sortable: true, list: true },
-    serial_number: { kind: 'text', required: true, max: 45, searchable: true, sortable: true, list: true },
+    brand_and_model: nameField(45),
+    serial_number: nameField(45),
     bicycle_type_id: { kind: 'reference', reference: { entity: 'bicycle-types' }, filter: true, list: true },
     owner_id: { kind: 'reference', reference: { entity: 'users', label: '{email}' }, filter: true, list: true, searchable: true },
     groupset: { kind: 'text', required: true, max: 20 },

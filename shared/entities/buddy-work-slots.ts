@@ -1,5 +1,5 @@
 import { defineEntity } from '../entity/define.ts';
-import { BUDDY_REFERENCE } from './people.ts';
+import { BUDDY_FIELD, DAY_AND_SLOT_FIELDS } from './people.ts';
 
 /**
  * §3 Buddy work slot (the scheduler): when a buddy works and how many services they take per day.
@@ -9,24 +9,13 @@ import { BUDDY_REFERENCE } from './people.ts';
 export const buddyWorkSlotsEntity = defineEntity({
   name: 'buddy-work-slots',
   route: '/bike-buddy-scheduler',
-  table: 'buddy_work_slots',
-  defaultSort: 'service_date',
   calendarField: 'service_date',
   label: '{buddy_id_label} {service_date} {service_slot_id_label}',
   access: { create: ['Admin', 'Buddy'], update: ['Admin', 'Buddy'], delete: ['Admin', 'Buddy'], ownerField: 'buddy_id' },
   unique: [{ name: 'buddy_day_slot', fields: ['buddy_id', 'service_date', 'service_slot_id'], message: 'validation.workSlotExists' }],
   fields: {
-    buddy_id: {
-      kind: 'reference',
-      required: true,
-      requiredMessage: 'validation.buddyRequired',
-      reference: BUDDY_REFERENCE,
-      list: true,
-      filter: true,
-      searchable: true,
-    },
-    service_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
-    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: '{name}' }, list: true, filter: true },
+    buddy_id: BUDDY_FIELD,
+    ...DAY_AND_SLOT_FIELDS,
     // §5: required and greater than zero.
     max_services_per_day: { kind: 'integer', required: true, min: 1, max: 100, default: 4, list: true },
     is_working_day: { kind: 'boolean', default: true, list: true, filter: true },

@@ -1,13 +1,12 @@
+import { nameField } from '../entity/fields.ts';
 import { defineEntity } from '../entity/define.ts';
 
 export const companiesEntity = defineEntity({
   name: 'companies',
   screen: { list: '/companies', detail: '/companies/:id', roles: ['Admin'], sidebar: { order: 30, icon: 'organization' } },
-  table: 'companies',
-  defaultSort: 'name',
   label: '{name}',
   fields: {
-    name: { kind: 'text', required: true, max: 120, unique: true, searchable: true, sortable: true, list: true },
+    name: nameField(120, { unique: true }),
     address: { kind: 'text', max: 255, searchable: true, list: true },
     contact_person: { kind: 'text', max: 120, searchable: true, list: true },
     contact_phone: { kind: 'phone', max: 40 },

@@ -1,3 +1,4 @@
+import { nameField } from '../entity/fields.ts';
 import { defineEntity } from '../entity/define.ts';
 import { EVENT_STATUSES } from './events.ts';
 
@@ -11,7 +12,6 @@ export const eventBookingsEntity = defineEntity({
   name: 'event-bookings',
   screen: { list: '/event-bookings', roles: ['Admin'], sidebar: { order: 40, icon: 'checklist' } },
   readOnly: true,
-  table: 'event_bookings',
   defaultSort: '-booked_at',
   metaColumns: ['id'],
   label: '#{id} {full_name}',
@@ -21,7 +21,7 @@ export const eventBookingsEntity = defineEntity({
     company_id: { kind: 'reference', reference: { entity: 'companies' }, filter: true, list: true },
     event_id: { kind: 'reference', required: true, reference: { entity: 'events' }, filter: true, list: true },
     event_slot_id: { kind: 'reference', reference: { entity: 'event-slots', label: '{date}' } },
-    full_name: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
+    full_name: nameField(120),
     email: { kind: 'email', searchable: true },
     event_status: { kind: 'enum', options: EVENT_STATUSES, lookup: { via: 'event_id', column: 'status' }, list: true },
     status: { kind: 'enum', required: true, options: BOOKING_STATUSES, default: 'booked', filter: true, sortable: true, list: true },

@@ -5,8 +5,6 @@ export const eventSlotsEntity = defineEntity({
   name: 'event-slots',
   route: '/events/:id',
   parent: { entity: 'events', field: 'event_id' },
-  table: 'event_slots',
-  defaultSort: 'date',
   label: '{date} {start_time|hm}–{end_time|hm}',
   fields: {
     event_id: { kind: 'reference', required: true, reference: { entity: 'events' }, filter: true },

@@ -1,3 +1,4 @@
+import { nameField, descriptionField } from '../entity/fields.ts';
 import { defineEntity } from '../entity/define.ts';
 import { BUDDY_REFERENCE } from './people.ts';
 
@@ -8,14 +9,13 @@ export const EVENT_STATUSES = [1, 2, 3, 4] as const;
 export const eventsEntity = defineEntity({
   name: 'events',
   screen: { list: '/events', detail: '/events/:id', roles: ['Admin'], sidebar: { order: 50, icon: 'megaphone' } },
-  table: 'events',
   defaultSort: '-start_date',
   exportable: true,
   label: '{name}',
   messages: { created: 'APP.EVENT.SUCCESS-ADD', saved: 'APP.EVENT.SUCCESS-EDIT', deleted: 'APP.EVENT.SUCCESS-DELETE' },
   fields: {
-    name: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
-    business: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
+    name: nameField(120),
+    business: nameField(120),
     location: { kind: 'text', required: true, max: 200, searchable: true, list: true },
     contact_person: { kind: 'text', required: true, max: 120, searchable: true },
     contact_phone: { kind: 'phone', required: true, max: 40 },
@@ -24,8 +24,8 @@ export const eventsEntity = defineEntity({
     status: { kind: 'enum', required: true, options: EVENT_STATUSES, default: 1, filter: true, sortable: true, list: true },
     link: { kind: 'url' },
     logo: { kind: 'image', uploadKind: 'event_logo' },
-    description_en: { kind: 'text', max: 4000, multiline: true },
-    description_sv: { kind: 'text', max: 4000, multiline: true },
+    description_en: descriptionField(4000),
+    description_sv: descriptionField(4000),
     place_en: { kind: 'text', max: 200 },
     place_sv: { kind: 'text', max: 200 },
     responsible_name: { kind: 'text', max: 120 },

@@ -20,7 +20,6 @@ export const EXPERT_REQUEST_FLOW: StatusFlow = {
 export const expertRequestsEntity = defineEntity({
   name: 'expert-requests',
   screen: { list: '/expert', roles: ['Admin'], sidebar: { order: 80, icon: 'mortar-board' }, pages: { list: 'client/pages/expert-page.tsx' } },
-  table: 'expert_requests',
   defaultSort: '-requested_date',
   label: '#{id} {user_id_label}',
   fields: {

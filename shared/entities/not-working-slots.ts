@@ -1,28 +1,17 @@
 import { defineEntity } from '../entity/define.ts';
-import { BUDDY_REFERENCE } from './people.ts';
+import { BUDDY_FIELD, DAY_AND_SLOT_FIELDS } from './people.ts';
 
 /** §3 Not-working (unreachable) slot: a buddy cannot be booked in this slot on this day. */
 export const notWorkingSlotsEntity = defineEntity({
   name: 'not-working-slots',
   route: '/bike-buddy-scheduler',
-  table: 'not_working_slots',
-  defaultSort: 'service_date',
   calendarField: 'service_date',
   label: '{user_id_label} {service_date} {service_slot_id_label}',
   access: { create: ['Admin', 'Buddy'], update: ['Admin', 'Buddy'], delete: ['Admin', 'Buddy'], ownerField: 'user_id' },
   unique: [{ name: 'user_day_slot', fields: ['user_id', 'service_date', 'service_slot_id'], message: 'validation.notWorkingExists' }],
   fields: {
-    user_id: {
-      kind: 'reference',
-      required: true,
-      requiredMessage: 'validation.buddyRequired',
-      reference: BUDDY_REFERENCE,
-      list: true,
-      filter: true,
-      searchable: true,
-    },
-    service_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
-    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: '{name}' }, list: true, filter: true },
+    user_id: BUDDY_FIELD,
+    ...DAY_AND_SLOT_FIELDS,
     notes: { kind: 'text', max: 1000, multiline: true, searchable: true, list: true },
   },
 });

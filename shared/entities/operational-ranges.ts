@@ -1,12 +1,8 @@
-import { defineEntity } from '../entity/define.ts';
+import { namedCatalogue } from '../entity/fields.ts';
 
-export const operationalRangesEntity = defineEntity({
-  name: 'operational-ranges',
-  screen: { list: '/operational-ranges', roles: ['Admin'], sidebar: { order: 170, icon: 'location' } },
-  table: 'operational_ranges',
-  defaultSort: 'name',
-  label: '{name}',
-  fields: {
-    name: { kind: 'text', required: true, max: 80, unique: true, searchable: true, sortable: true, list: true },
-  },
-});
+/** §3 operational ranges: the named areas a buddy works in, assigned on a user's page. */
+export const operationalRangesEntity = namedCatalogue(
+  'operational-ranges',
+  { list: '/operational-ranges', roles: ['Admin'], sidebar: { order: 170, icon: 'location' } },
+  { description: false },
+);

@@ -11,3 +11,30 @@ export const USER_REFERENCE: NonNullable<FieldDef['reference']> = { entity: 'use
 
 /** A reference to a buddy: choices and accepted values are active users holding the Buddy role (§3). */
 export const BUDDY_REFERENCE: NonNullable<FieldDef['reference']> = { ...USER_REFERENCE, role: 'Buddy' };
+
+/** A buddy chosen in a form: required, with its own message (§5), listed and filtered. */
+export const BUDDY_CHOICE = {
+  kind: 'reference',
+  required: true,
+  requiredMessage: 'validation.buddyRequired',
+  reference: BUDDY_REFERENCE,
+  list: true,
+  filter: true,
+} as const satisfies FieldDef;
+
+/** A buddy chosen in a form, and the records searched by the buddy's name. */
+export const BUDDY_FIELD = { ...BUDDY_CHOICE, searchable: true } as const satisfies FieldDef;
+
+/** The day and the slot of a buddy's work, absence or service: listed, filtered (the day by range), the day sortable. */
+export const DAY_AND_SLOT_FIELDS = {
+  service_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
+  service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: '{name}' }, list: true, filter: true },
+} as const satisfies Record<string, FieldDef>;
+
+/** A user as an item of another record's sub-resource (a promo code's users, a trial group's members): the user and their name. */
+export const PERSON_ITEM = {
+  user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: '{email}' } },
+  email: { kind: 'email', required: true },
+  first_name: { kind: 'text' },
+  last_name: { kind: 'text' },
+} as const satisfies Record<string, FieldDef>;

@@ -1,14 +1,13 @@
+import { nameField } from '../entity/fields.ts';
 import { defineEntity } from '../entity/define.ts';
 
 export const productsEntity = defineEntity({
   name: 'products',
   screen: { list: '/products', roles: ['Admin'], sidebar: { order: 190, icon: 'briefcase' } },
-  table: 'products',
-  defaultSort: 'name_en',
   label: '{name_{lang}}',
   fields: {
-    name_en: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
-    name_sv: { kind: 'text', required: true, max: 120, searchable: true, sortable: true },
+    name_en: nameField(120),
+    name_sv: nameField(120, { list: false }),
     description_en: { kind: 'text', required: true, max: 2000, multiline: true },
     description_sv: { kind: 'text', required: true, max: 2000, multiline: true },
     price_sek: { kind: 'money', currency: 'sek', min: 0, sortable: true, list: true },

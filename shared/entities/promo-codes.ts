@@ -1,13 +1,14 @@
+import { nameField } from '../entity/fields.ts';
+import { PERSON_ITEM } from './people.ts';
 import { defineEntity } from '../entity/define.ts';
 
 export const promoCodesEntity = defineEntity({
   name: 'promo-codes',
   screen: { list: '/promo-codes', detail: '/promo-codes/:id', roles: ['Admin'], sidebar: { order: 60, icon: 'tag' }, pages: { detail: 'client/pages/promo-code-page.tsx' } },
-  table: 'promo_codes',
   defaultSort: '-starts_at',
   label: '{code}',
   fields: {
-    code: { kind: 'text', required: true, max: 40, unique: true, searchable: true, sortable: true, list: true },
+    code: nameField(40, { unique: true }),
     company_name: { kind: 'text', max: 120, searchable: true, sortable: true, list: true },
     company_logo: { kind: 'image', uploadKind: 'company_logo' },
     duration_days: { kind: 'integer', min: 0, max: 3650, list: true },
@@ -30,10 +31,7 @@ export const promoCodesEntity = defineEntity({
     users: {
       key: 'user_id',
       item: {
-        user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: '{email}' } },
-        email: { kind: 'email', required: true },
-        first_name: { kind: 'text' },
-        last_name: { kind: 'text' },
+        ...PERSON_ITEM,
         used_at: { kind: 'datetime', required: true },
       },
     },

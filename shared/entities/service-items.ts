@@ -1,15 +1,14 @@
+import { nameField, descriptionField } from '../entity/fields.ts';
 import { defineEntity } from '../entity/define.ts';
 
 export const serviceItemsEntity = defineEntity({
   name: 'service-items',
   screen: { list: '/service-items', roles: ['Admin'], sidebar: { order: 90, icon: 'list-unordered' } },
-  table: 'service_items',
-  defaultSort: 'name_en',
   label: '{name_{lang}}',
   fields: {
-    name_en: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
-    name_sv: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
-    description: { kind: 'text', max: 1000, multiline: true, list: true },
+    name_en: nameField(120),
+    name_sv: nameField(120),
+    description: descriptionField(1000, { list: true }),
   },
 });
 

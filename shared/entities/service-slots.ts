@@ -1,13 +1,13 @@
+import { nameField } from '../entity/fields.ts';
 import { defineEntity } from '../entity/define.ts';
 
 export const serviceSlotsEntity = defineEntity({
   name: 'service-slots',
   screen: { list: '/service-slots', roles: ['Admin'], sidebar: { order: 100, icon: 'clock' } },
-  table: 'service_slots',
   defaultSort: 'start_time',
   label: '{name} {start_time|hm}–{end_time|hm}',
   fields: {
-    name: { kind: 'text', required: true, max: 80, searchable: true, sortable: true, list: true },
+    name: nameField(80),
     start_time: { kind: 'time', required: true, sortable: true, list: true },
     end_time: { kind: 'time', required: true, sortable: true, list: true },
     max: { kind: 'integer', required: true, min: 1, max: 1000, default: 1, sortable: true, list: true },

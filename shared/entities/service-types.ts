@@ -1,3 +1,4 @@
+import { nameField, descriptionField } from '../entity/fields.ts';
 import { defineEntity } from '../entity/define.ts';
 
 /**
@@ -8,13 +9,11 @@ import { defineEntity } from '../entity/define.ts';
 export const serviceTypesEntity = defineEntity({
   name: 'service-types',
   screen: { list: '/service-types', roles: ['Admin'], sidebar: { order: 105, icon: 'stack' } },
-  table: 'service_types',
-  defaultSort: 'name_en',
   label: '{name_{lang}}',
   fields: {
-    name_en: { kind: 'text', required: true, max: 80, unique: true, searchable: true, sortable: true, list: true },
-    name_sv: { kind: 'text', required: true, max: 80, searchable: true, sortable: true, list: true },
-    description: { kind: 'text', max: 1000, multiline: true },
+    name_en: nameField(80, { unique: true }),
+    name_sv: nameField(80),
+    description: descriptionField(1000),
     duration_minutes: { kind: 'integer', min: 15, max: 600, list: true },
     price_sek: { kind: 'money', currency: 'sek', min: 0, sortable: true, list: true },
     is_active: { kind: 'boolean', default: true, filter: true, list: true, sortable: true },

@@ -1,5 +1,6 @@
+import { descriptionField } from '../entity/fields.ts';
 import { defineEntity, type StatusFlow } from '../entity/define.ts';
-import { BUDDY_REFERENCE, USER_REFERENCE } from './people.ts';
+import { BUDDY_CHOICE, DAY_AND_SLOT_FIELDS, USER_REFERENCE } from './people.ts';
 
 /** §4 service status (1–5). */
 export const SERVICE_STATUS = { Requested: 1, Booked: 2, CanceledByBuddy: 3, Finished: 4, CanceledByUserOrAdmin: 5 } as const;
@@ -45,25 +46,16 @@ export const servicesEntity = defineEntity({
     sidebar: { order: 70, icon: 'tools' },
     pages: { list: 'client/pages/services-page.tsx', detail: 'client/pages/service-page.tsx' },
   },
-  table: 'services',
   defaultSort: '-service_date',
   calendarField: 'service_date',
   label: '#{id} · {service_date}',
   access: { create: ['Admin'], update: ['Admin'], delete: ['Admin'], transition: ['Admin', 'Buddy'], ownerField: 'buddy_id' },
   location: { address: 'address', latitude: 'latitude', longitude: 'longitude', withinOperationRange: true },
   fields: {
-    service_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
-    service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: '{name}' }, list: true, filter: true },
+    ...DAY_AND_SLOT_FIELDS,
     service_time: { kind: 'time' },
     status: { kind: 'enum', required: true, options: [1, 2, 3, 4, 5], default: 2, status: SERVICE_STATUS_FLOW, list: true, filter: true, sortable: true },
-    buddy_id: {
-      kind: 'reference',
-      required: true,
-      requiredMessage: 'validation.buddyRequired',
-      reference: BUDDY_REFERENCE,
-      list: true,
-      filter: true,
-    },
+    buddy_id: BUDDY_CHOICE,
     bicycle_id: {
       kind: 'reference',
       required: true,
@@ -108,12 +100,12 @@ export const servicesEntity = defineEntity({
         service_item_id: { kind: 'reference', reference: { entity: 'service-items' } },
         check_status: { kind: 'enum', options: [1, 2, 3] },
         needs_repair: { kind: 'boolean' },
-        notes: { kind: 'text', max: 2000, multiline: true },
+        notes: descriptionField(2000),
       },
       set: {
         check_status: { kind: 'enum', required: true, options: [1, 2, 3], requiredMessage: 'validation.checkStatusRequired' },
         needs_repair: { kind: 'boolean', default: false },
-        notes: { kind: 'text', max: 2000, multiline: true },
+        notes: descriptionField(2000),
       },
       writeRoles: ['Admin', 'Buddy'],
     },

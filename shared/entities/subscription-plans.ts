@@ -1,3 +1,4 @@
+import { nameField, descriptionField } from '../entity/fields.ts';
 import { defineEntity } from '../entity/define.ts';
 
 export const PLAN_FREQUENCIES = ['monthly', 'quarterly', 'yearly'] as const;
@@ -15,15 +16,13 @@ export const subscriptionPlansEntity = defineEntity({
   name: 'subscription-plans',
   route: '/users/:id',
   embedded: true,
-  table: 'subscription_plans',
-  defaultSort: 'name_en',
   label: '{name_{lang}}',
   fields: {
-    slug: { kind: 'text', required: true, max: 40, unique: true, searchable: true, sortable: true, list: true },
-    name_en: { kind: 'text', required: true, max: 120, searchable: true, sortable: true, list: true },
-    name_sv: { kind: 'text', required: true, max: 120, searchable: true, sortable: true },
-    description_en: { kind: 'text', max: 2000, multiline: true },
-    description_sv: { kind: 'text', max: 2000, multiline: true },
+    slug: nameField(40, { unique: true }),
+    name_en: nameField(120),
+    name_sv: nameField(120, { list: false }),
+    description_en: descriptionField(2000),
+    description_sv: descriptionField(2000),
     frequency: { kind: 'enum', required: true, options: PLAN_FREQUENCIES, default: 'monthly', filter: true, list: true },
     price_sek: { kind: 'money', required: true, currency: 'sek', min: 0, sortable: true, list: true },
     price_gbp: { kind: 'money', required: true, currency: 'gbp', min: 0, sortable: true, list: true },

@@ -30,7 +30,6 @@ export const subscriptionsEntity = defineEntity({
   route: '/users/:id',
   embedded: true,
   readOnly: true,
-  table: 'subscriptions',
   defaultSort: '-created_at',
   metaColumns: ['id', 'created_at'],
   label: '#{id} {plan_id_label}',

@@ -1,15 +1,16 @@
+import { nameField, descriptionField } from '../entity/fields.ts';
+import { PERSON_ITEM } from './people.ts';
 import { defineEntity } from '../entity/define.ts';
 
 /** §3 Trial group: a business tries the service with invited users (ADR 014). */
 export const trialGroupsEntity = defineEntity({
   name: 'trial-groups',
   screen: { list: '/trial-groups', detail: '/trial-groups/:id', roles: ['Admin'], sidebar: { order: 180, icon: 'beaker' }, pages: { detail: 'client/pages/trial-group-page.tsx' } },
-  table: 'trial_groups',
   defaultSort: '-start_date',
   label: '{name}',
   fields: {
-    name: { kind: 'text', required: true, max: 120, unique: true, searchable: true, sortable: true, list: true },
-    description: { kind: 'text', max: 2000, multiline: true },
+    name: nameField(120, { unique: true }),
+    description: descriptionField(2000),
     company_id: { kind: 'reference', reference: { entity: 'companies' }, filter: true, list: true },
     start_date: { kind: 'date', sortable: true, list: true },
     end_date: { kind: 'date', sortable: true, list: true },
@@ -31,10 +32,7 @@ export const trialGroupsEntity = defineEntity({
     users: {
       key: 'user_id',
       item: {
-        user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: '{email}' } },
-        email: { kind: 'email', required: true },
-        first_name: { kind: 'text' },
-        last_name: { kind: 'text' },
+        ...PERSON_ITEM,
         invitation_status: { kind: 'text', required: true },
         added_at: { kind: 'datetime', required: true },
       },

@@ -1,3 +1,4 @@
+import { descriptionField } from '../entity/fields.ts';
 import { defineEntity } from '../entity/define.ts';
 import { LANGUAGES } from '../languages.ts';
 import { ROLE } from '../roles.ts';
@@ -19,7 +20,6 @@ const canResend = (r: Record<string, unknown>) => r.invitation_status === 'pendi
  */
 export const usersEntity = defineEntity({
   name: 'users',
-  table: 'users',
   updateOnly: true,
   defaultSort: '-id',
   label: '{email}',
@@ -44,7 +44,7 @@ export const usersEntity = defineEntity({
     is_active: { kind: 'boolean', default: true },
     profile_image: { kind: 'image', uploadKind: 'user_profile_picture' },
     user_type: { kind: 'enum', required: true, options: USER_TYPES, default: 1, filter: true },
-    biography: { kind: 'text', max: 2000, multiline: true },
+    biography: descriptionField(2000),
     social_security_number: { kind: 'text', max: 20 },
     state: { kind: 'text', max: 80 },
     area: { kind: 'text', max: 80 },

@@ -340,8 +340,12 @@ export function defineEntity<
   const CF extends string = never,
   const UO extends boolean = false,
 >(
-  input: Omit<EntityDef<F>, 'name' | 'route' | 'actions' | 'subResources' | 'readOnly' | 'calendarField' | 'updateOnly'> & {
+  input: Omit<EntityDef<F>, 'name' | 'route' | 'actions' | 'subResources' | 'readOnly' | 'calendarField' | 'updateOnly' | 'table' | 'defaultSort'> & {
     name: N;
+    /** Default: the name in snake_case (`bicycle-types` → `bicycle_types`). */
+    table?: string;
+    /** Default: the first field the label names, ascending (`'{name}'` → `name`). */
+    defaultSort?: string;
     actions?: A & Record<string, ActionDef>;
     subResources?: S & Record<string, SubResourceDef>;
     readOnly?: RO;
@@ -349,7 +353,10 @@ export function defineEntity<
     updateOnly?: UO;
   } & ({ screen: EntityScreen; route?: AppPath } | { route: AppPath }),
 ): DefinedEntity<N, F, A, S, RO, CF, UO> {
-  const def = input.screen ? { ...input, route: input.screen.list, detailRoute: input.screen.detail } : { ...input, route: input.route! };
+  const defaultSort = input.defaultSort ?? labelFields(input.label).find((key) => input.fields[key]?.sortable);
+  if (!defaultSort) throw new Error(`${input.name}: declare defaultSort (no sortable field in the label)`);
+  const withDefaults = { ...input, table: input.table ?? input.name.replace(/-/g, '_'), defaultSort };
+  const def = input.screen ? { ...withDefaults, route: input.screen.list, detailRoute: input.screen.detail } : { ...withDefaults, route: input.route! };
   for (const key of Object.keys(def.fields)) {
     if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`${def.name}.${key}: field names are snake_case identifiers`);
   }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { storableText } from '../schemas/common.ts';
+import { pageParams, storableText } from '../schemas/common.ts';
 import { MSG } from '../schemas/messages.ts';
 import { uploadedImageField } from '../schemas/uploads.ts';
 import {
@@ -146,12 +146,7 @@ export function listParamsSchema(def: EntityDef) {
   const orderings = sortableKeys(def).flatMap((k) => [k, `-${k}`]) as [string, ...string[]];
   const filters = Object.fromEntries(filterKeys(def).map((key) => [key, z.union([z.string().max(100), z.number(), z.boolean()]).optional()]));
   return z.object({
-    page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-    page_size: z.coerce
-      .number()
-      .int()
-      .refine((n) => (PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' })
-      .default(DEFAULT_PAGE_SIZE),
+    ...pageParams(PAGE_SIZES, DEFAULT_PAGE_SIZE),
     search: storableText(200).optional(),
     ordering: z.enum(orderings).optional(),
     filters: z.object(filters).strict().default({}),

@@ -26,3 +26,15 @@ export const versionField = () =>
 export const languageField = z.enum(LANGUAGES);
 
 export const COUNTRIES = ['gb', 'se'] as const;
+
+/** A list's page and page size (one of `sizes`, `fallback` when absent), as lists and paged sub-resources accept them. */
+export function pageParams(sizes: readonly number[], fallback: number) {
+  return {
+    page: z.coerce.number().int().min(1).max(1_000_000).default(1),
+    page_size: z.coerce
+      .number()
+      .int()
+      .refine((n) => sizes.includes(n), { error: 'validation.pageSize' })
+      .default(fallback),
+  };
+}

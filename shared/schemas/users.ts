@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { LANGUAGES } from '../languages.ts';
-import { COUNTRIES, storableText, versionField } from './common.ts';
+import { COUNTRIES, pageParams, storableText, versionField } from './common.ts';
 import { emailField } from './credentials.ts';
 import { MSG } from './messages.ts';
 import { uploadedImageField } from './uploads.ts';
@@ -12,12 +12,7 @@ export const USER_PAGE_SIZES = [10, 25, 50, 100] as const;
 export const USER_ORDERINGS = ['id', 'first_name', 'last_name', 'email', 'member_since', 'invited_at'] as const;
 
 export const userListInput = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  page_size: z.coerce
-    .number()
-    .int()
-    .refine((n) => (USER_PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' })
-    .default(25),
+  ...pageParams(USER_PAGE_SIZES, 25),
   search: storableText(200).optional(),
   ordering: z.enum([...USER_ORDERINGS, ...USER_ORDERINGS.map((o) => `-${o}` as const)]).optional(),
   role: storableText(50).optional(),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agent, mutate, query, signIn, type Agent } from '../support/http.ts';
+import { agent, mutate, query, signIn, type Agent, exportCsv as exportCsvOf } from '../support/http.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
@@ -92,16 +92,7 @@ describe('subscriptions through the back office', () => {
 });
 
 describe('events and bookings through the back office', () => {
-  const exportCsv = (client: Agent, qs = '') =>
-    client
-      .get(`/export/events.csv${qs}`)
-      .set('x-backoffice-csrf', '1')
-      .buffer(true)
-      .parse((res, done) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => done(null, text));
-      });
+  const exportCsv = (client: Agent, qs = '') => exportCsvOf(client, 'events', qs);
 
   it('refuses an end date before the start date on the server too', async () => {
     const res = await mutate(admin, 'events.create', {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agent, mutate, query, signIn, startAdminStack, type Agent } from '../support/http.ts';
+import { agent, mutate, query, signIn, startAdminStack, type Agent, exportCsv as exportCsvOf } from '../support/http.ts';
 import { DEMO_PASSWORD, latestMail, linkPath, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
@@ -50,7 +50,7 @@ describe('users', () => {
     const firstLink = (await latestMail(stack.upstream, 'solo@example.com')).link;
 
     const bulk = await mutate(admin, 'users.bulkInvite', { emails: 'b1@example.com, not-an-address, solo@example.com,b2@example.com' });
-    expect(bulk.body.result.data).toEqual([
+    expect(bulk.body.result.data.results).toEqual([
       { email: 'b1@example.com', success: true, user_id: expect.any(Number) },
       { email: 'not-an-address', success: false, error: { message: 'validation_error', cause: 'Provided value is not Email.', fields: { email: 'validation.email' } } },
       { email: 'solo@example.com', success: false, error: { message: 'user_exists', cause: 'User already exists' } },
@@ -191,16 +191,7 @@ describe('bicycles', () => {
 });
 
 describe('CSV export', () => {
-  const exportCsv = (client: Agent, qs = '') =>
-    client
-      .get(`/export/bicycles.csv${qs}`)
-      .set('x-backoffice-csrf', '1')
-      .buffer(true)
-      .parse((res, done) => {
-        let text = '';
-        res.on('data', (c: Buffer) => (text += c.toString()));
-        res.on('end', () => done(null, text));
-      });
+  const exportCsv = (client: Agent, qs = '') => exportCsvOf(client, 'bicycles', qs);
 
   it('streams RFC 4180 rows with formulas neutralised and a safe file name, respecting filters', async () => {
     await mutate(

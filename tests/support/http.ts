@@ -39,3 +39,16 @@ export async function startAdminStack(): Promise<{ stack: Stack; admin: Agent }>
   await signIn(admin, 'admin@example.com', DEMO_PASSWORD);
   return { stack, admin };
 }
+
+/** The CSV export of an entity's list (`/export/<name>.csv`), read whole as text. */
+export function exportCsv(client: Agent, name: string, qs = '') {
+  return client
+    .get(`/export/${name}.csv${qs}`)
+    .set('x-backoffice-csrf', '1')
+    .buffer(true)
+    .parse((res, done) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => done(null, text));
+    });
+}

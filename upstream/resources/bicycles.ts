@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { idField } from '../../shared/schemas/common.ts';
+import { idField, pageParams } from '../../shared/schemas/common.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
@@ -11,12 +11,7 @@ import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
 import type { BicycleHistoryRow } from '../../shared/schemas/services.ts';
 
 const historyQuery = z.object({
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1),
-  page_size: z.coerce
-    .number()
-    .int()
-    .refine((n) => (PAGE_SIZES as readonly number[]).includes(n), { error: 'validation.pageSize' })
-    .default(10),
+  ...pageParams(PAGE_SIZES, 10),
 });
 const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048), kind: z.enum(['image', 'defect']) });
 
