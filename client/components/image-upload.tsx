@@ -173,3 +173,9 @@ export function ImageUpload({ kind, value, onChange, label, round, error }: Prop
     </div>
   );
 }
+
+/** A person's profile picture in a form (their own profile, a user's page): round, uploaded as `user_profile_picture`. */
+export function ProfilePictureField({ value, onChange, error }: Pick<Props, 'value' | 'onChange' | 'error'>) {
+  const { t } = useTranslation();
+  return <ImageUpload kind="user_profile_picture" round value={value} onChange={onChange} label={t('profile.picture')} error={error} />;
+}

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import { changeEmailInput, profileUpdateInput, type Profile } from '../../shared/schemas/auth.ts';
 import { CountryField, LanguageField } from '../components/choice-field.tsx';
-import { ImageUpload } from '../components/image-upload.tsx';
+import { ProfilePictureField } from '../components/image-upload.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
@@ -113,14 +113,7 @@ function ProfileForm({ profile }: { profile: Profile }) {
           <div style={{ fontWeight: 600, fontSize: 14, marginBottom: 8 }} aria-hidden="true">
             {t('profile.picture')}
           </div>
-          <ImageUpload
-            kind="user_profile_picture"
-            round
-            value={form.values.profile_image}
-            onChange={(url) => form.set('profile_image', url)}
-            label={t('profile.picture')}
-            error={fieldText(t, form.errors.profile_image)}
-          />
+          <ProfilePictureField value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} error={fieldText(t, form.errors.profile_image)} />
         </div>
         {text('first_name', t('profile.firstName'), { required: true })}
         {text('last_name', t('profile.lastName'), { required: true })}

@@ -15,7 +15,7 @@ import { ChoiceField, CountryField, LanguageField } from '../components/choice-f
 import { ErrorState } from '../components/error-state.tsx';
 import { RecordActions } from '../entity/record-actions.tsx';
 import { invitationContext, invitationTestId } from './user-invitations.ts';
-import { ImageUpload } from '../components/image-upload.tsx';
+import { ProfilePictureField } from '../components/image-upload.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
@@ -111,14 +111,7 @@ function UserForm({ user }: { user: UserDetail }) {
         </div>
       )}
       <div style={{ gridColumn: '1 / -1' }}>
-        <ImageUpload
-          kind="user_profile_picture"
-          round
-          value={form.values.profile_image}
-          onChange={(url) => form.set('profile_image', url)}
-          label={t('profile.picture')}
-          error={fieldText(t, form.errors.profile_image)}
-        />
+        <ProfilePictureField value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} error={fieldText(t, form.errors.profile_image)} />
       </div>
       {text('first_name')}
       {text('last_name')}
@@ -304,43 +297,43 @@ function ChipLinks({ title, items, options, pickLabel, onAdd, onRemove, save, te
   );
 }
 
+/** The texts and the add input of a user's language and competence links (sub-resources of the users definition). */
+const CHIP_LINKS = {
+  languages: { title: 'routes.languages', pick: 'users.addLanguage', testId: 'add-language', field: 'language_id' },
+  competencies: { title: 'routes.competencies', pick: 'users.addCompetence', testId: 'add-competence', field: 'competence_id' },
+} as const;
+
+/** A user's languages or competencies: chips, and a select of the catalogue's other entries. */
+function CatalogueLinks({ user, kind, save }: { user: UserDetail; kind: keyof typeof CHIP_LINKS; save: ReturnType<typeof useLinkSaver> }) {
+  const { t } = useTranslation();
+  const texts = CHIP_LINKS[kind];
+  const links = trpc.users[kind];
+  const add = links.add.useMutation();
+  const remove = links.remove.useMutation();
+  const options = (kind === 'languages' ? trpc.languages : trpc.competencies).options.useQuery({});
+  return (
+    <ChipLinks
+      title={t(texts.title)}
+      items={user[kind]}
+      options={options.data}
+      pickLabel={t(texts.pick)}
+      onAdd={(id) => (add.mutateAsync as (input: Record<string, number>) => Promise<unknown>)({ id: user.id, [texts.field]: id })}
+      onRemove={(id) => remove.mutateAsync({ id: user.id, key: id })}
+      save={save}
+      testId={texts.testId}
+    />
+  );
+}
+
 /** Roles, operational range, languages and competencies: each change is saved at once and confirmed with a toast. */
 function Links({ user }: { user: UserDetail }) {
-  const { t } = useTranslation();
-  const addLanguage = trpc.users.languages.add.useMutation();
-  const removeLanguage = trpc.users.languages.remove.useMutation();
-  const addCompetence = trpc.users.competencies.add.useMutation();
-  const removeCompetence = trpc.users.competencies.remove.useMutation();
-  const languages = trpc.languages.options.useQuery({});
-  const competencies = trpc.competencies.options.useQuery({});
   const save = useLinkSaver(user);
-  const chipLinks: Omit<ChipLinksProps, 'save'>[] = [
-    {
-      title: t('routes.languages'),
-      items: user.languages,
-      options: languages.data,
-      pickLabel: t('users.addLanguage'),
-      onAdd: (id) => addLanguage.mutateAsync({ id: user.id, language_id: id }),
-      onRemove: (id) => removeLanguage.mutateAsync({ id: user.id, key: id }),
-      testId: 'add-language',
-    },
-    {
-      title: t('routes.competencies'),
-      items: user.competencies,
-      options: competencies.data,
-      pickLabel: t('users.addCompetence'),
-      onAdd: (id) => addCompetence.mutateAsync({ id: user.id, competence_id: id }),
-      onRemove: (id) => removeCompetence.mutateAsync({ id: user.id, key: id }),
-      testId: 'add-competence',
-    },
-  ];
   return (
     <section style={{ marginTop: 32, display: 'grid', gap: 20 }}>
       <RoleLinks user={user} />
       <RangeLink user={user} />
-      {chipLinks.map((links) => (
-        <ChipLinks key={links.testId} {...links} save={save} />
-      ))}
+      <CatalogueLinks user={user} kind="languages" save={save} />
+      <CatalogueLinks user={user} kind="competencies" save={save} />
     </section>
   );
 }

@@ -68,35 +68,54 @@ function RoleChoice({ value, onChange }: { value: string[]; onChange: (roles: st
 
 const date = (value: string | null | undefined, lang: string) => (value ? new Date(value).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB') : '—');
 
+/**
+ * An invitation dialog's submit: the form validated, `send` run, the users list refreshed, then `after`; a
+ * failure is shown in the dialog (and on the form's fields when `fieldErrors`).
+ */
+function useInviteSubmit<T>(
+  form: { validate(element: HTMLFormElement): T | null; applyServerError(error: unknown): void },
+  send: (input: T) => Promise<() => void>,
+  fieldErrors = false,
+) {
+  const { t } = useTranslation();
+  const utils = trpc.useUtils();
+  const [error, setError] = useState<string | null>(null);
+  const onSubmit = async (e: React.FormEvent<HTMLFormElement>) => {
+    e.preventDefault();
+    const input = form.validate(e.currentTarget);
+    if (!input) return;
+    try {
+      const after = await send(input);
+      await utils.users.list.invalidate();
+      after();
+    } catch (err) {
+      if (fieldErrors) form.applyServerError(err);
+      setError(errorText(t, err));
+    }
+  };
+  return { error, onSubmit };
+}
+
 function InviteDialog({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation();
   const toast = useToast();
-  const utils = trpc.useUtils();
   const invite = trpc.users.invite.useMutation();
   const form = useZodForm(inviteInput, { email: '', first_name: '', last_name: '', roles: [] as string[] });
-  const [error, setError] = useState<string | null>(null);
   const roles = form.values.roles ?? [];
+  const { error, onSubmit } = useInviteSubmit(
+    form,
+    async (input) => {
+      await invite.mutateAsync(input);
+      return () => {
+        toast.success(t('users.invited', { email: input.email }));
+        onClose();
+      };
+    },
+    true,
+  );
   return (
     <Dialog title={t('users.invite')} onClose={onClose} width="medium">
-      <form
-        noValidate
-        data-testid="invite-form"
-        style={{ display: 'flex', flexDirection: 'column', gap: 12 }}
-        onSubmit={async (e) => {
-          e.preventDefault();
-          const input = form.validate(e.currentTarget);
-          if (!input) return;
-          try {
-            await invite.mutateAsync(input);
-            await utils.users.list.invalidate();
-            toast.success(t('users.invited', { email: input.email }));
-            onClose();
-          } catch (err) {
-            form.applyServerError(err);
-            setError(errorText(t, err));
-          }
-        }}
-      >
+      <form noValidate data-testid="invite-form" style={{ display: 'flex', flexDirection: 'column', gap: 12 }} onSubmit={onSubmit}>
         {error && <Flash variant="danger">{error}</Flash>}
         <TextField name="email" type="email" label={t('users.fields.email')} value={form.values.email} onChange={(v) => form.set('email', v)} error={form.errors.email} required />
         <TextField name="first_name" label={t('users.fields.first_name')} value={form.values.first_name} onChange={(v) => form.set('first_name', v)} />
@@ -119,11 +138,13 @@ function bulkFailure(t: TFunction, result: BulkInviteResult): string {
 
 function BulkInviteDialog({ onClose }: { onClose: () => void }) {
   const { t } = useTranslation();
-  const utils = trpc.useUtils();
   const bulk = trpc.users.bulkInvite.useMutation();
   const form = useZodForm(bulkInviteInput, { emails: '', roles: [] as string[] });
   const [results, setResults] = useState<BulkInviteResult[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { error, onSubmit } = useInviteSubmit(form, async (input) => {
+    const answered = ((await bulk.mutateAsync(input)).results ?? []) as BulkInviteResult[];
+    return () => setResults(answered);
+  });
   return (
     <Dialog title={t('users.bulkInvite')} onClose={onClose} width="large">
       {results ? (
@@ -141,21 +162,7 @@ function BulkInviteDialog({ onClose }: { onClose: () => void }) {
           </Button>
         </div>
       ) : (
-        <form
-          noValidate
-          style={{ display: 'flex', flexDirection: 'column', gap: 12 }}
-          onSubmit={async (e) => {
-            e.preventDefault();
-            const input = form.validate(e.currentTarget);
-            if (!input) return;
-            try {
-              setResults(((await bulk.mutateAsync(input)).results ?? []) as BulkInviteResult[]);
-              await utils.users.list.invalidate();
-            } catch (err) {
-              setError(errorText(t, err));
-            }
-          }}
-        >
+        <form noValidate style={{ display: 'flex', flexDirection: 'column', gap: 12 }} onSubmit={onSubmit}>
           {error && <Flash variant="danger">{error}</Flash>}
           <RoleChoice value={form.values.roles ?? []} onChange={(next) => form.set('roles', next)} />
           <FormControl required>

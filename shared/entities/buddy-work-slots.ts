@@ -1,5 +1,5 @@
 import { defineEntity } from '../entity/define.ts';
-import { BUDDY_FIELD, DAY_AND_SLOT_FIELDS } from './people.ts';
+import { BUDDY_FIELD, DAY_AND_SLOT_FIELDS, scheduleEntry } from './people.ts';
 
 /**
  * §3 Buddy work slot (the scheduler): when a buddy works and how many services they take per day.
@@ -8,10 +8,8 @@ import { BUDDY_FIELD, DAY_AND_SLOT_FIELDS } from './people.ts';
  */
 export const buddyWorkSlotsEntity = defineEntity({
   name: 'buddy-work-slots',
-  route: '/bike-buddy-scheduler',
-  calendarField: 'service_date',
+  ...scheduleEntry('buddy_id'),
   label: '{buddy_id_label} {service_date} {service_slot_id_label}',
-  access: { create: ['Admin', 'Buddy'], update: ['Admin', 'Buddy'], delete: ['Admin', 'Buddy'], ownerField: 'buddy_id' },
   unique: [{ name: 'buddy_day_slot', fields: ['buddy_id', 'service_date', 'service_slot_id'], message: 'validation.workSlotExists' }],
   fields: {
     buddy_id: BUDDY_FIELD,

@@ -1,13 +1,11 @@
 import { defineEntity } from '../entity/define.ts';
-import { BUDDY_FIELD, DAY_AND_SLOT_FIELDS } from './people.ts';
+import { BUDDY_FIELD, DAY_AND_SLOT_FIELDS, scheduleEntry } from './people.ts';
 
 /** §3 Not-working (unreachable) slot: a buddy cannot be booked in this slot on this day. */
 export const notWorkingSlotsEntity = defineEntity({
   name: 'not-working-slots',
-  route: '/bike-buddy-scheduler',
-  calendarField: 'service_date',
+  ...scheduleEntry('user_id'),
   label: '{user_id_label} {service_date} {service_slot_id_label}',
-  access: { create: ['Admin', 'Buddy'], update: ['Admin', 'Buddy'], delete: ['Admin', 'Buddy'], ownerField: 'user_id' },
   unique: [{ name: 'user_day_slot', fields: ['user_id', 'service_date', 'service_slot_id'], message: 'validation.notWorkingExists' }],
   fields: {
     user_id: BUDDY_FIELD,

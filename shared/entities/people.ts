@@ -38,3 +38,15 @@ export const PERSON_ITEM = {
   first_name: { kind: 'text' },
   last_name: { kind: 'text' },
 } as const satisfies Record<string, FieldDef>;
+
+/**
+ * An entry of the buddies' schedule (a work slot, an absence): on the scheduler's screen and its calendar by
+ * day; a Buddy writes their own (through `ownerField`), an Admin everyone's (ADR 010).
+ */
+export function scheduleEntry<const O extends string>(ownerField: O) {
+  return {
+    route: '/bike-buddy-scheduler',
+    calendarField: 'service_date',
+    access: { create: ['Admin', 'Buddy'], update: ['Admin', 'Buddy'], delete: ['Admin', 'Buddy'], ownerField },
+  } as const;
+}

@@ -99,16 +99,17 @@ describe('render workers (ADR 027)', () => {
   });
 });
 
-describe('the render pool', () => {
-  const job = (url: string): AppRenderJob => ({
-    url,
-    lang: 'en',
-    nonce: 'n0',
-    config: { googleClientId: null, version: 'test', map: { centre: { lat: 59.33, lng: 18.06 }, radiusMetres: 3700, tileUrl: null, tileAttribution: '', geocoding: false } },
-    dehydrated: { mutations: [], queries: [] },
-    prefetchMs: 0,
-  });
+/** A render job of a signed-in page in English, as the server hands one to a worker. */
+const job = (url: string): AppRenderJob => ({
+  url,
+  lang: 'en',
+  nonce: 'n0',
+  config: { googleClientId: null, version: 'test', map: { centre: { lat: 59.33, lng: 18.06 }, radiusMetres: 3700, tileUrl: null, tileAttribution: '', geocoding: false } },
+  dehydrated: { mutations: [], queries: [] },
+  prefetchMs: 0,
+});
 
+describe('the render pool', () => {
   it('fails the jobs of a worker that stops, starts another, and renders on it', async () => {
     const pool = createRenderPool(ssr(1).entryServerPath, 1, pino({ level: 'silent' }));
     try {
@@ -126,14 +127,6 @@ describe('the render pool', () => {
 });
 
 describe('render limits (ADR 029)', () => {
-  const job = (url: string): AppRenderJob => ({
-    url,
-    lang: 'en',
-    nonce: 'n0',
-    config: { googleClientId: null, version: 'test', map: { centre: { lat: 59.33, lng: 18.06 }, radiusMetres: 3700, tileUrl: null, tileAttribution: '', geocoding: false } },
-    dehydrated: { mutations: [], queries: [] },
-    prefetchMs: 0,
-  });
   const log = pino({ level: 'silent' });
 
   it('give up on a render that loops: its jobs fail, the worker is replaced and the next job renders', async () => {
