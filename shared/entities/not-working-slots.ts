@@ -1,5 +1,6 @@
 import { defineEntity } from '../entity/define.ts';
-import { BUDDY_FIELD, DAY_AND_SLOT_FIELDS, scheduleEntry } from './people.ts';
+import { scheduleEntry } from './buddy-work-slots.ts';
+import { BUDDY_FIELD, DAY_AND_SLOT_FIELDS } from './people.ts';
 
 /** §3 Not-working (unreachable) slot: a buddy cannot be booked in this slot on this day. */
 export const notWorkingSlotsEntity = defineEntity({

@@ -30,23 +30,3 @@ export const DAY_AND_SLOT_FIELDS = {
   service_date: { kind: 'date', required: true, sortable: true, list: true, filter: 'range' },
   service_slot_id: { kind: 'reference', required: true, reference: { entity: 'service-slots', label: '{name}' }, list: true, filter: true },
 } as const satisfies Record<string, FieldDef>;
-
-/** A user as an item of another record's sub-resource (a promo code's users, a trial group's members): the user and their name. */
-export const PERSON_ITEM = {
-  user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: '{email}' } },
-  email: { kind: 'email', required: true },
-  first_name: { kind: 'text' },
-  last_name: { kind: 'text' },
-} as const satisfies Record<string, FieldDef>;
-
-/**
- * An entry of the buddies' schedule (a work slot, an absence): on the scheduler's screen and its calendar by
- * day; a Buddy writes their own (through `ownerField`), an Admin everyone's (ADR 010).
- */
-export function scheduleEntry<const O extends string>(ownerField: O) {
-  return {
-    route: '/bike-buddy-scheduler',
-    calendarField: 'service_date',
-    access: { create: ['Admin', 'Buddy'], update: ['Admin', 'Buddy'], delete: ['Admin', 'Buddy'], ownerField },
-  } as const;
-}

@@ -1,6 +1,14 @@
 import { nameField } from '../entity/fields.ts';
-import { PERSON_ITEM } from './people.ts';
+import type { FieldDef } from '../entity/define.ts';
 import { defineEntity } from '../entity/define.ts';
+
+/** A user as an item of another record's sub-resource (a promo code's users, a trial group's members): the user and their name. */
+export const PERSON_ITEM = {
+  user_id: { kind: 'reference', required: true, reference: { entity: 'users', label: '{email}' } },
+  email: { kind: 'email', required: true },
+  first_name: { kind: 'text' },
+  last_name: { kind: 'text' },
+} as const satisfies Record<string, FieldDef>;
 
 export const promoCodesEntity = defineEntity({
   name: 'promo-codes',

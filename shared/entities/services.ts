@@ -1,4 +1,3 @@
-import { descriptionField } from '../entity/fields.ts';
 import { defineEntity, type StatusFlow } from '../entity/define.ts';
 import { BUDDY_CHOICE, DAY_AND_SLOT_FIELDS, USER_REFERENCE } from './people.ts';
 
@@ -100,12 +99,12 @@ export const servicesEntity = defineEntity({
         service_item_id: { kind: 'reference', reference: { entity: 'service-items' } },
         check_status: { kind: 'enum', options: [1, 2, 3] },
         needs_repair: { kind: 'boolean' },
-        notes: descriptionField(2000),
+        notes: { kind: 'text', max: 2000, multiline: true },
       },
       set: {
         check_status: { kind: 'enum', required: true, options: [1, 2, 3], requiredMessage: 'validation.checkStatusRequired' },
         needs_repair: { kind: 'boolean', default: false },
-        notes: descriptionField(2000),
+        notes: { kind: 'text', max: 2000, multiline: true },
       },
       writeRoles: ['Admin', 'Buddy'],
     },

@@ -1,5 +1,5 @@
 import { nameField, descriptionField } from '../entity/fields.ts';
-import { PERSON_ITEM } from './people.ts';
+import { PERSON_ITEM } from './promo-codes.ts';
 import { defineEntity } from '../entity/define.ts';
 
 /** §3 Trial group: a business tries the service with invited users (ADR 014). */
