@@ -44,7 +44,7 @@ export interface FieldDef {
     label?: string;
     /** SQL over the referenced row `r` used instead of `label` (e.g. a full name). */
     labelSql?: string;
-    /** Choices are users holding this role (references to users only). */
+    /** Choices and accepted values are records holding this role, as the referenced entity's `roleHolders` says (a service's buddy). */
     role?: string;
   };
   /** Decimal places kept for `decimal` fields (default 2); coordinates keep 7 (about 1 cm). */
