@@ -160,8 +160,7 @@ function definitionSource(def: EntityDef, exportName: string, title: string): st
     `export const ${exportName} = defineEntity({`,
     `  name: ${literal(def.name)},`,
     `  screen: ${literal(def.screen)},`,
-    `  table: ${literal(def.table)},`,
-    `  defaultSort: ${literal(def.defaultSort)},`,
+    // The table (the name in snake_case) and the sort (the label's field) are the defaults: not written.
     `  label: '{${labelField}}',`,
     '  fields: {',
     ...fields,
