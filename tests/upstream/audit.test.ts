@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldDef } from '../../shared/entity/define.ts';
+import { userUpdateFields } from '../../shared/schemas/users.ts';
 import { openDatabase } from '../../upstream/db.ts';
 import { diff, recordChange, verifyChain } from '../../upstream/lib/audit.ts';
 import { migrate } from '../../upstream/migrate.ts';
@@ -134,6 +135,21 @@ describe('entries of the engine’s writes', () => {
     expect(entries.map((e) => e.action)).toEqual(['create', 'transition', 'delete']);
     expect(entries[1]!.changes).toEqual({ status: [1, 3] });
     expect(entries[2]!.changes).toEqual({ name: [a.name, null], asset_type: ['van', null], identifier: ['AUD-1', null], status: [3, null] });
+  });
+
+  it('records a user’s update (served by the users’ own route) with its declared fields only, never credentials', async () => {
+    const shop = Number((await up.db.query<{ id: number }>("select id from users where email = 'shop@example.com'")).rows[0]!.id);
+    const user = (await call(`users/${shop}/`)).body.data as Record<string, unknown> & { version: number; first_name: string | null };
+    // PUT sends the whole record: every field as it is, two changed.
+    const fields = Object.fromEntries(Object.keys(userUpdateFields.shape).map((k) => [k, user[k]]));
+    const res = await call(`users/${shop}/`, { method: 'PUT', body: { ...fields, version: user.version, first_name: 'Audited', city: 'Uppsala' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // A stale version changes nothing and records nothing.
+    expect((await call(`users/${shop}/`, { method: 'PUT', body: { ...fields, version: user.version, first_name: 'Too late' } })).status).toBe(409);
+    const entries = await entriesOf('users', shop);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ action: 'update', changes: { first_name: [user.first_name, 'Audited'], city: [expect.anything(), 'Uppsala'] } });
+    expect(Object.keys(entries[0]!.changes).sort()).toEqual(['city', 'first_name']);
   });
 
   it('chains writers that run at once in the order they committed', async () => {

@@ -1,6 +1,8 @@
+import type { FastifyRequest } from 'fastify';
 import { createHmac } from 'node:crypto';
 import type { FieldDef } from '../../shared/entity/define.ts';
 import type { Db } from '../db.ts';
+import type {} from './auth.ts';
 
 /**
  * The change history (ADR 035): one `audit_log` row per change, written in the change's own transaction,
@@ -128,6 +130,31 @@ export async function recordChange(tx: Db, key: string, entry: AuditEntry): Prom
     ],
   );
   return stored.id;
+}
+
+/**
+ * The entry of a change a request made to one record, in the change's transaction: who (the token's user and
+ * roles), from where (`req.ip`: the forwarded client address only with the back office's secret, ADR 028),
+ * the request, and the declared fields that changed. A change of no field records nothing.
+ */
+export async function recordRequestChange(
+  tx: Db,
+  key: string,
+  req: FastifyRequest,
+  change: { entity: string; action: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null; fields: Record<string, FieldDef> },
+): Promise<void> {
+  const changes = diff(change.before, change.after, change.fields);
+  if (Object.keys(changes).length === 0) return;
+  await recordChange(tx, key, {
+    userId: req.user?.id ?? null,
+    role: req.user?.roles.join(',') ?? null,
+    address: req.ip ?? null,
+    requestId: String(req.id),
+    entity: change.entity,
+    recordId: Number((change.after ?? change.before)!.id),
+    action: change.action,
+    changes,
+  });
 }
 
 /**

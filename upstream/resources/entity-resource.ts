@@ -29,7 +29,7 @@ import { entityByName } from '../../shared/entities/registry.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import { diff, recordChange } from '../lib/audit.ts';
+import { recordRequestChange } from '../lib/audit.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { upstreamReadScopes } from '../../shared/entity/access-roles.ts';
@@ -460,24 +460,9 @@ async function rulesOfWrite(r: Resource, input: Record<string, unknown>, ctx: Wr
   return (await r.hooks.beforeWrite?.(input, ctx)) ?? {};
 }
 
-/**
- * The change history's entry of a write (ADR 035), in the write's transaction: who (the token's user and
- * roles), from where (`req.ip`: the forwarded client address only with the back office's secret, ADR 028),
- * the request, and the declared fields that changed. A write that changed no field records nothing.
- */
-async function recordWrite(r: Resource, tx: Db, req: FastifyRequest, action: string, before: EntityRecord | null, after: EntityRecord | null) {
-  const changes = diff(before, after, r.def.fields);
-  if (Object.keys(changes).length === 0) return;
-  await recordChange(tx, r.config.auditKey, {
-    userId: req.user?.id ?? null,
-    role: req.user?.roles.join(',') ?? null,
-    address: req.ip ?? null,
-    requestId: String(req.id),
-    entity: r.def.name,
-    recordId: Number((after ?? before)!.id),
-    action,
-    changes,
-  });
+/** The change history's entry of a write (ADR 035), in the write's transaction; a write that changed no field records nothing. */
+function recordWrite(r: Resource, tx: Db, req: FastifyRequest, action: string, before: EntityRecord | null, after: EntityRecord | null) {
+  return recordRequestChange(tx, r.config.auditKey, req, { entity: r.def.name, action, before, after, fields: r.def.fields });
 }
 
 /** POST <resource>/: create. */
