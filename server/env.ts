@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  auditKeyField,
   backOfficeTrustProxyField,
   databaseUrlField,
   demoPasswordField,
@@ -29,6 +30,8 @@ const envSchema = z
     /** With UPSTREAM_URL: the secret the API checks before believing the forwarded client address (ADR 028). */
     UPSTREAM_FORWARDED_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
     DATABASE_URL: databaseUrlField.optional(),
+    /** Only for the in-process reference API: the change history's key (ADR 035). */
+    AUDIT_KEY: auditKeyField.optional(),
     /** Comma-separated; the first signs and encrypts, the others are still accepted (rotation). */
     COOKIE_SECRETS: csv.pipe(z.array(z.string().min(32, 'each cookie secret needs at least 32 characters')).min(1)).optional(),
     GOOGLE_CLIENT_ID: z.string().optional(),

@@ -29,6 +29,7 @@ export function inProcessUpstreamOptions(env: Env, opts: { root: string; publicU
       sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,
       // Unset: generated at start and handed to the back office (server/main.ts, ADR 028).
       ...(env.UPSTREAM_FORWARDED_SECRET ? { forwardedSecret: env.UPSTREAM_FORWARDED_SECRET } : {}),
+      ...(env.AUDIT_KEY ? { auditKey: env.AUDIT_KEY } : {}),
     },
   };
 }

@@ -57,6 +57,9 @@ export const trustedProxiesField = z
   )
   .refine((entries) => entries.every(isProxyEntry), 'must be `none` or comma-separated addresses, CIDRs or loopback');
 
+/** The change history's HMAC key (ADR 035); unset, the API keeps a generated one in its database and warns. */
+export const auditKeyField = z.string().min(32, 'must be at least 32 characters');
+
 /** Absolute lifetime of a sign-in, in days (ADR 017). */
 export const sessionMaxAgeDaysField = z.coerce.number().positive().max(365);
 

@@ -13,6 +13,7 @@ import { checkSession } from './lib/sessions.ts';
 import { isDataException, refuseUnstorableInput } from './lib/storable-input.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerAccountRoutes } from './routes/account.ts';
+import { registerAuditRoutes } from './routes/audit.ts';
 import { createInvitations } from './invitations.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
@@ -105,6 +106,7 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   }
   registerDashboard(app, db, config);
   registerDispatch(app, db, config);
+  registerAuditRoutes(app, db, config);
 
   return app;
 }

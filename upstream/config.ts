@@ -39,6 +39,12 @@ export interface UpstreamConfig {
    * `null`: the trusted proxies alone decide (an operator's explicit list). `startUpstream` generates one when unset.
    */
   forwardedSecret: string | null;
+  /**
+   * The key of the change history's hash chain (ADR 035): AUDIT_KEY, at least 32 characters. `startUpstream`
+   * keeps a generated one in the database when unset (as the JWT secret), with a warning: a key beside the
+   * log it protects shows only edits made without reading it.
+   */
+  auditKey: string;
   /** Absolute lifetime of a sign-in: after this a session's refresh tokens are refused, however often rotated (ADR 017). */
   sessionMaxAgeSeconds: number;
   /** scrypt N; lower in tests for speed. */
@@ -52,7 +58,7 @@ export interface UpstreamConfig {
   unusedUploadMaxAgeSeconds: number;
 }
 
-export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' | 'uploadDir' | 'forwardedSecret'> = {
+export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' | 'uploadDir' | 'forwardedSecret' | 'auditKey'> = {
   accessTokenTtlSeconds: 900,
   refreshTokenTtlSeconds: 30 * 24 * 3600,
   refreshGraceSeconds: 10,

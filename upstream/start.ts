@@ -8,6 +8,7 @@ import { buildUpstream } from './app.ts';
 import { DEFAULT_CONFIG, type UpstreamConfig } from './config.ts';
 import { compactTallies } from './dashboard-tallies.ts';
 import { openDatabase, type Db } from './db.ts';
+import { AUDIT_KEY_WARNING } from './lib/audit.ts';
 import { sweepUnusedUploads } from './lib/upload-sweep.ts';
 import { migrate } from './migrate.ts';
 import { DEMO_ACCOUNTS, randomDemoPassword, seedDemo } from './seed.ts';
@@ -31,6 +32,18 @@ async function jwtSecretFrom(db: Db, configured?: string): Promise<string> {
   await db.query("insert into settings (key, value) values ('jwt_secret', $1) on conflict (key) do nothing", [randomBytes(32).toString('base64url')]);
   const { rows } = await db.query<{ value: string }>("select value from settings where key = 'jwt_secret'");
   return rows[0]!.value;
+}
+
+/**
+ * The change history's key (ADR 035): AUDIT_KEY when given; else one generated once and kept in the database,
+ * as the JWT secret is, so the chain still verifies after a restart and from `npm run audit:verify`. Such a
+ * key lies beside the log it protects, so the caller warns (`generated`).
+ */
+export async function auditKeyFrom(db: Db, configured?: string): Promise<{ key: string; generated: boolean }> {
+  if (configured) return { key: configured, generated: false };
+  await db.query("insert into settings (key, value) values ('audit_key', $1) on conflict (key) do nothing", [randomBytes(32).toString('base64url')]);
+  const { rows } = await db.query<{ value: string }>("select value from settings where key = 'audit_key'");
+  return { key: rows[0]!.value, generated: true };
 }
 
 const SWEEP_INTERVAL_MS = 3600 * 1000;
@@ -70,10 +83,12 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
   const partial = opts.config ?? {};
   // An in-memory database gets throw-away upload storage, removed again on close.
   let tempUploadDir: string | undefined;
+  const audit = await auditKeyFrom(db, partial.auditKey);
   const config: UpstreamConfig = {
     ...DEFAULT_CONFIG,
     ...partial,
     jwtSecret: await jwtSecretFrom(db, partial.jwtSecret),
+    auditKey: audit.key,
     uploadDir:
       partial.uploadDir ??
       (opts.dataDir
@@ -91,6 +106,7 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
 
   await sweepExpired(db, config);
   const app = await buildUpstream({ db, config, logger: opts.logger });
+  if (audit.generated) app.log.warn(AUDIT_KEY_WARNING);
   const sweepUploads = async () => {
     const removed = await sweepUnusedUploads(db, config);
     if (removed.length > 0) app.log.info({ removed: removed.length }, 'unused uploads removed');

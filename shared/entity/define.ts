@@ -66,6 +66,8 @@ export interface FieldDef {
   currencyField?: string;
   /** Action and sub-resource input only: a list of at most this many values of the field's kind (an invitation's roles). */
   many?: number;
+  /** A secret (a password, a key): never written to the change history, not even that it changed (ADR 035). */
+  secret?: boolean;
 }
 
 /** Primer label variants a status value is shown in. */

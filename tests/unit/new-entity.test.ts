@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,14 @@ for (const path of ['shared/entities', 'shared/entity', 'shared/route-table.ts',
 }
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
+// The numbers the generator picks next: one past the highest committed migration.
+const lastMigration = Math.max(
+  ...readdirSync(join(root, 'upstream/migrations'))
+    .map((f) => Number.parseInt(f, 10))
+    .filter(Number.isFinite),
+);
+const nextMigration = (offset: number, name: string) => `upstream/migrations/${String(lastMigration + offset).padStart(3, '0')}-${name}.sql`;
+
 const run = (...args: string[]) => spawnSync(process.execPath, [join(root, 'scripts', 'new-entity.ts'), ...args, '--root', copy], { encoding: 'utf8' });
 const json = (path: string) => JSON.parse(readFileSync(join(copy, path), 'utf8')) as Record<string, Record<string, unknown>>;
 
@@ -28,13 +36,7 @@ describe('new:entity', { timeout: 60_000 }, () => {
   it('writes the definition, the registry line, the labels in both languages and the migration', () => {
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
-    for (const file of [
-      'shared/entities/workshops.ts',
-      'shared/entities/registry.ts',
-      'locales/en/resources.json',
-      'locales/sv/common.json',
-      'upstream/migrations/081-workshops.sql',
-    ]) {
+    for (const file of ['shared/entities/workshops.ts', 'shared/entities/registry.ts', 'locales/en/resources.json', 'locales/sv/common.json', nextMigration(1, 'workshops')]) {
       expect(first.stdout).toContain(file);
     }
     const registry = readFileSync(join(copy, 'shared/entities/registry.ts'), 'utf8');
@@ -60,7 +62,7 @@ describe('new:entity', { timeout: 60_000 }, () => {
     expect(entityScreenRoutes([def])).toEqual([
       { path: '/workshops', titleKey: 'routes.workshops', roles: ['Admin'], sidebar: { order: 200, icon: 'package' }, screen: { entity: 'workshops', kind: 'list' } },
     ]);
-    const migration = readFileSync(join(copy, 'upstream/migrations/081-workshops.sql'), 'utf8');
+    const migration = readFileSync(join(copy, nextMigration(1, 'workshops')), 'utf8');
     expect(migration).toContain(entityTableSql(def));
     expect(migration).toContain('active boolean not null default false,');
   });
@@ -82,6 +84,6 @@ describe('new:entity', { timeout: 60_000 }, () => {
     expect(def.screen).toEqual({ list: '/repair-kits', detail: '/repair-kits/:id', roles: ['Admin', 'Buddy'], sidebar: { order: 195, icon: 'tools' } });
     expect(def.fields.price).toMatchObject({ kind: 'money', required: true });
     expect(json('locales/en/common.json').routes).toMatchObject({ repairKits: 'Repair kits', repairKitsDetail: 'Repair kit' });
-    expect(readFileSync(join(copy, 'upstream/migrations/082-repair-kits.sql'), 'utf8')).toContain(entityTableSql(def));
+    expect(readFileSync(join(copy, nextMigration(2, 'repair-kits')), 'utf8')).toContain(entityTableSql(def));
   });
 });

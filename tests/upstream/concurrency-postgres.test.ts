@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyChain } from '../../upstream/lib/audit.ts';
 import { startUpstream } from '../../upstream/start.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 import { testLogger } from '../support/run-log.ts';
@@ -188,6 +189,24 @@ describe.skipIf(!adminUrl)('reference API on PostgreSQL under concurrency', () =
     expect(answers.map((r) => r.status).sort()).toEqual([200, ...Array(9).fill(403)]);
     const { rows } = await a.db.query<{ used: boolean }>('select used_at is not null and uploaded_at is not null as used from uploads where key = $1', [signed.data.key]);
     expect(rows[0]!.used).toBe(true);
+  });
+
+  it('chains the change history of writers on both instances at once in one unbroken order (ADR 035)', async () => {
+    const [a, b] = instances as [Upstream, Upstream];
+    const token = (await post(a, 'account/login', { email: 'admin@example.com', password: 'race-password' })).body.data.token;
+    const created = await Promise.all(Array.from({ length: 12 }, (_, i) => post(i % 2 ? a : b, 'assets/', { name: `Race van ${i}`, asset_type: 'van', status: 1 }, token)));
+    expect(created.map((r) => r.status)).toEqual(Array(12).fill(201));
+    const edited = await Promise.all(
+      created.map((r, i) => post(i % 2 ? b : a, `assets/${r.body.data.id}/`, { version: r.body.data.version, notes: `edited ${i}` }, token, { method: 'PATCH' })),
+    );
+    expect(edited.map((r) => r.status)).toEqual(Array(12).fill(200));
+    const { rows } = await a.db.query<{ n: number }>("select count(*)::int as n from audit_log where entity = 'assets' and record_id = any($1)", [
+      created.map((r) => r.body.data.id),
+    ]);
+    expect(rows[0]!.n).toBe(24);
+    // Both instances found the same generated key (kept in the database, as the JWT secret would be).
+    expect(a.config.auditKey).toBe(b.config.auditKey);
+    expect(await verifyChain(a.db, a.config.auditKey)).toMatchObject({ ok: true });
   });
 
   it('keeps serving when PostgreSQL ends its idle connections (a restart or failover), instead of crashing', async () => {

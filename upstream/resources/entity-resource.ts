@@ -29,6 +29,7 @@ import { entityByName } from '../../shared/entities/registry.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
+import { recordRequestChange } from '../lib/audit.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { upstreamReadScopes } from '../../shared/entity/access-roles.ts';
@@ -459,6 +460,11 @@ async function rulesOfWrite(r: Resource, input: Record<string, unknown>, ctx: Wr
   return (await r.hooks.beforeWrite?.(input, ctx)) ?? {};
 }
 
+/** The change history's entry of a write (ADR 035), in the write's transaction; a write that changed no field records nothing. */
+function recordWrite(r: Resource, tx: Db, req: FastifyRequest, action: string, before: EntityRecord | null, after: EntityRecord | null) {
+  return recordRequestChange(tx, r.config.auditKey, req, { entity: r.def.name, action, before, after, fields: r.def.fields });
+}
+
 /** POST <resource>/: create. */
 function registerCreate(app: FastifyInstance, r: Resource) {
   app.post(r.base, { preHandler: requireAuth(r.config, writeRoles(r.def, 'create')) }, async (req, reply) => {
@@ -474,7 +480,9 @@ function registerCreate(app: FastifyInstance, r: Resource) {
           `insert into ${r.def.table} (${names.join(', ')}) values (${placeholders.join(', ')}) returning id`,
           values.map(([, v]) => v),
         );
-        return r.fetchOne(Number(rows[0]!.id), tx, undefined, false, langOf(req));
+        const created = await r.fetchOne(Number(rows[0]!.id), tx, undefined, false, langOf(req));
+        await recordWrite(r, tx, req, 'create', null, created);
+        return created;
       });
       return ok(reply, record, 201);
     } catch (error) {
@@ -518,7 +526,9 @@ export async function writeRecord(r: Resource, req: FastifyRequest, change: Reco
       const { values, stamped } = assignments(r, input, extra, r.status ? stampsFor(r, previous, Number(input[r.status[0]])) : {});
       const sets = [...values.map(([key], i) => `${key} = $${i + 2}`), ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
       await tx.query(`update ${r.def.table} set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1`, [change.id, ...values.map(([, v]) => v)]);
-      return r.fetchOne(change.id, tx, undefined, false, langOf(req));
+      const written = await r.fetchOne(change.id, tx, undefined, false, langOf(req));
+      await recordWrite(r, tx, req, change.statusOnly ? 'transition' : 'update', current, written);
+      return written;
     });
   } catch (error) {
     mapDbError(r.def, error);
@@ -568,6 +578,7 @@ function registerDelete(app: FastifyInstance, r: Resource) {
         if (!current) throw new ApiError(404, 'not_found');
         await r.hooks.beforeDelete?.(current, { tx, user, current });
         await tx.query(`delete from ${r.def.table} where id = $1`, [id]);
+        await recordWrite(r, tx, req, 'delete', current, null);
       });
     } catch (error) {
       mapDbError(r.def, error, 'delete');

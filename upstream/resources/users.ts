@@ -6,13 +6,16 @@ import { splitAddresses, userListInput, userUpdateInput } from '../../shared/sch
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { inviteInput, type Invitations } from '../invitations.ts';
+import { usersEntity } from '../../shared/entities/users.ts';
+import { storedFields, type EntityDef } from '../../shared/entity/define.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
+import { recordRequestChange } from '../lib/audit.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
-import { itemParams, type EntityHandlersFactory, type EntityRouteHandler } from './entity-resource.ts';
+import { itemParams, normalizeRow, type EntityHandlersFactory, type EntityRouteHandler } from './entity-resource.ts';
 
 /** A page of users: searched by address, name or phone, filtered by role, type and statuses. */
 async function page(db: Db, query: z.infer<typeof userListInput>, extraWhere: string[] = []) {
@@ -113,12 +116,18 @@ async function updateUser(db: Db, config: UpstreamConfig, req: FastifyRequest) {
     });
   }
   const keys = Object.keys(input) as (keyof typeof input)[];
+  // The declared fields only, never the credentials beside them (ADR 034): what the change history compares.
+  const declared = `select id, version, ${storedFields(usersEntity)
+    .map(([k]) => k)
+    .join(', ')} from users where id = $1`;
   const updated = await db.transaction(async (tx) => {
     const deactivating = input.is_active === false;
     if (deactivating) {
       await lockAdminSet(tx);
       if (await isLastActiveAdmin(tx, id)) throw new ApiError(409, 'last_admin');
     }
+    // Locked here, after the Admin set, in the order the update alone took its locks.
+    const { rows: before } = await tx.query(`${declared} for update`, [id]);
     const { rows } = await tx.query(
       `update users set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning id`,
       [id, version, ...keys.map((k) => input[k] ?? null)],
@@ -131,6 +140,15 @@ async function updateUser(db: Db, config: UpstreamConfig, req: FastifyRequest) {
       await revokeAccountLinks(tx, id);
       await tx.query("update users set invitation_status = 'canceled' where id = $1 and invitation_status = 'pending'", [id]);
     }
+    const { rows: after } = await tx.query(declared, [id]);
+    const def: EntityDef = usersEntity;
+    await recordRequestChange(tx, config.auditKey, req, {
+      entity: def.name,
+      action: 'update',
+      before: normalizeRow(def, before[0]!),
+      after: normalizeRow(def, after[0]!),
+      fields: def.fields,
+    });
     return true;
   });
   if (!updated) {

@@ -1,0 +1,277 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FieldDef } from '../../shared/entity/define.ts';
+import { userUpdateFields } from '../../shared/schemas/users.ts';
+import { openDatabase } from '../../upstream/db.ts';
+import { diff, recordChange, verifyChain } from '../../upstream/lib/audit.ts';
+import { migrate } from '../../upstream/migrate.ts';
+import { startUpstream } from '../../upstream/start.ts';
+import { testLogger } from '../support/run-log.ts';
+import { DEMO_PASSWORD } from '../support/stack.ts';
+
+/**
+ * The change history (ADR 035): every create, update, transition and delete of the engine writes one entry
+ * in its own transaction, with exactly the fields that changed; the keyed hash chain names the first entry
+ * that was edited, removed or reordered.
+ */
+
+type Upstream = Awaited<ReturnType<typeof startUpstream>>;
+type Body = { success: boolean; data: any; error: any };
+let up: Upstream;
+const tokens: Record<string, string> = {};
+const root = join(import.meta.dirname, '..', '..');
+
+beforeAll(async () => {
+  up = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: testLogger('upstream-audit'), config: { scryptCost: 1024 } });
+  for (const who of ['admin', 'buddy']) tokens[who] = (await call('account/login', { body: { email: `${who}@example.com`, password: DEMO_PASSWORD } })).body.data.token;
+});
+afterAll(async () => up?.close());
+
+/** A call as the back office makes it: the client's address forwarded with the API's secret (ADR 028), and a request id. */
+async function call(path: string, init: { method?: string; body?: unknown; as?: string; ip?: string; requestId?: string } = {}) {
+  const token = init.as === undefined ? tokens.admin : tokens[init.as];
+  const res = await fetch(up.url + path, {
+    method: init.method ?? (init.body ? 'POST' : 'GET'),
+    headers: {
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(init.ip ? { 'x-forwarded-for': init.ip, 'x-forwarded-secret': up.config.forwardedSecret! } : {}),
+    },
+    body: init.body ? JSON.stringify(init.body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as Body };
+}
+
+interface Entry {
+  id: number;
+  user_id: number | null;
+  role: string | null;
+  address: string | null;
+  request_id: string | null;
+  entity: string;
+  record_id: number | null;
+  action: string;
+  changes: Record<string, [unknown, unknown]>;
+}
+const entriesOf = async (entity: string, recordId: number) =>
+  (
+    await up.db.query<Entry>('select id, user_id, role, address, request_id, entity, record_id, action, changes from audit_log where entity = $1 and record_id = $2 order by id', [
+      entity,
+      recordId,
+    ])
+  ).rows.map((e) => ({ ...e, id: Number(e.id), user_id: e.user_id === null ? null : Number(e.user_id), record_id: e.record_id === null ? null : Number(e.record_id) }));
+const entryCount = async () => Number((await up.db.query<{ n: number }>('select count(*)::int as n from audit_log')).rows[0]!.n);
+const verify = () => verifyChain(up.db, up.config.auditKey);
+
+let nextName = 0;
+async function asset(overrides: Record<string, unknown> = {}) {
+  nextName += 1;
+  const res = await call('assets/', { body: { name: `Audit van ${nextName}`, asset_type: 'van', status: 1, ...overrides } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return res.body.data as { id: number; version: number; name: string };
+}
+
+describe('diff', () => {
+  const fields: Record<string, FieldDef> = {
+    name: { kind: 'text' },
+    price: { kind: 'money' },
+    api_key: { kind: 'text', secret: true },
+    event_status: { kind: 'integer', lookup: { via: 'event_id', column: 'status' } },
+  };
+
+  it('answers only the fields that changed, never a secret nor another record’s lookup', () => {
+    expect(diff({ name: 'a', price: 10, api_key: 'old', event_status: 1 }, { name: 'a', price: 12, api_key: 'new', event_status: 2 }, fields)).toEqual({ price: [10, 12] });
+    expect(diff(null, { name: 'a', price: null, api_key: 'k' }, fields)).toEqual({ name: [null, 'a'] });
+    expect(diff({ name: 'a', price: 3 }, null, fields)).toEqual({ name: ['a', null], price: [3, null] });
+    expect(diff({ name: 'a' }, { name: 'a' }, fields)).toEqual({});
+  });
+});
+
+describe('entries of the engine’s writes', () => {
+  it('records a create with who, from where and which request, and every value set', async () => {
+    const created = await call('assets/', { body: { name: 'Audit cargo bike', asset_type: 'cargo_bike', status: 1, notes: 'new' }, ip: '203.0.113.7' });
+    expect(created.status).toBe(201);
+    const admin = Number((await up.db.query<{ id: number }>("select id from users where email = 'admin@example.com'")).rows[0]!.id);
+    const [entry, ...more] = await entriesOf('assets', created.body.data.id);
+    expect(more).toEqual([]);
+    expect(entry).toMatchObject({ user_id: admin, address: '203.0.113.7', entity: 'assets', action: 'create' });
+    expect(entry!.role!.split(',')).toContain('Admin');
+    expect(entry!.request_id).toBeTruthy();
+    expect(entry!.changes).toEqual({ name: [null, 'Audit cargo bike'], asset_type: [null, 'cargo_bike'], status: [null, 1], notes: [null, 'new'] });
+  });
+
+  it('records an update of two fields as one entry with exactly those two fields’ before and after', async () => {
+    const a = await asset({ notes: 'before' });
+    const res = await call(`assets/${a.id}/`, { method: 'PATCH', body: { version: a.version, notes: 'after', purchase_value: 1200 } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const entries = await entriesOf('assets', a.id);
+    expect(entries.map((e) => e.action)).toEqual(['create', 'update']);
+    expect(entries[1]!.changes).toEqual({ notes: ['before', 'after'], purchase_value: [null, 1200] });
+  });
+
+  it('records nothing for a write that changes nothing, a stale version (409) or a refused value (400)', async () => {
+    const a = await asset();
+    const before = await entryCount();
+    expect((await call(`assets/${a.id}/`, { method: 'PATCH', body: { version: a.version, name: a.name } })).status).toBe(200);
+    expect((await call(`assets/${a.id}/`, { method: 'PATCH', body: { version: a.version, notes: 'too late' } })).status).toBe(409);
+    expect((await call(`assets/${a.id}/`, { method: 'PATCH', body: { version: a.version + 1, asset_type: 'spaceship' } })).status).toBe(400);
+    // Refused by the entity's rules inside the transaction: In use needs a buddy.
+    expect((await call(`assets/${a.id}/transition/`, { body: { to: 2 } })).status).toBe(400);
+    expect((await call('assets/', { body: { name: 'Audit refused', asset_type: 'nope', status: 1 } })).status).toBe(400);
+    expect(await entryCount()).toBe(before);
+    expect(await entriesOf('assets', a.id)).toHaveLength(1);
+  });
+
+  it('records a status change through the transition route as a transition, and a delete with the values it removed', async () => {
+    const a = await asset({ identifier: 'AUD-1' });
+    expect((await call(`assets/${a.id}/transition/`, { body: { to: 3 } })).status).toBe(200);
+    // A transition to the status the record already has writes nothing, so records nothing.
+    expect((await call(`assets/${a.id}/transition/`, { body: { to: 3 } })).status).toBe(200);
+    expect((await call(`assets/${a.id}/`, { method: 'DELETE' })).status).toBe(200);
+    const entries = await entriesOf('assets', a.id);
+    expect(entries.map((e) => e.action)).toEqual(['create', 'transition', 'delete']);
+    expect(entries[1]!.changes).toEqual({ status: [1, 3] });
+    expect(entries[2]!.changes).toEqual({ name: [a.name, null], asset_type: ['van', null], identifier: ['AUD-1', null], status: [3, null] });
+  });
+
+  it('records a user’s update (served by the users’ own route) with its declared fields only, never credentials', async () => {
+    const shop = Number((await up.db.query<{ id: number }>("select id from users where email = 'shop@example.com'")).rows[0]!.id);
+    const user = (await call(`users/${shop}/`)).body.data as Record<string, unknown> & { version: number; first_name: string | null };
+    // PUT sends the whole record: every field as it is, two changed.
+    const fields = Object.fromEntries(Object.keys(userUpdateFields.shape).map((k) => [k, user[k]]));
+    const res = await call(`users/${shop}/`, { method: 'PUT', body: { ...fields, version: user.version, first_name: 'Audited', city: 'Uppsala' } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // A stale version changes nothing and records nothing.
+    expect((await call(`users/${shop}/`, { method: 'PUT', body: { ...fields, version: user.version, first_name: 'Too late' } })).status).toBe(409);
+    const entries = await entriesOf('users', shop);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ action: 'update', changes: { first_name: [user.first_name, 'Audited'], city: [expect.anything(), 'Uppsala'] } });
+    expect(Object.keys(entries[0]!.changes).sort()).toEqual(['city', 'first_name']);
+  });
+
+  it('chains writers that run at once in the order they committed', async () => {
+    const assets = await Promise.all(Array.from({ length: 6 }, () => asset()));
+    const answers = await Promise.all(assets.map((a, i) => call(`assets/${a.id}/`, { method: 'PATCH', body: { version: a.version, notes: `parallel ${i}` } })));
+    expect(answers.map((r) => r.status)).toEqual(assets.map(() => 200));
+    expect(await verify()).toEqual({ ok: true, count: await entryCount() });
+  });
+});
+
+describe('the chain', () => {
+  /** Two fresh, adjacent entries to tamper with; the chain holds before. */
+  async function twoEntries() {
+    const a = await asset();
+    const b = await asset();
+    const [first] = await entriesOf('assets', a.id);
+    const [second] = await entriesOf('assets', b.id);
+    expect(second!.id).toBe(first!.id + 1);
+    expect(await verify()).toMatchObject({ ok: true });
+    return [first!.id, second!.id] as const;
+  }
+
+  it('names an entry whose content was edited', async () => {
+    const [id] = await twoEntries();
+    await up.db.query(`update audit_log set changes = jsonb_set(changes, '{name,1}', '"Someone else"') where id = $1`, [id]);
+    expect(await verify()).toEqual({ ok: false, firstBadId: id, reason: 'edited' });
+    await up.db.query(`update audit_log set changes = jsonb_set(changes, '{name,1}', to_jsonb((select name from assets where id = record_id))) where id = $1`, [id]);
+    expect(await verify()).toMatchObject({ ok: true });
+  });
+
+  it('names an entry that was removed', async () => {
+    const [id] = await twoEntries();
+    const { rows } = await up.db.query('select * from audit_log where id = $1', [id]);
+    await up.db.query('delete from audit_log where id = $1', [id]);
+    expect(await verify()).toEqual({ ok: false, firstBadId: id, reason: 'removed' });
+    const row = rows[0]!;
+    await up.db.query(
+      'insert into audit_log (id, at, user_id, role, address, request_id, entity, record_id, action, changes, prev_hash, hash) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12)',
+      [row.id, row.at, row.user_id, row.role, row.address, row.request_id, row.entity, row.record_id, row.action, JSON.stringify(row.changes), row.prev_hash, row.hash],
+    );
+    expect(await verify()).toMatchObject({ ok: true });
+  });
+
+  it('names the first of two entries whose places were swapped', async () => {
+    const [first, second] = await twoEntries();
+    const columns = 'at, user_id, role, address, request_id, entity, record_id, action, changes, prev_hash, hash';
+    const swap = `update audit_log x set (${columns}) = (select ${columns} from audit_log y where y.id = case when x.id = $1 then $2 else $1 end) where x.id in ($1, $2)`;
+    await up.db.query(swap, [first, second]);
+    expect(await verify()).toEqual({ ok: false, firstBadId: first, reason: 'reordered' });
+    await up.db.query(swap, [first, second]);
+    expect(await verify()).toMatchObject({ ok: true });
+  });
+
+  it('spends no id on an entry whose transaction rolled back, so the ids stay without gaps', async () => {
+    const entry = { userId: null, role: null, address: null, requestId: null, entity: 'assets', recordId: null, action: 'update', changes: { name: ['a', 'b'] } as const };
+    await expect(
+      up.db.transaction(async (tx) => {
+        await recordChange(tx, up.config.auditKey, { ...entry, changes: { name: ['a', 'b'] } });
+        throw new Error('the change failed after its entry');
+      }),
+    ).rejects.toThrow('the change failed');
+    const before = await entryCount();
+    const id = await up.db.transaction((tx) => recordChange(tx, up.config.auditKey, { ...entry, changes: { name: ['a', 'b'] } }));
+    expect(id).toBe(before + 1);
+    expect(await verify()).toEqual({ ok: true, count: before + 1 });
+  });
+
+  it('does not hold under another key', async () => {
+    await asset();
+    expect(await verifyChain(up.db, 'x'.repeat(32))).toEqual({ ok: false, firstBadId: 1, reason: 'edited' });
+  });
+});
+
+describe('GET audit/verify/', () => {
+  it('answers the verdict to an Admin and refuses a Buddy', async () => {
+    await asset();
+    const res = await call('audit/verify/');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, data: { ok: true, count: await entryCount() }, error: null });
+    expect((await call('audit/verify/', { as: 'buddy' })).status).toBe(403);
+    expect((await call('audit/verify/', { as: 'nobody' })).status).toBe(401);
+  });
+});
+
+describe('npm run audit:verify', { timeout: 60_000 }, () => {
+  it('prints the verdict of a PGlite directory and exits 1 when the chain is broken', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-verify-'));
+    const key = 'k'.repeat(40);
+    try {
+      const db = await openDatabase({ dataDir: dir });
+      await migrate(db);
+      for (const name of ['one', 'two'])
+        await db.transaction((tx) =>
+          recordChange(tx, key, {
+            userId: 1,
+            role: 'Admin',
+            address: '127.0.0.1',
+            requestId: name,
+            entity: 'assets',
+            recordId: 1,
+            action: 'update',
+            changes: { name: [null, name] },
+          }),
+        );
+      await db.close();
+      const run = () =>
+        spawnSync(process.execPath, [join(root, 'scripts', 'audit-verify.ts')], {
+          encoding: 'utf8',
+          env: { ...process.env, DATABASE_URL: '', UPSTREAM_DATA_DIR: dir, AUDIT_KEY: key },
+        });
+      const good = run();
+      expect(good.stdout).toBe('ok: 2 entries, the chain holds\n');
+      expect(good.status).toBe(0);
+
+      const again = await openDatabase({ dataDir: dir });
+      await again.query("update audit_log set request_id = 'forged' where id = 2");
+      await again.close();
+      const bad = run();
+      expect(bad.stdout).toBe('BROKEN: entry 2 was edited\n');
+      expect(bad.status).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

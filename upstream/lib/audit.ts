@@ -1,0 +1,203 @@
+import type { FastifyRequest } from 'fastify';
+import { createHmac } from 'node:crypto';
+import type { FieldDef } from '../../shared/entity/define.ts';
+import type { Db } from '../db.ts';
+import type {} from './auth.ts';
+
+/**
+ * The change history (ADR 035): one `audit_log` row per change, written in the change's own transaction,
+ * each row's `hash` an HMAC over the previous row's hash and its own content, keyed with AUDIT_KEY. Without
+ * the key nobody can write a row the verifier accepts, so an edited, removed or reordered row shows.
+ */
+
+/** `{field: [before, after]}` of the fields a change changed. */
+export type Changes = Record<string, [unknown, unknown]>;
+
+export interface AuditEntry {
+  userId: number | null;
+  /** The roles of the token the change was made with, comma-separated. */
+  role: string | null;
+  address: string | null;
+  requestId: string | null;
+  entity: string;
+  recordId: number | null;
+  /** 'create', 'update', 'delete', 'transition' or a declared action's key. */
+  action: string;
+  changes: Changes;
+}
+
+/** Said at start (and by `npm run audit:verify`) when the key was generated and lives in the database. */
+export const AUDIT_KEY_WARNING =
+  'AUDIT_KEY is not set: the change history is keyed with a key kept in the database beside it, so it shows edits made without reading that key only. Set AUDIT_KEY (at least 32 characters) outside the database.';
+
+export type ChainVerdict = { ok: true; count: number } | { ok: false; firstBadId: number; reason: 'edited' | 'removed' | 'reordered' };
+
+// One chain, so one lock: writers of any table take turns at its end, each reading the hash the previous
+// one wrote. Transaction-level: released by the change's commit or rollback, never held past it.
+const CHAIN_LOCK = "select pg_advisory_xact_lock(hashtext('audit_log'))";
+
+/** JSON with object keys sorted at every level: the same value always hashes the same, whatever jsonb's key order. */
+export function canonicalJson(value: unknown): string {
+  if (value === undefined || value === null) return 'null';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (typeof value === 'object')
+    return `{${Object.keys(value as Record<string, unknown>)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value);
+}
+
+interface StoredEntry {
+  id: number;
+  at: string;
+  user_id: number | null;
+  role: string | null;
+  address: string | null;
+  request_id: string | null;
+  entity: string;
+  record_id: number | null;
+  action: string;
+  changes: Changes;
+}
+
+/** The row's hash: HMAC-SHA256(key, prev_hash || canonical JSON of everything else), hex. The id is in it, so renumbering shows too. */
+function hashOf(key: string, prevHash: string | null, entry: StoredEntry): string {
+  return createHmac('sha256', key)
+    .update((prevHash ?? '') + canonicalJson(entry))
+    .digest('hex');
+}
+
+/**
+ * The fields whose value differs between `before` and `after` (null for a record that does not exist:
+ * a create has no before, a delete no after). Secret fields are never stored, not even that they changed;
+ * lookups are another record's values.
+ */
+export function diff(before: Record<string, unknown> | null, after: Record<string, unknown> | null, fields: Record<string, FieldDef>): Changes {
+  const changes: Changes = {};
+  for (const [key, field] of Object.entries(fields)) {
+    if (field.secret || field.lookup) continue;
+    const was = before?.[key] ?? null;
+    const is = after?.[key] ?? null;
+    if (canonicalJson(was) !== canonicalJson(is)) changes[key] = [was, is];
+  }
+  return changes;
+}
+
+/**
+ * Appends one entry at the chain's end, inside the caller's transaction (`tx`): the entry commits or rolls
+ * back with the change it records. Answers the entry's id.
+ */
+export async function recordChange(tx: Db, key: string, entry: AuditEntry): Promise<number> {
+  await tx.query(CHAIN_LOCK);
+  // Milliseconds: what a JavaScript Date holds, so the time hashed is the time read back.
+  const { rows } = await tx.query<{ id: number | string | null; hash: string | null; at: Date | string }>(
+    "select l.id, l.hash, date_trunc('milliseconds', now()) as at from (select 1) one left join lateral (select id, hash from audit_log order by id desc limit 1) l on true",
+  );
+  const last = rows[0]!;
+  const prevHash = last.hash ?? null;
+  const stored: StoredEntry = {
+    // Numbered here, not by a sequence: a rolled-back change spends no number, so a gap means a removed row.
+    id: last.id === null ? 1 : Number(last.id) + 1,
+    at: new Date(last.at).toISOString(),
+    user_id: entry.userId,
+    role: entry.role,
+    address: entry.address,
+    request_id: entry.requestId,
+    entity: entry.entity,
+    record_id: entry.recordId,
+    action: entry.action,
+    changes: entry.changes,
+  };
+  await tx.query(
+    `insert into audit_log (id, at, user_id, role, address, request_id, entity, record_id, action, changes, prev_hash, hash)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12)`,
+    [
+      stored.id,
+      stored.at,
+      stored.user_id,
+      stored.role,
+      stored.address,
+      stored.request_id,
+      stored.entity,
+      stored.record_id,
+      stored.action,
+      JSON.stringify(stored.changes),
+      prevHash,
+      hashOf(key, prevHash, stored),
+    ],
+  );
+  return stored.id;
+}
+
+/**
+ * The entry of a change a request made to one record, in the change's transaction: who (the token's user and
+ * roles), from where (`req.ip`: the forwarded client address only with the back office's secret, ADR 028),
+ * the request, and the declared fields that changed. A change of no field records nothing.
+ */
+export async function recordRequestChange(
+  tx: Db,
+  key: string,
+  req: FastifyRequest,
+  change: { entity: string; action: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null; fields: Record<string, FieldDef> },
+): Promise<void> {
+  const changes = diff(change.before, change.after, change.fields);
+  if (Object.keys(changes).length === 0) return;
+  await recordChange(tx, key, {
+    userId: req.user?.id ?? null,
+    role: req.user?.roles.join(',') ?? null,
+    address: req.ip ?? null,
+    requestId: String(req.id),
+    entity: change.entity,
+    recordId: Number((change.after ?? change.before)!.id),
+    action: change.action,
+    changes,
+  });
+}
+
+/**
+ * Walks the chain in id order, a page at a time (constant memory), and names the first entry that does not
+ * hold: an id missing from 1, 2, 3… is `removed`; an entry whose `prev_hash` is not the hash of the entry
+ * before it is `reordered` (moved, or something before it removed and renumbered); an entry whose hash is not
+ * that of its content is `edited`. Removing the newest entries leaves no trace here (ADR 035: checkpoints).
+ */
+export async function verifyChain(db: Db, key: string): Promise<ChainVerdict> {
+  const batch = 1000;
+  // The entry before the one being checked: none yet (id 0, no hash).
+  let lastId = 0;
+  let lastHash: string | null = null;
+  let count = 0;
+  for (;;) {
+    const { rows } = await db.query<Record<string, unknown>>(
+      'select id, at, user_id, role, address, request_id, entity, record_id, action, changes, prev_hash, hash from audit_log where id > $1 order by id limit $2',
+      [lastId, batch],
+    );
+    for (const row of rows) {
+      const id = Number(row.id);
+      const expectedId = lastId + 1;
+      if (id !== expectedId) return { ok: false, firstBadId: expectedId, reason: 'removed' };
+      const prevHash = (row.prev_hash as string | null) ?? null;
+      if (prevHash !== lastHash) return { ok: false, firstBadId: id, reason: 'reordered' };
+      const stored: StoredEntry = {
+        id,
+        at: new Date(row.at as Date | string).toISOString(),
+        user_id: row.user_id === null ? null : Number(row.user_id),
+        role: row.role as string | null,
+        address: row.address as string | null,
+        request_id: row.request_id as string | null,
+        entity: row.entity as string,
+        record_id: row.record_id === null ? null : Number(row.record_id),
+        action: row.action as string,
+        // pg parses jsonb; a driver handing back text is read the same way.
+        changes: (typeof row.changes === 'string' ? JSON.parse(row.changes) : row.changes) as Changes,
+      };
+      if (hashOf(key, prevHash, stored) !== row.hash) return { ok: false, firstBadId: id, reason: 'edited' };
+      lastId = id;
+      lastHash = row.hash as string;
+      count++;
+    }
+    if (rows.length < batch) return { ok: true, count };
+  }
+}
