@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { projectRoot } from '../shared/project-root.server.ts';
 import { openDatabase, type Db } from '../upstream/db.ts';
 import { AUDIT_KEY_WARNING, verifyChain } from '../upstream/lib/audit.ts';
-import { loadUpstreamEnv, type UpstreamEnv } from '../upstream/env.ts';
+import { loadUpstreamEnvOrExit, type UpstreamEnv } from '../upstream/env.ts';
 
 /**
  * `npm run audit:verify`: walks the change history's hash chain (ADR 035) on the database `npm run upstream`
@@ -40,13 +40,7 @@ async function main(db: Db, env: UpstreamEnv): Promise<number> {
   return 1;
 }
 
-let env: UpstreamEnv;
-try {
-  env = loadUpstreamEnv();
-} catch (error) {
-  process.stderr.write(`\n${(error as Error).message}\n\n`);
-  process.exit(1);
-}
+const env = loadUpstreamEnvOrExit();
 const db = await openDatabase(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : { dataDir: env.UPSTREAM_DATA_DIR ?? join(projectRoot(import.meta.url), 'data', 'pglite') });
 let code = 1;
 try {

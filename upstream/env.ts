@@ -38,3 +38,13 @@ export type UpstreamEnv = z.infer<typeof envSchema>;
 export function loadUpstreamEnv(source: NodeJS.ProcessEnv = process.env): UpstreamEnv {
   return fields.parseEnv(envSchema, source, 'The reference API cannot start, the environment is not valid');
 }
+
+/** The environment of a command (`npm run upstream`, `npm run audit:verify`): a bad value ends it with the message, no stack trace. */
+export function loadUpstreamEnvOrExit(): UpstreamEnv {
+  try {
+    return loadUpstreamEnv();
+  } catch (error) {
+    process.stderr.write(`\n${(error as Error).message}\n\n`);
+    process.exit(1);
+  }
+}

@@ -2,17 +2,11 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { projectRoot } from '../shared/project-root.server.ts';
 import { UPSTREAM_REDACT } from './app.ts';
-import { loadUpstreamEnv, type UpstreamEnv } from './env.ts';
+import { loadUpstreamEnvOrExit } from './env.ts';
 import { startUpstream } from './start.ts';
 
 /** `npm run upstream`: the reference marketplace API on its own. */
-let env: UpstreamEnv;
-try {
-  env = loadUpstreamEnv();
-} catch (error) {
-  process.stderr.write(`\n${(error as Error).message}\n\n`);
-  process.exit(1);
-}
+const env = loadUpstreamEnvOrExit();
 const root = projectRoot(import.meta.url);
 const logger = pino({ level: env.LOG_LEVEL, redact: UPSTREAM_REDACT });
 const seedDemo = env.SEED_DEMO ?? !env.DATABASE_URL;

@@ -77,25 +77,27 @@ export async function startUpstream(opts: StartUpstreamOptions = {}) {
   }
 }
 
+/** Where uploads are kept: beside the data directory, the project's data/ with a server, or (an in-memory database) a throw-away folder removed on close. */
+function uploadDirOf(opts: StartUpstreamOptions, partial: Partial<UpstreamConfig>): { uploadDir: string; tempUploadDir?: string } {
+  if (partial.uploadDir) return { uploadDir: partial.uploadDir };
+  if (opts.dataDir) return { uploadDir: join(opts.dataDir, '..', 'uploads') };
+  if (opts.databaseUrl) return { uploadDir: join(projectRoot(import.meta.url), 'data', 'uploads') };
+  const temp = mkdtempSync(join(tmpdir(), 'bo-uploads-'));
+  return { uploadDir: temp, tempUploadDir: temp };
+}
+
 async function startOn(db: Db, opts: StartUpstreamOptions) {
   await migrate(db);
   const host = opts.host ?? '127.0.0.1';
   const partial = opts.config ?? {};
-  // An in-memory database gets throw-away upload storage, removed again on close.
-  let tempUploadDir: string | undefined;
+  const { uploadDir, tempUploadDir } = uploadDirOf(opts, partial);
   const audit = await auditKeyFrom(db, partial.auditKey);
   const config: UpstreamConfig = {
     ...DEFAULT_CONFIG,
     ...partial,
     jwtSecret: await jwtSecretFrom(db, partial.jwtSecret),
     auditKey: audit.key,
-    uploadDir:
-      partial.uploadDir ??
-      (opts.dataDir
-        ? join(opts.dataDir, '..', 'uploads')
-        : opts.databaseUrl
-          ? join(projectRoot(import.meta.url), 'data', 'uploads')
-          : (tempUploadDir = mkdtempSync(join(tmpdir(), 'bo-uploads-')))),
+    uploadDir,
     publicOrigin: partial.publicOrigin ?? '',
     // In-process, the back office reads it from here (server/main.ts, the tests' stack).
     forwardedSecret: partial.forwardedSecret === undefined ? randomBytes(32).toString('base64url') : partial.forwardedSecret,

@@ -45,7 +45,8 @@ export const usersEntity = defineEntity({
     profile_image: { kind: 'image', uploadKind: 'user_profile_picture' },
     user_type: { kind: 'enum', required: true, options: USER_TYPES, default: 1, filter: true },
     biography: descriptionField(2000),
-    social_security_number: { kind: 'text', max: 20 },
+    // Never written to the change history (ADR 035): a national id is not kept beyond the record itself.
+    social_security_number: { kind: 'text', max: 20, secret: true },
     state: { kind: 'text', max: 80 },
     area: { kind: 'text', max: 80 },
     city: { kind: 'text', max: 80 },

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldDef } from '../../shared/entity/define.ts';
 import { userUpdateFields } from '../../shared/schemas/users.ts';
 import { openDatabase } from '../../upstream/db.ts';
-import { diff, recordChange, verifyChain } from '../../upstream/lib/audit.ts';
+import { diff, recordChange, verifyChain, type StoredEntry } from '../../upstream/lib/audit.ts';
 import { migrate } from '../../upstream/migrate.ts';
 import { startUpstream } from '../../upstream/start.ts';
 import { testLogger } from '../support/run-log.ts';
@@ -45,17 +45,7 @@ async function call(path: string, init: { method?: string; body?: unknown; as?: 
   return { status: res.status, body: (await res.json()) as Body };
 }
 
-interface Entry {
-  id: number;
-  user_id: number | null;
-  role: string | null;
-  address: string | null;
-  request_id: string | null;
-  entity: string;
-  record_id: number | null;
-  action: string;
-  changes: Record<string, [unknown, unknown]>;
-}
+type Entry = Omit<StoredEntry, 'at'>;
 const entriesOf = async (entity: string, recordId: number) =>
   (
     await up.db.query<Entry>('select id, user_id, role, address, request_id, entity, record_id, action, changes from audit_log where entity = $1 and record_id = $2 order by id', [

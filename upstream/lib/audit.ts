@@ -50,7 +50,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-interface StoredEntry {
+export interface StoredEntry {
   id: number;
   at: string;
   user_id: number | null;
