@@ -78,6 +78,7 @@ const CUSTOM_TEMPLATES = [
   'services/:id/details/:id/images/',
   'services/:id/details/:id/images/:id/',
   'trial-groups/:id/statistics/',
+  'audit/verify/',
   '../healthz',
 ] as const;
 
