@@ -48,8 +48,6 @@ interface RecordActionsProps extends ButtonFilter {
   variant?: 'buttons' | 'compact';
   /** The buttons' `data-testid` (default `transition-<to>`, `<key>-<variant>`, `<key>`). */
   testId?: (button: ActionButton) => string;
-  /** An i18next context for a button's texts that depends on the record (a subscription's "resume"); default: the variant or target. */
-  textContext?: (button: ActionButton, record: EntityRecord) => string | undefined;
   /** Each run's start, success (with the API's answer: a refund) and failure, for screens that show more than the toast. */
   onResult?: (outcome: ActionOutcome) => void;
 }
@@ -58,7 +56,7 @@ interface RecordActionsProps extends ButtonFilter {
  * Runs a record's action: confirm when declared → the action's tRPC mutation → the caches → a toast; a
  * refusal this viewer may override is asked about and run again with the override's input.
  */
-function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly string[], { textContext, onResult }: Pick<RecordActionsProps, 'textContext' | 'onResult'>) {
+function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly string[], { onResult }: Pick<RecordActionsProps, 'onResult'>) {
   const { t, i18n } = useTranslation();
   const confirm = useConfirm();
   const toast = useToast();
@@ -69,7 +67,7 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
   const cache = (utils as unknown as Record<string, Record<string, { invalidate(input?: unknown): Promise<void>; setData(input: unknown, data: unknown): void }>>)[key]!;
   const client = utils.client as unknown as Record<string, Record<string, { mutate(input: unknown): Promise<unknown> }>>;
   const textOf = (button: PlannedButton, text: string, values: Record<string, string>, defaultValue?: string) =>
-    t(`resources.${def.name}.actions.${button.key}.${text}`, { context: textContext?.(button, record) ?? button.context, replace: values, defaultValue });
+    t(`resources.${def.name}.actions.${button.key}.${text}`, { context: button.action.textContext?.(record) ?? button.context, replace: values, defaultValue });
 
   const refresh = (withRecord: boolean) =>
     Promise.all([
@@ -129,10 +127,10 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
  * variant or target status as context (`label_4`); a failure refreshes the record, since a refusal usually
  * means it changed meanwhile (409).
  */
-export function RecordActions({ def, record, only, exclude, targets, size, variant = 'buttons', testId = defaultTestId, textContext, onResult }: RecordActionsProps) {
+export function RecordActions({ def, record, only, exclude, targets, size, variant = 'buttons', testId = defaultTestId, onResult }: RecordActionsProps) {
   const { t, i18n } = useTranslation();
   const access = useAccess(def);
-  const { pending, run } = useActionRunner(def, record, access.roles, { textContext, onResult });
+  const { pending, run } = useActionRunner(def, record, access.roles, { onResult });
   const buttons = actionButtons(def, record, access.roles, { only, exclude, targets });
   if (buttons.length === 0) return null;
 
@@ -142,7 +140,7 @@ export function RecordActions({ def, record, only, exclude, targets, size, varia
     const id = testId(button);
     const values = textValues(t, def, record, i18n.language);
     const base = `resources.${def.name}.actions.${button.key}`;
-    const label = t(compact ? [`${base}.short`, `${base}.label`] : `${base}.label`, { context: textContext?.(button, record) ?? button.context, replace: values });
+    const label = t(compact ? [`${base}.short`, `${base}.label`] : `${base}.label`, { context: button.action.textContext?.(record) ?? button.context, replace: values });
     return (
       <Button
         key={id}

@@ -2,7 +2,7 @@ import { Button, Flash, Label } from '@primer/react';
 import { lazy, Suspense, useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { EntityRecord } from '../../shared/entity/define.ts';
-import { endsWithPeriod, isResume, subscriptionsEntity } from '../../shared/entities/subscriptions.ts';
+import { endsWithPeriod, subscriptionsEntity } from '../../shared/entities/subscriptions.ts';
 import type { Refund, SubscriptionActionResult } from '../../shared/schemas/subscriptions.ts';
 import { formatMoney } from '../entity/field-value.tsx';
 import type { ActionButton } from '../entity/action-buttons.ts';
@@ -34,8 +34,6 @@ function feedbackOf(outcome: ActionOutcome, current: SubscriptionFeedback): Subs
 }
 
 /** "Activate" on a subscription told to end with its period takes that back: the buttons and texts say "resume". */
-const resumeContext = (button: ActionButton, record: EntityRecord) => (button.key === 'activate' && isResume(record) ? 'resume' : undefined);
-
 /** The conventional ids of the row's buttons (activate-<id>, cancel-<id>, cancel-at-end-<id>). */
 const testIdOf = (record: EntityRecord) => (button: ActionButton) =>
   button.key === 'activate' ? `activate-${record.id}` : button.variant === 'atPeriodEnd' ? `cancel-at-end-${record.id}` : `cancel-${record.id}`;
@@ -93,7 +91,7 @@ export function SubscriptionsList({ userId }: { userId?: number }) {
               {t('subscriptionActions.endsOn', { end: String(record.current_period_end ?? '') })}
             </Label>
           )}
-          <RecordActions def={subscriptionsEntity} record={record} variant="compact" testId={testIdOf(record)} textContext={resumeContext} onResult={onResult} />
+          <RecordActions def={subscriptionsEntity} record={record} variant="compact" testId={testIdOf(record)} onResult={onResult} />
           <Button size="small" variant="invisible" onClick={() => setRefundsOf(record)} data-testid={`refunds-${record.id}`}>
             {t('subscriptionActions.refunds')}
           </Button>

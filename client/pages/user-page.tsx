@@ -14,7 +14,7 @@ import type { EntityRecord } from '../../shared/entity/define.ts';
 import { ChoiceField, CountryField, LanguageField } from '../components/choice-field.tsx';
 import { ErrorState } from '../components/error-state.tsx';
 import { RecordActions } from '../entity/record-actions.tsx';
-import { invitationContext, invitationTestId } from './user-invitations.ts';
+import { invitationTestId } from './user-invitations.ts';
 import { ProfilePictureField } from '../components/image-upload.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { TextField } from '../components/text-field.tsx';
@@ -383,7 +383,7 @@ export default function UserPage() {
         {u.email} · {t(`users.accountStatus.${u.account_status}`)} · <span data-testid="invitation-status">{t(`users.invitationStatus.${u.invitation_status}`)}</span>
       </p>
       <div style={{ marginBottom: 16 }}>
-        <RecordActions def={usersEntity} record={user.data} size="medium" testId={invitationTestId(u.id)} textContext={invitationContext} />
+        <RecordActions def={usersEntity} record={user.data} size="medium" testId={invitationTestId(u.id)} />
       </div>
       <UserForm key={u.version} user={u} />
       <Links user={u} />

@@ -17,7 +17,7 @@ import { RecordActions } from '../entity/record-actions.tsx';
 import type { UserListRow } from '../../server/trpc/extras/users.ts';
 import { usersEntity } from '../../shared/entities/users.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
-import { invitationContext, invitationTestId } from './user-invitations.ts';
+import { invitationTestId } from './user-invitations.ts';
 import { Pager } from '../components/pager.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
@@ -312,9 +312,7 @@ function UserTableRow({ u, isAdmin, label }: { u: UserRow; isAdmin: boolean; lab
       </td>
       <td data-label={label.invited_at}>{date(u.invited_at, i18n.language)}</td>
       <td data-label={label.member_since}>{date(u.member_since, i18n.language)}</td>
-      <td>
-        {isAdmin && <RecordActions def={usersEntity} record={u as unknown as EntityRecord} variant="compact" testId={invitationTestId(u.id)} textContext={invitationContext} />}
-      </td>
+      <td>{isAdmin && <RecordActions def={usersEntity} record={u as unknown as EntityRecord} variant="compact" testId={invitationTestId(u.id)} />}</td>
     </tr>
   );
 }

@@ -55,6 +55,7 @@ export const subscriptionsEntity = defineEntity({
       inList: true,
       result: { recordKey: 'subscription' },
       enabledWhen: (r) => CAN_ACTIVATE.includes(r.status as SubscriptionStatus) || isResume(r),
+      textContext: (r) => (isResume(r) ? 'resume' : undefined),
     },
     /** Ends it now (with a pro-rata refund of a paid period), or at the end of the period. */
     cancel: {

@@ -79,7 +79,7 @@ export const usersEntity = defineEntity({
       input: { emails: { kind: 'text', required: true, max: 20_000, multiline: true }, roles: { kind: 'text', max: 50, many: 10 } },
     },
     /** A new link (the previous ones stop working); re-opens a canceled invitation of an active account. */
-    resendInvite: { roles: ['Admin'], confirm: true, inList: true, enabledWhen: canResend },
+    resendInvite: { roles: ['Admin'], confirm: true, inList: true, enabledWhen: canResend, textContext: (r) => (r.invitation_status === 'canceled' ? 'reopen' : undefined) },
     /** The invitation's links stop working and it can no longer be accepted (ADR 018). */
     cancelInvite: { roles: ['Admin'], confirm: true, danger: true, inList: true, enabledWhen: (r) => r.invitation_status === 'pending' },
     /** The operational range is assigned and removed on its own, like roles (§2 user details). */

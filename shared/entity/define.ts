@@ -178,6 +178,12 @@ export interface ActionDef {
   /** No button: the screen runs it from a control of its own (a user's operational range is a select). */
   button?: false;
   /**
+   * The i18next context of the action's texts for a record, when the record decides it (activating a
+   * subscription told to end is "resume"; resending a canceled invitation is "reopen"); default: the variant or
+   * the target status.
+   */
+  textContext?: (record: Record<string, unknown>) => string | undefined;
+  /**
    * Buttons that run the action with a fixed input, each with its texts in the variant's i18next context
    * (`resources.<name>.actions.<key>.label_<variant>`, `confirm_<variant>`…: cancel now, cancel at the
    * period's end); without them the action is one button.
