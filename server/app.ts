@@ -3,10 +3,10 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { PathOnlyLogController } from '../shared/request-log.server.ts';
+import { PathOnlyLogController, requestIdOf } from '../shared/request-log.server.ts';
 import { closeConnectionsWhenDraining } from '../shared/graceful-close.server.ts';
 import { ASSET_DIR } from '../shared/static-assets.ts';
 import { registerSecurityHeaders } from './security-headers.ts';
@@ -358,10 +358,7 @@ function registerPages(app: FastifyInstance, { opts, renderer, createContext, me
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...loggerOption(opts.logger),
-    genReqId: (req) => {
-      const incoming = req.headers['x-request-id'];
-      return typeof incoming === 'string' && /^[\w-]{1,64}$/.test(incoming) ? incoming : randomUUID();
-    },
+    genReqId: requestIdOf,
     logController: new PathOnlyLogController(),
     trustProxy: trustOf(opts.trustProxy),
     bodyLimit: 1024 * 1024,

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /** Public routes whose path carries a one-time secret (and an e-mail address): logged without it. */
@@ -18,4 +19,13 @@ export class PathOnlyLogController extends LogController {
     void reply;
     request.log.info({ method: request.method, path: loggablePath(request.url) }, 'incoming request');
   }
+}
+
+/** A request id taken from X-Request-Id (the back office's, or a proxy's in front of it): short, plain characters. */
+const REQUEST_ID = /^[\w-]{1,64}$/;
+
+/** Fastify's `genReqId` of both services: the incoming X-Request-Id when it looks like one, else a fresh id. */
+export function requestIdOf(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }

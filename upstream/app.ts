@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { PathOnlyLogController } from '../shared/request-log.server.ts';
+import { PathOnlyLogController, requestIdOf } from '../shared/request-log.server.ts';
 import { closeConnectionsWhenDraining } from '../shared/graceful-close.server.ts';
 import type { EntityDef } from '../shared/entity/define.ts';
 import { ENTITIES } from '../shared/entities/registry.ts';
@@ -14,6 +14,7 @@ import { isDataException, refuseUnstorableInput } from './lib/storable-input.ts'
 import { openApiDocument } from './openapi.ts';
 import { registerAccountRoutes } from './routes/account.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
+import { auditedDb } from './lib/audit-scope.ts';
 import { createInvitations } from './invitations.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
@@ -44,6 +45,9 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
     requestTimeout: 30_000,
     connectionTimeout: 35_000,
     logController: new PathOnlyLogController(),
+    // The back office's request id (X-Request-Id), so one id names a request in both services' logs and in the
+    // change history (ADR 038); anything else gets a fresh one.
+    genReqId: requestIdOf,
     // `req.ip` is the client: the peer, or what a trusted proxy (the back office) says in X-Forwarded-For.
     // Anyone else's X-Forwarded-For is ignored, so a client calling directly cannot pick its address.
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
@@ -99,7 +103,9 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   registerUploadRoutes(app, db, config);
   // Every entity in one loop, each a plugin: its generic resource, its declared actions and sub-resources,
   // with the handlers of upstream/resources/<entity>.ts (found by file name, ADR 032).
-  const env = { db, config, invitations: createInvitations(db, config) };
+  // Their database records the history of declared actions and sub-resource writes (ADR 038).
+  const entityDb = auditedDb(db, config.auditKey);
+  const env = { db: entityDb, config, invitations: createInvitations(entityDb, config) };
   for (const def of ENTITIES as readonly EntityDef[]) {
     const own = (ENTITY_HANDLERS as Record<string, { handlers: EntityHandlersFactory }>)[def.name]?.handlers;
     await app.register(async (scope) => registerEntity(scope, env, def, own));

@@ -113,6 +113,8 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
   }
 
   const accessExpired = () => isExpired(tokens, info);
+  /** A call made for this browser request: from the browser's address, under the request's id. */
+  const fromBrowser = <C extends Omit<UpstreamCall, 'token'>>(call: C): C => ({ clientIp: req.ip, requestId: String(req.id), ...call });
 
   /** The pair to call with, refreshed first when its access token has expired. */
   async function usableTokens(): Promise<TokenPair> {
@@ -138,7 +140,8 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
     async ensureFresh() {
       if (tokens && accessExpired()) await refreshNow();
     },
-    async call<T>(call: Omit<UpstreamCall, 'token'>): Promise<T> {
+    async call<T>(given: Omit<UpstreamCall, 'token'>): Promise<T> {
+      const call = fromBrowser(given);
       const used = await usableTokens();
       try {
         return await deps.upstream.call<T>({ ...call, token: used.token });
@@ -147,7 +150,8 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
       }
       return deps.upstream.call<T>({ ...call, token: (await retryTokens(used)).token });
     },
-    async stream(call) {
+    async stream(given) {
+      const call = fromBrowser(given);
       const used = await usableTokens();
       const first = await deps.upstream.stream({ ...call, token: used.token });
       if (first.statusCode !== 401) return first;

@@ -31,10 +31,13 @@ export interface UpstreamCall {
   lang?: string;
   signal?: AbortSignal;
   /**
-   * The browser's address, sent as X-Forwarded-For on calls made for an anonymous visitor (sign-in,
-   * password flows), so the API throttles that visitor rather than the back office (ADR 018).
+   * The browser's address, sent as X-Forwarded-For (with the secret that makes the API believe it, ADR 028):
+   * the API throttles that visitor rather than the back office (ADR 018), and records it in the change
+   * history (ADR 038). Every call made for a browser's request carries it.
    */
   clientIp?: string;
+  /** The browser request's id, sent as X-Request-Id: the API logs and records the call under the same id. */
+  requestId?: string;
 }
 
 export class UpstreamError extends Error {
@@ -163,6 +166,7 @@ function requestOptions(baseUrl: URL, call: UpstreamCall, forwardedSecret: strin
     'app-platform': 'backoffice',
   };
   if (call.token) headers.authorization = `Bearer ${call.token}`;
+  if (call.requestId) headers['x-request-id'] = call.requestId;
   if (call.clientIp) {
     headers['x-forwarded-for'] = call.clientIp;
     if (forwardedSecret) headers['x-forwarded-secret'] = forwardedSecret;

@@ -188,6 +188,28 @@ describe('M2: the back office forwards who is signing in, so only the guesser is
     }
   });
 
+  it('every call made for a signed-in browser carries its address and request id: the API records both in the change history (ADR 038)', async () => {
+    const proxied = await startStack({ upstream: stack.upstream, app: { trustProxy: 1 } });
+    try {
+      const admin = agent(proxied);
+      expect((await mutate(admin, 'auth.login', { email: 'admin@example.com', password: DEMO_PASSWORD }).set('x-forwarded-for', '198.51.100.77')).status).toBe(200);
+      const created = await mutate(admin, 'assets.create', { name: 'Forwarded van', asset_type: 'van', status: 1 })
+        .set('x-forwarded-for', '198.51.100.78')
+        .set('x-request-id', 'proxy-request-0078');
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const id = created.body.result.data.id as number;
+      const { rows } = await stack.upstream.db.query<{ address: string; request_id: string; action: string }>(
+        "select address, request_id, action from audit_log where entity = 'assets' and record_id = $1",
+        [id],
+      );
+      expect(rows).toEqual([{ address: '198.51.100.78', request_id: 'proxy-request-0078', action: 'create' }]);
+      const { rows: signIns } = await stack.upstream.db.query<{ address: string }>("select address from audit_log where action = 'sign_in' order by id desc limit 1");
+      expect(signIns[0]!.address).toBe('198.51.100.77');
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it("the back office's own limit counts per address and account: failures elsewhere never block the account", async () => {
     const limited = await startStack({ upstream: stack.upstream, app: { trustProxy: 1, loginLimits: { perAccountPer15Minutes: 2, perIpPerMinute: 100 } } });
     try {

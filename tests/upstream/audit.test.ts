@@ -39,6 +39,7 @@ async function call(path: string, init: { method?: string; body?: unknown; as?: 
       ...(init.body ? { 'content-type': 'application/json' } : {}),
       ...(token ? { authorization: `Bearer ${token}` } : {}),
       ...(init.ip ? { 'x-forwarded-for': init.ip, 'x-forwarded-secret': up.config.forwardedSecret! } : {}),
+      ...(init.requestId ? { 'x-request-id': init.requestId } : {}),
     },
     body: init.body ? JSON.stringify(init.body) : undefined,
   });
@@ -147,6 +148,87 @@ describe('entries of the engine’s writes', () => {
     const answers = await Promise.all(assets.map((a, i) => call(`assets/${a.id}/`, { method: 'PATCH', body: { version: a.version, notes: `parallel ${i}` } })));
     expect(answers.map((r) => r.status)).toEqual(assets.map(() => 200));
     expect(await verify()).toEqual({ ok: true, count: await entryCount() });
+  });
+});
+
+const userId = async (email: string) => Number((await up.db.query<{ id: number }>('select id from users where email = $1', [email])).rows[0]!.id);
+const lastEntry = async () =>
+  (await up.db.query<Entry>('select id, user_id, role, address, request_id, entity, record_id, action, changes from audit_log order by id desc limit 1')).rows[0]!;
+
+describe('entries of declared actions, sub-resources, account events and exports (ADR 038)', () => {
+  it('records a declared action under its key, with the record’s changed fields, the forwarded address and the back office’s request id', async () => {
+    const bicycle = (await up.db.query<{ id: number }>('select id from bicycles where is_active order by id limit 1')).rows[0]!;
+    const id = Number(bicycle.id);
+    expect((await call(`bicycles/${id}/deactivate/`, { body: {}, ip: '198.51.100.4', requestId: 'req-deactivate-1' })).status).toBe(200);
+    expect((await call(`bicycles/${id}/activate/`, { body: {} })).status).toBe(200);
+    const entries = (await entriesOf('bicycles', id)).slice(-2);
+    expect(entries.map((e) => [e.action, e.changes])).toEqual([
+      ['deactivate', { is_active: [true, false] }],
+      ['activate', { is_active: [false, true] }],
+    ]);
+    expect(entries[0]).toMatchObject({ address: '198.51.100.4', request_id: 'req-deactivate-1', user_id: await userId('admin@example.com') });
+    expect(await verify()).toMatchObject({ ok: true });
+  });
+
+  it('records a role given and taken as the sub-resource’s operations, and nothing for a refused one', async () => {
+    const shop = await userId('shop@example.com');
+    expect((await call(`users/${shop}/roles/`, { body: { role: 'Admin' } })).status).toBe(200);
+    expect((await call(`users/${shop}/roles/Admin/`, { method: 'DELETE' })).status).toBe(200);
+    const [added, removed] = (await entriesOf('users', shop)).slice(-2);
+    expect(added).toMatchObject({ action: 'roles.add', changes: { roles: [null, { role: 'Admin' }] } });
+    expect(removed).toMatchObject({ action: 'roles.remove', changes: { roles: ['Admin', null] } });
+    // The last active Admin keeps the role (409, ADR 018): refused in its transaction, so no entry.
+    const before = await entryCount();
+    expect((await call(`users/${await userId('admin@example.com')}/roles/Admin/`, { method: 'DELETE' })).status).toBe(409);
+    expect(await entryCount()).toBe(before);
+  });
+
+  it('records an action that changes no field of its record (a group’s invitation) with what was asked', async () => {
+    const group = await call('trial-groups/', { body: { name: 'Audit trial', description: 'history' } });
+    expect(group.status, JSON.stringify(group.body)).toBe(201);
+    expect((await call(`trial-groups/${group.body.data.id}/invites/`, { body: { emails: 'audit-invitee@example.com' } })).status).toBe(200);
+    const entries = await entriesOf('trial-groups', group.body.data.id);
+    expect(entries.map((e) => e.action)).toEqual(['create', 'invite']);
+    expect(entries[1]!.changes).toEqual({ emails: [null, 'audit-invitee@example.com'] });
+  });
+
+  it('records sign-in, a failed sign-in and sign-out in the account’s history, never the password', async () => {
+    const buddy = await userId('buddy@example.com');
+    const failed = await call('account/login', { as: '', body: { email: 'buddy@example.com', password: 'wrong-password-1' }, ip: '192.0.2.8' });
+    expect(failed.status).toBe(400);
+    expect(await lastEntry()).toMatchObject({
+      entity: 'users',
+      record_id: buddy,
+      user_id: buddy,
+      action: 'sign_in_failed',
+      address: '192.0.2.8',
+      changes: { email: [null, 'buddy@example.com'] },
+    });
+    const signedIn = await call('account/login', { as: '', body: { email: 'buddy@example.com', password: DEMO_PASSWORD } });
+    expect(signedIn.status).toBe(200);
+    expect(await lastEntry()).toMatchObject({ record_id: buddy, action: 'sign_in', changes: { method: [null, 'password'] } });
+    expect((await call('account/logout', { as: '', body: { refresh_token: signedIn.body.data.refresh_token } })).status).toBe(200);
+    expect(await lastEntry()).toMatchObject({ record_id: buddy, user_id: buddy, action: 'sign_out' });
+    const { rows } = await up.db.query<{ n: number }>("select count(*)::int as n from audit_log where changes::text like '%' || $1 || '%'", [DEMO_PASSWORD]);
+    expect(Number(rows[0]!.n)).toBe(0);
+  });
+
+  it('records a password reset with the request for it, in the account’s history', async () => {
+    const user = await userId('user@example.com');
+    expect((await call('account/forgot-password', { as: '', body: { email: 'user@example.com' } })).status).toBe(200);
+    expect(await lastEntry()).toMatchObject({ record_id: user, action: 'password_reset_requested' });
+    const { rows } = await up.db.query<{ link: string }>("select link from outbox where kind = 'reset' order by id desc limit 1");
+    const token = rows[0]!.link.split('/').pop()!;
+    expect((await call('account/reset-password', { as: '', body: { token, password: 'A-new-password-42', password_confirm: 'A-new-password-42' } })).status).toBe(200);
+    expect(await lastEntry()).toMatchObject({ record_id: user, action: 'password_reset', changes: {} });
+  });
+
+  it('records an export with the query it was asked with', async () => {
+    const res = await fetch(`${up.url}events/export/?search=Audit`, { headers: { authorization: `Bearer ${tokens.admin}` } });
+    expect(res.status).toBe(200);
+    await res.text();
+    expect(await lastEntry()).toMatchObject({ entity: 'events', record_id: null, action: 'export', changes: { query: [null, { search: 'Audit' }] } });
+    expect(await verify()).toMatchObject({ ok: true });
   });
 });
 

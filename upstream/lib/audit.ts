@@ -145,16 +145,38 @@ export async function recordRequestChange(
 ): Promise<void> {
   const changes = diff(change.before, change.after, change.fields);
   if (Object.keys(changes).length === 0) return;
-  await recordChange(tx, key, {
-    userId: req.user?.id ?? null,
+  await recordRequestEvent(tx, key, req, { entity: change.entity, recordId: Number((change.after ?? change.before)!.id), action: change.action, changes });
+}
+
+/**
+ * An entry made by a request, in the caller's transaction: who is the token's user (else `userId`, the account
+ * an anonymous request was about) with the token's roles, from where `req.ip` (ADR 028), the request's id.
+ */
+export function recordRequestEvent(
+  tx: Db,
+  key: string,
+  req: FastifyRequest,
+  what: Pick<AuditEntry, 'entity' | 'recordId' | 'action' | 'changes'> & { userId?: number | null },
+): Promise<number> {
+  return recordChange(tx, key, {
+    userId: req.user?.id ?? what.userId ?? null,
     role: req.user?.roles.join(',') ?? null,
     address: req.ip ?? null,
     requestId: String(req.id),
-    entity: change.entity,
-    recordId: Number((change.after ?? change.before)!.id),
-    action: change.action,
-    changes,
+    entity: what.entity,
+    recordId: what.recordId,
+    action: what.action,
+    changes: what.changes,
   });
+}
+
+/**
+ * An account's own event — sign-in, failed sign-in, sign-out, a password reset, an accepted invitation — as an
+ * entry of the user's history (entity `users`, the account's id; none for a sign-in tried with an address no
+ * account has), in the transaction of the change it goes with. Who is the signed-in caller, else the account.
+ */
+export function recordAccountEvent(tx: Db, key: string, req: FastifyRequest, userId: number | null, action: string, changes: Changes = {}): Promise<number> {
+  return recordRequestEvent(tx, key, req, { userId, entity: 'users', recordId: userId, action, changes });
 }
 
 /**

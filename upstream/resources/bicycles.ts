@@ -82,12 +82,14 @@ export const handlers: EntityHandlersFactory = ({ db, config }) => {
           // Only files stored through our own signed uploads can be attached (ADR 020).
           await checkUploadedImage(db, config, input.url, { field: 'url', kind: 'bicycle', current: null });
           if (!(await fetchOne(id))) throw new ApiError(404, 'not_found');
-          const { rows } = await db.query<{ id: number }>('insert into bicycle_images (bicycle_id, kind, url) values ($1, $2, $3) returning id', [id, input.kind, input.url]);
+          const { rows } = await db.transaction((tx) =>
+            tx.query<{ id: number }>('insert into bicycle_images (bicycle_id, kind, url) values ($1, $2, $3) returning id', [id, input.kind, input.url]),
+          );
           return ok(reply, { id: Number(rows[0]!.id), ...input }, 201);
         },
         async remove(req, reply) {
           const { id, key: imageId } = parseBody(idParam.extend({ key: idField() }), req.params);
-          const { rows } = await db.query('delete from bicycle_images where id = $1 and bicycle_id = $2 returning id', [imageId, id]);
+          const { rows } = await db.transaction((tx) => tx.query('delete from bicycle_images where id = $1 and bicycle_id = $2 returning id', [imageId, id]));
           if (!rows[0]) throw new ApiError(404, 'not_found');
           return ok(reply, { id: imageId });
         },

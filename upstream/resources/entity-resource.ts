@@ -29,7 +29,8 @@ import { entityByName } from '../../shared/entities/registry.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import { recordRequestChange } from '../lib/audit.ts';
+import { recordRequestChange, recordRequestEvent, type Changes } from '../lib/audit.ts';
+import { askedOf, inActionScope } from '../lib/audit-scope.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { upstreamReadScopes } from '../../shared/entity/access-roles.ts';
@@ -374,6 +375,9 @@ function registerExport(app: FastifyInstance, r: Resource) {
     const { search } = r.parseList({ ...query, page: undefined as unknown as string, page_size: undefined as unknown as string, ordering: undefined as unknown as string });
     const lang = langOf(req);
     const where = r.whereOf(query, search, req.user, lang);
+    // Who took the data out, and which part of it: the query it was asked with.
+    const asked = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== '' && v !== undefined));
+    await r.db.transaction((tx) => recordRequestEvent(tx, r.config.auditKey, req, { entity: r.def.name, recordId: null, action: 'export', changes: { query: [null, asked] } }));
     reply
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="${safeFileName(r.def.name, 'csv')}"`)
@@ -670,10 +674,38 @@ function registerActions(app: FastifyInstance, r: EntityResource, handlers: Enti
   for (const [key, action] of ownActions(def)) {
     const handler = handlerOf(def, `action ${key}`, handlers.actions?.[key]);
     const segment = segmentOf(key, action.path);
-    const url = isRecordAction(action) ? `/api/${def.name}/:id/${segment}/` : `/api/${def.name}/${segment}/`;
-    app.post(url, { preHandler: requireAuth(config, actionRoles(def, action)) }, (req, reply) => handler(req, reply, r));
+    const onRecord = isRecordAction(action);
+    const url = onRecord ? `/api/${def.name}/:id/${segment}/` : `/api/${def.name}/${segment}/`;
+    app.post(url, { preHandler: requireAuth(config, actionRoles(def, action)) }, (req, reply) =>
+      audited(r, req, key, onRecord, askedOf(action.input, req.body), () => handler(req, reply, r)),
+    );
   }
   for (const key of Object.keys(handlers.actions ?? {})) if (!def.actions?.[key]) throw new Error(`${def.name}: a handler for undeclared action ${key}`);
+}
+
+/**
+ * Runs a declared action's or sub-resource write's handler in its history scope (ADR 038): every transaction
+ * it opens on the resource's database records the entry of what it changed, before its commit.
+ */
+function audited(r: EntityResource, req: FastifyRequest, action: string, onRecord: boolean, asked: Changes, run: () => Promise<unknown>) {
+  const id = onRecord ? Number((req.params as { id?: string }).id) : NaN;
+  return inActionScope(
+    {
+      req,
+      entity: r.def.name,
+      recordId: Number.isSafeInteger(id) && id > 0 ? id : null,
+      action,
+      fields: r.def.fields,
+      asked,
+      read: (recordId, tx) => r.fetchOne(recordId, tx),
+    },
+    run,
+  );
+}
+
+/** The declared input values of a body, never a secret one. */
+function askedValues(input: Readonly<Record<string, FieldDef>> | undefined, body: unknown): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(askedOf(input, body)).map(([name, [, value]]) => [name, value]));
 }
 
 /** GET (and the declared POST, PUT :key, DELETE :key) of every sub-resource under <resource>/<id>/<path>/. */
@@ -686,17 +718,21 @@ function registerSubResources(app: FastifyInstance, r: EntityResource, handlers:
     const writer = requireAuth(config, subResourceWriteRoles(def, sub));
     const list = handlerOf(def, `${key}.list`, own.list);
     app.get(at, { preHandler: reader }, (req, reply) => list(req, reply, r));
+    // The item added, set or removed is what was asked: `{<sub-resource>: [before, after]}` in its history entry.
+    const itemKey = (req: FastifyRequest) => (req.params as { key?: string }).key ?? null;
     if (sub.add) {
       const add = handlerOf(def, `${key}.add`, own.add);
-      app.post(at, { preHandler: writer }, (req, reply) => add(req, reply, r));
+      app.post(at, { preHandler: writer }, (req, reply) => audited(r, req, `${key}.add`, true, { [key]: [null, askedValues(sub.add, req.body)] }, () => add(req, reply, r)));
     }
     if (sub.set) {
       const set = handlerOf(def, `${key}.set`, own.set);
-      app.put(`${at}:key/`, { preHandler: writer }, (req, reply) => set(req, reply, r));
+      app.put(`${at}:key/`, { preHandler: writer }, (req, reply) =>
+        audited(r, req, `${key}.set`, true, { [key]: [null, { key: itemKey(req), ...askedValues(sub.set, req.body) }] }, () => set(req, reply, r)),
+      );
     }
     if (sub.remove) {
       const remove = handlerOf(def, `${key}.remove`, own.remove);
-      app.delete(`${at}:key/`, { preHandler: writer }, (req, reply) => remove(req, reply, r));
+      app.delete(`${at}:key/`, { preHandler: writer }, (req, reply) => audited(r, req, `${key}.remove`, true, { [key]: [itemKey(req), null] }, () => remove(req, reply, r)));
     }
   }
   for (const key of Object.keys(handlers.subResources ?? {})) if (!def.subResources?.[key]) throw new Error(`${def.name}: handlers for undeclared sub-resource ${key}`);

@@ -112,7 +112,7 @@ function memberHandlers(db: Db) {
     const { user_id } = parseBody(z.object({ user_id: userIdField }), req.body);
     await groupName(db, id);
     try {
-      await db.query('insert into trial_group_users (trial_group_id, user_id) values ($1, $2) on conflict do nothing', [id, user_id]);
+      await db.transaction((tx) => tx.query('insert into trial_group_users (trial_group_id, user_id) values ($1, $2) on conflict do nothing', [id, user_id]));
     } catch (error) {
       if ((error as { code?: string }).code === '23503') throw new ApiError(400, 'validation_error', undefined, { user_id: 'validation.option' });
       throw error;
@@ -123,7 +123,7 @@ function memberHandlers(db: Db) {
   const remove: EntityRouteHandler = async (req, reply) => {
     const { id, key: userId } = parseBody(idParam.extend({ key: userIdField }), req.params);
     await groupName(db, id);
-    const { rows } = await db.query('delete from trial_group_users where trial_group_id = $1 and user_id = $2 returning user_id', [id, userId]);
+    const { rows } = await db.transaction((tx) => tx.query('delete from trial_group_users where trial_group_id = $1 and user_id = $2 returning user_id', [id, userId]));
     if (!rows[0]) throw new ApiError(404, 'not_found');
     return ok(reply, await members(db, id));
   };

@@ -225,7 +225,9 @@ async function setOperationalRange(db: Db, req: FastifyRequest) {
   const { id } = parseBody(idParam, req.params);
   const { operational_range_id } = parseBody(operationalRangeBody, req.body);
   try {
-    const { rows } = await db.query('update users set operational_range_id = $2, updated_at = now() where id = $1 returning id', [id, operational_range_id]);
+    const { rows } = await db.transaction((tx) =>
+      tx.query('update users set operational_range_id = $2, updated_at = now() where id = $1 returning id', [id, operational_range_id]),
+    );
     if (!rows[0]) throw new ApiError(404, 'not_found');
   } catch (error) {
     if ((error as { code?: string }).code === '23503') throw new ApiError(400, 'validation_error', undefined, { operational_range_id: 'validation.option' });

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { profileUpdateInput } from '../../shared/schemas/auth.ts';
 import { confirmEmailInput, emailField, forgotPasswordInput, loginInput, newPasswordInput } from '../../shared/schemas/credentials.ts';
@@ -11,6 +11,7 @@ import { requireAuth } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { hashPassword, verifyPassword } from '../lib/password.ts';
 import { signAccessToken } from '../lib/jwt.ts';
+import { canonicalJson, recordAccountEvent, type Changes } from '../lib/audit.ts';
 import { createSession, revokeSession, revokeUserSessions } from '../lib/sessions.ts';
 import { addressKey, backoff, fixedWindow, forgive, giveBack, takeAttempt, type Counter } from '../lib/throttle.ts';
 import { hashToken, openPayload, randomToken, sealPayload } from '../lib/tokens.ts';
@@ -23,7 +24,8 @@ export interface TokenPair {
   refresh_token: string;
 }
 
-export type IssuePair = (userId: number, sessionId?: string) => Promise<TokenPair>;
+/** A new token pair, written through `using` (a transaction the caller opened) or the database. */
+export type IssuePair = (userId: number, sessionId?: string, using?: Db) => Promise<TokenPair>;
 
 /** One answer to every failed sign-in, so it never tells which addresses have accounts (ADR 018). */
 const invalidCredentials = () => new ApiError(INVALID_CREDENTIALS.status, INVALID_CREDENTIALS.code, INVALID_CREDENTIALS.text);
@@ -57,8 +59,8 @@ type Counters = ReturnType<typeof throttleCounters>;
 /** Access and refresh tokens for a user: the pair a sign-in, a refresh and a Google sign-in hand out. */
 function tokenIssuer(db: Db, config: UpstreamConfig): IssuePair {
   /** Roles and session version read together, so a token never pairs new roles with an old version. */
-  async function grantOf(userId: number): Promise<{ roles: string[]; version: number }> {
-    const { rows } = await db.query<{ roles: string[] | null; session_version: number }>(
+  async function grantOf(userId: number, using: Db): Promise<{ roles: string[]; version: number }> {
+    const { rows } = await using.query<{ roles: string[] | null; session_version: number }>(
       `select u.session_version,
               coalesce((select array_agg(r.name order by r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}') as roles
          from users u where u.id = $1`,
@@ -68,12 +70,12 @@ function tokenIssuer(db: Db, config: UpstreamConfig): IssuePair {
   }
 
   /** A new pair; without `sessionId` a new sign-in session (ADR 017). */
-  async function issuePair(userId: number, sessionId?: string): Promise<TokenPair> {
-    const sid = sessionId ?? (await createSession(db, userId));
-    const grant = await grantOf(userId);
+  async function issuePair(userId: number, sessionId?: string, using: Db = db): Promise<TokenPair> {
+    const sid = sessionId ?? (await createSession(using, userId));
+    const grant = await grantOf(userId, using);
     const token = await signAccessToken(config.jwtSecret, userId, grant.roles, config.accessTokenTtlSeconds, { sid, sv: grant.version });
     const refresh = randomToken();
-    await db.query(`insert into refresh_tokens (user_id, family_id, token_hash, expires_at) values ($1, $2, $3, now() + make_interval(secs => $4))`, [
+    await using.query(`insert into refresh_tokens (user_id, family_id, token_hash, expires_at) values ($1, $2, $3, now() + make_interval(secs => $4))`, [
       userId,
       sid,
       hashToken(refresh),
@@ -83,6 +85,15 @@ function tokenIssuer(db: Db, config: UpstreamConfig): IssuePair {
   }
 
   return issuePair;
+}
+
+/** A sign-in's token pair and its history entry, in one transaction: a session never starts unrecorded. */
+export function signIn(db: Db, config: UpstreamConfig, req: FastifyRequest, issuePair: IssuePair, userId: number, method: 'password' | 'google'): Promise<TokenPair> {
+  return db.transaction(async (tx) => {
+    const pair = await issuePair(userId, undefined, tx);
+    await recordAccountEvent(tx, config.auditKey, req, userId, 'sign_in', { method: [null, method] });
+    return pair;
+  });
 }
 
 /**
@@ -143,20 +154,28 @@ function registerSignIn(app: FastifyInstance, db: Db, config: UpstreamConfig, is
     const matches = (await verifyPassword(input.password, user?.password_hash ?? (await dummyHash))) && Boolean(user?.password_hash);
     if (!user || !matches) {
       req.log.warn({ address, known: Boolean(user) }, 'failed login');
+      // Recorded under the account tried (none when no account has that address), with the address typed.
+      await db.transaction((tx) => recordAccountEvent(tx, config.auditKey, req, user ? Number(user.id) : null, 'sign_in_failed', { email: [null, account] }));
       throw invalidCredentials();
     }
     // The right password: this pair starts over, and the address gets its attempt back.
     await forgive(db, 'login', loginPairKey(address, account));
     await giveBack(db, 'login-ip', address);
     if (!user.is_active) throw new ApiError(403, 'account_inactive');
-    return ok(reply, await issuePair(Number(user.id)));
+    return ok(reply, await signIn(db, config, req, issuePair, Number(user.id), 'password'));
   });
 
   /** Ends the session of this refresh token: its access tokens stop working at once too (ADR 017). */
   app.post('/api/account/logout', async (req, reply) => {
     const { refresh_token } = parseBody(z.object({ refresh_token: z.string().min(1).max(512) }), req.body);
     const { rows } = await db.query<{ family_id: string }>('select family_id from refresh_tokens where token_hash = $1', [hashToken(refresh_token)]);
-    if (rows[0]) await revokeSession(db, rows[0].family_id);
+    const familyId = rows[0]?.family_id;
+    if (familyId)
+      await db.transaction(async (tx) => {
+        const { rows: ended } = await tx.query<{ user_id: number }>('select user_id from sessions where id = $1 and revoked_at is null', [familyId]);
+        await revokeSession(tx, familyId);
+        if (ended[0]) await recordAccountEvent(tx, config.auditKey, req, Number(ended[0].user_id), 'sign_out');
+      });
     return ok(reply, { logged_out: true });
   });
 }
@@ -247,6 +266,7 @@ function registerPasswords(app: FastifyInstance, db: Db, config: UpstreamConfig,
           { to: user.email, kind: 'reset', subject: 'Reset your Bike Buddy password', body: `Choose a new password: ${link}`, link },
           { log: req.log, logLinks: config.logMailLinks },
         );
+        await recordAccountEvent(tx, config.auditKey, req, Number(user.id), 'password_reset_requested');
       });
     }
     return ok(reply, { sent: true });
@@ -255,10 +275,16 @@ function registerPasswords(app: FastifyInstance, db: Db, config: UpstreamConfig,
   /** Every other reset link of the user stops working, and every session ends (ADR 017, 018). */
   app.post('/api/account/reset-password', async (req, reply) => {
     const input = parseBody(newPasswordInput, req.body);
+    // The token first: a wrong one costs no hashing.
     const { userId, email } = await consumeToken(db, input.token, 'reset');
-    await db.query('update users set password_hash = $2, updated_at = now() where id = $1', [userId, await hashPassword(input.password, config.scryptCost)]);
-    await db.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'reset' and used_at is null", [userId]);
-    await revokeUserSessions(db, userId);
+    const passwordHash = await hashPassword(input.password, config.scryptCost);
+    // The password, the other links and sessions, and the history's entry: all or nothing.
+    await db.transaction(async (tx) => {
+      await tx.query('update users set password_hash = $2, updated_at = now() where id = $1', [userId, passwordHash]);
+      await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'reset' and used_at is null", [userId]);
+      await revokeUserSessions(tx, userId);
+      await recordAccountEvent(tx, config.auditKey, req, userId, 'password_reset');
+    });
     // Whoever proved the mailbox from this address may sign in from it again at once.
     await forgive(db, 'login', loginPairKey(addressKey(req.ip), email.toLowerCase()));
     return ok(reply, { reset: true });
@@ -267,12 +293,16 @@ function registerPasswords(app: FastifyInstance, db: Db, config: UpstreamConfig,
   app.post('/api/account/accept-invite', async (req, reply) => {
     const input = parseBody(newPasswordInput, req.body);
     const { userId, email } = await consumeToken(db, input.token, 'invite');
-    await db.query(
-      `update users set password_hash = $2, invitation_status = 'accepted', account_status = 'active',
-              member_since = coalesce(member_since, now()), email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now(), version = version + 1
-        where id = $1 and is_active`,
-      [userId, await hashPassword(input.password, config.scryptCost)],
-    );
+    const passwordHash = await hashPassword(input.password, config.scryptCost);
+    await db.transaction(async (tx) => {
+      await tx.query(
+        `update users set password_hash = $2, invitation_status = 'accepted', account_status = 'active',
+                member_since = coalesce(member_since, now()), email_confirmed_at = coalesce(email_confirmed_at, now()), updated_at = now(), version = version + 1
+          where id = $1 and is_active`,
+        [userId, passwordHash],
+      );
+      await recordAccountEvent(tx, config.auditKey, req, userId, 'invitation_accepted', { invitation_status: ['pending', 'accepted'] });
+    });
     return ok(reply, { email });
   });
 }
@@ -291,6 +321,7 @@ function registerEmailChange(app: FastifyInstance, db: Db, config: UpstreamConfi
       // Only the latest request counts: earlier links stop working.
       await tx.query("update account_tokens set used_at = now() where user_id = $1 and kind = 'confirm' and used_at is null", [req.user!.id]);
       await tx.query('update users set pending_email = $2, updated_at = now() where id = $1', [req.user!.id, email]);
+      await recordAccountEvent(tx, config.auditKey, req, req.user!.id, 'email_change_requested', { pending_email: [null, email] });
       const token = await createAccountToken(tx, req.user!.id, 'confirm', DAY);
       const link = `${config.appUrl}/confirm-email/${token}/${encodeURIComponent(email)}`;
       await sendMail(
@@ -315,13 +346,25 @@ function registerEmailChange(app: FastifyInstance, db: Db, config: UpstreamConfi
       [hashToken(input.token), input.email],
     );
     if (!rows[0]) throw new ApiError(400, 'token_does_not_exist');
+    const userId = Number(rows[0].user_id);
     try {
-      await db.query(
-        `update users set email = case when lower(pending_email) = lower($2) then pending_email else email end,
-                          pending_email = null, email_confirmed_at = now(), updated_at = now(), version = version + 1
-          where id = $1`,
-        [rows[0].user_id, input.email],
-      );
+      await db.transaction(async (tx) => {
+        const { rows: was } = await tx.query<{ email: string }>('select email from users where id = $1 for update', [userId]);
+        const { rows: now } = await tx.query<{ email: string }>(
+          `update users set email = case when lower(pending_email) = lower($2) then pending_email else email end,
+                            pending_email = null, email_confirmed_at = now(), updated_at = now(), version = version + 1
+            where id = $1 returning email`,
+          [userId, input.email],
+        );
+        await recordAccountEvent(
+          tx,
+          config.auditKey,
+          req,
+          userId,
+          'email_confirmed',
+          was[0]?.email === now[0]?.email ? {} : { email: [was[0]?.email ?? null, now[0]?.email ?? null] },
+        );
+      });
     } catch (error) {
       // Someone else took the address between the request and the confirmation.
       if ((error as { code?: string }).code === '23505') throw new ApiError(400, 'user_exists');
@@ -354,7 +397,14 @@ function registerOwnAccount(app: FastifyInstance, db: Db, config: UpstreamConfig
     const keys = Object.keys(input) as (keyof typeof input)[];
     if (keys.length > 0) {
       const sets = keys.map((key, i) => `${key} = $${i + 2}`).join(', ');
-      await db.query(`update users set ${sets}, updated_at = now(), version = version + 1 where id = $1`, [req.user!.id, ...keys.map((k) => input[k] ?? null)]);
+      await db.transaction(async (tx) => {
+        const { rows: before } = await tx.query<Record<string, unknown>>(`select ${keys.join(', ')} from users where id = $1 for update`, [req.user!.id]);
+        await tx.query(`update users set ${sets}, updated_at = now(), version = version + 1 where id = $1`, [req.user!.id, ...keys.map((k) => input[k] ?? null)]);
+        const changes = Object.fromEntries(
+          keys.filter((k) => canonicalJson(before[0]?.[k]) !== canonicalJson(input[k] ?? null)).map((k) => [k, [before[0]?.[k] ?? null, input[k] ?? null]]),
+        );
+        if (Object.keys(changes).length > 0) await recordAccountEvent(tx, config.auditKey, req, req.user!.id, 'profile_update', changes as Changes);
+      });
     }
     return ok(reply, await findUser(db, { id: req.user!.id }));
   });

@@ -4,11 +4,11 @@ import { z } from 'zod';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import type { TokenPair } from './account.ts';
+import { signIn, type IssuePair } from './account.ts';
 import { parseBody } from './validation.ts';
 
 /** Social login: a Google ID token, verified against Google's (configurable) JWKS, for an existing active user. */
-export function registerGoogleRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig, issuePair: (userId: number) => Promise<TokenPair>) {
+export function registerGoogleRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig, issuePair: IssuePair) {
   const jwks = createRemoteJWKSet(new URL(config.googleJwksUrl));
   app.post('/api/auth/google', async (req, reply) => {
     if (!config.googleClientId) throw new ApiError(404, 'not_found', 'Google sign-in is not configured.');
@@ -28,6 +28,6 @@ export function registerGoogleRoutes(app: FastifyInstance, db: Db, config: Upstr
       [email],
     );
     if (!rows[0] || !rows[0].is_active || rows[0].invitation_status === 'canceled') throw new ApiError(400, 'user_does_not_exist');
-    return ok(reply, await issuePair(Number(rows[0].id)));
+    return ok(reply, await signIn(db, config, req, issuePair, Number(rows[0].id), 'google'));
   });
 }

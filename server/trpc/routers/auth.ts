@@ -40,7 +40,10 @@ async function profileLanguage(ctx: Context): Promise<Language | null> {
 export async function loginWithPassword(ctx: Context, input: LoginInput) {
   await ctx.loginGuard.check(ctx.req, input.email);
   try {
-    const result = await signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'account/login', body: input, lang: ctx.lang, clientIp: ctx.req.ip }));
+    const result = await signIn(
+      ctx,
+      ctx.upstream.call({ method: 'POST', path: 'account/login', body: input, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) }),
+    );
     ctx.loginGuard.settle(ctx.req, input.email, null);
     return result;
   } catch (error) {
@@ -54,7 +57,10 @@ export const authRouter = router({
 
   google: publicProcedure.input(googleLoginInput).mutation(({ ctx, input }) => {
     if (!ctx.googleClientId) throw new AppError('NOT_FOUND', 'not_found', 'Google sign-in is not configured.');
-    return signIn(ctx, ctx.upstream.call({ method: 'POST', path: 'auth/google', body: { id_token: input.idToken }, lang: ctx.lang, clientIp: ctx.req.ip }));
+    return signIn(
+      ctx,
+      ctx.upstream.call({ method: 'POST', path: 'auth/google', body: { id_token: input.idToken }, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) }),
+    );
   }),
 
   logout: publicProcedure.mutation(async ({ ctx }) => {
@@ -63,29 +69,29 @@ export const authRouter = router({
     if (refreshToken) {
       // Revoke upstream too; a failure here must not keep the user signed in locally.
       await ctx.upstream
-        .call({ method: 'POST', path: 'account/logout', body: { refresh_token: refreshToken }, lang: ctx.lang })
+        .call({ method: 'POST', path: 'account/logout', body: { refresh_token: refreshToken }, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) })
         .catch((error: unknown) => ctx.log.warn({ err: error }, 'refresh token revocation failed'));
     }
     return { ok: true as const };
   }),
 
   forgotPassword: publicProcedure.input(forgotPasswordInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/forgot-password', body: input, lang: ctx.lang, clientIp: ctx.req.ip });
+    await ctx.upstream.call({ method: 'POST', path: 'account/forgot-password', body: input, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) });
     return { ok: true as const };
   }),
 
   resetPassword: publicProcedure.input(newPasswordInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/reset-password', body: input, lang: ctx.lang, clientIp: ctx.req.ip });
+    await ctx.upstream.call({ method: 'POST', path: 'account/reset-password', body: input, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) });
     return { ok: true as const };
   }),
 
   acceptInvite: publicProcedure.input(newPasswordInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/accept-invite', body: input, lang: ctx.lang, clientIp: ctx.req.ip });
+    await ctx.upstream.call({ method: 'POST', path: 'account/accept-invite', body: input, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) });
     return { ok: true as const };
   }),
 
   confirmEmail: publicProcedure.input(confirmEmailInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/confirm-email', body: input, lang: ctx.lang, clientIp: ctx.req.ip });
+    await ctx.upstream.call({ method: 'POST', path: 'account/confirm-email', body: input, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) });
     // Whose address changed is not known here (the link is opened signed out): every header asks again.
     ctx.profiles.forgetAll();
     return { ok: true as const };
