@@ -33,10 +33,15 @@ async function main(db: Db, env: UpstreamEnv): Promise<number> {
   }
   const verdict = await verifyChain(db, key);
   if (verdict.ok) {
-    process.stdout.write(`ok: ${verdict.count} entries, the chain holds\n`);
+    const pruned = verdict.prunedUpTo ? ` (entries up to ${verdict.prunedUpTo} pruned behind a checkpoint that holds)` : '';
+    process.stdout.write(`ok: ${verdict.count} entries, the chain holds${pruned}\n`);
     return 0;
   }
-  process.stdout.write(`BROKEN: entry ${verdict.firstBadId} was ${verdict.reason}\n`);
+  process.stdout.write(
+    verdict.reason === 'checkpoint'
+      ? `BROKEN: the checkpoint before entry ${verdict.firstBadId} was forged or edited\n`
+      : `BROKEN: entry ${verdict.firstBadId} was ${verdict.reason}\n`,
+  );
   return 1;
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   auditKeyField,
+  auditRetentionDaysField,
   backOfficeTrustProxyField,
   databaseUrlField,
   demoPasswordField,
@@ -32,6 +33,8 @@ const envSchema = z
     DATABASE_URL: databaseUrlField.optional(),
     /** Only for the in-process reference API: the change history's key (ADR 035). */
     AUDIT_KEY: auditKeyField.optional(),
+    /** Only for the in-process reference API: days the change history keeps an entry (ADR 038); unset, for ever. */
+    AUDIT_RETENTION_DAYS: auditRetentionDaysField.optional(),
     /** Comma-separated; the first signs and encrypts, the others are still accepted (rotation). */
     COOKIE_SECRETS: csv.pipe(z.array(z.string().min(32, 'each cookie secret needs at least 32 characters')).min(1)).optional(),
     GOOGLE_CLIENT_ID: z.string().optional(),

@@ -30,6 +30,7 @@ export function inProcessUpstreamOptions(env: Env, opts: { root: string; publicU
       // Unset: generated at start and handed to the back office (server/main.ts, ADR 028).
       ...(env.UPSTREAM_FORWARDED_SECRET ? { forwardedSecret: env.UPSTREAM_FORWARDED_SECRET } : {}),
       ...(env.AUDIT_KEY ? { auditKey: env.AUDIT_KEY } : {}),
+      auditRetentionDays: env.AUDIT_RETENTION_DAYS ?? null,
     },
   };
 }

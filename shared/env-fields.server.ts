@@ -60,6 +60,9 @@ export const trustedProxiesField = z
 /** The change history's HMAC key (ADR 035); unset, the API keeps a generated one in its database and warns. */
 export const auditKeyField = z.string().min(32, 'must be at least 32 characters');
 
+/** How long the change history keeps an entry, in days (ADR 038); unset: for ever. */
+export const auditRetentionDaysField = z.coerce.number().int('must be a whole number of days').min(1).max(36_500);
+
 /** Absolute lifetime of a sign-in, in days (ADR 017). */
 export const sessionMaxAgeDaysField = z.coerce.number().positive().max(365);
 

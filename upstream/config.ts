@@ -45,6 +45,8 @@ export interface UpstreamConfig {
    * log it protects shows only edits made without reading it.
    */
   auditKey: string;
+  /** Days the change history keeps an entry, pruned behind a signed checkpoint (ADR 038); null: for ever. */
+  auditRetentionDays: number | null;
   /** Absolute lifetime of a sign-in: after this a session's refresh tokens are refused, however often rotated (ADR 017). */
   sessionMaxAgeSeconds: number;
   /** scrypt N; lower in tests for speed. */
@@ -71,6 +73,7 @@ export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' |
   forgotPasswordLimits: { perClientAndEmailPerHour: 3, perIpPerHour: 20, mailsPerEmailPerHour: 10 },
   trustedProxies: ['loopback'],
   sessionMaxAgeSeconds: 30 * 24 * 3600,
+  auditRetentionDays: null,
   scryptCost: 16384,
   operationRange: DEFAULT_OPERATION_RANGE,
   uploadsPerHour: 60,

@@ -13,6 +13,8 @@ const envSchema = z.object({
   UPSTREAM_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** The change history's key (ADR 035); keep it outside the database. Unset: generated, kept in the database, and a warning. */
   AUDIT_KEY: fields.auditKeyField.optional(),
+  /** Days the change history keeps an entry; older ones are pruned behind a signed checkpoint (ADR 038). Unset: for ever. */
+  AUDIT_RETENTION_DAYS: fields.auditRetentionDaysField.optional(),
   /** Seed demo data into an empty database; unset: on for PGlite, off with DATABASE_URL. */
   SEED_DEMO: fields.flagField.optional(),
   LOG_MAIL_LINKS: fields.flagField.optional(),

@@ -21,6 +21,7 @@ const upstream = await startUpstream({
   config: {
     ...(env.UPSTREAM_JWT_SECRET ? { jwtSecret: env.UPSTREAM_JWT_SECRET } : {}),
     ...(env.AUDIT_KEY ? { auditKey: env.AUDIT_KEY } : {}),
+    auditRetentionDays: env.AUDIT_RETENTION_DAYS ?? null,
     ...(env.UPSTREAM_UPLOAD_DIR ? { uploadDir: env.UPSTREAM_UPLOAD_DIR } : {}),
     ...(env.PUBLIC_ORIGIN ? { publicOrigin: env.PUBLIC_ORIGIN.replace(/\/$/, '') } : {}),
     appUrl: env.APP_URL.replace(/\/$/, ''),

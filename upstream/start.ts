@@ -10,6 +10,7 @@ import { compactTallies } from './dashboard-tallies.ts';
 import { openDatabase, type Db } from './db.ts';
 import { AUDIT_KEY_WARNING } from './lib/audit.ts';
 import { sweepUnusedUploads } from './lib/upload-sweep.ts';
+import { pruneHistory } from './lib/audit-retention.ts';
 import { migrate } from './migrate.ts';
 import { DEMO_ACCOUNTS, randomDemoPassword, seedDemo } from './seed.ts';
 
@@ -114,8 +115,15 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
     if (removed.length > 0) app.log.info({ removed: removed.length }, 'unused uploads removed');
   };
   await sweepUploads().catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'));
+  const pruneAudit = async () => {
+    if (config.auditRetentionDays === null) return;
+    const removed = await pruneHistory(db, config.auditKey, new Date(Date.now() - config.auditRetentionDays * 24 * 3600 * 1000));
+    if (removed > 0) app.log.info({ removed, retentionDays: config.auditRetentionDays }, 'change history pruned behind a checkpoint');
+  };
+  await pruneAudit().catch((error: unknown) => app.log.warn({ err: error }, 'change history pruning failed'));
   const sweeper = setInterval(() => {
     void sweepExpired(db, config).catch((error: unknown) => app.log.warn({ err: error }, 'token sweep failed'));
+    void pruneAudit().catch((error: unknown) => app.log.warn({ err: error }, 'change history pruning failed'));
     void sweepUploads().catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();

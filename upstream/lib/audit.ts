@@ -30,11 +30,11 @@ export interface AuditEntry {
 export const AUDIT_KEY_WARNING =
   'AUDIT_KEY is not set: the change history is keyed with a key kept in the database beside it, so it shows edits made without reading that key only. Set AUDIT_KEY (at least 32 characters) outside the database.';
 
-export type ChainVerdict = { ok: true; count: number } | { ok: false; firstBadId: number; reason: 'edited' | 'removed' | 'reordered' };
+export type ChainVerdict = { ok: true; count: number; prunedUpTo?: number } | { ok: false; firstBadId: number; reason: 'edited' | 'removed' | 'reordered' | 'checkpoint' };
 
 // One chain, so one lock: writers of any table take turns at its end, each reading the hash the previous
 // one wrote. Transaction-level: released by the change's commit or rollback, never held past it.
-const CHAIN_LOCK = "select pg_advisory_xact_lock(hashtext('audit_log'))";
+export const CHAIN_LOCK = "select pg_advisory_xact_lock(hashtext('audit_log'))";
 
 /** JSON with object keys sorted at every level: the same value always hashes the same, whatever jsonb's key order. */
 export function canonicalJson(value: unknown): string {
@@ -179,6 +179,33 @@ export function recordAccountEvent(tx: Db, key: string, req: FastifyRequest, use
   return recordRequestEvent(tx, key, req, { userId, entity: 'users', recordId: userId, action, changes });
 }
 
+/** A pruning's checkpoint (ADR 038): the last entry removed, its hash, and how many were removed in all. */
+export interface Checkpoint {
+  at: string;
+  up_to_id: number;
+  up_to_hash: string;
+  removed: number;
+}
+
+/** The checkpoint's hash: HMAC-SHA256(key, its content), hex. */
+export function checkpointHash(key: string, cp: Checkpoint): string {
+  return createHmac('sha256', key).update(`checkpoint:${cp.at}:${cp.up_to_id}:${cp.up_to_hash}:${cp.removed}`).digest('hex');
+}
+
+/**
+ * The newest checkpoint, with whether its hash holds under `key`; null when the history was never pruned.
+ * A checkpoint that does not hold is reported by the verifier rather than trusted.
+ */
+export async function latestCheckpoint(db: Db, key: string): Promise<(Checkpoint & { holds: boolean }) | null> {
+  const { rows } = await db.query<{ at: Date | string; up_to_id: number | string; up_to_hash: string; removed: number | string; hash: string }>(
+    'select at, up_to_id, up_to_hash, removed, hash from audit_checkpoints order by up_to_id desc limit 1',
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const cp: Checkpoint = { at: new Date(row.at).toISOString(), up_to_id: Number(row.up_to_id), up_to_hash: row.up_to_hash, removed: Number(row.removed) };
+  return { ...cp, holds: checkpointHash(key, cp) === row.hash };
+}
+
 /**
  * Walks the chain in id order, a page at a time (constant memory), and names the first entry that does not
  * hold: an id missing from 1, 2, 3… is `removed`; an entry whose `prev_hash` is not the hash of the entry
@@ -187,10 +214,14 @@ export function recordAccountEvent(tx: Db, key: string, req: FastifyRequest, use
  */
 export async function verifyChain(db: Db, key: string): Promise<ChainVerdict> {
   const batch = 1000;
-  // The entry before the one being checked: none yet (id 0, no hash).
-  let lastId = 0;
-  let lastHash: string | null = null;
+  // The entry before the one being checked: none yet (id 0, no hash), or the last one pruned (ADR 038) as its
+  // checkpoint says — a checkpoint whose own hash does not hold is named, never trusted.
+  const checkpoint = await latestCheckpoint(db, key);
+  if (checkpoint && !checkpoint.holds) return { ok: false, firstBadId: checkpoint.up_to_id + 1, reason: 'checkpoint' };
+  let lastId = checkpoint?.up_to_id ?? 0;
+  let lastHash: string | null = checkpoint?.up_to_hash ?? null;
   let count = 0;
+  const held = (): ChainVerdict => (checkpoint ? { ok: true, count, prunedUpTo: checkpoint.up_to_id } : { ok: true, count });
   for (;;) {
     const { rows } = await db.query<Record<string, unknown>>(
       'select id, at, user_id, role, address, request_id, entity, record_id, action, changes, prev_hash, hash from audit_log where id > $1 order by id limit $2',
@@ -220,6 +251,6 @@ export async function verifyChain(db: Db, key: string): Promise<ChainVerdict> {
       lastHash = row.hash as string;
       count++;
     }
-    if (rows.length < batch) return { ok: true, count };
+    if (rows.length < batch) return held();
   }
 }
