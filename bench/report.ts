@@ -18,7 +18,7 @@ function table(head: string[], rows: (string | number)[][]): string {
 const failed = (section: Any) => (section && 'error' in section ? `Failed: ${section.error}\n` : null);
 
 /** The benchmark sections of results.json, in run order. */
-export const SECTIONS = ['bundles', 'ssr', 'lighthouse', 'overhead', 'export', 'refresh', 'scale', 'tallies'] as const;
+export const SECTIONS = ['bundles', 'ssr', 'lighthouse', 'overhead', 'export', 'refresh', 'scale', 'tallies', 'history'] as const;
 
 /**
  * A subset run (BENCH_ONLY) keeps the other sections of the previous results, each with the run it came
@@ -343,6 +343,7 @@ export function renderResults(r: Any): string {
       }
     }
   }
+  if (r.history) renderHistory(out, r.history);
   return out.join('\n');
 }
 
@@ -353,4 +354,27 @@ export function writeResultsSection(path: string, section: string): void {
   const start = text.indexOf(BEGIN);
   const end = text.indexOf(END);
   writeFileSync(path, start >= 0 && end > start ? text.slice(0, start) + block + text.slice(end + END.length) : `${text.trimEnd()}\n\n## Latest run\n\n${block}\n`);
+}
+
+/** 9. What the change history costs a write (bench/history.ts). */
+function renderHistory(out: string[], h: Any) {
+  out.push('### 9. What the change history costs a write (ADR 035, 038)', '');
+  if (failed(h)) return void out.push(failed(h)!);
+  out.push(
+    "The engine's update of one record (row locked, written, read back) in alternating rounds with and without its history entry (the chain's lock, the last entry read, the HMAC, the insert), on a database of its own:",
+    '',
+    table(
+      ['database', 'writers', 'without: writes/s', 'with: writes/s', 'with ÷ without (per round)', 'p50 without', 'p50 with'],
+      (h as Any[]).map((x) => [
+        x.db,
+        x.writers,
+        fmt(x.without.writesPerSecond),
+        fmt(x.with.writesPerSecond),
+        fmt(x.throughputRatio),
+        fmt(x.without.p50Ms, ' ms'),
+        fmt(x.with.p50Ms, ' ms'),
+      ]),
+    ),
+    '',
+  );
 }

@@ -27,6 +27,7 @@ const { runExport } = await import('./export.ts');
 const { runRefreshStorm } = await import('./refresh-storm.ts');
 const { runDataScale } = await import('./data-scale.ts');
 const { runTallies } = await import('./tallies.ts');
+const { runHistoryCost } = await import('./history.ts');
 const { SECTIONS, carryForward, renderResults, writeResultsSection } = await import('./report.ts');
 
 const ALL = SECTIONS;
@@ -108,6 +109,7 @@ try {
     if (!postgres) throw new Error('needs PostgreSQL (BENCH_DATABASE_URL or Debian binaries)');
     return runTallies(postgres.url, scale?.db.kind === 'postgres' ? scale.db.url : null, quick ? { rounds: 1, n: 200, bulkRows: 10_000, seconds: 1 } : {});
   });
+  await step('history', () => runHistoryCost(postgres?.url ?? null, quick ? { rounds: 1, writes: 50 } : {}));
 } finally {
   await postgres?.stop();
 }
