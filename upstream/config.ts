@@ -47,6 +47,8 @@ export interface UpstreamConfig {
   auditKey: string;
   /** Days the change history keeps an entry, pruned behind a signed checkpoint (ADR 038); null: for ever. */
   auditRetentionDays: number | null;
+  /** Lists count exactly up to this many rows; beyond, the planner's estimate, labelled as one (ADR 040). */
+  exactCountUpTo: number;
   /** Absolute lifetime of a sign-in: after this a session's refresh tokens are refused, however often rotated (ADR 017). */
   sessionMaxAgeSeconds: number;
   /** scrypt N; lower in tests for speed. */
@@ -74,6 +76,7 @@ export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' |
   trustedProxies: ['loopback'],
   sessionMaxAgeSeconds: 30 * 24 * 3600,
   auditRetentionDays: null,
+  exactCountUpTo: 10_000,
   scryptCost: 16384,
   operationRange: DEFAULT_OPERATION_RANGE,
   uploadsPerHour: 60,

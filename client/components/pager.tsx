@@ -1,15 +1,17 @@
 import { Button, Select } from './controls.tsx';
 import { useTranslation } from 'react-i18next';
+import type { TFunction } from 'i18next';
 import type { Paginator } from '../../shared/entity/define.ts';
 
 const SIZES = [10, 25, 50, 100] as const;
 
 /** Result count, page size choice (10/25/50/100) and previous/next, for every paged list. */
 export function Pager({ paginator, onPage, onPageSize }: { paginator: Paginator; onPage: (page: number) => void; onPageSize: (size: number) => void }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const hasNext = paginator.has_next ?? paginator.page < paginator.total_pages;
   return (
     <nav aria-label={t('list.pagination')} className="bo-bar-between bo-pager">
-      <span data-testid="list-count">{t('list.summary', { page: paginator.page, pages: Math.max(1, paginator.total_pages), count: paginator.count })}</span>
+      <span data-testid="list-count">{pageSummary(t, i18n.language, paginator)}</span>
       <div className="bo-bar">
         <label className="bo-bar">
           {t('list.pageSize')}
@@ -24,10 +26,21 @@ export function Pager({ paginator, onPage, onPageSize }: { paginator: Paginator;
         <Button size="small" disabled={paginator.page <= 1} onClick={() => onPage(paginator.page - 1)}>
           {t('list.previous')}
         </Button>
-        <Button size="small" disabled={paginator.page >= paginator.total_pages} onClick={() => onPage(paginator.page + 1)} data-testid="page-next">
+        <Button size="small" disabled={!hasNext} onClick={() => onPage(paginator.page + 1)} data-testid="page-next">
           {t('list.next')}
         </Button>
       </div>
     </nav>
   );
+}
+
+/**
+ * "Page 2 of 5 · 48 results", or for a count the API estimated (ADR 040) "Page 2 of about 9,200 · about
+ * 230,000 results": an estimate is rounded to two significant digits and always says "about".
+ */
+export function pageSummary(t: TFunction, lang: string, paginator: Paginator): string {
+  const number = new Intl.NumberFormat(lang, { maximumSignificantDigits: paginator.estimated ? 2 : 21 });
+  const pages = Math.max(1, paginator.total_pages);
+  if (paginator.estimated) return t('list.summaryAbout', { page: paginator.page, pages: number.format(pages), total: number.format(paginator.count) });
+  return t('list.summary', { page: paginator.page, pages, count: paginator.count, total: number.format(paginator.count) });
 }

@@ -407,8 +407,13 @@ export const DEFAULT_PAGE_SIZE = 25;
 export interface Paginator {
   page: number;
   page_size: number;
+  /** Exact, or — with `estimated` — the database's estimate of a count past the exact threshold (ADR 040). */
   count: number;
   total_pages: number;
+  /** The count is the planner's estimate: shown as "about …", never as exact. */
+  estimated?: boolean;
+  /** A next page exists (known from the page's own rows, whatever the count). */
+  has_next?: boolean;
 }
 
 export interface Paged<T> {

@@ -88,7 +88,7 @@ describe('catalogues in the browser', () => {
     await page.getByTestId('page-size').selectOption('10');
     await page.getByTestId('list-search').fill('sw');
     await page.waitForURL(/search=sw/);
-    await page.getByText('Page 1 of 1 · 1 results').waitFor();
+    await page.getByText('Page 1 of 1 · 1 result', { exact: true }).waitFor();
     await page.reload();
     await page.getByTestId('list-table').waitFor();
     const url = new URL(page.url());

@@ -7,7 +7,6 @@ import type { FieldDef } from '../../shared/entity/define.ts';
 import { userUpdateFields } from '../../shared/schemas/users.ts';
 import { openDatabase } from '../../upstream/db.ts';
 import { diff, recordChange, verifyChain, type StoredEntry } from '../../upstream/lib/audit.ts';
-import { pruneHistory } from '../../upstream/lib/audit-retention.ts';
 import { migrate } from '../../upstream/migrate.ts';
 import { startUpstream } from '../../upstream/start.ts';
 import { testLogger } from '../support/run-log.ts';
@@ -293,49 +292,6 @@ describe('the chain', () => {
   it('does not hold under another key', async () => {
     await asset();
     expect(await verifyChain(up.db, 'x'.repeat(32))).toEqual({ ok: false, firstBadId: 1, reason: 'edited' });
-  });
-});
-
-describe('retention (ADR 038)', () => {
-  const key = 'k'.repeat(32);
-  const write = (db: Awaited<ReturnType<typeof openDatabase>>, name: string) =>
-    db.transaction((tx) =>
-      recordChange(tx, key, { userId: null, role: null, address: null, requestId: null, entity: 'assets', recordId: 1, action: 'update', changes: { name: [null, name] } }),
-    );
-
-  it('prunes the entries older than the retention behind a signed checkpoint; the rest still verifies, and a forged, edited or removed checkpoint shows', async () => {
-    const db = await openDatabase();
-    try {
-      await migrate(db);
-      for (const name of ['a', 'b', 'c']) await write(db, name);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      const cutoff = new Date();
-      await new Promise((resolve) => setTimeout(resolve, 5));
-      for (const name of ['d', 'e']) await write(db, name);
-      expect(await pruneHistory(db, key, cutoff)).toBe(3);
-      expect(await verifyChain(db, key)).toEqual({ ok: true, count: 2, prunedUpTo: 3 });
-      // New entries chain on, and a later pruning keeps the count of every entry removed.
-      await write(db, 'f');
-      expect(await pruneHistory(db, key, new Date(Date.now() + 1000))).toBe(2);
-      expect(await verifyChain(db, key)).toEqual({ ok: true, count: 1, prunedUpTo: 5 });
-      expect(Number((await db.query<{ removed: number }>('select removed from audit_checkpoints order by id desc limit 1')).rows[0]!.removed)).toBe(5);
-      // The newest entry is never pruned: the next one needs its hash.
-      expect(await pruneHistory(db, key, new Date(Date.now() + 1000))).toBe(0);
-
-      // Edited: a checkpoint that claims fewer removed entries.
-      await db.query('update audit_checkpoints set removed = 1 where up_to_id = 5');
-      expect(await verifyChain(db, key)).toEqual({ ok: false, firstBadId: 6, reason: 'checkpoint' });
-      await db.query('update audit_checkpoints set removed = 5 where up_to_id = 5');
-      // Forged without the key: a checkpoint hiding the entry after it.
-      await db.query("insert into audit_checkpoints (at, up_to_id, up_to_hash, removed, hash) values (now(), 6, 'x', 6, 'forged')");
-      expect(await verifyChain(db, key)).toEqual({ ok: false, firstBadId: 7, reason: 'checkpoint' });
-      await db.query('delete from audit_checkpoints where up_to_id = 6');
-      // Removed: without its checkpoints the chain starts at an entry that is not the first.
-      await db.query('delete from audit_checkpoints');
-      expect(await verifyChain(db, key)).toEqual({ ok: false, firstBadId: 1, reason: 'removed' });
-    } finally {
-      await db.close();
-    }
   });
 });
 

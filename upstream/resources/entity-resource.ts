@@ -23,6 +23,7 @@ import {
   type EntityDef,
   type EntityRecord,
   type FieldDef,
+  type Paginator,
 } from '../../shared/entity/define.ts';
 import { calendarParamsSchema, createSchema, listParamsSchema } from '../../shared/entity/schemas.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
@@ -33,6 +34,7 @@ import { recordRequestChange, recordRequestEvent, type Changes } from '../lib/au
 import { askedOf, inActionScope } from '../lib/audit-scope.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
+import { countRows } from '../lib/count.ts';
 import { upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { csvRowWriter } from './csv-rows.ts';
@@ -318,12 +320,14 @@ function registerList(app: FastifyInstance, r: Resource) {
     const column = order.replace(/^-/, '');
     if (!sortable.has(column)) throw new ApiError(400, 'validation_error', undefined, { ordering: 'validation.option' });
     const direction = desc ? 'desc' : 'asc';
-    const [{ rows: countRows }, { rows }] = await Promise.all([
-      r.db.query<{ n: number }>(`select count(*)::int as n from ${r.def.table} t${whereSql}`, params),
-      r.db.query(`${r.selects[lang]}${whereSql} order by t.${column} ${direction} nulls last, t.id ${direction} limit ${page_size} offset ${(page - 1) * page_size}`, params),
+    // One row more than the page: whether a next page exists, whatever the count says.
+    const [counted, { rows }] = await Promise.all([
+      countRows(r.db, `from ${r.def.table} t${whereSql}`, params, r.config.exactCountUpTo),
+      r.db.query(`${r.selects[lang]}${whereSql} order by t.${column} ${direction} nulls last, t.id ${direction} limit ${page_size + 1} offset ${(page - 1) * page_size}`, params),
     ]);
-    const count = Number(countRows[0]?.n ?? 0);
-    return ok(reply, { results: rows.map((row) => normalizeRow(r.def, row)), paginator: { page, page_size, count, total_pages: Math.ceil(count / page_size) } });
+    const paginator: Paginator = { page, page_size, count: counted.count, total_pages: Math.ceil(counted.count / page_size), has_next: rows.length > page_size };
+    if (counted.estimated) paginator.estimated = true;
+    return ok(reply, { results: rows.slice(0, page_size).map((row) => normalizeRow(r.def, row)), paginator });
   });
 }
 

@@ -7,10 +7,11 @@ import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { inviteInput, type Invitations } from '../invitations.ts';
 import { usersEntity } from '../../shared/entities/users.ts';
-import { storedFields, type EntityDef } from '../../shared/entity/define.ts';
+import { storedFields, type EntityDef, type Paginator } from '../../shared/entity/define.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { recordRequestChange } from '../lib/audit.ts';
 import { requireAuth } from '../lib/auth.ts';
+import { countRows } from '../lib/count.ts';
 import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
@@ -18,7 +19,7 @@ import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccount
 import { itemParams, normalizeRow, type EntityHandlersFactory, type EntityRouteHandler } from './entity-resource.ts';
 
 /** A page of users: searched by address, name or phone, filtered by role, type and statuses. */
-async function page(db: Db, query: z.infer<typeof userListInput>, extraWhere: string[] = []) {
+async function page(db: Db, exactUpTo: number, query: z.infer<typeof userListInput>, extraWhere: string[] = []) {
   const where = [...extraWhere];
   const params: unknown[] = [];
   if (query.search) {
@@ -40,15 +41,22 @@ async function page(db: Db, query: z.infer<typeof userListInput>, extraWhere: st
   const ordering = query.ordering ?? '-id';
   const direction = ordering.startsWith('-') ? 'desc' : 'asc';
   const column = ordering.replace(/^-/, '');
-  const [{ rows: count }, { rows }] = await Promise.all([
-    db.query<{ n: number }>(`select count(*)::int as n from users u${whereSql}`, params),
+  const [counted, { rows }] = await Promise.all([
+    countRows(db, `from users u${whereSql}`, params, exactUpTo),
     db.query(
-      `${LIST_USER_SQL}${whereSql} order by u.${column} ${direction} nulls last, u.id ${direction} limit ${query.page_size} offset ${(query.page - 1) * query.page_size}`,
+      `${LIST_USER_SQL}${whereSql} order by u.${column} ${direction} nulls last, u.id ${direction} limit ${query.page_size + 1} offset ${(query.page - 1) * query.page_size}`,
       params,
     ),
   ]);
-  const total = Number(count[0]?.n ?? 0);
-  return { results: rows.map(toListedUser), paginator: { page: query.page, page_size: query.page_size, count: total, total_pages: Math.ceil(total / query.page_size) } };
+  const paginator: Paginator = {
+    page: query.page,
+    page_size: query.page_size,
+    count: counted.count,
+    total_pages: Math.ceil(counted.count / query.page_size),
+    has_next: rows.length > query.page_size,
+  };
+  if (counted.estimated) paginator.estimated = true;
+  return { results: rows.slice(0, query.page_size).map(toListedUser), paginator };
 }
 
 /** A user with their languages and competencies. */
@@ -91,9 +99,11 @@ function registerReads(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   const admin = requireAuth(config, ['Admin']);
   // The users list is open to whom the back office opens it (§6): Admin, and BuddyShop (Buddy and Shop).
   const listers = requireAuth(config, (roles) => roles.includes('Admin') || (roles.includes('Buddy') && roles.includes('Shop')));
-  app.get('/api/users/', { preHandler: listers }, async (req, reply) => ok(reply, await page(db, parseBody(userListInput, req.query))));
+  app.get('/api/users/', { preHandler: listers }, async (req, reply) => ok(reply, await page(db, config.exactCountUpTo, parseBody(userListInput, req.query))));
   /** §3: the buddies list keeps only active users holding the Buddy role. */
-  app.get('/api/buddies/', { preHandler: listers }, async (req, reply) => ok(reply, await page(db, { ...parseBody(userListInput, req.query), role: 'Buddy' }, ['u.is_active'])));
+  app.get('/api/buddies/', { preHandler: listers }, async (req, reply) =>
+    ok(reply, await page(db, config.exactCountUpTo, { ...parseBody(userListInput, req.query), role: 'Buddy' }, ['u.is_active'])),
+  );
   app.get('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await detail(db, parseBody(idParam, req.params).id)));
   app.put('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await updateUser(db, config, req)));
 }

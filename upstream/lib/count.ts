@@ -1,0 +1,17 @@
+import type { Db } from '../db.ts';
+
+/**
+ * How many rows `from` (a `from … where …` clause) has: exactly up to `exactUpTo` (counting stops there, so a
+ * filter matching 230 000 rows costs what one matching `exactUpTo` does), beyond it the planner's estimate,
+ * said to be one (ADR 040). Nobody reads a count past a few thousand as more than its size.
+ */
+export async function countRows(db: Db, from: string, params: readonly unknown[], exactUpTo: number): Promise<{ count: number; estimated: boolean }> {
+  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from (select 1 ${from} limit ${exactUpTo + 1}) c`, params);
+  const exact = Number(rows[0]?.n ?? 0);
+  if (exact <= exactUpTo) return { count: exact, estimated: false };
+  const { rows: plan } = await db.query<{ 'QUERY PLAN': unknown }>(`explain (format json) select 1 ${from}`, params);
+  const parsed = plan[0]?.['QUERY PLAN'];
+  const doc = (typeof parsed === 'string' ? JSON.parse(parsed) : parsed) as [{ Plan: { 'Plan Rows': number } }];
+  // Never less than what was just counted: the estimate can be far off below the threshold's own size.
+  return { count: Math.max(exactUpTo + 1, Math.round(doc[0].Plan['Plan Rows'])), estimated: true };
+}
