@@ -52,7 +52,17 @@ export function openApiDocument(entities: readonly EntityDef[], routes: readonly
     type: 'object',
     properties: { message: { type: 'string', description: 'error code' }, cause: { type: 'string' }, fields: { type: 'object', additionalProperties: { type: 'string' } } },
   };
-  schemas.Paginator = { type: 'object', properties: { page: { type: 'integer' }, page_size: { type: 'integer' }, count: { type: 'integer' }, total_pages: { type: 'integer' } } };
+  schemas.Paginator = {
+    type: 'object',
+    properties: {
+      page: { type: 'integer' },
+      page_size: { type: 'integer' },
+      count: { type: 'integer', description: 'Exact up to the threshold; past it the database’s estimate, with `estimated` (ADR 040).' },
+      total_pages: { type: 'integer' },
+      estimated: { type: 'boolean' },
+      has_next: { type: 'boolean' },
+    },
+  };
   for (const def of entities) {
     const name = def.name.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase());
     Object.assign(schemas, entitySchemas(def, name));
