@@ -1,6 +1,7 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { CREDENTIAL_ERROR_CODES, ERROR_TEXT, INVALID_CREDENTIALS } from '../../shared/errors.ts';
+import { traceparentOf } from '../../shared/request-log.server.ts';
 
 /**
  * The one way the back-office talks to the marketplace API: an undici Pool that adds the §7
@@ -36,7 +37,7 @@ export interface UpstreamCall {
    * history (ADR 038). Every call made for a browser's request carries it.
    */
   clientIp?: string;
-  /** The browser request's id, sent as X-Request-Id: the API logs and records the call under the same id. */
+  /** The browser request's id, sent as X-Request-Id and (a trace id) as W3C `traceparent`: the API logs and records the call under the same id. */
   requestId?: string;
 }
 
@@ -166,7 +167,11 @@ function requestOptions(baseUrl: URL, call: UpstreamCall, forwardedSecret: strin
     'app-platform': 'backoffice',
   };
   if (call.token) headers.authorization = `Bearer ${call.token}`;
-  if (call.requestId) headers['x-request-id'] = call.requestId;
+  if (call.requestId) {
+    headers['x-request-id'] = call.requestId;
+    const traceparent = traceparentOf(call.requestId);
+    if (traceparent) headers.traceparent = traceparent;
+  }
   if (call.clientIp) {
     headers['x-forwarded-for'] = call.clientIp;
     if (forwardedSecret) headers['x-forwarded-secret'] = forwardedSecret;

@@ -205,6 +205,16 @@ describe('M2: the back office forwards who is signing in, so only the guesser is
       expect(rows).toEqual([{ address: '198.51.100.78', request_id: 'proxy-request-0078', action: 'create' }]);
       const { rows: signIns } = await stack.upstream.db.query<{ address: string }>("select address from audit_log where action = 'sign_in' order by id desc limit 1");
       expect(signIns[0]!.address).toBe('198.51.100.77');
+      // A W3C traceparent from a proxy or tracing agent in front: its trace id names the request in both services.
+      const traced = await mutate(admin, 'assets.create', { name: 'Traced van', asset_type: 'van', status: 1 }).set(
+        'traceparent',
+        '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      );
+      expect(traced.status).toBe(200);
+      const { rows: tracedRows } = await stack.upstream.db.query<{ request_id: string }>("select request_id from audit_log where entity = 'assets' and record_id = $1", [
+        traced.body.result.data.id,
+      ]);
+      expect(tracedRows).toEqual([{ request_id: '0af7651916cd43dd8448eb211c80319c' }]);
     } finally {
       await proxied.close();
     }
