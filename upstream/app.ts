@@ -14,6 +14,7 @@ import { isDataException, refuseUnstorableInput } from './lib/storable-input.ts'
 import { openApiDocument } from './openapi.ts';
 import { registerAccountRoutes } from './routes/account.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
+import { registerEventRoutes } from './routes/events.ts';
 import { createInvitations } from './invitations.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
@@ -107,6 +108,7 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   registerDashboard(app, db, config);
   registerDispatch(app, db, config);
   registerAuditRoutes(app, db, config);
+  registerEventRoutes(app, db, config);
 
   return app;
 }
