@@ -9,3 +9,6 @@ export interface LiveChange {
   action: string;
   user_id: number | null;
 }
+
+/** The window event the shell dispatches for each change (`detail`: a LiveChange), for screens showing one record. */
+export const LIVE_CHANGE_EVENT = 'live-change';

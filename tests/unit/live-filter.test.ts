@@ -2,10 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { optionRoles } from '../../shared/entity/access-roles.ts';
-import type { EntityDef } from '../../shared/entity/define.ts';
+import { routerKey, type EntityDef } from '../../shared/entity/define.ts';
 import { ROLE, type Role } from '../../shared/roles.ts';
 import { browserEventOf, mayReceive, type LiveNotice } from '../../server/live/filter.ts';
 import { ownersOf } from '../../upstream/lib/audit.ts';
+import { routerOf } from '../../client/shell/live-updates.ts';
 
 /** Who hears of which change (ADR 037): the per-viewer filter over generated viewers and changes. */
 
@@ -64,5 +65,9 @@ describe('live updates: who hears of a change', () => {
     for (const userId of [3, 5]) expect(mayReceive({ userId, roles: [ROLE.Buddy] }, handed)).toBe(true);
     expect(mayReceive({ userId: 4, roles: [ROLE.Buddy] }, handed)).toBe(false);
     expect(browserEventOf(handed)).toEqual({ id: 9, entity: 'services', record_id: 1, action: 'update', user_id: 1 });
+  });
+
+  it('marks stale the queries of the entity’s own tRPC router (the browser’s copy of routerKey)', () => {
+    for (const def of defs) expect(routerOf(def.name)).toBe(routerKey(def));
   });
 });
