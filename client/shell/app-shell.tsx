@@ -1,5 +1,4 @@
 import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router-dom';
 import styled, { css } from 'styled-components';
@@ -13,7 +12,6 @@ import { ICONS } from './icons.ts';
 import { LanguageSwitch } from './language-switch.tsx';
 import { usePublicConfig } from '../public-config.tsx';
 import { WIDE_MEDIA, WIDE_QUERY } from '../components/breakpoints.ts';
-import { LIVE_CHANGE_EVENT } from '../../shared/live.ts';
 // The phone layout of the shell (drawer, header, paddings): static CSS, linked with this chunk (ADR 021).
 import './app-shell-phone.css';
 
@@ -361,28 +359,7 @@ function ShellHeader({ sidebar, drawer }: { sidebar: ReturnType<typeof useCollap
   );
 }
 
-/**
- * Live updates (ADR 037), loaded after the page: changes others make mark the screens' answers stale. Each
- * change is also announced on the window (`LIVE_CHANGE_EVENT`) for screens that care about one record.
- */
-function useLiveUpdates() {
-  const queryClient = useQueryClient();
-  useEffect(() => {
-    let stop: (() => void) | undefined;
-    let cancelled = false;
-    void import('./live-updates.ts').then(({ startLiveUpdates }) => {
-      if (cancelled) return;
-      stop = startLiveUpdates(queryClient, { onChange: (change) => window.dispatchEvent(new CustomEvent(LIVE_CHANGE_EVENT, { detail: change })) });
-    });
-    return () => {
-      cancelled = true;
-      stop?.();
-    };
-  }, [queryClient]);
-}
-
 export function AppShell() {
-  useLiveUpdates();
   const { t } = useTranslation();
   const { pathname } = useLocation();
   const { roles } = useSession();

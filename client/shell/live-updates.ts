@@ -1,11 +1,11 @@
 import type { QueryClient } from '@tanstack/react-query';
-import { LIVE_PATH, type LiveChange } from '../../shared/live.ts';
+import { LIVE_CHANGE_EVENT, LIVE_PATH, type LiveChange } from '../../shared/live.ts';
 
 /**
- * Live updates in the browser (ADR 037), loaded lazily by the shell: the server's stream of changes this
- * user may see; each change marks the answers about its entity stale, and the ones on screen are fetched
- * again. Without the stream (no EventSource, the stream refused or failing), the screens on view are fetched
- * again every 30 seconds instead.
+ * Live updates in the browser (ADR 037), loaded by the client entry once a signed-in page is idle (not in
+ * the first load's budget): the server's stream of changes this user may see; each change marks the answers
+ * about its entity stale, and the ones on screen are fetched again. Without the stream (no EventSource, the
+ * stream refused or failing), the screens on view are fetched again every 30 seconds instead.
  */
 
 export const POLL_MS = 30_000;
@@ -33,13 +33,11 @@ function invalidate(queryClient: QueryClient, routers: ReadonlySet<string> | 'al
   });
 }
 
-export interface LiveUpdatesOptions {
-  /** Called with each change after the queries were marked stale (the shell's counters, an open form). */
-  onChange?: (change: LiveChange) => void;
-}
-
-/** Starts listening; answers the function that stops. */
-export function startLiveUpdates(queryClient: QueryClient, options: LiveUpdatesOptions = {}): () => void {
+/**
+ * Starts listening; answers the function that stops. Each change is also announced on the window
+ * (`LIVE_CHANGE_EVENT`, the change as `detail`) for screens that care about one record (an open form).
+ */
+export function startLiveUpdates(queryClient: QueryClient): () => void {
   let source: EventSource | null = null;
   let poller: ReturnType<typeof setInterval> | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -68,7 +66,7 @@ export function startLiveUpdates(queryClient: QueryClient, options: LiveUpdatesO
       pending.add(routerOf(change.entity));
       for (const summary of SUMMARIES) pending.add(summary);
       timer ??= setTimeout(flush, BATCH_MS);
-      options.onChange?.(change);
+      window.dispatchEvent(new CustomEvent(LIVE_CHANGE_EVENT, { detail: change }));
     });
     // More was missed than the server kept: everything may be out of date.
     source.addEventListener('gap', () => invalidate(queryClient, 'all'));
