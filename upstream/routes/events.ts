@@ -38,18 +38,28 @@ function createAuditFeed(db: Db) {
   return {
     async subscribe(listener: Listener): Promise<() => void> {
       if (!started) {
-        const { rows } = await db.query<{ id: number | null }>('select max(id) as id from audit_log');
-        lastId = Math.max(lastId, Number(rows[0]?.id ?? 0));
-        started = db.listen(
-          AUDIT_CHANNEL,
-          (payload) => {
-            const notice = parseNotice(payload);
-            if (notice) deliver(notice);
-          },
-          () => void catchUp().catch((error: unknown) => process.emitWarning(`live updates: catching up failed: ${String(error)}`)),
-        );
+        started = db
+          .listen(
+            AUDIT_CHANNEL,
+            (payload) => {
+              const notice = parseNotice(payload);
+              if (notice) deliver(notice);
+            },
+            () => void catchUp().catch((error: unknown) => process.emitWarning(`live updates: catching up failed: ${String(error)}`)),
+          )
+          .then(async (unlisten) => {
+            // Read once listening, so nothing committed in between is missed: where a catch-up after a lost connection starts.
+            const { rows } = await db.query<{ id: number | null }>('select max(id) as id from audit_log');
+            lastId = Math.max(lastId, Number(rows[0]?.id ?? 0));
+            return unlisten;
+          });
       }
-      await started;
+      try {
+        await started;
+      } catch (error) {
+        started = null;
+        throw error;
+      }
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
