@@ -156,6 +156,9 @@ describe('live updates', () => {
     const missed = [await after.next((f) => f.event === 'change'), await after.next((f) => f.event === 'change')];
     expect(missed.map((f) => Number(f.id))).toEqual([Number(seen.id) + 1, Number(seen.id) + 2]);
     expect(after.frames.some((f) => f.event === 'gap')).toBe(false);
+    // An id far past anything seen (another, reset database): told it may have missed some, not made to wait.
+    const unknown = await stream(admin, '999999');
+    await unknown.next((f) => f.event === 'gap');
   });
 
   it('the API replays from its log too: its stream resumes after Last-Event-ID', async () => {
@@ -168,6 +171,10 @@ describe('live updates', () => {
     const replayed = JSON.parse((await api.next((f) => f.event === 'change')).data) as { id: number; owner: number[] };
     expect(replayed.id).toBe(last);
     expect(replayed.owner).toEqual([await userId('buddy@example.com')]);
+    // An id this database never gave: a gap, then the stream goes on from the newest entry.
+    const ahead = await openSse(`${stack.upstream.url}audit/events/`, { authorization: `Bearer ${adminToken}`, 'last-event-id': String(last + 5000) });
+    readers.push(ahead);
+    await ahead.next((f) => f.event === 'gap');
   });
 
   it('logging out ends the session’s stream at once', async () => {
