@@ -179,5 +179,18 @@ describe.skipIf(!adminUrl)('live updates: two APIs and two back offices on one P
 
     const frame = await stream.next((f) => f.event === 'change', 15_000);
     expect(JSON.parse(frame.data)).toMatchObject({ entity: 'services', record_id: Number(service.id), action: 'update' });
+
+    // PostgreSQL ends the API's LISTEN connection (a restart, a failover): a change made meanwhile still
+    // arrives, read from the table once they listen again.
+    const ended = await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and query ilike 'listen%'", [name]);
+    expect(ended.rowCount).toBe(1); // API 2's: only back office 2 has a browser stream, so only it subscribed
+    const again = await fetch(`${apis[0]!.url}services/${service.id}/`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ version: Number(service.version) + 1, notes: 'while nobody listened' }),
+    });
+    expect(again.status).toBe(200);
+    const caughtUp = JSON.parse((await stream.next((f) => f.event === 'change', 20_000)).data) as { id: number };
+    expect(caughtUp.id).toBe(JSON.parse(frame.data).id + 1);
   });
 });
