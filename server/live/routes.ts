@@ -46,6 +46,8 @@ export function registerLiveRoutes(
     const info = ctx.session.info();
     const token = ctx.session.accessToken();
     if (!info?.userId || !token) return reply.code(401).send('Unauthorized');
+    // Signed in without a role of the back office (/forbidden): nothing here is theirs to follow.
+    if (info.roles.length === 0) return reply.code(403).send('Forbidden');
     const body = new PassThrough();
     let ended = false;
     const timers: NodeJS.Timeout[] = [];

@@ -79,10 +79,12 @@ afterAll(async () => {
 });
 
 describe('live updates', () => {
-  it('refuses signed-out and cross-site streams, and the API stream without the secret or an Admin token', async () => {
+  it('refuses signed-out, role-less and cross-site streams, and the API stream without the secret or an Admin token', async () => {
     expect((await fetch(`${stack.baseUrl}/live`)).status).toBe(401);
     const admin = await signedIn('admin@example.com');
     expect((await fetch(`${stack.baseUrl}/live`, { headers: { cookie: await cookieHeader(admin), 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    const customer = await signedIn('user@example.com');
+    expect((await fetch(`${stack.baseUrl}/live`, { headers: { cookie: await cookieHeader(customer) } })).status).toBe(403);
     expect((await fetch(`${stack.upstream.url}audit/events/`)).status).toBe(401);
     expect((await fetch(`${stack.upstream.url}audit/events/`, { headers: { 'x-forwarded-secret': 'not-the-secret' } })).status).toBe(401);
     const buddyLogin = await fetch(stack.upstream.url + 'account/login', {
