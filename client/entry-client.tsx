@@ -65,6 +65,8 @@ async function start() {
   // The texts a list page left out, for the screens the user opens next (ADR 024); they wait for it anyway.
   const whenIdle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 200));
   whenIdle(() => void completeTranslations().catch(() => undefined));
+  // Live updates (ADR 037) on signed-in pages: changes others make mark the answers on screen stale.
+  if (match?.route.roles) whenIdle(() => void import('./shell/live-updates.ts').then((live) => live.startLiveUpdates(queryClient)));
 }
 
 void start();

@@ -32,6 +32,8 @@ import { DEFAULT_OPERATION_RANGE, type MapConfig, type OperationRange } from '..
 import { sendCompressed } from './compress.ts';
 import { registerPublicForms } from './public-forms.ts';
 import type { PublicFormResult } from '../shared/ssr-contract.ts';
+import { createLiveHub, type LiveHub } from './live/hub.ts';
+import { registerLiveRoutes } from './live/routes.ts';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifyUnderPressure from '@fastify/under-pressure';
 
@@ -148,17 +150,29 @@ function createServices(app: FastifyInstance, opts: BuildAppOptions) {
   if (geocoder) app.addHook('onClose', async () => geocoder.close());
   const mapConfig: MapConfig = { centre: range.centre, radiusMetres: range.radiusMetres, tileUrl, tileAttribution: opts.map?.tileAttribution ?? '', geocoding: Boolean(geocoder) };
   const tiles = tileUrl ? tileOrigin(tileUrl) : null;
+  // One subscription to the API's change events per process (ADR 037); it needs the secret the API shares with us.
+  const live: LiveHub | null = opts.upstreamForwardedSecret
+    ? createLiveHub({
+        upstreamUrl: opts.upstreamUrl,
+        forwardedSecret: opts.upstreamForwardedSecret,
+        log: app.log,
+        onStreamsChanged: (open) => metrics.liveStreams.set(open),
+        onUpstreamConnected: (connected) => metrics.liveUpstream.set(connected ? 1 : 0),
+      })
+    : null;
+  // Before the server waits for its connections: open streams would hold it open.
+  if (live) app.addHook('preClose', async () => live.close());
   app.decorate('upstream', upstream);
   app.decorate('metrics', metrics);
   app.decorate('refreshStats', coordinator.stats);
   app.addHook('onClose', async () => upstream.close());
-  return { metrics, upstream, sealer, coordinator, geocoder, mapConfig, tiles };
+  return { metrics, upstream, sealer, coordinator, geocoder, mapConfig, tiles, live };
 }
 
 type Services = ReturnType<typeof createServices>;
 
 /** The context of a tRPC call, an export or a page render: the request's session (made once per request) and the services. */
-function contextFactory(opts: BuildAppOptions, { upstream, sealer, coordinator, geocoder }: Services, loginGuard: LoginGuard): CreateContext {
+function contextFactory(opts: BuildAppOptions, { upstream, sealer, coordinator, geocoder, live }: Services, loginGuard: LoginGuard): CreateContext {
   const profiles = createProfileCache<SessionUser>();
   const sessionConfig = { secure: opts.secureCookies, maxAgeSeconds: opts.sessionMaxAgeSeconds ?? 30 * 24 * 3600 };
   const sessionOf = (req: FastifyRequest, reply: FastifyReply) =>
@@ -176,6 +190,7 @@ function contextFactory(opts: BuildAppOptions, { upstream, sealer, coordinator, 
     loginGuard,
     secureCookies: opts.secureCookies,
     profiles,
+    live: live ?? undefined,
   });
 }
 
@@ -386,6 +401,7 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerHealthChecks(app, upstream);
   await registerTrpc(app, createContext);
   registerExports(app, createContext);
+  registerLiveRoutes(app, { hub: services.live, createContext, upstream });
   if (opts.inProcessFiles) await registerInProcessFiles(app, opts.inProcessFiles);
 
   const renderer = await createSsrRenderer(app, opts.ssr);

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { timingSafeEqual } from 'node:crypto';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { ENTITIES } from '../shared/entities/registry.ts';
 import { isRecordAction, ownActions, segmentOf, subResourceKey, type EntityDef } from '../shared/entity/define.ts';
 
@@ -36,6 +36,8 @@ export function createMetrics() {
     refreshes: new Counter({ name: 'backoffice_token_refresh_total', help: 'Token refreshes by outcome', labelNames: ['outcome'], registers: [registry] }),
     errors: new Counter({ name: 'backoffice_errors_total', help: 'Server errors by kind', labelNames: ['kind'], registers: [registry] }),
     shed: new Counter({ name: 'backoffice_load_shed_total', help: 'Requests refused with 503 under pressure', registers: [registry] }),
+    liveStreams: new Gauge({ name: 'backoffice_live_streams', help: 'Open live-update streams of browsers (ADR 037)', registers: [registry] }),
+    liveUpstream: new Gauge({ name: 'backoffice_live_upstream_connected', help: '1 while the subscription to the API change events is open', registers: [registry] }),
   };
 }
 export type Metrics = ReturnType<typeof createMetrics>;
@@ -79,6 +81,7 @@ const CUSTOM_TEMPLATES = [
   'services/:id/details/:id/images/:id/',
   'trial-groups/:id/statistics/',
   'audit/verify/',
+  'audit/events/',
   '../healthz',
 ] as const;
 

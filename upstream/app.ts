@@ -15,6 +15,7 @@ import { openApiDocument } from './openapi.ts';
 import { registerAccountRoutes } from './routes/account.ts';
 import { registerAuditRoutes } from './routes/audit.ts';
 import { auditedDb } from './lib/audit-scope.ts';
+import { registerEventRoutes } from './routes/events.ts';
 import { createInvitations } from './invitations.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
@@ -113,6 +114,7 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   registerDashboard(app, db, config);
   registerDispatch(app, db, config);
   registerAuditRoutes(app, db, config);
+  registerEventRoutes(app, db, config);
 
   return app;
 }

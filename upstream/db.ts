@@ -9,6 +9,13 @@ export interface Db {
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Calls `onPayload` with each NOTIFY on `channel` (committed transactions only); answers the function that
+   * stops listening. On PostgreSQL a connection of its own (not the pool's) listens and is reopened after it
+   * is lost (a server restart); notifications sent meanwhile are lost, so `onReconnect` is called once it
+   * listens again, for the caller to read what it missed. Not available on a transaction.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
   readonly kind: 'pglite' | 'postgres';
   /** PGlite only: bytes of its WebAssembly memory (it grows, never shrinks; the memory bench reads it). */
   wasmMemoryBytes?(): number;
@@ -44,6 +51,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
     transaction: () => {
       throw new Error('nested transactions are not supported');
     },
+    listen: () => Promise.reject(new Error('listen on the database, not on a transaction')),
     close: async () => undefined,
   };
   return {
@@ -63,7 +71,74 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
           throw error;
         }
       }),
+    // In process: PGlite hands the notifications of each commit to its listeners (no connection to lose).
+    listen: async (channel, onPayload) => {
+      const unlisten = await serial(() => lite.listen(channel, onPayload));
+      return () => serial(() => unlisten());
+    },
     close: () => serial(() => lite.close()),
+  };
+}
+
+/** Waits between attempts to reopen a lost LISTEN connection: 0.5 s doubling to 15 s. */
+const LISTEN_RETRY_MS = { first: 500, max: 15_000 };
+
+/**
+ * LISTEN on a connection of its own (a pooled one would be handed to other queries, and a transaction
+ * pooler does not keep LISTEN at all), reopened with backoff whenever it ends until the caller stops.
+ */
+async function listenPostgres(url: string, channel: string, onPayload: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>> {
+  let stopped = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | undefined;
+  let delay = LISTEN_RETRY_MS.first;
+  const quoted = `"${channel.replace(/"/g, '""')}"`;
+  const open = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url });
+    next.on('notification', (message) => {
+      if (message.channel === channel) onPayload(message.payload ?? '');
+    });
+    next.on('error', (error) => process.emitWarning(`PostgreSQL LISTEN connection lost: ${error.message}`));
+    next.on('end', () => {
+      if (client !== next) return;
+      client = null;
+      schedule();
+    });
+    try {
+      await next.connect();
+      await next.query(`listen ${quoted}`);
+    } catch (error) {
+      await next.end().catch(() => undefined);
+      throw error;
+    }
+    if (stopped) return void (await next.end().catch(() => undefined));
+    client = next;
+    delay = LISTEN_RETRY_MS.first;
+  };
+  const schedule = () => {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      open().then(
+        () => onReconnect?.(),
+        () => {
+          delay = Math.min(delay * 2, LISTEN_RETRY_MS.max);
+          schedule();
+        },
+      );
+    }, delay);
+    retry.unref();
+  };
+  // A server down at start is waited for like one lost later: the caller hears of it through onReconnect.
+  await open().catch((error: unknown) => {
+    process.emitWarning(`PostgreSQL LISTEN failed, retrying: ${error instanceof Error ? error.message : String(error)}`);
+    schedule();
+  });
+  return async () => {
+    stopped = true;
+    clearTimeout(retry);
+    await client?.end().catch(() => undefined);
+    client = null;
   };
 }
 
@@ -76,7 +151,7 @@ function openPostgres(url: string): Db {
   pg.types.setTypeParser(20, (v) => Number(v));
   pg.types.setTypeParser(1700, (v) => Number(v));
   pg.types.setTypeParser(1082, (v) => v);
-  const wrap = (client: pg.Pool | pg.PoolClient): Omit<Db, 'transaction' | 'close'> => ({
+  const wrap = (client: pg.Pool | pg.PoolClient): Omit<Db, 'transaction' | 'close' | 'listen'> => ({
     kind: 'postgres',
     query: async <T>(sql: string, params?: readonly unknown[]) => ({ rows: (await client.query(sql, params as unknown[])).rows as T[] }),
     exec: async (sql) => {
@@ -90,7 +165,13 @@ function openPostgres(url: string): Db {
       const client = await pool.connect();
       try {
         await client.query('begin');
-        const tx: Db = { ...wrap(client), kind: 'postgres', transaction: () => Promise.reject(new Error('nested')), close: async () => undefined };
+        const tx: Db = {
+          ...wrap(client),
+          kind: 'postgres',
+          transaction: () => Promise.reject(new Error('nested')),
+          listen: () => Promise.reject(new Error('listen on the database, not on a transaction')),
+          close: async () => undefined,
+        };
         const result = await fn(tx);
         await client.query('commit');
         return result;
@@ -101,6 +182,7 @@ function openPostgres(url: string): Db {
         client.release();
       }
     },
+    listen: (channel, onPayload, onReconnect) => listenPostgres(url, channel, onPayload, onReconnect),
     close: () => pool.end(),
   };
 }

@@ -33,6 +33,8 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'GET /api/trial-groups/:id/statistics/': 'Invited, registered and member counts',
   'GET /api/audit/verify/':
     'The change history’s hash chain checked end to end (Admin): {ok, count} or the first entry edited, removed or reordered {ok: false, firstBadId, reason} (ADR 035)',
+  'GET /api/audit/events/':
+    'The change history’s entries as Server-Sent Events, live (PostgreSQL NOTIFY) and, after Last-Event-ID, replayed within the last 1000 entries and 10 minutes: {id, entity, record_id, action, user_id, owner} (the back office’s X-Forwarded-Secret, or Admin; ADR 037)',
   'GET /api/dashboard/': 'The §1 counters and last-30-day series (Admin), or a Buddy’s own figures (ADR 016)',
   'GET /api/statistics/': 'Services per status and week, members per month (Admin, ADR 016)',
 };

@@ -5,6 +5,7 @@ import styled from 'styled-components';
 import { labelOf, writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
 import { createSchema } from '../../shared/entity/schemas.ts';
 import { isWithinRange, type OperationRange } from '../../shared/geo.ts';
+import { LIVE_CHANGE_EVENT, type LiveChange } from '../../shared/live.ts';
 import { LocationInput, pointOf } from '../components/location-input.tsx';
 import { usePublicConfig } from '../public-config.tsx';
 import { useAccess } from './access.ts';
@@ -93,7 +94,27 @@ function useEditedValues(
     setBase(from);
     setValues(valuesOf(from));
   };
-  return { base, values, errors, setErrors, set, reset };
+  return { base, values, errors, setErrors, set, reset, dirty };
+}
+
+/**
+ * True once someone else changed the record while the form holds unsaved edits (a live update, ADR 037).
+ * By then the record was fetched again and the untouched fields took its new values (useEditedValues);
+ * the notice says so, and lets the user keep their edits or start again from the record as it is.
+ */
+function useChangedElsewhere(def: EntityDef, base: EntityRecord | null, dirty: boolean, me: number | null) {
+  const [changed, setChanged] = useState(false);
+  const id = base?.id;
+  useEffect(() => {
+    if (id === undefined || !dirty) return;
+    const onChange = (event: Event) => {
+      const change = (event as CustomEvent<LiveChange>).detail;
+      if (change.entity === def.name && change.record_id === id && change.user_id !== me) setChanged(true);
+    };
+    window.addEventListener(LIVE_CHANGE_EVENT, onChange);
+    return () => window.removeEventListener(LIVE_CHANGE_EVENT, onChange);
+  }, [def.name, id, dirty, me]);
+  return [changed, setChanged] as const;
 }
 
 /** The values as the schema parses them, or the field errors: the schema's, and a place outside the operation range. */
@@ -154,11 +175,34 @@ function FormFields({ def, fixedValues, values, errors, set, base }: FieldsProps
     );
 }
 
-/** Above the fields: a stale version (with the way to reload it), or what the server refused. */
-function FormNotices({ conflict, formError, onReload }: { conflict: boolean; formError: string | null; onReload: () => void }) {
+/** Above the fields: a change made elsewhere meanwhile, a stale version (with the way to reload it), or what the server refused. */
+function FormNotices({
+  conflict,
+  changedElsewhere,
+  formError,
+  onReload,
+  onKeepMine,
+}: {
+  conflict: boolean;
+  changedElsewhere: boolean;
+  formError: string | null;
+  onReload: () => void;
+  onKeepMine: () => void;
+}) {
   const { t } = useTranslation();
   return (
     <>
+      {changedElsewhere && !conflict && (
+        <Flash variant="warning" style={{ gridColumn: '1 / -1' }} role="status" data-testid="changed-elsewhere">
+          {t('form.changedElsewhere')}{' '}
+          <Button size="small" onClick={onReload} type="button">
+            {t('form.reload')}
+          </Button>{' '}
+          <Button size="small" onClick={onKeepMine} type="button">
+            {t('form.keepMine')}
+          </Button>
+        </Flash>
+      )}
       {conflict && (
         <Flash variant="warning" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="conflict">
           {t('form.conflict')}{' '}
@@ -191,7 +235,8 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
   const { map } = usePublicConfig();
   // Someone who only writes their own records writes them as themselves (ADR 009).
   const owned = access.ownerScoped && access.ownerField && access.userId !== null ? { [access.ownerField]: access.userId } : {};
-  const { base, values, errors, setErrors, set, reset } = useEditedValues(def, record, { ...preset, ...owned }, fixedValues, onDirtyChange);
+  const { base, values, errors, setErrors, set, reset, dirty } = useEditedValues(def, record, { ...preset, ...owned }, fixedValues, onDirtyChange);
+  const [changedElsewhere, setChangedElsewhere] = useChangedElsewhere(def, base, dirty, access.userId);
   const [formError, setFormError] = useState<string | null>(null);
   const [conflict, setConflict] = useState(false);
   const schema = useMemo(() => createSchema(def), [def]);
@@ -205,6 +250,7 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
     reset(fresh);
     setErrors({});
     setConflict(false);
+    setChangedElsewhere(false);
     await utils.list.invalidate();
   };
 
@@ -223,6 +269,7 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
       utils.get.setData({ id: saved.id }, saved);
       toast.success(t(base ? (def.messages?.saved ?? 'form.saved') : (def.messages?.created ?? 'form.created'), { name: labelOf(def, saved, i18n.language) }));
       setErrors({});
+      setChangedElsewhere(false);
       if (base) reset(saved);
       onSaved(saved);
     } catch (error) {
@@ -237,7 +284,7 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
 
   return (
     <Grid onSubmit={onSubmit} noValidate data-testid={`form-${def.name}`}>
-      <FormNotices conflict={conflict} formError={formError} onReload={reload} />
+      <FormNotices conflict={conflict} changedElsewhere={changedElsewhere} formError={formError} onReload={reload} onKeepMine={() => setChangedElsewhere(false)} />
       <FormFields def={def} fixedValues={fixedValues} values={values} errors={errors} set={set} base={base} />
       <Actions>
         <Button type="submit" variant="primary" loading={pending} data-testid="form-save">

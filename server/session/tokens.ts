@@ -10,6 +10,8 @@ export interface AccessClaims {
   scope: unknown;
   exp?: number;
   iat?: number;
+  /** The sign-in session (ADR 017). */
+  sid?: unknown;
 }
 
 /**
@@ -48,6 +50,12 @@ export function sessionInfoOf(token: string, nowMs = Date.now()): SessionInfo {
     lifetime: typeof claims?.exp === 'number' && typeof claims.iat === 'number' ? claims.exp - claims.iat : undefined,
     expired: isExpired(claims?.exp, nowMs),
   };
+}
+
+/** The sign-in session an access token belongs to (its `sid`), if it names one. */
+export function sessionIdOf(token: string | null): string | null {
+  const sid = token ? decodeAccessToken(token)?.sid : undefined;
+  return typeof sid === 'string' && sid.length > 0 ? sid : null;
 }
 
 export function isTokenPair(value: unknown): value is TokenPair {

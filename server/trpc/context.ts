@@ -24,6 +24,8 @@ export interface Context {
   secureCookies: boolean;
   /** The shell's view of signed-in users, per access token (session.me). */
   profiles: ProfileCache<SessionUser>;
+  /** The browsers' live-update streams (ADR 037), when on: a logout ends its session's at once. */
+  live?: { endSession(sessionId: string): void };
 }
 
 export const LANG_COOKIE = 'lang';

@@ -1,10 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../shared/project-root.server.ts';
+import { startUpstream } from '../../upstream/start.ts';
 import { startFaultProxy } from '../support/fault-proxy.ts';
 import { agent, signIn } from '../support/http.ts';
+import { openSse, type SseReader } from '../support/live-stream.ts';
+import { createTestDatabase } from '../support/postgres.ts';
+import { testLogger } from '../support/run-log.ts';
 import { COOKIE_SECRET, DEMO_PASSWORD, startUpstreamForTests, type Upstream } from '../support/stack.ts';
 
 const root = projectRoot(import.meta.url);
@@ -26,7 +34,7 @@ interface Instance {
 }
 
 /** The production build as its own process, as `npm start` runs it against an external API. */
-async function startInstance(upstreamUrl: string): Promise<Instance> {
+async function startInstance(upstreamUrl: string, env: Record<string, string> = {}): Promise<Instance> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(root, 'dist', 'server', 'main.js')], {
     env: {
@@ -37,6 +45,7 @@ async function startInstance(upstreamUrl: string): Promise<Instance> {
       COOKIE_SECRETS: COOKIE_SECRET,
       LOG_LEVEL: 'silent',
       PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -53,29 +62,33 @@ async function startInstance(upstreamUrl: string): Promise<Instance> {
   return { url: `http://127.0.0.1:${port}`, child, exited };
 }
 
-let upstream: Upstream;
-let proxy: Awaited<ReturnType<typeof startFaultProxy>>;
-let a: Instance;
-let b: Instance;
-
-beforeAll(async () => {
-  upstream = await startUpstreamForTests(2);
-  proxy = await startFaultProxy(upstream.url);
-  [a, b] = await Promise.all([startInstance(upstream.url), startInstance(proxy.url)]);
-});
-afterAll(async () => {
-  for (const instance of [a, b]) instance?.child.kill('SIGKILL');
-  await proxy?.close();
-  await upstream?.close();
-});
+async function cookieOf(client: ReturnType<typeof agent>): Promise<string> {
+  return (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false }))
+    .map((c: { name: string; value: string }) => `${c.name}=${c.value}`)
+    .join('; ');
+}
 
 describe('two back-office processes on one API', () => {
+  let upstream: Upstream;
+  let proxy: Awaited<ReturnType<typeof startFaultProxy>>;
+  let a: Instance;
+  let b: Instance;
+
+  beforeAll(async () => {
+    upstream = await startUpstreamForTests(2);
+    proxy = await startFaultProxy(upstream.url);
+    [a, b] = await Promise.all([startInstance(upstream.url), startInstance(proxy.url)]);
+  });
+  afterAll(async () => {
+    for (const instance of [a, b]) instance?.child.kill('SIGKILL');
+    await proxy?.close();
+    await upstream?.close();
+  });
+
   it('parallel requests spread over both while the access token expires: no logout, all succeed', async () => {
     const client = agent({ baseUrl: a.url } as never);
     await signIn(client, 'admin@example.com', DEMO_PASSWORD);
-    const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false }))
-      .map((c: { name: string; value: string }) => `${c.name}=${c.value}`)
-      .join('; ');
+    const cookie = await cookieOf(client);
     await sleep(2200);
     const calls = Array.from({ length: 20 }, (_, i) => fetch(`${i % 2 ? b.url : a.url}/trpc/account.get`, { headers: { cookie } }));
     const results = await Promise.all(calls);
@@ -88,9 +101,7 @@ describe('two back-office processes on one API', () => {
   it('SIGTERM drains the request in flight, then the process exits cleanly', async () => {
     const client = agent({ baseUrl: b.url } as never);
     await signIn(client, 'buddy@example.com', DEMO_PASSWORD);
-    const cookie = (await client.jar.getCookies({ domain: '127.0.0.1', path: '/', secure: false, script: false }))
-      .map((c: { name: string; value: string }) => `${c.name}=${c.value}`)
-      .join('; ');
+    const cookie = await cookieOf(client);
     proxy.setRule((req) => (req.url?.startsWith('/api/account/') ? { kind: 'delay', ms: 800 } : { kind: 'pass' }));
     const inFlight = fetch(`${b.url}/trpc/account.get`, { headers: { cookie } });
     await sleep(200);
@@ -99,5 +110,87 @@ describe('two back-office processes on one API', () => {
     expect(res.status).toBe(200);
     expect(await b.exited).toBe(0);
     proxy.reset();
+  });
+});
+
+/**
+ * Live updates across processes (ADR 037): two APIs and two back offices on one PostgreSQL server. A change
+ * made through API 1 is announced by PostgreSQL to API 2's LISTEN, which streams it to back office 2, which
+ * passes it to a browser signed in there. Needs TEST_DATABASE_URL (an admin connection), as the other
+ * PostgreSQL tests; skipped without it.
+ */
+const adminUrl = process.env.TEST_DATABASE_URL;
+describe.skipIf(!adminUrl)('live updates: two APIs and two back offices on one PostgreSQL', () => {
+  const name = `live_mp_${process.pid}_${Date.now()}`;
+  const secret = randomBytes(32).toString('base64url');
+  const uploads = mkdtempSync(join(tmpdir(), 'bo-live-uploads-'));
+  let admin: pg.Client;
+  const apis: Upstream[] = [];
+  const offices: Instance[] = [];
+  let stream: SseReader | undefined;
+
+  beforeAll(async () => {
+    let url: string;
+    ({ admin, url } = await createTestDatabase(adminUrl!, name));
+    const options = {
+      port: 0,
+      databaseUrl: url,
+      seedDemo: true,
+      demoPassword: DEMO_PASSWORD,
+      logger: testLogger('upstream-live'),
+      config: { scryptCost: 1024, jwtSecret: 'live-secret-live-secret-live-secret!', forwardedSecret: secret, uploadDir: uploads, logMailLinks: false },
+    };
+    // One after the other: the first migrates and seeds, the second finds it done.
+    apis.push(await startUpstream(options));
+    apis.push(await startUpstream(options));
+    offices.push(...(await Promise.all(apis.map((api) => startInstance(api.url, { UPSTREAM_FORWARDED_SECRET: secret })))));
+  }, 120_000);
+  afterAll(async () => {
+    stream?.close();
+    for (const office of offices) office.child.kill('SIGKILL');
+    await Promise.all(apis.map((api) => api.close()));
+    rmSync(uploads, { recursive: true, force: true });
+    await admin?.query(`drop database if exists ${name}`);
+    await admin?.end();
+  });
+
+  it('a write through API 1 reaches a stream on back office 2', async () => {
+    const browser = agent({ baseUrl: offices[1]!.url } as never);
+    await signIn(browser, 'admin@example.com', DEMO_PASSWORD);
+    stream = await openSse(`${offices[1]!.url}/live`, { cookie: await cookieOf(browser) });
+    expect(stream.status).toBe(200);
+    await sleep(500);
+
+    const login = await fetch(apis[0]!.url + 'account/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }),
+    });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const { rows } = await apis[0]!.db.query<{ id: number; version: number }>('select id, version from services order by id limit 1');
+    const service = rows[0]!;
+    const patched = await fetch(`${apis[0]!.url}services/${service.id}/`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ version: Number(service.version), notes: 'live across processes' }),
+    });
+    expect(patched.status).toBe(200);
+
+    const frame = await stream.next((f) => f.event === 'change', 15_000);
+    expect(JSON.parse(frame.data)).toMatchObject({ entity: 'services', record_id: Number(service.id), action: 'update' });
+
+    // PostgreSQL ends the API's LISTEN connection (a restart, a failover): a change made meanwhile still
+    // arrives, read from the table once they listen again.
+    const ended = await admin.query("select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and query ilike 'listen%'", [name]);
+    expect(ended.rowCount).toBe(1); // API 2's: only back office 2 has a browser stream, so only it subscribed
+    const again = await fetch(`${apis[0]!.url}services/${service.id}/`, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ version: Number(service.version) + 1, notes: 'while nobody listened' }),
+    });
+    expect(again.status).toBe(200);
+    const caughtUp = JSON.parse((await stream.next((f) => f.event === 'change', 20_000)).data) as { id: number };
+    expect(caughtUp.id).toBe(JSON.parse(frame.data).id + 1);
   });
 });

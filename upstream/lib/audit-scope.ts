@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyRequest } from 'fastify';
 import type { FieldDef } from '../../shared/entity/define.ts';
 import type { Db } from '../db.ts';
-import { diff, recordRequestEvent, type Changes } from './audit.ts';
+import { diff, ownersOf, recordRequestEvent, type Changes } from './audit.ts';
 
 /**
  * The history of declared actions and sub-resource writes (ADR 038). Their handlers are the entity's own code
@@ -18,6 +18,8 @@ export interface ActionScope {
   recordId: number | null;
   /** `<action key>`, or `<sub-resource>.<add|set|remove>`. */
   action: string;
+  /** The definition's `access.ownerField`: the record's owners go with the entry, for live updates (ADR 037). */
+  ownerField?: string;
   /** The entity's declared fields: the record's before and after are compared on these only. */
   fields: Record<string, FieldDef>;
   /** What the request asked for, as `{name: [before, after]}`: the declared input, the item added or removed. */
@@ -68,7 +70,13 @@ async function recordScopeEntry(tx: Db, key: string, scope: ActionScope, before:
   if (scope.entries === 0) for (const [name, change] of Object.entries(scope.asked)) if (!(name in changes)) changes[name] = change;
   if (scope.entries > 0 && Object.keys(changes).length === 0) return;
   scope.entries++;
-  await recordRequestEvent(tx, key, scope.req, { entity: scope.entity, recordId: scope.recordId, action: scope.action, changes });
+  await recordRequestEvent(tx, key, scope.req, {
+    entity: scope.entity,
+    recordId: scope.recordId,
+    action: scope.action,
+    changes,
+    owners: scope.ownerField ? ownersOf(before, after, scope.ownerField) : null,
+  });
 }
 
 /**

@@ -24,6 +24,25 @@ export interface AuditEntry {
   /** 'create', 'update', 'delete', 'transition' or a declared action's key. */
   action: string;
   changes: Changes;
+  /**
+   * The record's owners (its definition's `access.ownerField`, before and after when it changed), or null
+   * for an entity without one: where a live update may go (ADR 037). Stored beside the entry, not hashed.
+   */
+  owners?: readonly number[] | null;
+}
+
+/** The channel every committed entry is announced on (ADR 037): `pg_notify` in the entry's transaction. */
+export const AUDIT_CHANNEL = 'audit_log';
+
+/** What is announced of an entry (ADR 037): no changes, so it stays far below NOTIFY's 8000 bytes. */
+export interface AuditNotice {
+  id: number;
+  entity: string;
+  record_id: number | null;
+  action: string;
+  user_id: number | null;
+  /** The record's owners, or null for an entity without an owner field. */
+  owner: number[] | null;
 }
 
 /** Said at start (and by `npm run audit:verify`) when the key was generated and lives in the database. */
@@ -111,9 +130,10 @@ export async function recordChange(tx: Db, key: string, entry: AuditEntry): Prom
     action: entry.action,
     changes: entry.changes,
   };
+  const owners = entry.owners ? [...entry.owners] : null;
   await tx.query(
-    `insert into audit_log (id, at, user_id, role, address, request_id, entity, record_id, action, changes, prev_hash, hash)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12)`,
+    `insert into audit_log (id, at, user_id, role, address, request_id, entity, record_id, action, changes, prev_hash, hash, owners)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13::bigint[])`,
     [
       stored.id,
       stored.at,
@@ -127,8 +147,12 @@ export async function recordChange(tx: Db, key: string, entry: AuditEntry): Prom
       JSON.stringify(stored.changes),
       prevHash,
       hashOf(key, prevHash, stored),
+      owners,
     ],
   );
+  // Delivered by PostgreSQL at the commit, to every listener on this database, and not at all on a rollback.
+  const notice: AuditNotice = { id: stored.id, entity: stored.entity, record_id: stored.record_id, action: stored.action, user_id: stored.user_id, owner: owners };
+  await tx.query('select pg_notify($1, $2)', [AUDIT_CHANNEL, JSON.stringify(notice)]);
   return stored.id;
 }
 
@@ -141,11 +165,25 @@ export async function recordRequestChange(
   tx: Db,
   key: string,
   req: FastifyRequest,
-  change: { entity: string; action: string; before: Record<string, unknown> | null; after: Record<string, unknown> | null; fields: Record<string, FieldDef> },
+  change: {
+    entity: string;
+    action: string;
+    before: Record<string, unknown> | null;
+    after: Record<string, unknown> | null;
+    fields: Record<string, FieldDef>;
+    /** The definition's `access.ownerField`, if any: the record's owners go with the entry (ADR 037). */
+    ownerField?: string;
+  },
 ): Promise<void> {
   const changes = diff(change.before, change.after, change.fields);
   if (Object.keys(changes).length === 0) return;
-  await recordRequestEvent(tx, key, req, { entity: change.entity, recordId: Number((change.after ?? change.before)!.id), action: change.action, changes });
+  await recordRequestEvent(tx, key, req, {
+    entity: change.entity,
+    recordId: Number((change.after ?? change.before)!.id),
+    action: change.action,
+    changes,
+    owners: change.ownerField ? ownersOf(change.before, change.after, change.ownerField) : null,
+  });
 }
 
 /**
@@ -156,7 +194,7 @@ export function recordRequestEvent(
   tx: Db,
   key: string,
   req: FastifyRequest,
-  what: Pick<AuditEntry, 'entity' | 'recordId' | 'action' | 'changes'> & { userId?: number | null },
+  what: Pick<AuditEntry, 'entity' | 'recordId' | 'action' | 'changes' | 'owners'> & { userId?: number | null },
 ): Promise<number> {
   return recordChange(tx, key, {
     userId: req.user?.id ?? what.userId ?? null,
@@ -167,7 +205,14 @@ export function recordRequestEvent(
     recordId: what.recordId,
     action: what.action,
     changes: what.changes,
+    owners: what.owners ?? null,
   });
+}
+
+/** The distinct owner ids a change concerns: the owner before and after (a record handed to someone else reaches both). */
+export function ownersOf(before: Record<string, unknown> | null, after: Record<string, unknown> | null, ownerField: string): number[] {
+  const ids = [before?.[ownerField], after?.[ownerField]].filter((v) => v !== null && v !== undefined).map(Number);
+  return [...new Set(ids)].filter((id) => Number.isSafeInteger(id));
 }
 
 /**

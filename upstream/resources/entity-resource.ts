@@ -470,7 +470,7 @@ async function rulesOfWrite(r: Resource, input: Record<string, unknown>, ctx: Wr
 
 /** The change history's entry of a write (ADR 035), in the write's transaction; a write that changed no field records nothing. */
 function recordWrite(r: Resource, tx: Db, req: FastifyRequest, action: string, before: EntityRecord | null, after: EntityRecord | null) {
-  return recordRequestChange(tx, r.config.auditKey, req, { entity: r.def.name, action, before, after, fields: r.def.fields });
+  return recordRequestChange(tx, r.config.auditKey, req, { entity: r.def.name, action, before, after, fields: r.def.fields, ownerField: r.def.access?.ownerField });
 }
 
 /** POST <resource>/: create. */
@@ -700,6 +700,7 @@ function audited(r: EntityResource, req: FastifyRequest, action: string, onRecor
       recordId: Number.isSafeInteger(id) && id > 0 ? id : null,
       action,
       fields: r.def.fields,
+      ownerField: r.def.access?.ownerField,
       asked,
       read: (recordId, tx) => r.fetchOne(recordId, tx),
     },

@@ -158,6 +158,7 @@ async function updateUser(db: Db, config: UpstreamConfig, req: FastifyRequest) {
       before: normalizeRow(def, before[0]!),
       after: normalizeRow(def, after[0]!),
       fields: def.fields,
+      ownerField: def.access?.ownerField,
     });
     return true;
   });

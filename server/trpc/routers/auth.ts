@@ -1,6 +1,6 @@
 import { googleLoginInput } from '../../../shared/schemas/auth.ts';
 import { confirmEmailInput, forgotPasswordInput, loginInput, newPasswordInput, type LoginInput } from '../../../shared/schemas/credentials.ts';
-import { isTokenPair, type TokenPair } from '../../session/tokens.ts';
+import { isTokenPair, sessionIdOf, type TokenPair } from '../../session/tokens.ts';
 import { UpstreamError } from '../../upstream/client.ts';
 import { AppError } from '../../app-error.ts';
 import { publicProcedure, router } from '../init.ts';
@@ -65,7 +65,9 @@ export const authRouter = router({
 
   logout: publicProcedure.mutation(async ({ ctx }) => {
     const refreshToken = ctx.session.refreshToken();
+    const sessionId = sessionIdOf(ctx.session.accessToken());
     ctx.session.clear();
+    if (sessionId) ctx.live?.endSession(sessionId);
     if (refreshToken) {
       // Revoke upstream too; a failure here must not keep the user signed in locally.
       await ctx.upstream

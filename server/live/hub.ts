@@ -1,0 +1,197 @@
+import type { FastifyBaseLogger } from 'fastify';
+import { Client } from 'undici';
+import { browserEventOf, mayReceive, type LiveNotice, type Viewer } from './filter.ts';
+
+/**
+ * The back office's one subscription to the API's change events (ADR 037), fanned out to the browsers'
+ * streams, each filtered for its viewer, and a ring buffer of recent changes so a browser that reconnects
+ * with `Last-Event-ID` is sent what it missed.
+ */
+
+/** What the ring buffer keeps: at most this many changes, none older than this (the API's replay window too). */
+export const LIVE_WINDOW = { entries: 1000, ms: 10 * 60_000 };
+const RETRY_MS = { first: 1000, max: 30_000 };
+/** The API sends a comment every 15 s: a stream silent for this long is dead (a lost connection, a stuck proxy). */
+const SILENCE_MS = 45_000;
+/** A browser reconnecting while the subscription is not yet up waits this long, then is told it may have missed some. */
+const READY_WAIT_MS = 5_000;
+
+/** One browser's stream. */
+export interface LiveStream {
+  viewer: Viewer;
+  /** The sign-in session it belongs to (the token's `sid`): logging out ends its streams at once. */
+  sessionId: string | null;
+  /** Written SSE frames. */
+  write(frame: string): void;
+  /** Ends the stream (the browser reconnects on its own, going through the session checks again). */
+  end(): void;
+  /** False once the stream's access token has expired: it is ended, and the reconnect refreshes the token. */
+  usable(): boolean;
+}
+
+export interface LiveHubOptions {
+  /** The API's base URL (`…/api/`). */
+  upstreamUrl: string;
+  forwardedSecret: string;
+  log: FastifyBaseLogger;
+  onStreamsChanged?: (open: number) => void;
+  onUpstreamConnected?: (connected: boolean) => void;
+}
+
+export const frameOf = (event: string, data: unknown, id?: number) => `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+const GAP = frameOf('gap', {});
+
+interface Buffered {
+  notice: LiveNotice;
+  at: number;
+}
+
+export type LiveHub = ReturnType<typeof createLiveHub>;
+
+export function createLiveHub(opts: LiveHubOptions) {
+  const base = new URL(opts.upstreamUrl.endsWith('/') ? opts.upstreamUrl : `${opts.upstreamUrl}/`);
+  const client = new Client(base.origin, { headersTimeout: 10_000, bodyTimeout: SILENCE_MS, connectTimeout: 5_000 });
+  const streams = new Set<LiveStream>();
+  const buffer: Buffered[] = [];
+  /** Every change after this id has been received; null until the subscription first answers. */
+  let coveredAfter: number | null = null;
+  let lastId: number | null = null;
+  let started = false;
+  let closed = false;
+  const abort = new AbortController();
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+
+  function evict(now: number) {
+    while (buffer.length > 0 && (buffer.length > LIVE_WINDOW.entries || now - buffer[0]!.at > LIVE_WINDOW.ms)) {
+      coveredAfter = Math.max(coveredAfter ?? 0, buffer.shift()!.notice.id);
+    }
+  }
+
+  function publish(notice: LiveNotice) {
+    if (lastId !== null && notice.id <= lastId) return;
+    lastId = notice.id;
+    const now = Date.now();
+    buffer.push({ notice, at: now });
+    evict(now);
+    const frame = frameOf('change', browserEventOf(notice), notice.id);
+    for (const stream of streams) {
+      if (!stream.usable()) stream.end();
+      else if (mayReceive(stream.viewer, notice)) stream.write(frame);
+    }
+  }
+
+  /** The API could not replay everything: browsers drop every cached answer, the buffer starts afresh. */
+  function gap(newest: number) {
+    buffer.length = 0;
+    coveredAfter = newest;
+    for (const stream of streams) stream.write(GAP);
+  }
+
+  function onEvent(event: string, data: string, connection: { newest: number }) {
+    if (event === 'ready') {
+      const { last } = JSON.parse(data) as { last: number };
+      connection.newest = last;
+      if (coveredAfter === null) {
+        coveredAfter = last;
+        lastId = last;
+      }
+      markReady();
+    } else if (event === 'gap') gap(connection.newest);
+    else if (event === 'change') publish(JSON.parse(data) as LiveNotice);
+  }
+
+  async function consume(body: AsyncIterable<Buffer>, connection: { newest: number }) {
+    const decoder = new TextDecoder();
+    let pending = '';
+    for await (const chunk of body) {
+      pending += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = pending.indexOf('\n\n')) >= 0) {
+        const block = pending.slice(0, end);
+        pending = pending.slice(end + 2);
+        let event = 'message';
+        const data: string[] = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith('event:')) event = line.slice(6).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+        }
+        if (data.length > 0) onEvent(event, data.join('\n'), connection);
+      }
+    }
+  }
+
+  async function run() {
+    let delay = RETRY_MS.first;
+    while (!closed) {
+      try {
+        const headers: Record<string, string> = { accept: 'text/event-stream', 'x-forwarded-secret': opts.forwardedSecret };
+        if (lastId !== null) headers['last-event-id'] = String(lastId);
+        const res = await client.request({ method: 'GET', path: `${base.pathname}audit/events/`, headers, signal: abort.signal });
+        if (res.statusCode !== 200) {
+          await res.body.dump();
+          throw new Error(`the API answered ${res.statusCode}`);
+        }
+        opts.onUpstreamConnected?.(true);
+        delay = RETRY_MS.first;
+        await consume(res.body, { newest: lastId ?? 0 });
+      } catch (error) {
+        if (closed) break;
+        opts.log.warn({ err: error }, 'live updates: the API event stream failed; reconnecting');
+      }
+      opts.onUpstreamConnected?.(false);
+      if (closed) break;
+      // Jitter: back offices restarted together do not reconnect together.
+      await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)).unref());
+      delay = Math.min(delay * 2, RETRY_MS.max);
+    }
+  }
+
+  function start() {
+    if (started || closed) return;
+    started = true;
+    void run();
+  }
+
+  /** What a browser that last saw `since` missed, for its viewer; `gap` when the buffer does not reach back that far. */
+  function missedSince(since: number, viewer: Viewer): { gap: boolean; frames: string[] } {
+    // Far ahead of anything seen: an id of another database (a reset development one), not one to wait for.
+    if (coveredAfter === null || lastId === null || since < coveredAfter || since > lastId + LIVE_WINDOW.entries) return { gap: true, frames: [] };
+    const frames = buffer.filter(({ notice }) => notice.id > since && mayReceive(viewer, notice)).map(({ notice }) => frameOf('change', browserEventOf(notice), notice.id));
+    return { gap: false, frames };
+  }
+
+  return {
+    /**
+     * Adds a browser's stream; with `since` (its Last-Event-ID) first writes what it missed, or a gap when that
+     * is not known. Answers the function that removes it.
+     */
+    async attach(stream: LiveStream, since: number | null): Promise<() => void> {
+      start();
+      if (since !== null) {
+        await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, READY_WAIT_MS).unref())]);
+        const missed = missedSince(since, stream.viewer);
+        if (missed.gap) stream.write(GAP);
+        for (const frame of missed.frames) stream.write(frame);
+      }
+      streams.add(stream);
+      opts.onStreamsChanged?.(streams.size);
+      return () => {
+        if (streams.delete(stream)) opts.onStreamsChanged?.(streams.size);
+      };
+    },
+    /** Ends every stream of a sign-in session (its logout). */
+    endSession(sessionId: string) {
+      for (const stream of streams) if (stream.sessionId === sessionId) stream.end();
+    },
+    get openStreams() {
+      return streams.size;
+    },
+    async close() {
+      closed = true;
+      abort.abort();
+      for (const stream of streams) stream.end();
+      await client.close().catch(() => undefined);
+    },
+  };
+}

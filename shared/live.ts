@@ -1,0 +1,14 @@
+/** The back office's stream of changes for the signed-in user (ADR 037); `/events` is the Events screen. */
+export const LIVE_PATH = '/live';
+
+/** A change as the browser is told of it: which record of which entity, how, and by whom. */
+export interface LiveChange {
+  id: number;
+  entity: string;
+  record_id: number | null;
+  action: string;
+  user_id: number | null;
+}
+
+/** The window event the shell dispatches for each change (`detail`: a LiveChange), for screens showing one record. */
+export const LIVE_CHANGE_EVENT = 'live-change';

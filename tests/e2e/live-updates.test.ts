@@ -1,0 +1,73 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setUserRoles } from '../../upstream/users.ts';
+import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
+import { gotoHydrated } from '../support/browser.ts';
+import { DEMO_PASSWORD, type Stack } from '../support/stack.ts';
+
+/**
+ * Live updates in the browser (ADR 037): a change made elsewhere shows on the open list without a reload,
+ * and an edit form with unsaved edits says its record was changed by someone else.
+ */
+let stack: Stack;
+let browser: Browser;
+let page: Page;
+/** A second Admin's token: changes by someone other than the one in the browser. */
+let otherToken = '';
+
+async function patchBicycle(id: number, data: Record<string, unknown>) {
+  const current = await fetch(`${stack.upstream.url}bicycles/${id}/`, { headers: { authorization: `Bearer ${otherToken}` } });
+  const { version } = ((await current.json()) as { data: { version: number } }).data;
+  const res = await fetch(`${stack.upstream.url}bicycles/${id}/`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${otherToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ version, ...data }),
+  });
+  expect(res.status).toBe(200);
+}
+
+beforeAll(async () => {
+  ({ stack, browser, page } = await startBrowserStack({ signedIn: 'admin@example.com' }));
+  const { rows } = await stack.upstream.db.query<{ id: number }>("select id from users where email = 'shop@example.com'");
+  await setUserRoles(stack.upstream.db, Number(rows[0]!.id), ['Admin']);
+  const login = await fetch(stack.upstream.url + 'account/login', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: 'shop@example.com', password: DEMO_PASSWORD }),
+  });
+  otherToken = ((await login.json()) as { data: { token: string } }).data.token;
+});
+afterAll(async () => closeBrowserStack(browser, stack));
+
+const bicycleIds = async () => (await stack.upstream.db.query<{ id: number }>('select id from bicycles order by id desc limit 2')).rows.map((r) => Number(r.id));
+
+/** The page's stream answering (its headers are sent once it is attached to the back office's subscription). */
+const liveStream = () => page.waitForResponse((res) => new URL(res.url()).pathname === '/live' && res.status() === 200, { timeout: 15_000 });
+
+describe('live updates in the browser', () => {
+  it('an open list shows a change made elsewhere without a reload', async () => {
+    const [first] = await bicycleIds();
+    const streaming = liveStream();
+    await gotoHydrated(page, `${stack.baseUrl}/bicycles`);
+    // The newest first (the list's default order). The live module loads once the page is idle.
+    await streaming;
+    await patchBicycle(first!, { brand_and_model: 'Live Roadster 3000' });
+    await page.getByText('Live Roadster 3000').first().waitFor({ timeout: 10_000 });
+  });
+
+  it('an edit form with unsaved edits says the record was changed by someone else', async () => {
+    const [, second] = await bicycleIds();
+    const streaming = liveStream();
+    await gotoHydrated(page, `${stack.baseUrl}/bicycles/${second}`);
+    const form = page.getByTestId('form-bicycles');
+    await form.getByLabel('Groupset').fill('Mine 11');
+    await streaming;
+    await patchBicycle(second!, { brand_and_model: 'Theirs 7' });
+    await page.getByTestId('changed-elsewhere').waitFor({ timeout: 10_000 });
+    // Their change is in the field the user had not touched; the user's edit stays.
+    await expect.poll(() => form.getByLabel('Brand and model').inputValue(), { timeout: 10_000 }).toBe('Theirs 7');
+    expect(await form.getByLabel('Groupset').inputValue()).toBe('Mine 11');
+    await page.getByRole('button', { name: 'Keep mine' }).click();
+    expect(await page.getByTestId('changed-elsewhere').count()).toBe(0);
+  });
+});
