@@ -18,7 +18,7 @@ function table(head: string[], rows: (string | number)[][]): string {
 const failed = (section: Any) => (section && 'error' in section ? `Failed: ${section.error}\n` : null);
 
 /** The benchmark sections of results.json, in run order. */
-export const SECTIONS = ['bundles', 'ssr', 'lighthouse', 'overhead', 'export', 'refresh', 'scale', 'tallies', 'history'] as const;
+export const SECTIONS = ['bundles', 'ssr', 'lighthouse', 'overhead', 'export', 'refresh', 'scale', 'tallies', 'history', 'live'] as const;
 
 /**
  * A subset run (BENCH_ONLY) keeps the other sections of the previous results, each with the run it came
@@ -344,6 +344,7 @@ export function renderResults(r: Any): string {
     }
   }
   if (r.history) renderHistory(out, r.history);
+  if (r.live) renderLive(out, r.live);
   return out.join('\n');
 }
 
@@ -374,6 +375,32 @@ function renderHistory(out: string[], h: Any) {
         fmt(x.without.p50Ms, ' ms'),
         fmt(x.with.p50Ms, ' ms'),
       ]),
+    ),
+    '',
+  );
+}
+
+/** 10. Live updates: streams on one back-office process (bench/live.ts). */
+function renderLive(out: string[], l: Any) {
+  out.push('### 10. Live updates: concurrent streams on one back-office process (ADR 037)', '');
+  if (failed(l)) return void out.push(failed(l)!);
+  out.push(
+    `${l.opened} of ${l.streams} browser streams open on one back-office process (${l.db}; opened in ${l.openSeconds} s), then ${l.changes} changes committed through the API, one every ${l.intervalMs ?? 500} ms. Latency is from the write's request leaving for the API to the frame's arrival at each stream (an upper bound of commit-to-browser); the readers run on the same machine.`,
+    '',
+    table(
+      ['deliveries', 'missing', 'p50', 'p95 (target ≤ 1 000 ms)', 'max', 'memory per stream', 'fan-out CPU per change', '… per change and stream'],
+      [
+        [
+          l.deliveries,
+          l.missing,
+          `${l.latencyMs.p50} ms`,
+          `${l.latencyMs.p95} ms`,
+          `${l.latencyMs.max} ms`,
+          `${l.memoryPerStreamKb} KB (RSS ${l.rssBeforeMb} → ${l.rssAfterMb} MB)`,
+          `${l.fanOutCpuMsPerChange} ms`,
+          `${l.fanOutCpuUsPerChangeAndStream} µs`,
+        ],
+      ],
     ),
     '',
   );

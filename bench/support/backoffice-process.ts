@@ -19,6 +19,8 @@ const prefetchMs: Record<string, number[]> = {};
 const renderCpuMs: Record<string, number[]> = {};
 const app = await buildApp({
   upstreamUrl: process.env.BENCH_UPSTREAM_URL!,
+  // The API's shared secret: forwarded addresses are believed, and live updates are on (ADR 028, 037).
+  upstreamForwardedSecret: process.env.BENCH_FORWARDED_SECRET || undefined,
   cookieSecrets: ['bench-cookie-secret-bench-cookie-secret-0001'],
   secureCookies: false,
   ssr: {
@@ -65,6 +67,11 @@ serveCommands({
     global.gc?.();
     resetPeakRss();
     return { rssMb: Math.round(process.memoryUsage().rss / 1048576) };
+  },
+  /** This process's CPU time so far, in ms (user + system). */
+  cpuMs: () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
   },
   endWindow: () => {
     loop.disable();

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { startChild, type Child } from './ipc.ts';
@@ -19,13 +20,20 @@ export interface Stack {
 
 /** The reference API and the back office, each in its own process, on loopback. */
 export async function startStack(db: BenchDb, opts: { accessTtlSeconds?: number; execArgv?: string[] } = {}): Promise<Stack> {
+  // The secret the back office and the API share in production (ADR 028): live updates need it (ADR 037).
+  const secret = randomBytes(32).toString('base64url');
   const upstream = await startChild(join(import.meta.dirname, 'upstream-process.ts'), {
+    BENCH_FORWARDED_SECRET: secret,
     BENCH_DB_URL: db.kind === 'postgres' ? db.url : '',
     BENCH_PGLITE_DIR: db.kind === 'pglite' ? db.dir : '',
     BENCH_ACCESS_TTL: opts.accessTtlSeconds ? String(opts.accessTtlSeconds) : '',
   });
   const api = String(upstream.ready.url);
-  const backOffice = await startChild(join(import.meta.dirname, 'backoffice-process.ts'), { BENCH_UPSTREAM_URL: api }, { execArgv: ['--expose-gc', ...(opts.execArgv ?? [])] });
+  const backOffice = await startChild(
+    join(import.meta.dirname, 'backoffice-process.ts'),
+    { BENCH_UPSTREAM_URL: api, BENCH_FORWARDED_SECRET: secret },
+    { execArgv: ['--expose-gc', ...(opts.execArgv ?? [])] },
+  );
   return {
     upstream,
     backOffice,

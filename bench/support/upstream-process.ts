@@ -23,6 +23,7 @@ const upstream = await startUpstream({
     ...(process.env.BENCH_ACCESS_TTL ? { accessTokenTtlSeconds: Number(process.env.BENCH_ACCESS_TTL) } : {}),
     // Sign-ins are part of set-up, not of what is measured; keep them cheap on a shared 2-core machine.
     scryptCost: 1024,
+    ...(process.env.BENCH_FORWARDED_SECRET ? { forwardedSecret: process.env.BENCH_FORWARDED_SECRET } : {}),
   },
 });
 subscribe('http.server.request.start', (message) => {
