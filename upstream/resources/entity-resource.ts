@@ -343,7 +343,7 @@ function registerCalendar(app: FastifyInstance, r: Resource, dateColumn: string)
  * Keyset pages by id: constant memory and no OFFSET cost however many rows there are. While one page is
  * written out, the next is already being read (one query ahead, never more).
  */
-async function* csvLines(db: Db, select: string, where: { sql: string; params: unknown[] }, header: string, writeRow: (row: Record<string, unknown>) => string) {
+export async function* csvLines(db: Db, select: string, where: { sql: string; params: unknown[] }, header: string, writeRow: (row: Record<string, unknown>) => string) {
   const batch = 2000;
   yield header;
   const keyset = `${where.sql ? where.sql + ' and' : ' where'} t.id > $${where.params.length + 1}`;
