@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
 import type { EntityDef } from '../../shared/entity/define.ts';
+import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import { AUDIT_CSV_COLUMNS, auditFilters, auditListParams, type AuditFilters, type AuditRow } from '../../shared/schemas/audit.ts';
 import type { UpstreamConfig } from '../config.ts';
@@ -12,10 +13,9 @@ import { requireAuth } from '../lib/auth.ts';
 import { csvLines } from '../resources/entity-resource.ts';
 import { parseBody } from './validation.ts';
 
-// The author's name as it is now: first and last name, else the e-mail (an author since removed: none).
-const AUTHOR = "coalesce(nullif(trim(concat_ws(' ', u.first_name, u.last_name)), ''), u.email)";
-const COLUMNS = `t.id, t.at, t.user_id, ${AUTHOR} as user_name, t.role, t.address, t.request_id, t.entity, t.record_id, t.action, t.changes`;
-const FROM = 'from audit_log t left join users u on u.id = t.user_id';
+// The author's name as it is now, as references to a user read it (an author since removed: none).
+const COLUMNS = `t.id, t.at, t.user_id, (select ${USER_FULL_NAME_SQL} from users r where r.id = t.user_id) as user_name, t.role, t.address, t.request_id, t.entity, t.record_id, t.action, t.changes`;
+const FROM = 'from audit_log t';
 
 /**
  * Who may read which history (ADR 036): an Admin everything; anyone else only one record's, of an entity
