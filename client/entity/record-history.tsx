@@ -153,7 +153,7 @@ export function RecordHistory({ def, id }: { def: EntityDef; id: number }) {
   const { t } = useTranslation();
   const [page, setPage] = useState(1);
   const [pageSize, setPageSize] = useState<number>(AUDIT_PAGE_SIZE);
-  const history = trpc.audit.list.useQuery({ entity: def.name, record_id: id, page, page_size: pageSize }, { placeholderData: (previous) => previous });
+  const history = trpc.audit.list.useQuery({ entity: def.name, record_id: id, page, page_size: pageSize }, { placeholderData: (previous) => previous, staleTime: 0 });
   return (
     <section data-testid="record-history" aria-labelledby="record-history-title">
       <Heading as="h2" id="record-history-title" className="visually-hidden">

@@ -1,9 +1,9 @@
-import { Button, Flash, Heading, Link as PrimerLink, UnderlineNav } from '@primer/react';
+import { Button, Flash, Heading, Link as PrimerLink } from '@primer/react';
 import { TrashIcon } from '@primer/octicons-react';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
-import { labelOf, mayReadHistory, writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
+import { labelOf, writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { errorText } from '../errors.ts';
@@ -13,13 +13,11 @@ import { entityApi, useEntityUtils } from './entity-api.ts';
 import { ResourceForm } from './resource-form.tsx';
 import { ResourceView } from './resource-view.tsx';
 import { useAccess } from './access.ts';
+import { WithHistoryTab } from './history-tab.tsx';
 
 // A record's sub-collections (an event's slots) use the list screen; loaded with them, so the list
 // screen stays its own chunk for the list routes.
 const ResourceListPage = lazy(() => import('./resource-list-page.tsx').then((m) => ({ default: m.ResourceListPage })));
-
-// A record's change history (ADR 036): its own chunk, loaded when the tab is opened.
-const RecordHistory = lazy(() => import('./record-history.tsx'));
 
 /** Sub-collections of an entity (`parent.entity === def.name`), listed on each record's page. */
 function childrenOf(def: EntityDef): EntityDef[] {
@@ -87,24 +85,6 @@ function ChildLists({ def, id }: { def: EntityDef; id: number }) {
   ));
 }
 
-/**
- * The record page's tabs when its history may be read (an Admin; an owner-field entity's owner): the record
- * itself, and its History (`?tab=history`), links so each tab has its address and Back goes back.
- */
-function RecordTabs({ history }: { history: boolean }) {
-  const { t } = useTranslation();
-  return (
-    <UnderlineNav aria-label={t('history.tabs')}>
-      <UnderlineNav.Item as={Link} to="?" aria-current={history ? undefined : 'page'} data-testid="tab-record">
-        {t('history.recordTab')}
-      </UnderlineNav.Item>
-      <UnderlineNav.Item as={Link} to="?tab=history" aria-current={history ? 'page' : undefined} data-testid="tab-history">
-        {t('history.tab')}
-      </UnderlineNav.Item>
-    </UnderlineNav>
-  );
-}
-
 export function ResourceDetailPage({ def, children, actions, confirmSave }: Props) {
   const { t, i18n } = useTranslation();
   const { id: rawId = '' } = useParams();
@@ -137,8 +117,6 @@ export function ResourceDetailPage({ def, children, actions, confirmSave }: Prop
   }
 
   const current = isNew ? null : record.data!;
-  const tabs = current !== null && mayReadHistory(def, access.roles, current, access.userId);
-  const showHistory = tabs && search.get('tab') === 'history';
   return (
     <section>
       {back}
@@ -153,31 +131,24 @@ export function ResourceDetailPage({ def, children, actions, confirmSave }: Prop
           </div>
         )}
       </div>
-      {tabs && (
-        <div style={{ marginBottom: 16 }}>
-          <RecordTabs history={showHistory} />
-        </div>
-      )}
-      {showHistory ? (
-        <Suspense fallback={<PageSpinner />}>
-          <RecordHistory def={def} id={current!.id} />
-        </Suspense>
-      ) : current && !access.canUpdate ? (
-        <ResourceView def={def} record={current} />
-      ) : (
-        <ResourceForm
-          key={current ? String(current.id) : 'new'}
-          def={def}
-          record={current}
-          preset={isNew ? presetFromUrl(def, search) : undefined}
-          confirmSave={current ? confirmSave : undefined}
-          onSaved={(saved) => {
-            if (isNew) navigate(def.detailRoute!.replace(':id', String(saved.id)), { replace: true });
-          }}
-        />
-      )}
-      {current && !showHistory && <ChildLists def={def} id={current.id} />}
-      {current && !showHistory && children?.(current.id)}
+      <WithHistoryTab def={def} record={current}>
+        {current && !access.canUpdate ? (
+          <ResourceView def={def} record={current} />
+        ) : (
+          <ResourceForm
+            key={current ? String(current.id) : 'new'}
+            def={def}
+            record={current}
+            preset={isNew ? presetFromUrl(def, search) : undefined}
+            confirmSave={current ? confirmSave : undefined}
+            onSaved={(saved) => {
+              if (isNew) navigate(def.detailRoute!.replace(':id', String(saved.id)), { replace: true });
+            }}
+          />
+        )}
+        {current && <ChildLists def={def} id={current.id} />}
+        {current && children?.(current.id)}
+      </WithHistoryTab>
     </section>
   );
 }

@@ -35,7 +35,7 @@ export default function ActivityPage() {
   const { t } = useTranslation();
   const [search, setSearch] = useSearchParams();
   const { filters, page, pageSize } = paramsOf(search);
-  const history = trpc.audit.list.useQuery({ ...filters, page, page_size: pageSize }, { placeholderData: (previous) => previous });
+  const history = trpc.audit.list.useQuery({ ...filters, page, page_size: pageSize }, { placeholderData: (previous) => previous, staleTime: 0 });
 
   const change = (changes: Record<string, string | undefined>) =>
     setSearch((current) => {

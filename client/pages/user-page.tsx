@@ -22,6 +22,7 @@ import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { RelatedServices } from '../components/related-services.tsx';
 import { appCodeOf, errorText, fieldText } from '../errors.ts';
+import { WithHistoryTab } from '../entity/history-tab.tsx';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
@@ -385,16 +386,18 @@ export default function UserPage() {
       <div style={{ marginBottom: 16 }}>
         <RecordActions def={usersEntity} record={user.data} size="medium" testId={invitationTestId(u.id)} />
       </div>
-      <UserForm key={u.version} user={u} />
-      <Links user={u} />
-      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', columnGap: 32 }}>
-        <UserBicycles userId={u.id} />
-        <RelatedServices filters={{ owner_id: String(u.id) }} title={t('services.ofOwner')} other="buddy_id" testId="user-services" />
-        {u.roles.includes(ROLE.Buddy) && <RelatedServices filters={{ buddy_id: String(u.id) }} title={t('services.ofBuddy')} other="bicycle_id" testId="buddy-services" />}
-      </div>
-      <div style={{ marginTop: 32 }}>
-        <SubscriptionsList userId={u.id} />
-      </div>
+      <WithHistoryTab def={usersEntity} record={user.data}>
+        <UserForm key={u.version} user={u} />
+        <Links user={u} />
+        <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', columnGap: 32 }}>
+          <UserBicycles userId={u.id} />
+          <RelatedServices filters={{ owner_id: String(u.id) }} title={t('services.ofOwner')} other="buddy_id" testId="user-services" />
+          {u.roles.includes(ROLE.Buddy) && <RelatedServices filters={{ buddy_id: String(u.id) }} title={t('services.ofBuddy')} other="bicycle_id" testId="buddy-services" />}
+        </div>
+        <div style={{ marginTop: 32 }}>
+          <SubscriptionsList userId={u.id} />
+        </div>
+      </WithHistoryTab>
     </section>
   );
 }
