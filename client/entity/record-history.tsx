@@ -1,11 +1,11 @@
-import { Flash, Heading } from '@primer/react';
+import { Flash, Heading } from '../components/controls.tsx';
 import type { TFunction } from 'i18next';
 import { useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import styled from 'styled-components';
 import type { EntityDef, EntityRecord } from '../../shared/entity/define.ts';
-import { AUDIT_PAGE_SIZE, type AuditRow } from '../../shared/schemas/audit.ts';
+import type { AuditRow } from '../../shared/schemas/audit.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { Pager } from '../components/pager.tsx';
 import { errorText } from '../errors.ts';
@@ -64,7 +64,7 @@ const WRITES = new Set(['create', 'update', 'delete', 'transition']);
 
 /** What an entry's action reads as: the engine's writes, or the label the entity declares for its action. */
 export function actionText(t: TFunction, entity: string, action: string): string {
-  if (WRITES.has(action)) return t(`history.actions.${action}`);
+  if (WRITES.has(action)) return t(`resources._history.actions.${action}`);
   return t(`resources.${entity}.actions.${action}.label`, { defaultValue: action });
 }
 
@@ -104,7 +104,7 @@ function Changes({ entry, def }: { entry: AuditRow; def: EntityDef | undefined }
             ) : (
               <>
                 <span className="before">{valueOf(t, i18n.language, def, key, before)}</span> <span aria-hidden="true">→</span>
-                <span className="visually-hidden">{t('history.changedTo')}</span> {valueOf(t, i18n.language, def, key, after)}
+                <span className="visually-hidden">{t('resources._history.changedTo')}</span> {valueOf(t, i18n.language, def, key, after)}
               </>
             )}
           </li>
@@ -134,7 +134,7 @@ export function HistoryEntries({
       {entries.map((entry) => (
         <li key={entry.id} data-action={entry.action} data-testid={`history-entry-${entry.id}`}>
           <p className="head">
-            <strong data-testid="history-author">{entry.user_name ?? t('history.unknownAuthor')}</strong>
+            <strong data-testid="history-author">{entry.user_name ?? t('resources._history.unknownAuthor')}</strong>
             <span data-testid="history-action">{actionText(t, entry.entity, entry.action)}</span>
             {recordLink?.(entry)}
             <time dateTime={entry.at} className="muted">
@@ -152,12 +152,12 @@ export function HistoryEntries({
 export function RecordHistory({ def, id }: { def: EntityDef; id: number }) {
   const { t } = useTranslation();
   const [page, setPage] = useState(1);
-  const [pageSize, setPageSize] = useState<number>(AUDIT_PAGE_SIZE);
+  const [pageSize, setPageSize] = useState(25);
   const history = trpc.audit.list.useQuery({ entity: def.name, record_id: id, page, page_size: pageSize }, { placeholderData: (previous) => previous, staleTime: 0 });
   return (
     <section data-testid="record-history" aria-labelledby="record-history-title">
       <Heading as="h2" id="record-history-title" className="visually-hidden">
-        {t('history.title')}
+        {t('resources._history.title')}
       </Heading>
       {history.error ? (
         <Flash variant="danger" role="alert" style={{ marginTop: 16 }}>
@@ -167,7 +167,7 @@ export function RecordHistory({ def, id }: { def: EntityDef; id: number }) {
         <PageSpinner />
       ) : history.data.results.length === 0 ? (
         <p className="bo-muted" data-testid="history-empty">
-          {t('history.empty')}
+          {t('resources._history.empty')}
         </p>
       ) : (
         <>

@@ -22,7 +22,6 @@ import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { RelatedServices } from '../components/related-services.tsx';
 import { appCodeOf, errorText, fieldText } from '../errors.ts';
-import { WithHistoryTab } from '../entity/history-tab.tsx';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
@@ -381,23 +380,24 @@ export default function UserPage() {
         {nameOf(u)}
       </Heading>
       <p style={{ color: 'var(--fgColor-muted)', marginTop: 0 }}>
-        {u.email} · {t(`users.accountStatus.${u.account_status}`)} · <span data-testid="invitation-status">{t(`users.invitationStatus.${u.invitation_status}`)}</span>
+        {u.email} · {t(`users.accountStatus.${u.account_status}`)} · <span data-testid="invitation-status">{t(`users.invitationStatus.${u.invitation_status}`)}</span> ·{' '}
+        <PrimerLink as={Link} to={`/activity?entity=users&record_id=${u.id}`} data-testid="user-history">
+          {t('resources._history.tab')}
+        </PrimerLink>
       </p>
       <div style={{ marginBottom: 16 }}>
         <RecordActions def={usersEntity} record={user.data} size="medium" testId={invitationTestId(u.id)} />
       </div>
-      <WithHistoryTab def={usersEntity} record={user.data}>
-        <UserForm key={u.version} user={u} />
-        <Links user={u} />
-        <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', columnGap: 32 }}>
-          <UserBicycles userId={u.id} />
-          <RelatedServices filters={{ owner_id: String(u.id) }} title={t('services.ofOwner')} other="buddy_id" testId="user-services" />
-          {u.roles.includes(ROLE.Buddy) && <RelatedServices filters={{ buddy_id: String(u.id) }} title={t('services.ofBuddy')} other="bicycle_id" testId="buddy-services" />}
-        </div>
-        <div style={{ marginTop: 32 }}>
-          <SubscriptionsList userId={u.id} />
-        </div>
-      </WithHistoryTab>
+      <UserForm key={u.version} user={u} />
+      <Links user={u} />
+      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', columnGap: 32 }}>
+        <UserBicycles userId={u.id} />
+        <RelatedServices filters={{ owner_id: String(u.id) }} title={t('services.ofOwner')} other="buddy_id" testId="user-services" />
+        {u.roles.includes(ROLE.Buddy) && <RelatedServices filters={{ buddy_id: String(u.id) }} title={t('services.ofBuddy')} other="bicycle_id" testId="buddy-services" />}
+      </div>
+      <div style={{ marginTop: 32 }}>
+        <SubscriptionsList userId={u.id} />
+      </div>
     </section>
   );
 }

@@ -537,18 +537,6 @@ export function isOwnerScoped(def: EntityDef, roles: readonly string[]): boolean
   return Boolean(def.access?.ownerField) && !roles.includes('Admin');
 }
 
-/**
- * Who may read a record's change history (ADR 036): an Admin; on an entity whose definition names an owner
- * field, also the record's owner (a buddy their own services). Without a record: whether anyone but an
- * Admin could (the API checks the record's owner).
- */
-export function mayReadHistory(def: EntityDef, roles: readonly string[], record?: Record<string, unknown>, userId?: number | null): boolean {
-  if (roles.includes('Admin')) return true;
-  const ownerField = def.access?.ownerField;
-  if (!ownerField) return false;
-  return record === undefined || (userId !== null && userId !== undefined && Number(record[ownerField]) === userId);
-}
-
 export function statusFieldOf(def: EntityDef): [string, FieldDef & { status: StatusFlow }] | undefined {
   const entry = Object.entries(def.fields).find(([, f]) => f.status);
   return entry as [string, FieldDef & { status: StatusFlow }] | undefined;

@@ -1,5 +1,5 @@
 import type { EntityDef } from '../../../shared/entity/define.ts';
-import { mayReadHistory } from '../../../shared/entity/define.ts';
+import { mayReadHistory } from '../../../shared/entity/history-access.ts';
 import { entityByName } from '../../../shared/entities/registry.ts';
 import { hasAnyRole } from '../../../shared/roles.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
