@@ -190,7 +190,8 @@ export function RecordHistory({ def, id }: { def: EntityDef; id: number }) {
 export function RecordLink({ entry, def }: { entry: AuditRow; def: EntityDef | undefined }) {
   const { t } = useTranslation();
   const name = def ? t(`resources.${def.name}.one`, { defaultValue: entry.entity }) : entry.entity;
-  const text = `${name} #${entry.record_id ?? '?'}`;
+  // `one` is the word as used mid-sentence ("service"); here it starts the line.
+  const text = `${name.charAt(0).toUpperCase()}${name.slice(1)} #${entry.record_id ?? '?'}`;
   if (def?.detailRoute && entry.record_id !== null && entry.action !== 'delete')
     return (
       <Link to={def.detailRoute.replace(':id', String(entry.record_id))} data-testid="history-record">
