@@ -137,6 +137,9 @@ export default function ActivityPage() {
           ))}
         </Select>
         <span className="bo-range" role="group" aria-label={t('resources._history.when')}>
+          <span aria-hidden="true" className="bo-muted">
+            {t('resources._history.when')}
+          </span>
           <TextInput
             type="date"
             aria-label={t('resources._history.from')}
