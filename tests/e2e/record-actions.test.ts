@@ -169,14 +169,14 @@ describe('History', () => {
     await page.getByTestId('history-entries').waitFor();
     await page.getByTestId('activity-entity').selectOption('services');
     await page.waitForURL(/entity=services/);
-    const record = page.getByTestId('history-entries').getByTestId('history-record').first();
-    await record.waitFor();
-    for (const text of await page.getByTestId('history-entries').getByTestId('history-record').allInnerTexts()) expect(text).toMatch(/^Service #\d+$/);
+    const records = () => page.getByTestId('history-entries').getByTestId('history-record').allInnerTexts();
+    await expect.poll(async () => (await records()).every((text) => /^Service #\d+$/.test(text))).toBe(true);
     const buddy = page.getByTestId('activity-user');
     await buddy.selectOption((await buddy.locator('option', { hasText: 'Bo Buddy' }).getAttribute('value'))!);
     await page.waitForURL(/user_id=/);
+    // The previous page stays in view until the filtered one arrives.
+    await expect.poll(async () => [...new Set(await page.getByTestId('history-entries').getByTestId('history-author').allInnerTexts())]).toEqual(['Bo Buddy']);
     await page.getByTestId('history-entries').locator('li[data-action="transition"]').first().waitFor();
-    expect(new Set(await page.getByTestId('history-entries').getByTestId('history-author').allInnerTexts())).toEqual(new Set(['Bo Buddy']));
     // The same filters as CSV, through the back office's export route.
     await page.getByTestId('csv-export').click();
     await page.getByTestId('toasts').getByText('Exported 2 rows.').waitFor();
