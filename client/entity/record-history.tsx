@@ -69,17 +69,17 @@ export function actionText(t: TFunction, entity: string, action: string): string
 }
 
 /** One value of a change, shown as the record page shows it (field-value.tsx); a field no longer declared as text. */
-function valueOf(t: TFunction, lang: string, def: EntityDef | undefined, key: string, value: unknown): ReactNode {
+function valueOf(t: TFunction, lang: string, def: EntityDef | undefined, key: string, value: unknown, label?: string | null): ReactNode {
   const field = def?.fields[key];
   if (!def || !field) return value === null || value === undefined ? <span className="muted">—</span> : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  // A reference is stored as the id it pointed at (its label then is not kept).
+  // A reference is stored as the id it pointed at; the API answers the record's label as it is now, if it still exists.
   const record = {
     id: 0,
     version: 0,
     created_at: '',
     updated_at: '',
     [key]: value,
-    ...(field.kind === 'reference' && value !== null ? { [`${key}_label`]: `#${String(value)}` } : {}),
+    ...(field.kind === 'reference' && value !== null ? { [`${key}_label`]: label ?? `#${String(value)}` } : {}),
   } as EntityRecord;
   return fieldValueContent(t, lang, def, key, field, record);
 }
@@ -93,18 +93,19 @@ function Changes({ entry, def }: { entry: AuditRow; def: EntityDef | undefined }
     <ul>
       {keys.map((key) => {
         const [before, after] = entry.changes[key]!;
+        const [beforeLabel, afterLabel] = entry.labels?.[key] ?? [null, null];
         const label = def?.fields[key] ? t(`resources.${def.name}.fields.${key}`, { defaultValue: key }) : key;
         return (
           <li key={key} data-field={key}>
             <span className="field">{label}:</span>{' '}
             {entry.action === 'create' ? (
-              valueOf(t, i18n.language, def, key, after)
+              valueOf(t, i18n.language, def, key, after, afterLabel)
             ) : entry.action === 'delete' ? (
-              <span className="before">{valueOf(t, i18n.language, def, key, before)}</span>
+              <span className="before">{valueOf(t, i18n.language, def, key, before, beforeLabel)}</span>
             ) : (
               <>
-                <span className="before">{valueOf(t, i18n.language, def, key, before)}</span> <span aria-hidden="true">→</span>
-                <span className="visually-hidden">{t('resources._history.changedTo')}</span> {valueOf(t, i18n.language, def, key, after)}
+                <span className="before">{valueOf(t, i18n.language, def, key, before, beforeLabel)}</span> <span aria-hidden="true">→</span>
+                <span className="visually-hidden">{t('resources._history.changedTo')}</span> {valueOf(t, i18n.language, def, key, after, afterLabel)}
               </>
             )}
           </li>

@@ -54,6 +54,8 @@ export interface AuditRow {
   record_id: number | null;
   action: string;
   changes: Record<string, [unknown, unknown]>;
+  /** A reference field's before and after as the labels of the records they point at now (null: none, or gone). */
+  labels?: Record<string, [string | null, string | null]>;
 }
 
 export interface AuditPage {

@@ -296,6 +296,26 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
     expect((await call('audit/', { as: 'nobody' })).status).toBe(401);
   });
 
+  it('answers a reference field’s before and after with the labels of the records they point at', async () => {
+    const id = await serviceOf('buddy@example.com');
+    const [buddy, admin] = [await idOf('buddy@example.com'), await idOf('admin@example.com')];
+    await up.db.transaction((tx) =>
+      recordChange(tx, up.config.auditKey, {
+        userId: admin,
+        role: 'Admin',
+        address: null,
+        requestId: 'r',
+        entity: 'services',
+        recordId: id,
+        action: 'update',
+        changes: { buddy_id: [buddy, admin], notes: ['b', 'c'] },
+      }),
+    );
+    const [newest] = (await call(`audit/?entity=services&record_id=${id}`)).body.data.results;
+    expect(newest).toMatchObject({ changes: { buddy_id: [buddy, admin] }, labels: { buddy_id: ['Bo Buddy', 'Ada Admin'] } });
+    expect(Object.keys(newest.labels)).toEqual(['buddy_id']);
+  });
+
   it('exports the same filters as CSV to an Admin', async () => {
     const a = await asset({ name: 'Audit, export' });
     const res = await fetch(`${up.url}audit/export/?entity=assets&record_id=${a.id}`, { headers: { authorization: `Bearer ${tokens.admin}` } });

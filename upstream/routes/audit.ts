@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
-import type { EntityDef } from '../../shared/entity/define.ts';
+import type { EntityDef, FieldDef } from '../../shared/entity/define.ts';
 import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import { AUDIT_CSV_COLUMNS, auditFilters, auditListParams, type AuditFilters, type AuditRow } from '../../shared/schemas/audit.ts';
@@ -10,7 +10,7 @@ import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { verifyChain, type Changes } from '../lib/audit.ts';
 import { requireAuth } from '../lib/auth.ts';
-import { csvLines } from '../resources/entity-resource.ts';
+import { csvLines, langOf, referenceLabels, type Lang } from '../resources/entity-resource.ts';
 import { parseBody } from './validation.ts';
 
 // The author's name as it is now, as references to a user read it (an author since removed: none).
@@ -59,6 +59,32 @@ function shownChanges(entity: string, changes: unknown): Changes {
   return Object.fromEntries(Object.entries(parsed ?? {}).filter(([key]) => !fields?.[key]?.secret));
 }
 
+/**
+ * The labels of the records the page's reference fields pointed at, before and after (an entry keeps the
+ * id; the label is read now, in the caller's language): one query per reference field on the page.
+ */
+async function withLabels(db: Db, entries: AuditRow[], lang: Lang): Promise<AuditRow[]> {
+  const wanted = new Map<string, { field: FieldDef; ids: Set<number> }>();
+  for (const entry of entries) {
+    const fields = entityByName(entry.entity)?.fields ?? {};
+    for (const [key, values] of Object.entries(entry.changes)) {
+      const field = fields[key];
+      if (field?.kind !== 'reference' || field.lookup) continue;
+      const slot = wanted.get(`${entry.entity}.${key}`) ?? { field, ids: new Set<number>() };
+      for (const value of values) if (Number.isSafeInteger(Number(value)) && value !== null) slot.ids.add(Number(value));
+      wanted.set(`${entry.entity}.${key}`, slot);
+    }
+  }
+  const labels = new Map<string, Map<number, string>>();
+  for (const [name, { field, ids }] of wanted) labels.set(name, await referenceLabels(db, field, [...ids], lang));
+  return entries.map((entry) => {
+    const own = Object.keys(entry.changes).filter((key) => labels.has(`${entry.entity}.${key}`));
+    if (own.length === 0) return entry;
+    const of = (key: string, value: unknown) => (value === null || value === undefined ? null : (labels.get(`${entry.entity}.${key}`)!.get(Number(value)) ?? null));
+    return { ...entry, labels: Object.fromEntries(own.map((key) => [key, [of(key, entry.changes[key]![0]), of(key, entry.changes[key]![1])]])) };
+  });
+}
+
 function rowOf(row: Record<string, unknown>): AuditRow {
   return {
     id: Number(row.id),
@@ -90,7 +116,7 @@ export function registerAuditRoutes(app: FastifyInstance, db: Db, config: Upstre
       db.query(`select ${COLUMNS} ${FROM}${where.sql} order by t.id desc limit ${page_size} offset ${(page - 1) * page_size}`, where.params),
     ]);
     const count = Number(countRows[0]?.n ?? 0);
-    return ok(reply, { results: rows.map(rowOf), paginator: { page, page_size, count, total_pages: Math.ceil(count / page_size) } });
+    return ok(reply, { results: await withLabels(db, rows.map(rowOf), langOf(req)), paginator: { page, page_size, count, total_pages: Math.ceil(count / page_size) } });
   });
 
   app.get('/api/audit/export/', { preHandler: requireAuth(config, ['Admin']) }, async (req, reply) => {
