@@ -47,7 +47,10 @@ function translationParts(): Plugin {
       if (id === '\0' + TRANSLATION_LOADERS) {
         const entries = languages().map((lang) => {
           const part = (name: string) => `() => import(${JSON.stringify(`${TRANSLATIONS_PREFIX}${lang}/${name}`)})`;
-          const entities = Object.keys(read(localeFile(lang, 'resources'))).map((entity) => `${JSON.stringify(entity)}: ${part(`resources/${entity}`)}`);
+          // `_`-prefixed groups are no entity's (`_history`, the history screens' texts): they come with the whole file only.
+          const entities = Object.keys(read(localeFile(lang, 'resources')))
+            .filter((key) => !key.startsWith('_'))
+            .map((entity) => `${JSON.stringify(entity)}: ${part(`resources/${entity}`)}`);
           return `${lang}: { core: ${part('core')}, more: ${part('more')}, resources: ${part('resources')}, entities: { ${entities.join(', ')} } }`;
         });
         return `export default { ${entries.join(',\n')} };`;

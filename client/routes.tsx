@@ -85,6 +85,7 @@ const PAGES: Record<string, PageDef> = {
   // A buddy's day on the phone loads the pages' texts and the services' labels first (its budget, ADR 024).
   '/today': { ...page('client/pages/today-page.tsx'), translations: { page: 'services' } },
   '/dispatch': page('client/pages/dispatch-page.tsx'),
+  '/activity': page('client/pages/activity-page.tsx'),
   ...Object.fromEntries(APP_ROUTES.flatMap((route) => (route.screen ? [[route.path, screenPage(route.screen)]] : []))),
 };
 

@@ -80,6 +80,8 @@ const CUSTOM_TEMPLATES = [
   'services/:id/details/:id/images/',
   'services/:id/details/:id/images/:id/',
   'trial-groups/:id/statistics/',
+  'audit/',
+  'audit/export/',
   'audit/verify/',
   'audit/events/',
   '../healthz',

@@ -35,6 +35,8 @@ const OTHER_ROUTES: readonly AppRoute[] = [
   { path: '/bike-buddy-scheduler/calendar', titleKey: 'routes.schedulerCalendar', roles: STAFF },
   { path: '/services/calendar', titleKey: 'routes.servicesCalendar', roles: STAFF },
   { path: '/dispatch', titleKey: 'routes.dispatch', roles: ADMIN, sidebar: { icon: 'project', order: 75 } },
+  // Issue 20: every change, by whom and when (ADR 036); a record's own history is a tab of its page.
+  { path: '/activity', titleKey: 'routes.activity', roles: ADMIN, sidebar: { icon: 'history', order: 195 } },
 ];
 
 export const APP_ROUTES: readonly AppRoute[] = [...OTHER_ROUTES, ...ENTITY_ROUTES];

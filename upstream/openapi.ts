@@ -31,6 +31,9 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'DELETE /api/services/:id/details/:key/images/:imageId/': 'Remove a service detail image',
   'GET /api/public/subscription-plans/:slug/': 'A plan for the public plan page; no token needed',
   'GET /api/trial-groups/:id/statistics/': 'Invited, registered and member counts',
+  'GET /api/audit/':
+    'The change history, newest first, paged (?page=&page_size=) and filtered by entity, record_id, user_id, action and an inclusive from/to day range: each entry with its author’s name (Admin; anyone else one record of an entity with an owner field that is theirs, ADR 036)',
+  'GET /api/audit/export/': 'The change history of the same filters as CSV, streamed, oldest first (Admin, ADR 036)',
   'GET /api/audit/verify/':
     'The change history’s hash chain checked end to end (Admin): {ok, count} or the first entry edited, removed or reordered {ok: false, firstBadId, reason} (ADR 035)',
   'GET /api/audit/events/':

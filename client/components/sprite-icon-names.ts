@@ -30,6 +30,7 @@ export const SPRITE_ICON_OCTICONS: Record<string, string> = {
   project: 'ProjectIcon',
   stack: 'StackIcon',
   container: 'ContainerIcon',
+  history: 'HistoryIcon',
   'three-bars': 'ThreeBarsIcon',
   'sidebar-collapse': 'SidebarCollapseIcon',
   'sidebar-expand': 'SidebarExpandIcon',

@@ -2,7 +2,6 @@ import { Button } from '../components/controls.tsx';
 import { spriteIcon } from '../components/sprite-icon.tsx';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { EntityDef, ListParams } from '../../shared/entity/define.ts';
 import { csvRecordCounter } from '../../shared/csv.ts';
 import { useToast } from '../shell/toasts.tsx';
 
@@ -17,18 +16,27 @@ function fileNameOf(disposition: string | null, fallback: string): string {
  * Downloads the server's streamed CSV of the current search and filters, counting rows as they
  * arrive so a long export shows progress. The custom header makes it a same-site request only.
  */
-export function CsvExportButton({ def, params }: { def: EntityDef; params: ListParams }) {
+export function CsvExportButton({
+  name,
+  search,
+  filters,
+}: {
+  /** The download's name: an exportable entity's, or `audit` (the change history). */
+  name: string;
+  search?: string;
+  filters: Readonly<Record<string, string | number | boolean | undefined>>;
+}) {
   const { t } = useTranslation();
   const toast = useToast();
   const [rows, setRows] = useState<number | null>(null);
 
   const run = async () => {
     const query = new URLSearchParams();
-    if (params.search) query.set('search', params.search);
-    for (const [key, value] of Object.entries(params.filters)) if (value !== undefined && value !== '') query.set(key, String(value));
+    if (search) query.set('search', search);
+    for (const [key, value] of Object.entries(filters)) if (value !== undefined && value !== '') query.set(key, String(value));
     setRows(0);
     try {
-      const res = await fetch(`/export/${def.name}.csv?${query}`, { headers: { [CSRF_HEADER]: '1' } });
+      const res = await fetch(`/export/${name}.csv?${query}`, { headers: { [CSRF_HEADER]: '1' } });
       if (!res.ok || !res.body) throw new Error(String(res.status));
       const reader = res.body.getReader();
       const parts: Uint8Array[] = [];
@@ -44,7 +52,7 @@ export function CsvExportButton({ def, params }: { def: EntityDef; params: ListP
       const url = URL.createObjectURL(new Blob(parts as BlobPart[], { type: 'text/csv' }));
       const link = document.createElement('a');
       link.href = url;
-      link.download = fileNameOf(res.headers.get('content-disposition'), `${def.name}.csv`);
+      link.download = fileNameOf(res.headers.get('content-disposition'), `${name}.csv`);
       document.body.appendChild(link);
       link.click();
       link.remove();

@@ -14,6 +14,11 @@ export function formatMoney(value: unknown, currency: 'sek' | 'gbp', lang: strin
   return `${CURRENCY[currency].prefix}${text}${CURRENCY[currency].suffix}`;
 }
 
+/** A moment (an ISO timestamp) as the app shows date-times in a language. */
+export function formatDateTime(value: unknown, lang: string): string {
+  return new Date(String(value)).toLocaleString(lang === 'sv' ? 'sv-SE' : 'en-GB');
+}
+
 /** A money field's currency: fixed by the field, or read from another field of the record. */
 function currencyOf(field: FieldDef, record: EntityRecord): 'sek' | 'gbp' {
   const value = field.currencyField ? record[field.currencyField] : field.currency;
@@ -41,7 +46,7 @@ export function fieldValueContent(t: TFunction, lang: string, def: EntityDef, na
     case 'reference':
       return String(record[`${name}_label`] ?? value);
     case 'datetime':
-      return new Date(String(value)).toLocaleString(lang === 'sv' ? 'sv-SE' : 'en-GB');
+      return formatDateTime(value, lang);
     case 'date':
       return <span className="bo-nowrap">{String(value)}</span>;
     case 'time':

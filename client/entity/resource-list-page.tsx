@@ -238,7 +238,7 @@ function ListHeader({
       </Heading>
       <div className="bo-bar">
         {headerActions}
-        {def.exportable && <CsvExportButton def={def} params={params} />}
+        {def.exportable && <CsvExportButton name={def.name} search={params.search} filters={params.filters} />}
         {newTitle !== null && (
           <Button variant="primary" leadingVisual={PlusIcon} onClick={onNew} data-testid="list-new">
             {newTitle}

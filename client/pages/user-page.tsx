@@ -380,7 +380,10 @@ export default function UserPage() {
         {nameOf(u)}
       </Heading>
       <p style={{ color: 'var(--fgColor-muted)', marginTop: 0 }}>
-        {u.email} · {t(`users.accountStatus.${u.account_status}`)} · <span data-testid="invitation-status">{t(`users.invitationStatus.${u.invitation_status}`)}</span>
+        {u.email} · {t(`users.accountStatus.${u.account_status}`)} · <span data-testid="invitation-status">{t(`users.invitationStatus.${u.invitation_status}`)}</span> ·{' '}
+        <PrimerLink as={Link} to={`/activity?entity=users&record_id=${u.id}`} data-testid="user-history">
+          {t('resources._history.tab')}
+        </PrimerLink>
       </p>
       <div style={{ marginBottom: 16 }}>
         <RecordActions def={usersEntity} record={user.data} size="medium" testId={invitationTestId(u.id)} />

@@ -28,5 +28,6 @@ export const ICONS: Record<string, ComponentType> = Object.fromEntries(
     'project',
     'stack',
     'container',
+    'history',
   ].map((name) => [name, spriteIcon(name)]),
 );

@@ -6,6 +6,7 @@ import { sessionRouter } from './routers/session.ts';
 import { dashboardRouter } from './routers/dashboard.ts';
 import { geoRouter } from './routers/geo.ts';
 import { dispatchRouter } from './routers/dispatch.ts';
+import { auditRouter } from './routers/audit.ts';
 
 export const appRouter = router({
   auth: authRouter,
@@ -16,6 +17,7 @@ export const appRouter = router({
   dashboard: dashboardRouter,
   geo: geoRouter,
   dispatch: dispatchRouter,
+  audit: auditRouter,
 });
 
 export type AppRouter = typeof appRouter;

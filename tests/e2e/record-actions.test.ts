@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from '../support/axe.ts';
 import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { daysFromToday } from '../support/entity-samples.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
@@ -108,6 +109,79 @@ describe('RecordActions', () => {
     await page.getByTestId('toasts').getByText('The service is now: Finished.').waitFor();
     await page.locator('[data-testid="status-status"][data-status="4"]').first().waitFor();
     expect(await steps(page)).toEqual([]);
+    await page.context().close();
+  });
+});
+
+/** Issue 20 (ADR 036): the History tab on the same service's page, and the Admin's Activity page. */
+describe('History', () => {
+  it('shows an admin the change they just made, with its author, in English and Swedish, reached by the keyboard', async () => {
+    const page = await pageAs('admin@example.com');
+    const form = page.getByTestId('form-services');
+    await form.getByLabel('Notes').fill('History check');
+    await form.getByTestId('form-save').click();
+    await page
+      .getByTestId('toasts')
+      .getByText(/has been saved/)
+      .waitFor();
+
+    await tabTo(page, 'tab-history');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\?tab=history$/);
+    const newest = page.getByTestId('history-entries').locator('li[data-action]').first();
+    await newest.getByTestId('history-author').getByText('Ada Admin').waitFor();
+    expect(await newest.getByTestId('history-action').innerText()).toBe('Updated');
+    expect(await newest.locator('[data-field="notes"]').innerText()).toMatch(/^Notes: .*History check$/s);
+    // The buddy's steps of the tests above, by the buddy.
+    const steps = page.getByTestId('history-entries').locator('li[data-action="transition"]');
+    await steps.first().getByTestId('history-author').getByText('Bo Buddy').waitFor();
+    expect(await steps.first().locator('[data-field="status"]').innerText()).toMatch(/Booked.*Finished/s);
+    expect(await page.getByTestId('tab-history').getAttribute('aria-current')).toBe('page');
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'record-history');
+
+    await page.getByTestId('language-switch').selectOption('sv');
+    await page.getByTestId('tab-history').getByText('Historik').waitFor();
+    await newest.getByTestId('history-action').getByText('Ändrad').waitFor();
+    expect(await newest.locator('[data-field="notes"]').innerText()).toMatch(/^Anteckningar: .*History check$/s);
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'record-history-sv');
+
+    // The record itself is a tab away; Back returns to the history.
+    await page.getByTestId('tab-record').click();
+    await page.getByTestId('form-services').waitFor();
+    await page.goBack();
+    await page.getByTestId('history-entries').waitFor();
+    await page.context().close();
+  });
+
+  it('shows the buddy the history of their own service', async () => {
+    const page = await pageAs('buddy@example.com');
+    await page.getByTestId('tab-history').click();
+    await page.getByTestId('history-entries').locator('li[data-action="update"]').first().getByText('Ada Admin').waitFor();
+    await page.context().close();
+  });
+
+  it('lists every change on the Activity page, filtered by kind of record and person', async () => {
+    const page = await pageAs('admin@example.com');
+    await page.getByRole('link', { name: /Aktivitet|Activity/ }).click();
+    await page.waitForURL(`${stack.baseUrl}/activity`);
+    await page.getByTestId('history-entries').waitFor();
+    await page.getByTestId('activity-entity').selectOption('services');
+    await page.waitForURL(/entity=services/);
+    const records = () => page.getByTestId('history-entries').getByTestId('history-record').allInnerTexts();
+    await expect.poll(async () => (await records()).every((text) => /^Service #\d+$/.test(text))).toBe(true);
+    const buddy = page.getByTestId('activity-user');
+    await buddy.selectOption((await buddy.locator('option', { hasText: 'Bo Buddy' }).getAttribute('value'))!);
+    await page.waitForURL(/user_id=/);
+    // The previous page stays in view until the filtered one arrives.
+    await expect.poll(async () => [...new Set(await page.getByTestId('history-entries').getByTestId('history-author').allInnerTexts())]).toEqual(['Bo Buddy']);
+    await page.getByTestId('history-entries').locator('li[data-action="transition"]').first().waitFor();
+    // The same filters as CSV, through the back office's export route.
+    await page.getByTestId('csv-export').click();
+    await page.getByTestId('toasts').getByText('Exported 2 rows.').waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'activity');
     await page.context().close();
   });
 });

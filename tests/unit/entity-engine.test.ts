@@ -59,7 +59,7 @@ describe('entity definitions', () => {
 
   it('every entity and field is labelled in English and Swedish', () => {
     for (const def of ENTITIES) {
-      for (const locale of [en, sv] as Record<string, { name: string; one: string; fields: Record<string, string> }>[]) {
+      for (const locale of [en, sv] as unknown as Record<string, { name: string; one: string; fields: Record<string, string> }>[]) {
         const labels = locale[def.name];
         expect(labels?.name, def.name).toBeTruthy();
         expect(labels?.one, def.name).toBeTruthy();

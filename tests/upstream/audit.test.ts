@@ -306,6 +306,112 @@ describe('GET audit/verify/', () => {
   });
 });
 
+describe('GET audit/ and audit/export/ (ADR 036)', () => {
+  const idOf = async (email: string) => Number((await up.db.query<{ id: number }>('select id from users where email = $1', [email])).rows[0]!.id);
+  /** A service assigned to `email`'s buddy, with one entry of its history written as an Admin's change would be. */
+  async function serviceOf(email: string) {
+    const buddy = await idOf(email);
+    const { rows } = await up.db.query<{ id: number }>('select id from services where buddy_id = $1 order by id limit 1', [buddy]);
+    const id = Number(rows[0]!.id);
+    const admin = await idOf('admin@example.com');
+    await up.db.transaction((tx) =>
+      recordChange(tx, up.config.auditKey, {
+        userId: admin,
+        role: 'Admin',
+        address: null,
+        requestId: 'r',
+        entity: 'services',
+        recordId: id,
+        action: 'update',
+        changes: { notes: ['a', 'b'] },
+      }),
+    );
+    return id;
+  }
+
+  it('lists a record’s history newest first with its author’s name, filtered and paged', async () => {
+    const a = await asset({ notes: 'v0' });
+    let version = a.version;
+    for (let i = 1; i <= 11; i++) {
+      const res = await call(`assets/${a.id}/`, { method: 'PATCH', body: { version, notes: `v${i}` } });
+      version = res.body.data.version;
+    }
+    const res = await call(`audit/?entity=assets&record_id=${a.id}&page_size=10`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data.paginator).toEqual({ page: 1, page_size: 10, count: 12, total_pages: 2 });
+    const first = res.body.data.results[0];
+    expect(first).toMatchObject({
+      entity: 'assets',
+      record_id: a.id,
+      action: 'update',
+      user_id: await idOf('admin@example.com'),
+      user_name: 'Ada Admin',
+      changes: { notes: ['v10', 'v11'] },
+    });
+    const ids = res.body.data.results.map((e: { id: number }) => e.id);
+    expect(ids).toEqual([...ids].sort((x, y) => y - x));
+    const page2 = await call(`audit/?entity=assets&record_id=${a.id}&page_size=10&page=2`);
+    expect(page2.body.data.results.map((e: { action: string }) => e.action)).toEqual(['update', 'create']);
+    expect((await call(`audit/?entity=assets&record_id=${a.id}&action=create`)).body.data.paginator.count).toBe(1);
+    expect((await call(`audit/?entity=assets&record_id=${a.id}&user_id=${await idOf('buddy@example.com')}`)).body.data.paginator.count).toBe(0);
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    expect((await call(`audit/?entity=assets&record_id=${a.id}&from=${today}&to=${today}`)).body.data.paginator.count).toBe(12);
+    expect((await call(`audit/?entity=assets&record_id=${a.id}&to=${yesterday}`)).body.data.paginator.count).toBe(0);
+    expect((await call('audit/?from=2026-13-01')).status).toBe(400);
+    expect((await call('audit/?page_size=7')).status).toBe(400);
+  });
+
+  it('lets a buddy read the history of their own service only; everything else is the Admin’s', async () => {
+    const own = await serviceOf('buddy@example.com');
+    const others = await serviceOf('shop@example.com');
+    const mine = await call(`audit/?entity=services&record_id=${own}`, { as: 'buddy' });
+    expect(mine.status).toBe(200);
+    expect(mine.body.data.results[0]).toMatchObject({ record_id: own, changes: { notes: ['a', 'b'] }, user_name: 'Ada Admin' });
+    expect((await call(`audit/?entity=services&record_id=${others}`, { as: 'buddy' })).status).toBe(403);
+    expect((await call('audit/?entity=services', { as: 'buddy' })).status).toBe(403);
+    expect((await call('audit/', { as: 'buddy' })).status).toBe(403);
+    // An entity without an owner field is never a buddy's, whatever the record.
+    const a = await asset();
+    expect((await call(`audit/?entity=assets&record_id=${a.id}`, { as: 'buddy' })).status).toBe(403);
+    expect((await call('audit/export/', { as: 'buddy' })).status).toBe(403);
+    expect((await call('audit/', { as: 'nobody' })).status).toBe(401);
+  });
+
+  it('answers a reference field’s before and after with the labels of the records they point at', async () => {
+    const id = await serviceOf('buddy@example.com');
+    const [buddy, admin] = [await idOf('buddy@example.com'), await idOf('admin@example.com')];
+    await up.db.transaction((tx) =>
+      recordChange(tx, up.config.auditKey, {
+        userId: admin,
+        role: 'Admin',
+        address: null,
+        requestId: 'r',
+        entity: 'services',
+        recordId: id,
+        action: 'update',
+        changes: { buddy_id: [buddy, admin], notes: ['b', 'c'] },
+      }),
+    );
+    const [newest] = (await call(`audit/?entity=services&record_id=${id}`)).body.data.results;
+    expect(newest).toMatchObject({ changes: { buddy_id: [buddy, admin] }, labels: { buddy_id: ['Bo Buddy', 'Ada Admin'] } });
+    expect(Object.keys(newest.labels)).toEqual(['buddy_id']);
+  });
+
+  it('exports the same filters as CSV to an Admin', async () => {
+    const a = await asset({ name: 'Audit, export' });
+    const res = await fetch(`${up.url}audit/export/?entity=assets&record_id=${a.id}`, { headers: { authorization: `Bearer ${tokens.admin}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/csv/);
+    const lines = (await res.text()).trimEnd().split('\r\n');
+    expect(lines[0]).toBe('id,at,user_id,user_name,role,address,request_id,entity,record_id,action,changes');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(',Ada Admin,');
+    expect(lines[1]).toContain(`,assets,${a.id},create,`);
+    expect(lines[1]).toContain('"{""name"":[null,""Audit, export""]');
+  });
+});
+
 describe('npm run audit:verify', { timeout: 60_000 }, () => {
   it('prints the verdict of a PGlite directory and exits 1 when the chain is broken', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'audit-verify-'));

@@ -193,6 +193,16 @@ function labelExpression(field: FieldDef, lang: Lang): string {
   return reference.labelSql ?? labelSql(template, 'r', lang);
 }
 
+/** The labels of some records a reference field may point at, in a language (the change history's before and after). */
+export async function referenceLabels(db: Db, field: FieldDef, ids: readonly number[], lang: Lang): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query<{ id: number; label: string | null }>(
+    `select r.id, ${labelExpression(field, lang)} as label from ${referenceTable(field)} r where r.id = any($1::bigint[])`,
+    [[...ids]],
+  );
+  return new Map(rows.map((row) => [Number(row.id), row.label ?? String(row.id)]));
+}
+
 /** The `<reference>_label` and lookup columns a record is read with, in a language. */
 function derivedColumns(def: EntityDef, lang: Lang): string[] {
   const labels = Object.entries(def.fields)
@@ -348,7 +358,7 @@ function registerCalendar(app: FastifyInstance, r: Resource, dateColumn: string)
  * Keyset pages by id: constant memory and no OFFSET cost however many rows there are. While one page is
  * written out, the next is already being read (one query ahead, never more).
  */
-async function* csvLines(db: Db, select: string, where: { sql: string; params: unknown[] }, header: string, writeRow: (row: Record<string, unknown>) => string) {
+export async function* csvLines(db: Db, select: string, where: { sql: string; params: unknown[] }, header: string, writeRow: (row: Record<string, unknown>) => string) {
   const batch = 2000;
   yield header;
   const keyset = `${where.sql ? where.sql + ' and' : ' where'} t.id > $${where.params.length + 1}`;
