@@ -60,11 +60,34 @@ const Timeline = styled.ol`
   }
 `;
 
-const WRITES = new Set(['create', 'update', 'delete', 'transition']);
+/** The actions the API records itself (ADR 035, 038): the engine's writes, exports and account events. */
+export const RECORDED_ACTIONS = [
+  'create',
+  'update',
+  'delete',
+  'transition',
+  'export',
+  'sign_in',
+  'sign_in_failed',
+  'sign_out',
+  'password_reset_requested',
+  'password_reset',
+  'invitation_accepted',
+  'email_change_requested',
+  'email_confirmed',
+  'profile_update',
+] as const;
+const RECORDED = new Set<string>(RECORDED_ACTIONS);
 
-/** What an entry's action reads as: the engine's writes, or the label the entity declares for its action. */
+/**
+ * What an entry's action reads as: one the API records itself, a sub-resource's operation (`roles.add`:
+ * "Roles: added"), or the label the entity declares for its action.
+ */
 export function actionText(t: TFunction, entity: string, action: string): string {
-  if (WRITES.has(action)) return t(`resources._history.actions.${action}`);
+  if (RECORDED.has(action)) return t(`resources._history.actions.${action}`);
+  const [sub, op] = action.split('.');
+  if (sub && (op === 'add' || op === 'set' || op === 'remove'))
+    return t(`resources._history.actions.${op}`, { name: t(`resources.${entity}.subResources.${sub}`, { defaultValue: sub }) });
   return t(`resources.${entity}.actions.${action}.label`, { defaultValue: action });
 }
 

@@ -10,14 +10,13 @@ import type { AuditFilters } from '../../shared/schemas/audit.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { Pager } from '../components/pager.tsx';
 import { CsvExportButton } from '../entity/csv-export.tsx';
-import { HistoryEntries, RecordLink } from '../entity/record-history.tsx';
+import { HistoryEntries, RECORDED_ACTIONS, RecordLink } from '../entity/record-history.tsx';
 import { ReferencePicker } from '../entity/reference-choices.tsx';
 import { errorText } from '../errors.ts';
 import { loadEntityDef } from '../routes.tsx';
 import { trpc } from '../trpc.ts';
 
 const XIcon = spriteIcon('x');
-const ACTIONS = ['create', 'update', 'delete', 'transition'] as const;
 const FILTER_KEYS = ['user_id', 'entity', 'record_id', 'action', 'from', 'to'] as const;
 
 // The pager's sizes (components/pager.tsx) and the history's default (shared/schemas/audit.ts, whose zod
@@ -130,7 +129,7 @@ export default function ActivityPage() {
         </Select>
         <Select aria-label={t('resources._history.action')} value={filters.action ?? ''} onChange={(e) => change({ action: e.target.value })} data-testid="activity-action">
           <Select.Option value="">{t('resources._history.anyAction')}</Select.Option>
-          {ACTIONS.map((action) => (
+          {RECORDED_ACTIONS.map((action) => (
             <Select.Option key={action} value={action}>
               {t(`resources._history.actions.${action}`)}
             </Select.Option>
