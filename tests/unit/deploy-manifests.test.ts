@@ -181,6 +181,9 @@ describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
         for (const variable of environmentOf(objects, container)) {
           const where = `${workload.metadata.name}/${container.name}: ${variable.name}`;
           if (SECRET_VARS.includes(variable.name)) expect(variable.from, where).toBe('secret');
+          // Every reference resolves: to a rendered Secret in demo, to one production creates outside otherwise.
+          if (variable.from === 'secret' && overlay === 'demo') expect(variable.value, where).toBeDefined();
+          if (variable.from === 'secret' && overlay === 'production' && program !== 'postgres') expect(Object.keys(STAND_INS), where).toContain(variable.name);
           if (program === 'backoffice') expect(BACK_OFFICE_VARS.has(variable.name), `${where} is not in server/env.ts`).toBe(true);
           if (program === 'upstream') expect(UPSTREAM_VARS.has(variable.name), `${where} is not in upstream/env.ts`).toBe(true);
         }
