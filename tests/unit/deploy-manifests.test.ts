@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import ts from 'typescript';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../../server/metrics.ts';
@@ -91,6 +92,39 @@ async function kubernetesModel(object: K8sObject): Promise<{ validate(): void }>
   return new Model(object);
 }
 
+/**
+ * Fields the schemas do not know. The JSON schemas kubernetes-models validates with allow any extra field (as
+ * the API server's non-strict decoding does), so a misspelt `readinesProbe` would pass them; its TypeScript
+ * types do not: each object is type-checked as an object literal of its kind, where an unknown field is an
+ * error.
+ */
+function unknownFieldErrors(objects: K8sObject[], name: string): string[] {
+  const dir = join(root, 'node_modules', '.cache', 'deploy-manifests');
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${name}.ts`);
+  const lines = objects.flatMap((object, i) => {
+    const [group, version] = object.apiVersion.includes('/') ? object.apiVersion.split('/') : [undefined, object.apiVersion];
+    return [
+      `import type { I${object.kind} as T${i} } from 'kubernetes-models/${group ? `${group}/` : ''}${version}/${object.kind}';`,
+      `export const o${i}: T${i} = ${JSON.stringify(object)};`,
+    ];
+  });
+  writeFileSync(file, lines.join('\n') + '\n');
+  const program = ts.createProgram([file], {
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+  });
+  return ts.getPreEmitDiagnostics(program, program.getSourceFile(file)).map((d) => {
+    const line = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line : -1;
+    const object = objects[Math.floor(line / 2)];
+    return `${object ? `${object.kind} ${object.metadata.name}` : '?'}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
+  });
+}
+
 describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
   const objects = rendered[overlay];
 
@@ -102,6 +136,10 @@ describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
     }
     const names = objects.map((o) => `${o.kind}/${o.metadata.name}`);
     expect(new Set(names).size).toBe(names.length);
+  });
+
+  it('has no field the Kubernetes types do not know (a misspelt field fails)', { timeout: 60_000 }, () => {
+    expect(unknownFieldErrors(objects, overlay)).toEqual([]);
   });
 
   it.skipIf(!hasCommand('kubectl'))('renders as `kubectl kustomize` does', () => {
@@ -248,6 +286,12 @@ describe('deploy/kubernetes schema check', () => {
     const hpa = structuredClone(find(rendered.demo, 'HorizontalPodAutoscaler', 'backoffice')!);
     delete (hpa.spec as { maxReplicas?: number }).maxReplicas;
     await expect(kubernetesModel(hpa).then((m) => m.validate())).rejects.toThrow(/maxReplicas/);
+  });
+
+  it('refuses a field the Kubernetes types do not know', { timeout: 60_000 }, () => {
+    const deployment = structuredClone(find(rendered.demo, 'Deployment', 'backoffice')!);
+    (podSpecOf(deployment)!.containers[0] as Record<string, unknown>).readinesProbe = { httpGet: { path: '/readyz', port: 'http' } };
+    expect(unknownFieldErrors([deployment], 'misspelt').join('\n')).toMatch(/readinesProbe/);
   });
 });
 
