@@ -12,7 +12,11 @@ WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
-COPY --from=build --chown=node:node /app/upstream/migrations ./upstream/migrations
+# The reference API and its migrations run from source on Node 24 (`node upstream/main.ts`,
+# `node scripts/migrate.ts`, `node scripts/audit-verify.ts`): the same image is the back office, the API and the migration job (deploy/, ADR 039).
+COPY --from=build --chown=node:node /app/upstream ./upstream
+COPY --from=build --chown=node:node /app/shared ./shared
+COPY --from=build --chown=node:node /app/scripts/migrate.ts /app/scripts/audit-verify.ts ./scripts/
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 # The in-process API listens on 127.0.0.1 only; its files are served on 3000 (ADR 029).

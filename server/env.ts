@@ -20,7 +20,7 @@ const csv = z.string().transform((value) =>
     .filter(Boolean),
 );
 
-const envSchema = z
+export const envSchema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     PORT: portField.default(3000),

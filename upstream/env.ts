@@ -2,7 +2,7 @@ import { z } from 'zod';
 import * as fields from '../shared/env-fields.server.ts';
 
 /** `npm run upstream`: the reference API's environment, its shared fields defined once with the back office's. */
-const envSchema = z.object({
+export const envSchema = z.object({
   PORT: fields.portField.default(4010),
   HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: fields.logLevelField.default('info'),
