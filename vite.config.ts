@@ -32,7 +32,8 @@ function primerLightTheme(): Plugin {
 
 /**
  * The browser's translations in parts (client/translation-parts.ts, ADR 024): `virtual:translations/<lang>/<part>`
- * is common.json's first-load groups (`core`), the others (`more`), resources.json (`resources`) or one
+ * is common.json's first-load groups (`core`), the others (`more`; `later`: those only screens that wait for every
+ * text use), resources.json (`resources`) or one
  * entity's labels (`resources/<entity>`); `virtual:translations/loaders` imports each of them lazily.
  */
 function translationParts(): Plugin {
@@ -51,11 +52,11 @@ function translationParts(): Plugin {
           const entities = Object.keys(read(localeFile(lang, 'resources')))
             .filter((key) => !key.startsWith('_'))
             .map((entity) => `${JSON.stringify(entity)}: ${part(`resources/${entity}`)}`);
-          return `${lang}: { core: ${part('core')}, more: ${part('more')}, resources: ${part('resources')}, entities: { ${entities.join(', ')} } }`;
+          return `${lang}: { core: ${part('core')}, more: ${part('more')}, later: ${part('later')}, resources: ${part('resources')}, entities: { ${entities.join(', ')} } }`;
         });
         return `export default { ${entries.join(',\n')} };`;
       }
-      const [lang, part, entity] = id.slice(TRANSLATIONS_PREFIX.length + 1).split('/') as [string, 'core' | 'more' | 'resources', string | undefined];
+      const [lang, part, entity] = id.slice(TRANSLATIONS_PREFIX.length + 1).split('/') as [string, 'core' | 'more' | 'later' | 'resources', string | undefined];
       if (!languages().includes(lang)) throw new Error(`no translations for ${lang}`);
       const file = localeFile(lang, part === 'resources' ? 'resources' : 'common');
       this.addWatchFile(file);

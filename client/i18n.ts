@@ -23,16 +23,21 @@ export const bundle = (common: object, resources: object): Bundle => ({ common: 
 export type TranslationNeed = 'all' | { list: string } | { page: string };
 
 const partsOf = (need: TranslationNeed): TranslationPart[] =>
-  need === 'all' ? ['core', 'more', 'resources'] : 'list' in need ? ['core', `resources/${need.list}`] : ['core', 'more', `resources/${need.page}`];
+  need === 'all' ? ['core', 'more', 'later', 'resources'] : 'list' in need ? ['core', `resources/${need.list}`] : ['core', 'more', `resources/${need.page}`];
 
 async function loadBundle(lang: Language, need: TranslationNeed): Promise<Bundle> {
   const parts = LOADERS[lang];
   const all = need === 'all';
   const entity = all ? undefined : parts.entities['list' in need ? need.list : need.page];
   const withMore = all || 'page' in need;
-  const [core, more, resources] = await Promise.all([parts.core(), withMore ? parts.more() : undefined, entity ? entity() : parts.resources()]);
+  const [core, more, later, resources] = await Promise.all([
+    parts.core(),
+    withMore ? parts.more() : undefined,
+    all ? parts.later() : undefined,
+    entity ? entity() : parts.resources(),
+  ]);
   if (all) completing.set(lang, Promise.resolve());
-  return bundle({ ...core.default, ...more?.default }, resources.default);
+  return bundle({ ...core.default, ...more?.default, ...later?.default }, resources.default);
 }
 
 /**
@@ -88,8 +93,8 @@ export function completeTranslations(): Promise<void> {
     langs.map((lang) => {
       let done = completing.get(lang);
       if (!done) {
-        done = Promise.all([LOADERS[lang].more(), LOADERS[lang].resources()]).then(([more, resources]) => {
-          instance.addResourceBundle(lang, 'common', { ...more.default, resources: resources.default }, true, false);
+        done = Promise.all([LOADERS[lang].more(), LOADERS[lang].later(), LOADERS[lang].resources()]).then(([more, later, resources]) => {
+          instance.addResourceBundle(lang, 'common', { ...more.default, ...later.default, resources: resources.default }, true, false);
         });
         done.catch(() => completing.delete(lang));
         completing.set(lang, done);

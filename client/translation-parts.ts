@@ -8,14 +8,34 @@
 /** Top-level groups of common.json that the shell and the generic list screen render. */
 export const CORE_GROUPS = ['app', 'shell', 'languages', 'confirm', 'toast', 'routes', 'errors', 'common', 'list', 'form', 'export', 'pending', 'APP', 'phone'] as const;
 
+/**
+ * Groups of screens that load every text before they render (`withAllTranslations`): left out of `more`,
+ * which a page with its own first-load need (Today) waits for before hydrating, and loaded with the rest in
+ * the background (`later`). tests/unit/translation-parts.test.ts checks no module of such a page's first
+ * load uses them.
+ */
+export const LATER_GROUPS = [
+  'trialGroups',
+  'dispatch',
+  'users',
+  'home',
+  'profile',
+  'subscriptionActions',
+  'promoCodes',
+  'subscriptions',
+  'userConfirm',
+  'scheduler',
+  'bicycles',
+] as const;
+
 /** Groups only the server's public pages use (client/public-pages/): never sent to the browser. */
 export const SERVER_ONLY_GROUPS = ['auth', 'forbidden', 'legal', 'plans', 'notFound'] as const;
 
 /**
- * `core` and `more` are common.json cut in two; `resources` is resources.json (every entity's labels),
- * `resources/<entity>` one entity's.
+ * `core`, `more` and `later` are common.json cut in three; `resources` is resources.json (every entity's
+ * labels), `resources/<entity>` one entity's.
  */
-export type TranslationPart = 'core' | 'more' | 'resources' | `resources/${string}`;
+export type TranslationPart = 'core' | 'more' | 'later' | 'resources' | `resources/${string}`;
 
 export const TRANSLATIONS_PREFIX = 'virtual:translations/';
 /** The module that imports every part lazily (generated: one loader per language, part and entity). */
@@ -27,13 +47,16 @@ export const translationModule = (lang: string, part: TranslationPart) => `${TRA
 export interface LanguageLoaders {
   core: () => Promise<{ default: Record<string, unknown> }>;
   more: () => Promise<{ default: Record<string, unknown> }>;
+  later: () => Promise<{ default: Record<string, unknown> }>;
   resources: () => Promise<{ default: Record<string, unknown> }>;
   entities: Record<string, () => Promise<{ default: Record<string, unknown> }>>;
 }
 
 /** The groups of `part` from common.json. */
-export function pickGroups(common: Record<string, unknown>, part: 'core' | 'more'): Record<string, unknown> {
+export function pickGroups(common: Record<string, unknown>, part: 'core' | 'more' | 'later'): Record<string, unknown> {
   const core = new Set<string>(CORE_GROUPS);
+  const later = new Set<string>(LATER_GROUPS);
   const serverOnly = new Set<string>(SERVER_ONLY_GROUPS);
-  return Object.fromEntries(Object.entries(common).filter(([group]) => (part === 'core' ? core.has(group) : !core.has(group) && !serverOnly.has(group))));
+  const partOf = (group: string) => (core.has(group) ? 'core' : later.has(group) ? 'later' : serverOnly.has(group) ? null : 'more');
+  return Object.fromEntries(Object.entries(common).filter(([group]) => partOf(group) === part));
 }

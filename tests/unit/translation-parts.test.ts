@@ -1,9 +1,9 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import enCommon from '../../locales/en/common.json';
 import { ENTITIES } from '../../shared/entities/registry.ts';
-import { CORE_GROUPS, SERVER_ONLY_GROUPS, pickGroups } from '../../client/translation-parts.ts';
+import { CORE_GROUPS, LATER_GROUPS, SERVER_ONLY_GROUPS, pickGroups } from '../../client/translation-parts.ts';
 
 /**
  * A list page hydrates with only the first-load part of the texts (ADR 024); the server renders with all
@@ -80,9 +80,38 @@ describe('translations in parts', () => {
   });
 
   it('cuts common.json into parts that lose nothing the browser needs', () => {
-    const core = pickGroups(enCommon, 'core');
-    const more = pickGroups(enCommon, 'more');
-    expect(Object.keys(core).filter((group) => group in more)).toEqual([]);
-    expect([...Object.keys(core), ...Object.keys(more), ...SERVER_ONLY_GROUPS].sort()).toEqual(Object.keys(enCommon).sort());
+    const parts = (['core', 'more', 'later'] as const).map((part) => Object.keys(pickGroups(enCommon, part)));
+    const all = [...parts.flat(), ...SERVER_ONLY_GROUPS];
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.sort()).toEqual(Object.keys(enCommon).sort());
+    for (const group of LATER_GROUPS) expect(GROUPS.has(group), group).toBe(true);
+  });
+
+  it('gives a page with its own first-load need (Today) every text its first load uses: none of the `later` groups', () => {
+    const later = new Set<string>(LATER_GROUPS);
+    // The routes of client/routes.tsx whose page loads its own part first: `page('<module>'), translations: { page: … }`.
+    const routes = readFileSync(join(root, 'client', 'routes.tsx'), 'utf8');
+    const pages = [...routes.matchAll(/page\('([^']+)'\), translations: \{ page:/g)].map((m) => m[1]!);
+    expect(pages).toContain('client/pages/today-page.tsx');
+    const used = pages.flatMap((module) =>
+      staticImports(module).flatMap((file) =>
+        keysIn(readFileSync(join(root, file), 'utf8'))
+          .filter((key) => later.has(key.split('.')[0]!))
+          .map((key) => `${file}: ${key}`),
+      ),
+    );
+    expect(used).toEqual([]);
   });
 });
+
+/** A module and every module it imports statically (not `import type`, not `import()`), within the repository. */
+function staticImports(file: string, seen = new Set<string>()): string[] {
+  if (seen.has(file)) return [];
+  seen.add(file);
+  const source = readFileSync(join(root, file), 'utf8');
+  for (const match of source.matchAll(/^import\s+(?!type\b)[^;]*?from\s+'(\.[^']+)'/gm)) {
+    const target = join(dirname(file), match[1]!);
+    if (existsSync(join(root, target))) staticImports(target, seen);
+  }
+  return [...seen];
+}
