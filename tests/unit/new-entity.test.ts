@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { labelOf, type EntityDef } from '../../shared/entity/define.ts';
 import { entityScreenRoutes } from '../../shared/entity/screen-routes.ts';
+import { APP_ROUTES } from '../../shared/route-table.ts';
 import { entityTableSql } from '../../upstream/resources/entity-sql.ts';
 
 /**
@@ -59,9 +60,19 @@ describe('new:entity', { timeout: 60_000 }, () => {
     expect(Object.keys(def.fields)).toEqual(['name', 'address', 'active']);
     expect(def.fields.name).toMatchObject({ kind: 'text', required: true, searchable: true, sortable: true, list: true });
     expect(labelOf(def, { name: 'Spokes & Co' })).toBe('Spokes & Co');
-    expect(entityScreenRoutes([def])).toEqual([
-      { path: '/workshops', titleKey: 'routes.workshops', roles: ['Admin'], sidebar: { order: 200, icon: 'package' }, screen: { entity: 'workshops', kind: 'list' } },
+    const routes = entityScreenRoutes([def]);
+    expect(routes).toEqual([
+      {
+        path: '/workshops',
+        titleKey: 'routes.workshops',
+        roles: ['Admin'],
+        sidebar: { order: expect.any(Number), icon: 'package' },
+        screen: { entity: 'workshops', kind: 'list' },
+      },
     ]);
+    // After the last entry of the sidebar, whatever it is today.
+    const orders = APP_ROUTES.flatMap((route) => (route.sidebar ? [route.sidebar.order] : []));
+    expect(routes[0]!.sidebar!.order).toBeGreaterThan(Math.max(...orders));
     const migration = readFileSync(join(copy, nextMigration(1, 'workshops')), 'utf8');
     expect(migration).toContain(entityTableSql(def));
     expect(migration).toContain('active boolean not null default false,');
