@@ -116,6 +116,7 @@ export function FieldInput({ def, name, field, value, error, onChange, record, f
         emptyLabel={t('form.none')}
         invalid={invalid}
         stacked
+        activeOnly
         name={name}
       />
     );
