@@ -127,6 +127,23 @@ describe('service types and rating', () => {
     expect(options).toEqual(expect.arrayContaining(['Basic', 'Repair', 'E-bike check']));
     // The discontinued type is not offered for a new choice (ADR 041).
     expect(options.some((o) => o.includes('Winter tyres fitted'))).toBe(false);
+
+    // A type the service has, made inactive afterwards: the form still shows it chosen, marked inactive.
+    const input = { name_en: 'Saddle fitting', name_sv: 'Sadelanpassning', duration_minutes: 30, price_sek: 250, is_active: true };
+    const type = await ok<{ id: number; version: number }>('serviceTypes.create', input);
+    await page.reload();
+    await hydrated(page);
+    await select.selectOption({ label: 'Saddle fitting' });
+    await page.getByTestId('form-services').getByTestId('form-save').click();
+    await page
+      .getByTestId('toasts')
+      .getByText(/has been saved/)
+      .waitFor();
+    await ok('serviceTypes.update', { id: type.id, version: type.version, data: { ...input, is_active: false } });
+    await page.reload();
+    await hydrated(page);
+    await select.locator('option', { hasText: 'Saddle fitting (inactive)' }).waitFor({ state: 'attached' });
+    expect(await select.evaluate((el: HTMLSelectElement) => el.selectedOptions[0]?.textContent)).toBe('Saddle fitting (inactive)');
   });
 
   it('an admin rates a finished service: 6 is refused on the field, 4 is saved and shown in the list', async () => {
