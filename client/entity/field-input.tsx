@@ -1,11 +1,12 @@
-import { Checkbox, FormControl, Select, TextInput, Textarea } from '@primer/react';
+import { Checkbox, FormControl, Label, Select, TextInput, Textarea } from '@primer/react';
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
-import { nextStatuses, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
+import { isOverdue, nextStatuses, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { useSession } from '../session.ts';
 import { ImageUpload } from '../components/image-upload.tsx';
 import { fieldText } from '../errors.ts';
 import { ReferencePicker } from './reference-choices.tsx';
+import { todayIso } from '../components/calendar-dates.ts';
 
 interface Props {
   def: EntityDef;
@@ -116,6 +117,7 @@ export function FieldInput({ def, name, field, value, error, onChange, record, f
         emptyLabel={t('form.none')}
         invalid={invalid}
         stacked
+        activeOnly
         name={name}
       />
     );
@@ -129,6 +131,13 @@ export function FieldInput({ def, name, field, value, error, onChange, record, f
     <FormControl required={field.required}>
       <FormControl.Label>{label}</FormControl.Label>
       {control}
+      {record && isOverdue(field, value, record, todayIso()) && (
+        <FormControl.Caption>
+          <Label variant="danger" data-testid={`overdue-${name}`}>
+            {t('common.overdue')}
+          </Label>
+        </FormControl.Caption>
+      )}
       {field.kind === 'text' && field.max && !field.multiline ? <FormControl.Caption>{t('form.maxLength', { max: field.max })}</FormControl.Caption> : null}
       {message && field.kind !== 'image' && <FormControl.Validation variant="error">{message}</FormControl.Validation>}
     </FormControl>

@@ -2,7 +2,8 @@ import { Avatar, Label } from '../components/controls.tsx';
 import type { TFunction } from 'i18next';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { EntityDef, EntityRecord, FieldDef } from '../../shared/entity/define.ts';
+import { isOverdue, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
+import { todayIso } from '../components/calendar-dates.ts';
 import { StatusLabel, statusText } from './status-label.tsx';
 
 const CURRENCY = { sek: { suffix: ' kr', prefix: '' }, gbp: { suffix: '', prefix: '£' } } as const;
@@ -48,7 +49,19 @@ export function fieldValueContent(t: TFunction, lang: string, def: EntityDef, na
     case 'datetime':
       return formatDateTime(value, lang);
     case 'date':
-      return <span className="bo-nowrap">{String(value)}</span>;
+      return (
+        <span className="bo-nowrap">
+          {String(value)}
+          {isOverdue(field, value, record, todayIso()) && (
+            <>
+              {' '}
+              <Label variant="danger" data-testid={`overdue-${name}`}>
+                {t('common.overdue')}
+              </Label>
+            </>
+          )}
+        </span>
+      );
     case 'time':
       return String(value).slice(0, 5);
     case 'decimal':

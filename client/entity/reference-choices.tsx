@@ -19,9 +19,10 @@ function useDebounced(value: string, ms: number): string {
 /**
  * The choices of a reference field (a form's select, a list's filter): the first OPTIONS_LIMIT records
  * matching the filter text, always with the record `current` names, so a chosen value beyond the first page
- * still shows. The filter box is offered when there are more records than one list holds.
+ * still shows. The filter box is offered when there are more records than one list holds. `activeOnly`
+ * (choosing a new value) leaves out inactive catalogue entries but the current one (ADR 041).
  */
-export function useReferenceChoices(reference: Reference, current: number | null | undefined) {
+export function useReferenceChoices(reference: Reference, current: number | null | undefined, activeOnly = false) {
   const [filter, setFilter] = useState('');
   const search = useDebounced(filter.trim(), 250);
   // The router of the referenced entity is named after it: no need to load its definition.
@@ -30,17 +31,18 @@ export function useReferenceChoices(reference: Reference, current: number | null
     ...(reference.role ? { role: reference.role } : {}),
     ...(search ? { search } : {}),
     ...(current ? { include: current } : {}),
+    ...(activeOnly ? { activeOnly } : {}),
   };
   const query = entityApi(target).options.useQuery(input, { placeholderData: keepPreviousData });
   const options: ChoiceOption[] = query.data ?? [];
   // Labels of every choice seen, so a value picked under one filter keeps its label under the next.
-  const seen = useRef(new Map<number, string>());
-  for (const option of options) seen.current.set(option.id, option.label);
+  const seen = useRef(new Map<number, ChoiceOption>());
+  for (const option of options) seen.current.set(option.id, option);
   // More records than one list shows (the list is full), or a filter is already narrowing it.
   const filterable = filter !== '' || options.length >= OPTIONS_LIMIT;
   /** The choices to render: the filtered list, with the value in `selected` added when the filter hides it. */
   const withSelected = (selected: number | null | undefined): ChoiceOption[] =>
-    selected && !options.some((o) => o.id === selected) && seen.current.has(selected) ? [{ id: selected, label: seen.current.get(selected)! }, ...options] : options;
+    selected && !options.some((o) => o.id === selected) && seen.current.has(selected) ? [seen.current.get(selected)!, ...options] : options;
   return { options, withSelected, filter, setFilter, filterable, loading: query.isLoading };
 }
 
@@ -73,14 +75,16 @@ interface PickerProps {
   invalid?: boolean;
   /** Filter box above the select (forms) rather than beside it (toolbars). */
   stacked?: boolean;
+  /** Choosing a value to store (a form): inactive entries are left out but the one `include` names. */
+  activeOnly?: boolean;
   name?: string;
   testId?: string;
 }
 
 /** A select over a reference's choices with a filter box when they are many: forms, list filters, calendars. */
-export function ReferencePicker({ reference, value, onChange, label, emptyLabel, include, invalid, stacked, name, testId }: PickerProps) {
+export function ReferencePicker({ reference, value, onChange, label, emptyLabel, include, invalid, stacked, activeOnly, name, testId }: PickerProps) {
   const { t } = useTranslation();
-  const { withSelected, filter, setFilter, filterable } = useReferenceChoices(reference, include === undefined ? value : include);
+  const { withSelected, filter, setFilter, filterable } = useReferenceChoices(reference, include === undefined ? value : include, activeOnly);
   const options = withSelected(value);
   const filterBox = filterable && <ChoiceFilter label={label} value={filter} onChange={setFilter} testId={`choice-filter-${name ?? testId ?? 'reference'}`} />;
   const select = (
@@ -97,7 +101,7 @@ export function ReferencePicker({ reference, value, onChange, label, emptyLabel,
       {value !== null && !options.some((o) => o.id === value) && <Select.Option value={String(value)}>{t('form.loadingChoice')}</Select.Option>}
       {options.map((option) => (
         <Select.Option key={option.id} value={String(option.id)}>
-          {option.label}
+          {option.inactive ? t('form.inactiveChoice', { label: option.label }) : option.label}
         </Select.Option>
       ))}
     </Select>

@@ -305,8 +305,8 @@ function ListRow({ def, record, cols, meta, t, language, navigate, actions }: Ro
             <RowLink to={def.detailRoute.replace(':id', String(record.id))} navigate={navigate}>
               {fieldValueContent(t, language, def, key, field, record)}
             </RowLink>
-          ) : field.kind === 'date' && record[key] != null && record[key] !== '' ? (
-            // Kept on one line by the table's style (nowrapColumns), not a span per cell.
+          ) : field.kind === 'date' && !field.due && record[key] != null && record[key] !== '' ? (
+            // Kept on one line by the table's style (nowrapColumns), not a span per cell; a due date may carry its flag.
             String(record[key])
           ) : (
             fieldValueContent(t, language, def, key, field, record)

@@ -273,7 +273,7 @@ function usePickedCard() {
     const onKey = (event: KeyboardEvent) => {
       if (event.key !== 'Escape') return;
       setPicked(null);
-      setAnnouncement(t('dispatch.cancelled'));
+      setAnnouncement(t('dispatch.canceled'));
     };
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
@@ -282,7 +282,7 @@ function usePickedCard() {
   const pick = (service: DispatchService) => {
     if (picked?.id === service.id) {
       setPicked(null);
-      setAnnouncement(t('dispatch.cancelled'));
+      setAnnouncement(t('dispatch.canceled'));
       return;
     }
     setPicked(service);

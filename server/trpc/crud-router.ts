@@ -84,11 +84,21 @@ export function createReadProcedures(def: EntityDef) {
           await ctx.session.call({
             method: 'GET',
             path: base,
-            query: { page: 1, page_size: OPTIONS_LIMIT, search: input.search || undefined, ordering: def.defaultSort },
+            query: {
+              page: 1,
+              page_size: OPTIONS_LIMIT,
+              search: input.search || undefined,
+              ordering: def.defaultSort,
+              ...(input.activeOnly && def.activeField ? { [def.activeField]: true } : {}),
+            },
             lang: ctx.lang,
           }),
         );
-        const option = (record: EntityRecord): ChoiceOption => ({ id: record.id, label: labelOf(def, record, ctx.lang) });
+        const option = (record: EntityRecord): ChoiceOption => ({
+          id: record.id,
+          label: labelOf(def, record, ctx.lang),
+          ...(def.activeField && record[def.activeField] === false ? { inactive: true } : {}),
+        });
         return withIncluded(page.results.map(option), input.include, async (id) =>
           option(await ctx.session.call<EntityRecord>({ method: 'GET', path: `${base}${id}/`, lang: ctx.lang })),
         );

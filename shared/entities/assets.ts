@@ -30,7 +30,8 @@ export const assetsEntity = defineEntity({
     buddy_id: { kind: 'reference', reference: BUDDY_REFERENCE, filter: true, list: true },
     purchase_date: { kind: 'date', sortable: true },
     purchase_value: { kind: 'money', currency: 'sek', min: 0 },
-    next_inspection: { kind: 'date', sortable: true, filter: 'range', list: true },
+    // Flagged once passed, unless the asset is retired (ADR 041).
+    next_inspection: { kind: 'date', sortable: true, filter: 'range', list: true, due: { unless: (r) => Number(r.status) === ASSET_STATUS.Retired } },
     notes: { kind: 'text', max: 2000, multiline: true, searchable: true },
   },
   checks: [

@@ -5,6 +5,7 @@ export const productsEntity = defineEntity({
   name: 'products',
   screen: { list: '/products', roles: ['Admin'], sidebar: { order: 190, icon: 'briefcase' } },
   label: '{name_{lang}}',
+  activeField: 'is_active',
   fields: {
     name_en: nameField(120),
     name_sv: nameField(120, { list: false }),

@@ -6,6 +6,7 @@ export const serviceSlotsEntity = defineEntity({
   screen: { list: '/service-slots', roles: ['Admin'], sidebar: { order: 100, icon: 'clock' } },
   defaultSort: 'start_time',
   label: '{name} {start_time|hm}–{end_time|hm}',
+  activeField: 'is_active',
   fields: {
     name: nameField(80),
     start_time: { kind: 'time', required: true, sortable: true, list: true },

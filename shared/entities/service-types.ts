@@ -10,6 +10,7 @@ export const serviceTypesEntity = defineEntity({
   name: 'service-types',
   screen: { list: '/service-types', roles: ['Admin'], sidebar: { order: 105, icon: 'stack' } },
   label: '{name_{lang}}',
+  activeField: 'is_active',
   fields: {
     name_en: nameField(80, { unique: true }),
     name_sv: nameField(80),

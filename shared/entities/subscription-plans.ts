@@ -17,6 +17,7 @@ export const subscriptionPlansEntity = defineEntity({
   route: '/users/:id',
   embedded: true,
   label: '{name_{lang}}',
+  activeField: 'is_active',
   fields: {
     slug: nameField(40, { unique: true }),
     name_en: nameField(120),

@@ -68,6 +68,12 @@ export interface FieldDef {
   many?: number;
   /** A secret (a password, a key): never written to the change history, not even that it changed (ADR 035). */
   secret?: boolean;
+  /**
+   * A date something is due by (an asset's next inspection): once it has passed — the day itself is not late
+   * yet — the list cell and the record page flag it as overdue (ADR 041), unless `unless` says the record needs
+   * it no more (a retired asset). Dates only.
+   */
+  due?: true | { unless: (record: Record<string, unknown>) => boolean };
 }
 
 /** Primer label variants a status value is shown in. */
@@ -275,6 +281,13 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
    * over the referenced row `r` with the role's name as `$2`.
    */
   roleHolders?: string;
+  /**
+   * A boolean field saying whether the record is still offered (a catalogue entry made inactive rather than
+   * deleted, ADR 041): choice lists for a new value leave inactive records out, and the API refuses one as a
+   * newly chosen reference (`validation.option`); a record keeping the inactive one it has stays valid and
+   * shows it. It must be a list filter (`filter: true`), which the choice list asks with.
+   */
+  activeField?: string;
   /** Record columns beside the fields that the list shows and sorts by (`id` first, `created_at` last). */
   metaColumns?: readonly ('id' | 'created_at')[];
   /** Operations beyond CRUD (ADR 032); a status field adds its `transition` action by itself (`actionsOf`). */
@@ -377,6 +390,10 @@ export function defineEntity<
     if (key !== 'id' && !(key in def.fields) && reference?.kind !== 'reference') throw new Error(`${def.name}: label names unknown field ${key}`);
   }
   known(def.calendarField, 'calendarField');
+  known(def.activeField, 'activeField');
+  for (const [key, field] of Object.entries(def.fields)) if (field.due && field.kind !== 'date') throw new Error(`${def.name}.${key}: only a date can be due`);
+  if (def.activeField && (def.fields[def.activeField]!.kind !== 'boolean' || def.fields[def.activeField]!.filter !== true))
+    throw new Error(`${def.name}: activeField ${def.activeField} must be a boolean list filter`);
   for (const key of Object.values(def.location ?? {})) if (typeof key === 'string') known(key, 'location');
   for (const group of def.unique ?? []) for (const key of group.fields) known(key, `unique ${group.name}`);
   for (const [key, field] of Object.entries(def.fields)) {
@@ -419,6 +436,17 @@ export interface Paginator {
 export interface Paged<T> {
   results: T[];
   paginator: Paginator;
+}
+
+/**
+ * Is a due date field's value past on `today` (YYYY-MM-DD, the viewer's date as the screens compute it)? A date
+ * before today is overdue, today itself not; an empty value, a field without `due` and a record its `unless`
+ * excuses are not (ADR 041).
+ */
+export function isOverdue(field: FieldDef, value: unknown, record: Record<string, unknown>, today: string): boolean {
+  if (!field.due || typeof value !== 'string' || !DATE_PATTERN.test(value.slice(0, 10))) return false;
+  if (field.due !== true && field.due.unless(record)) return false;
+  return value.slice(0, 10) < today;
 }
 
 /** YYYY-MM-DD, as date fields and date filters accept it. */
@@ -503,6 +531,8 @@ export const OPTIONS_LIMIT = 100;
 export interface ChoiceOption {
   id: number;
   label: string;
+  /** The record is inactive (its entity's `activeField`): offered only as the value a record already has. */
+  inactive?: boolean;
 }
 
 export type ListParams = {

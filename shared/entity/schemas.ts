@@ -139,7 +139,16 @@ export function updateSchema(def: EntityDef) {
 }
 
 /** The input of a reference's choice list (define.ts: OPTIONS_LIMIT). */
-export const optionsInput = z.object({ search: storableText(200).optional(), include: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional() });
+/**
+ * A choice list's input: the search, the record already chosen (always included), and `activeOnly` for choosing
+ * a new value (a form), which leaves out records the entity's `activeField` marks inactive (ADR 041); filters
+ * and calendars ask without it, since old records still have inactive values.
+ */
+export const optionsInput = z.object({
+  search: storableText(200).optional(),
+  include: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
+  activeOnly: z.boolean().optional(),
+});
 
 /** List state: everything the URL carries. */
 export function listParamsSchema(def: EntityDef) {

@@ -62,6 +62,10 @@ describe('assets', () => {
     const van = page.getByTestId('list-table').locator('tbody tr', { hasText: 'Service van 1' });
     await van.getByText('In use').waitFor();
     await van.getByText('Bo Buddy').waitFor();
+    // Van 2's inspection date has passed: flagged beside the date (ADR 041); van 1's lies ahead.
+    const late = page.getByTestId('list-table').locator('tbody tr', { hasText: 'Service van 2' });
+    await late.getByTestId('overdue-next_inspection').getByText('Overdue').waitFor();
+    expect(await van.getByTestId('overdue-next_inspection').count()).toBe(0);
     await screenshot(page, 'assets-list');
 
     await page.getByTestId('list-new').click();
@@ -88,6 +92,12 @@ describe('assets', () => {
     await form.getByText('This value is already in use.').waitFor();
   });
 
+  it("flags a passed inspection date on the asset's page too", async () => {
+    const late = (await get('assets.list', { page: 1, page_size: 10, search: 'DEF 456', filters: {} })).results[0];
+    await gotoHydrated(page, `${stack.baseUrl}/assets/${late.id}`);
+    await page.getByTestId('form-assets').getByTestId('overdue-next_inspection').getByText('Overdue').waitFor();
+  });
+
   it('reads in Swedish and fits a phone screen', async () => {
     const context = await browser.newContext(PHONE);
     const phone = await context.newPage();
@@ -96,6 +106,7 @@ describe('assets', () => {
     await phone.getByTestId('language-switch').selectOption('sv');
     await phone.getByRole('heading', { name: 'Tillgångar' }).waitFor();
     await phone.getByTestId('list-table').getByText('Skåpbil').first().waitFor();
+    await phone.getByTestId('list-table').getByText('Försenad').first().waitFor();
     expect(await sideways(phone)).toBeLessThanOrEqual(0);
     await screenful(phone, 'assets-phone-sv');
     await context.close();
@@ -114,6 +125,25 @@ describe('service types and rating', () => {
     const select = page.getByTestId('form-services').getByLabel('Service type');
     const options = await select.locator('option').allInnerTexts();
     expect(options).toEqual(expect.arrayContaining(['Basic', 'Repair', 'E-bike check']));
+    // The discontinued type is not offered for a new choice (ADR 041).
+    expect(options.some((o) => o.includes('Winter tyres fitted'))).toBe(false);
+
+    // A type the service has, made inactive afterwards: the form still shows it chosen, marked inactive.
+    const input = { name_en: 'Saddle fitting', name_sv: 'Sadelanpassning', duration_minutes: 30, price_sek: 250, is_active: true };
+    const type = await ok<{ id: number; version: number }>('serviceTypes.create', input);
+    await page.reload();
+    await hydrated(page);
+    await select.selectOption({ label: 'Saddle fitting' });
+    await page.getByTestId('form-services').getByTestId('form-save').click();
+    await page
+      .getByTestId('toasts')
+      .getByText(/has been saved/)
+      .waitFor();
+    await ok('serviceTypes.update', { id: type.id, version: type.version, data: { ...input, is_active: false } });
+    await page.reload();
+    await hydrated(page);
+    await select.locator('option', { hasText: 'Saddle fitting (inactive)' }).waitFor({ state: 'attached' });
+    expect(await select.evaluate((el: HTMLSelectElement) => el.selectedOptions[0]?.textContent)).toBe('Saddle fitting (inactive)');
   });
 
   it('an admin rates a finished service: 6 is refused on the field, 4 is saved and shown in the list', async () => {

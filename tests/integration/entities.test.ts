@@ -187,4 +187,26 @@ describe('reference choices', () => {
     // A record that no longer exists is left out, not an error.
     expect((await query(admin, 'companies.options', { include: 999999 })).status).toBe(200);
   });
+
+  it('a choice list for a new value leaves inactive catalogue entries out, but the one a record has (ADR 041)', async () => {
+    const declaring = (ENTITIES as readonly EntityDef[]).filter((d) => d.activeField).map((d) => d.name);
+    expect(declaring).toEqual(expect.arrayContaining(['service-types', 'service-slots', 'subscription-plans', 'products']));
+    type Choice = { id: number; label: string; inactive?: boolean };
+    const choices = async (input: Record<string, unknown>) => (await query(admin, 'serviceTypes.options', input)).body.result.data as Choice[];
+    // The seeded "Winter tyres fitted" is inactive: filters and calendars still see it, a form's new choice does not.
+    const all = await choices({});
+    const winter = all.find((c) => c.label === 'Winter tyres fitted')!;
+    expect(winter).toEqual({ id: expect.any(Number), label: 'Winter tyres fitted', inactive: true });
+    const offered = await choices({ activeOnly: true });
+    expect(offered.map((c) => c.label)).toEqual(expect.arrayContaining(['Repair', 'E-bike check']));
+    expect(offered.map((c) => c.id)).not.toContain(winter.id);
+    expect(offered.every((c) => !c.inactive)).toBe(true);
+    // A service that has it: still among its form's choices, marked inactive.
+    const kept = await choices({ activeOnly: true, include: winter.id });
+    expect(kept[0]).toEqual({ id: winter.id, label: 'Winter tyres fitted', inactive: true });
+    expect(kept.slice(1)).toEqual(offered);
+    // The same rule on another catalogue: the paused service slot.
+    const slots = (await query(admin, 'serviceSlots.options', { activeOnly: true })).body.result.data as Choice[];
+    expect(slots.map((c) => c.label).some((l) => l.startsWith('Night'))).toBe(false);
+  });
 });

@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import { type EntityDef } from '../../shared/entity/define.ts';
+import { Fragment, createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import type { TFunction } from 'i18next';
+import { describe, expect, it, vi } from 'vitest';
+import { defineEntity, isOverdue, type EntityDef } from '../../shared/entity/define.ts';
+import { fieldValueContent } from '../../client/entity/field-value.tsx';
 import { createSchema, listParamsSchema, updateSchema } from '../../shared/entity/schemas.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { promoCodesEntity } from '../../shared/entities/promo-codes.ts';
@@ -7,7 +11,7 @@ import { serviceSlotsEntity } from '../../shared/entities/service-slots.ts';
 import { productsEntity } from '../../shared/entities/products.ts';
 import { languagesEntity } from '../../shared/entities/languages.ts';
 import { servicesEntity } from '../../shared/entities/services.ts';
-import { assetsEntity } from '../../shared/entities/assets.ts';
+import { ASSET_STATUS, assetsEntity } from '../../shared/entities/assets.ts';
 import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
 import { parseListParams } from '../../client/entity/list-state.ts';
 import { routerKey } from '../../client/entity/entity-api.ts';
@@ -137,5 +141,51 @@ describe('list params', () => {
     expect(schema.safeParse({ page_size: 1000 }).success).toBe(false);
     expect(schema.safeParse({ filters: { secret: 'x' } }).success).toBe(false);
     expect(schema.parse({})).toEqual({ page: 1, page_size: 25, filters: {} });
+  });
+});
+
+describe('due dates (ADR 041)', () => {
+  const field = assetsEntity.fields.next_inspection;
+  const today = '2026-11-25';
+  const asset = (next_inspection: unknown, status: number = ASSET_STATUS.Available) => ({ next_inspection, status });
+
+  it('a date before today is overdue; today itself and later are not', () => {
+    expect(isOverdue(field, '2026-11-24', asset('2026-11-24'), today)).toBe(true);
+    expect(isOverdue(field, '2025-12-31', asset('2025-12-31'), today)).toBe(true);
+    expect(isOverdue(field, '2026-11-25', asset('2026-11-25'), today)).toBe(false);
+    expect(isOverdue(field, '2026-11-26', asset('2026-11-26'), today)).toBe(false);
+  });
+
+  it('no date, a field without `due` and a retired asset are never flagged', () => {
+    expect(isOverdue(field, null, asset(null), today)).toBe(false);
+    expect(isOverdue(field, '', asset(''), today)).toBe(false);
+    expect(isOverdue(assetsEntity.fields.purchase_date, '2020-01-01', asset('2020-01-01'), today)).toBe(false);
+    expect(isOverdue(field, '2026-11-24', asset('2026-11-24', ASSET_STATUS.Retired), today)).toBe(false);
+  });
+
+  it('the list cell and the record page flag it beside the date, by the date of the viewer', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      // Local noon, so the viewer's date is the 25th whatever the machine's time zone.
+      vi.setSystemTime(new Date(2026, 10, 25, 12, 0, 0));
+      const cell = (value: string, lang: 'en' | 'sv' = 'en') => {
+        const t = ((key: string) => (key === 'common.overdue' ? (lang === 'en' ? enCommon.common.overdue : svCommon.common.overdue) : key)) as unknown as TFunction;
+        const record = { id: 1, version: 1, created_at: '', updated_at: '', ...asset(value) };
+        return renderToStaticMarkup(createElement(Fragment, null, fieldValueContent(t, lang, assetsEntity, 'next_inspection', field, record)));
+      };
+      expect(cell('2026-11-24')).toContain('Overdue');
+      expect(cell('2026-11-24', 'sv')).toContain('Försenad');
+      expect(cell('2026-11-25')).not.toContain('Overdue');
+      expect(cell('2026-11-25')).toContain('2026-11-25');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('only a date can be due; an active field must be a boolean filter', () => {
+    expect(() => defineEntity({ name: 'bad-due', route: '/assets', label: '{name}', fields: { name: { kind: 'text', sortable: true, due: true } } })).toThrow(/only a date/);
+    expect(() =>
+      defineEntity({ name: 'bad-active', route: '/assets', label: '{name}', activeField: 'on', fields: { name: { kind: 'text', sortable: true }, on: { kind: 'boolean' } } }),
+    ).toThrow(/boolean list filter/);
   });
 });

@@ -55,4 +55,9 @@ describe('translations', () => {
       expect(keys(svCommon)).toContain(`errors.${code}`);
     }
   });
+
+  it('English spells "canceled" one way, as the API does (US: canceled, canceling)', () => {
+    const texts = [enCommon, enResources].flatMap((file) => JSON.stringify(file).match(/"(?:[^"\\]|\\.)*"/g) ?? []);
+    expect(texts.filter((text) => /cancell(ed|ing)/i.test(text))).toEqual([]);
+  });
 });

@@ -516,4 +516,43 @@ describe('service types (a catalogue, §1/§7; ADR 023)', () => {
     expect(spare.status).toBe(201);
     expect((await call(`service-types/${spare.body.data.id}/`, { method: 'DELETE' })).status).toBe(200);
   });
+
+  it('an inactive one is refused as a newly chosen type; a service keeping the one it has stays valid (ADR 041)', async () => {
+    const type = { name_en: 'Saddle fitting', name_sv: 'Sadelanpassning', duration_minutes: 30, price_sek: 250 };
+    const made = await call('service-types/', { body: type });
+    expect(made.status).toBe(201);
+    const date = freshDate();
+    await workSlot(date);
+    const booked = await book(date, { service_type_id: made.body.data.id });
+    expect(booked.status).toBe(201);
+    const retired = await call(`service-types/${made.body.data.id}/`, { method: 'PUT', body: { ...type, is_active: false, version: made.body.data.version } });
+    expect(retired.status, JSON.stringify(retired.body)).toBe(200);
+
+    // The service keeps it: an edit of other fields is saved, the label still reads.
+    const kept = await call(`services/${booked.body.data.id}/`, {
+      method: 'PUT',
+      body: { ...service(date, { service_type_id: made.body.data.id }), notes: 'Kept its type', version: booked.body.data.version },
+    });
+    expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+    expect(kept.body.data).toMatchObject({ service_type_id: made.body.data.id, service_type_id_label: 'Saddle fitting', notes: 'Kept its type' });
+
+    // A new service, or another service changing to it, may not choose it.
+    const fresh = await book(date, { service_type_id: made.body.data.id });
+    expect(fresh.status).toBe(400);
+    expect(fresh.body.error.fields).toEqual({ service_type_id: 'validation.option' });
+    const other = await book(date);
+    expect(other.status).toBe(201);
+    const changed = await call(`services/${other.body.data.id}/`, {
+      method: 'PUT',
+      body: { ...service(date, { service_type_id: made.body.data.id }), version: other.body.data.version },
+    });
+    expect(changed.status).toBe(400);
+    expect(changed.body.error.fields).toEqual({ service_type_id: 'validation.option' });
+
+    // The choice list's query: active entries only, the inactive one still listed without the filter.
+    const active = (await call('service-types/?is_active=true&page_size=100')).body.data.results as { id: number }[];
+    expect(active.map((t) => t.id)).not.toContain(made.body.data.id);
+    const all = (await call('service-types/?page_size=100')).body.data.results as { id: number }[];
+    expect(all.map((t) => t.id)).toContain(made.body.data.id);
+  });
 });

@@ -452,15 +452,18 @@ function assignments(r: Resource, input: Record<string, unknown>, extra: Record<
 
 /**
  * The references and images of a write: a reference that names a role (a service's buddy) takes only active
- * users holding it, an image field only files our upload endpoint stored (ADR 020); a value kept from before
- * is left alone, so a buddy who lost the role does not block edits of their old records.
+ * users holding it, a reference to an entity with an `activeField` only active records (ADR 041), an image
+ * field only files our upload endpoint stored (ADR 020); a value kept from before is left alone, so a buddy
+ * who lost the role or a service type made inactive does not block edits of the records that have them.
  */
 async function checkReferences(r: Resource, tx: Db, input: Record<string, unknown>, current: EntityRecord | null) {
   for (const [key, field] of Object.entries(r.def.fields)) {
-    if (field.kind !== 'reference' || !field.reference!.role || field.lookup) continue;
+    if (field.kind !== 'reference' || field.lookup) continue;
     const value = input[key];
     if (value === null || value === undefined || (current && Number(current[key]) === Number(value))) continue;
-    if (!(await holdsRole(tx, field.reference!, Number(value)))) throw new ApiError(400, 'validation_error', undefined, { [key]: 'validation.option' });
+    const reference = field.reference!;
+    const refused = reference.role ? !(await holdsRole(tx, reference, Number(value))) : !(await isActive(tx, reference, Number(value)));
+    if (refused) throw new ApiError(400, 'validation_error', undefined, { [key]: 'validation.option' });
   }
   for (const [key, field] of writableFields(r.def)) {
     if (field.kind === 'image' && field.uploadKind) await checkUploadedImage(tx, r.config, input[key], { field: key, kind: field.uploadKind, current: current?.[key] ?? null });
@@ -641,6 +644,17 @@ async function holdsRole(tx: Db, reference: NonNullable<FieldDef['reference']>, 
   if (!target?.roleHolders) throw new Error(`a reference naming a role needs ${reference.entity}.roleHolders`);
   const { rows } = await tx.query(`select 1 from ${target.table} r where r.id = $1 and ${target.roleHolders}`, [id, reference.role]);
   return rows.length > 0;
+}
+
+/**
+ * Is the referenced record offered (its entity's `activeField` holds)? True for an entity without one, and for
+ * a record that is not there (the foreign key answers for that).
+ */
+async function isActive(tx: Db, reference: NonNullable<FieldDef['reference']>, id: number): Promise<boolean> {
+  const target = entityByName(reference.entity);
+  if (!target?.activeField) return true;
+  const { rows } = await tx.query<{ active: boolean }>(`select r.${target.activeField} as active from ${target.table} r where r.id = $1`, [id]);
+  return rows[0]?.active !== false;
 }
 
 // ---- An entity's own handlers, found by file name (ADR 032) ----
