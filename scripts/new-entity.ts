@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { checkDefinition } from '../shared/entity/define-checks.ts';
 import { camelName, defineEntity, screenTitleKeys, type EntityDef, type FieldDef, type FieldKind } from '../shared/entity/define.ts';
 import { entityTableSql } from '../upstream/resources/entity-sql.ts';
 
@@ -207,19 +208,21 @@ export function newEntity(options: Options): string[] {
   const title = humanize(name);
   const one = singular(name).replace(/-/g, ' ');
   const [first] = options.fields;
-  const def = defineEntity({
-    name,
-    screen: {
-      list: `/${name}`,
-      ...(options.detail && { detail: `/${name}/:id` as const }),
-      roles: options.roles,
-      sidebar: { order: options.sidebar ?? nextSidebarOrder(root), icon: options.icon },
-    },
-    table,
-    defaultSort: first![1].sortable ? first![0] : '-id',
-    label: '{id}',
-    fields: Object.fromEntries(options.fields),
-  });
+  const def = checkDefinition(
+    defineEntity({
+      name,
+      screen: {
+        list: `/${name}`,
+        ...(options.detail && { detail: `/${name}/:id` as const }),
+        roles: options.roles,
+        sidebar: { order: options.sidebar ?? nextSidebarOrder(root), icon: options.icon },
+      },
+      table,
+      defaultSort: first![1].sortable ? first![0] : '-id',
+      label: '{id}',
+      fields: Object.fromEntries(options.fields),
+    }),
+  );
   const exportName = `${camelName(name)}Entity`;
   const titles = screenTitleKeys(name);
   const written: string[] = [];

@@ -1,4 +1,5 @@
 import type { EntityDef } from '../entity/define.ts';
+import { checkDefinition } from '../entity/define-checks.ts';
 import { bicycleTypesEntity } from './bicycle-types.ts';
 import { bicyclesEntity } from './bicycles.ts';
 import { companiesEntity } from './companies.ts';
@@ -51,6 +52,9 @@ export const ENTITIES = [
   trialGroupsEntity,
   assetsEntity,
 ] as const satisfies readonly EntityDef[];
+
+// Every definition keeps the engine's rules, checked once here: a broken one stops the server, the API and the tests at start.
+for (const def of ENTITIES as readonly EntityDef[]) checkDefinition(def);
 
 export function entityByName(name: string): EntityDef | undefined {
   return (ENTITIES as readonly EntityDef[]).find((e) => e.name === name);

@@ -378,43 +378,6 @@ export function defineEntity<
   if (!defaultSort) throw new Error(`${input.name}: declare defaultSort (no sortable field in the label)`);
   const withDefaults = { ...input, table: input.table ?? input.name.replace(/-/g, '_'), defaultSort };
   const def = input.screen ? { ...withDefaults, route: input.screen.list, detailRoute: input.screen.detail } : { ...withDefaults, route: input.route! };
-  for (const key of Object.keys(def.fields)) {
-    if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`${def.name}.${key}: field names are snake_case identifiers`);
-  }
-  const known = (key: string | undefined, what: string) => {
-    if (key !== undefined && !(key in def.fields)) throw new Error(`${def.name}: ${what} names unknown field ${key}`);
-  };
-  known(def.access?.ownerField, 'access.ownerField');
-  for (const key of labelFields(def.label)) {
-    const reference = key.endsWith('_label') ? def.fields[key.slice(0, -'_label'.length)] : undefined;
-    if (key !== 'id' && !(key in def.fields) && reference?.kind !== 'reference') throw new Error(`${def.name}: label names unknown field ${key}`);
-  }
-  known(def.calendarField, 'calendarField');
-  known(def.activeField, 'activeField');
-  for (const [key, field] of Object.entries(def.fields)) if (field.due && field.kind !== 'date') throw new Error(`${def.name}.${key}: only a date can be due`);
-  if (def.activeField && (def.fields[def.activeField]!.kind !== 'boolean' || def.fields[def.activeField]!.filter !== true))
-    throw new Error(`${def.name}: activeField ${def.activeField} must be a boolean list filter`);
-  for (const key of Object.values(def.location ?? {})) if (typeof key === 'string') known(key, 'location');
-  for (const group of def.unique ?? []) for (const key of group.fields) known(key, `unique ${group.name}`);
-  for (const [key, field] of Object.entries(def.fields)) {
-    if (!field.status) continue;
-    for (const stamp of Object.values(field.status.stamps ?? {})) {
-      known(stamp, `${key}.status.stamps`);
-      if (!def.fields[stamp]!.readOnly) throw new Error(`${def.name}.${stamp}: status stamps are read-only`);
-    }
-  }
-  for (const [key, action] of Object.entries(def.actions ?? {})) {
-    // The transition action comes from the status field; a declared one may only add an override.
-    if (key === 'transition' && statusFieldOf(def as EntityDef) && Object.keys(action).some((k) => k !== 'override'))
-      throw new Error(`${def.name}: the transition action comes from the status field (declare only its override)`);
-    if (!/^[a-z][A-Za-z0-9]*$/.test(key)) throw new Error(`${def.name}.actions.${key}: action keys are camelCase identifiers`);
-    for (const variant of Object.values(action.variants ?? {}))
-      for (const input of Object.keys(variant)) if (!(input in (action.input ?? {}))) throw new Error(`${def.name}.actions.${key}: a variant sets unknown input ${input}`);
-  }
-  for (const [key, sub] of Object.entries(def.subResources ?? {})) {
-    if (!/^[a-z][A-Za-z0-9]*$/.test(key)) throw new Error(`${def.name}.subResources.${key}: sub-resource keys are camelCase identifiers`);
-    if (sub.set && !sub.key) throw new Error(`${def.name}.subResources.${key}: set needs the item's key`);
-  }
   return def as DefinedEntity<N, F, A, S, RO, CF, UO>;
 }
 

@@ -2,6 +2,7 @@ import { Fragment, createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import type { TFunction } from 'i18next';
 import { describe, expect, it, vi } from 'vitest';
+import { checkDefinition } from '../../shared/entity/define-checks.ts';
 import { defineEntity, isOverdue, type EntityDef } from '../../shared/entity/define.ts';
 import { fieldValueContent } from '../../client/entity/field-value.tsx';
 import { createSchema, listParamsSchema, updateSchema } from '../../shared/entity/schemas.ts';
@@ -183,9 +184,13 @@ describe('due dates (ADR 041)', () => {
   });
 
   it('only a date can be due; an active field must be a boolean filter', () => {
-    expect(() => defineEntity({ name: 'bad-due', route: '/assets', label: '{name}', fields: { name: { kind: 'text', sortable: true, due: true } } })).toThrow(/only a date/);
+    expect(() => checkDefinition(defineEntity({ name: 'bad-due', route: '/assets', label: '{name}', fields: { name: { kind: 'text', sortable: true, due: true } } }))).toThrow(
+      /only a date/,
+    );
     expect(() =>
-      defineEntity({ name: 'bad-active', route: '/assets', label: '{name}', activeField: 'on', fields: { name: { kind: 'text', sortable: true }, on: { kind: 'boolean' } } }),
+      checkDefinition(
+        defineEntity({ name: 'bad-active', route: '/assets', label: '{name}', activeField: 'on', fields: { name: { kind: 'text', sortable: true }, on: { kind: 'boolean' } } }),
+      ),
     ).toThrow(/boolean list filter/);
   });
 });

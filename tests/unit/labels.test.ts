@@ -4,6 +4,7 @@ import { ENTITIES } from '../../shared/entities/registry.ts';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import { serviceSlotsEntity } from '../../shared/entities/service-slots.ts';
 import { serviceTypesEntity } from '../../shared/entities/service-types.ts';
+import { checkDefinition } from '../../shared/entity/define-checks.ts';
 import { defineEntity, labelFields, labelOf, labelSql, type EntityDef } from '../../shared/entity/define.ts';
 
 describe('labels: one template per entity, read the same in JS and SQL', () => {
@@ -33,6 +34,8 @@ describe('labels: one template per entity, read the same in JS and SQL', () => {
         expect(known, `${def.name}: ${key}`).toBe(true);
       }
     }
-    expect(() => defineEntity({ name: 'x', route: '/roles', table: 'x', defaultSort: 'id', label: '{nope}', fields: { name: { kind: 'text' } } })).toThrow(/unknown field nope/);
+    expect(() => checkDefinition(defineEntity({ name: 'x', route: '/roles', table: 'x', defaultSort: 'id', label: '{nope}', fields: { name: { kind: 'text' } } }))).toThrow(
+      /unknown field nope/,
+    );
   });
 });

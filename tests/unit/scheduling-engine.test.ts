@@ -3,6 +3,7 @@ import { buddyWorkSlotsEntity } from '../../shared/entities/buddy-work-slots.ts'
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import { rolesEntity } from '../../shared/entities/roles.ts';
+import { checkDefinition } from '../../shared/entity/define-checks.ts';
 import { defineEntity, filterKeys, isFinalStatus, isOwnerScoped, mayTransition, mayWrite, nextStatuses, type EntityDef } from '../../shared/entity/define.ts';
 import { calendarParamsSchema, createSchema, listParamsSchema } from '../../shared/entity/schemas.ts';
 import { fieldErrorsOf } from '../../shared/schemas/messages.ts';
@@ -49,7 +50,7 @@ describe('access rules (ADR 009)', () => {
   });
 
   it('refuse a definition naming a field it does not have', () => {
-    expect(() => defineEntity({ ...rolesEntity, access: { ownerField: 'nobody' } })).toThrow(/unknown field nobody/);
+    expect(() => checkDefinition(defineEntity({ ...rolesEntity, access: { ownerField: 'nobody' } }))).toThrow(/unknown field nobody/);
   });
 });
 
