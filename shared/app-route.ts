@@ -15,7 +15,11 @@ export interface AppRoute {
   titleKey: string;
   /** undefined: public (no login). [] would mean "any whitelisted role". */
   roles?: readonly Role[];
-  sidebar?: { icon: string; order: number };
+  /**
+   * `counts`: the sidebar shows how many changes of this kind (live updates, ADR 037) arrived since the
+   * route was last open — the dispatch board counts new service requests.
+   */
+  sidebar?: { icon: string; order: number; counts?: { entity: string; action: string } };
   /** A screen of an entity (derived from its definition): the generic list or record screen, or `page`. */
   screen?: { entity: string; kind: 'list' | 'detail'; page?: string };
 }

@@ -34,7 +34,7 @@ const OTHER_ROUTES: readonly AppRoute[] = [
   { path: '/bike-buddy-scheduler', titleKey: 'routes.scheduler', roles: STAFF, sidebar: { icon: 'calendar', order: 20 } },
   { path: '/bike-buddy-scheduler/calendar', titleKey: 'routes.schedulerCalendar', roles: STAFF },
   { path: '/services/calendar', titleKey: 'routes.servicesCalendar', roles: STAFF },
-  { path: '/dispatch', titleKey: 'routes.dispatch', roles: ADMIN, sidebar: { icon: 'project', order: 75 } },
+  { path: '/dispatch', titleKey: 'routes.dispatch', roles: ADMIN, sidebar: { icon: 'project', order: 75, counts: { entity: 'services', action: 'create' } } },
   // Issue 20: every change, by whom and when (ADR 036); a record's own history is a tab of its page.
   { path: '/activity', titleKey: 'routes.activity', roles: ADMIN, sidebar: { icon: 'history', order: 195 } },
 ];
@@ -127,10 +127,12 @@ export interface SidebarEntry {
   icon: string;
   roles?: readonly Role[];
   children?: SidebarEntry[];
+  /** Live changes counted beside the entry until it is opened (`AppRoute.sidebar.counts`). */
+  counts?: { entity: string; action: string };
 }
 
 export const SIDEBAR: readonly SidebarEntry[] = APP_ROUTES.flatMap((route) =>
-  route.sidebar ? [{ path: route.path, titleKey: route.titleKey, icon: route.sidebar.icon, roles: route.roles, order: route.sidebar.order }] : [],
+  route.sidebar ? [{ path: route.path, titleKey: route.titleKey, icon: route.sidebar.icon, roles: route.roles, order: route.sidebar.order, counts: route.sidebar.counts }] : [],
 )
   .sort((a, b) => a.order - b.order)
   .map(({ order: _order, ...entry }) => entry);

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router-dom';
 import styled, { css } from 'styled-components';
 import { SIDEBAR, isExternalLink, visibleSidebar, type SidebarEntry } from '../../shared/route-table.ts';
+import { LIVE_CHANGE_EVENT, type LiveChange } from '../../shared/live.ts';
 import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { Avatar } from '../components/controls.tsx';
@@ -167,7 +168,7 @@ const AccountButton = styled.button`
 const focusableIn = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>('a[href], button:not([disabled])')].filter((el) => el.getClientRects().length > 0);
 
 /** `collapsed`: labels are hidden, so each link's title shows its name on hover (shown, it would repeat the label). */
-function SidebarItems({ entries, pathname, collapsed }: { entries: SidebarEntry[]; pathname: string; collapsed: boolean }) {
+function SidebarItems({ entries, pathname, collapsed, counts = {} }: { entries: SidebarEntry[]; pathname: string; collapsed: boolean; counts?: Record<string, number> }) {
   const { t } = useTranslation();
   return (
     <NavItems>
@@ -191,6 +192,11 @@ function SidebarItems({ entries, pathname, collapsed }: { entries: SidebarEntry[
             <NavLink to={entry.path} discover="none" aria-current={current ? 'page' : undefined} title={collapsed ? label : undefined}>
               {visual}
               <span data-label>{label}</span>
+              {counts[entry.path] ? (
+                <span className="bo-nav-count" data-testid={`sidebar-count-${entry.path.slice(1)}`}>
+                  {t('shell.newCount', { count: counts[entry.path] })}
+                </span>
+              ) : null}
             </NavLink>
             {entry.children && entry.children.length > 0 && <SidebarItems entries={entry.children} pathname={pathname} collapsed={collapsed} />}
           </li>
@@ -198,6 +204,29 @@ function SidebarItems({ entries, pathname, collapsed }: { entries: SidebarEntry[
       })}
     </NavItems>
   );
+}
+
+/**
+ * How many live changes each counting sidebar entry (`counts`) has had since it was last open: the dispatch
+ * board's new requests. The changes come from the live-updates module as window events (ADR 037).
+ */
+function useLiveCounts(entries: SidebarEntry[], pathname: string): Record<string, number> {
+  const [counts, setCounts] = useState<Record<string, number>>({});
+  // Read by the listener, which is added once.
+  const now = useRef({ entries, pathname });
+  now.current = { entries, pathname };
+  useEffect(() => {
+    const onChange = (event: Event) => {
+      const change = (event as CustomEvent<LiveChange>).detail;
+      const hits = now.current.entries.filter((e) => e.counts?.entity === change.entity && e.counts.action === change.action && e.path !== now.current.pathname);
+      if (hits.length) setCounts((was) => ({ ...was, ...Object.fromEntries(hits.map((e) => [e.path, (was[e.path] ?? 0) + 1])) }));
+    };
+    window.addEventListener(LIVE_CHANGE_EVENT, onChange);
+    return () => window.removeEventListener(LIVE_CHANGE_EVENT, onChange);
+  }, []);
+  // Opening the entry's page is seeing what was new.
+  useEffect(() => setCounts((was) => (was[pathname] ? { ...was, [pathname]: 0 } : was)), [pathname]);
+  return counts;
 }
 
 /** The sidebar collapsed to icons on wide screens, remembered in the browser. */
@@ -370,6 +399,7 @@ export function AppShell() {
   const { drawerOpen, setDrawerOpen, closeButton, sidebar, closeDrawer, onDrawerKeyDown, onDrawerClick } = drawer;
 
   const entries = visibleSidebar(SIDEBAR, roles);
+  const counts = useLiveCounts(entries, pathname);
 
   return (
     <Frame className="app-frame">
@@ -394,7 +424,7 @@ export function AppShell() {
             <SpriteIcon name="x" />
           </IconButton>
         </div>
-        <SidebarItems entries={entries} pathname={pathname} collapsed={collapsed} />
+        <SidebarItems entries={entries} pathname={pathname} collapsed={collapsed} counts={counts} />
       </Side>
       <Main id="main" tabIndex={-1} inert={drawerOpen}>
         <Suspense fallback={<PageSpinner />}>
