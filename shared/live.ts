@@ -12,3 +12,8 @@ export interface LiveChange {
 
 /** The window event the shell dispatches for each change (`detail`: a LiveChange), for screens showing one record. */
 export const LIVE_CHANGE_EVENT = 'live-change';
+
+/** A change as the API announces it to the back office (ADR 037): the browser's, and the record's owners (`access.ownerField`, before and after; null without one). Never more: it stays far below NOTIFY's 8000 bytes. */
+export interface LiveNotice extends LiveChange {
+  owner: number[] | null;
+}

@@ -1,18 +1,10 @@
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { optionRoles } from '../../shared/entity/access-roles.ts';
 import { isOwnerScoped, type EntityDef } from '../../shared/entity/define.ts';
-import type { LiveChange } from '../../shared/live.ts';
+import type { LiveChange, LiveNotice } from '../../shared/live.ts';
 import { hasAnyRole, type Role } from '../../shared/roles.ts';
 
-/** A change as the API announces it (ADR 037): the owners are the record's `access.ownerField`, before and after. */
-export interface LiveNotice {
-  id: number;
-  entity: string;
-  record_id: number | null;
-  action: string;
-  user_id: number | null;
-  owner: number[] | null;
-}
+export type { LiveNotice };
 
 /** What a browser is told: which record of which entity changed, how, and by whom. Never the owners. */
 export type BrowserEvent = LiveChange;

@@ -42,18 +42,23 @@ export type AuditListParams = z.input<typeof auditListParams>;
 export const AUDIT_FILTER_KEYS = ['entity', 'record_id', 'user_id', 'action', 'from', 'to'] as const;
 
 /** One change as the history lists it: who (and their name now), when, from where, and `{field: [before, after]}`. */
-export interface AuditRow {
+/** An entry as the chain stores and hashes it (ADR 035): who, when, from where, which request, what changed. */
+export interface StoredAuditEntry {
   id: number;
   at: string;
   user_id: number | null;
-  user_name: string | null;
   role: string | null;
   address: string | null;
   request_id: string | null;
   entity: string;
   record_id: number | null;
   action: string;
+  /** `{field: [before, after]}` of the fields that changed. */
   changes: Record<string, [unknown, unknown]>;
+}
+
+export interface AuditRow extends StoredAuditEntry {
+  user_name: string | null;
   /** A reference field's before and after as the labels of the records they point at now (null: none, or gone). */
   labels?: Record<string, [string | null, string | null]>;
 }

@@ -2,6 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import { createHmac } from 'node:crypto';
 import type { FieldDef } from '../../shared/entity/define.ts';
 import type { Db } from '../db.ts';
+import type { LiveNotice } from '../../shared/live.ts';
+import type { StoredAuditEntry } from '../../shared/schemas/audit.ts';
 import type {} from './auth.ts';
 
 /**
@@ -35,15 +37,7 @@ export interface AuditEntry {
 export const AUDIT_CHANNEL = 'audit_log';
 
 /** What is announced of an entry (ADR 037): no changes, so it stays far below NOTIFY's 8000 bytes. */
-export interface AuditNotice {
-  id: number;
-  entity: string;
-  record_id: number | null;
-  action: string;
-  user_id: number | null;
-  /** The record's owners, or null for an entity without an owner field. */
-  owner: number[] | null;
-}
+export type AuditNotice = LiveNotice;
 
 /** Said at start (and by `npm run audit:verify`) when the key was generated and lives in the database. */
 export const AUDIT_KEY_WARNING =
@@ -69,18 +63,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
-export interface StoredEntry {
-  id: number;
-  at: string;
-  user_id: number | null;
-  role: string | null;
-  address: string | null;
-  request_id: string | null;
-  entity: string;
-  record_id: number | null;
-  action: string;
-  changes: Changes;
-}
+export type StoredEntry = StoredAuditEntry;
 
 /** The row's hash: HMAC-SHA256(key, prev_hash || canonical JSON of everything else), hex. The id is in it, so renumbering shows too. */
 function hashOf(key: string, prevHash: string | null, entry: StoredEntry): string {
@@ -251,6 +234,23 @@ export async function latestCheckpoint(db: Db, key: string): Promise<(Checkpoint
   return { ...cp, holds: checkpointHash(key, cp) === row.hash };
 }
 
+/** An `audit_log` row as the chain hashed it: ids and times as JavaScript reads them, `changes` parsed. */
+export function storedEntryOf(row: Record<string, unknown>): StoredEntry {
+  return {
+    id: Number(row.id),
+    at: new Date(row.at as Date | string).toISOString(),
+    user_id: row.user_id === null ? null : Number(row.user_id),
+    role: row.role as string | null,
+    address: row.address as string | null,
+    request_id: row.request_id as string | null,
+    entity: row.entity as string,
+    record_id: row.record_id === null ? null : Number(row.record_id),
+    action: row.action as string,
+    // pg parses jsonb; a driver handing back text is read the same way.
+    changes: (typeof row.changes === 'string' ? JSON.parse(row.changes) : row.changes) as Changes,
+  };
+}
+
 /**
  * Walks the chain in id order, a page at a time (constant memory), and names the first entry that does not
  * hold: an id missing from 1, 2, 3… is `removed`; an entry whose `prev_hash` is not the hash of the entry
@@ -278,19 +278,7 @@ export async function verifyChain(db: Db, key: string): Promise<ChainVerdict> {
       if (id !== expectedId) return { ok: false, firstBadId: expectedId, reason: 'removed' };
       const prevHash = (row.prev_hash as string | null) ?? null;
       if (prevHash !== lastHash) return { ok: false, firstBadId: id, reason: 'reordered' };
-      const stored: StoredEntry = {
-        id,
-        at: new Date(row.at as Date | string).toISOString(),
-        user_id: row.user_id === null ? null : Number(row.user_id),
-        role: row.role as string | null,
-        address: row.address as string | null,
-        request_id: row.request_id as string | null,
-        entity: row.entity as string,
-        record_id: row.record_id === null ? null : Number(row.record_id),
-        action: row.action as string,
-        // pg parses jsonb; a driver handing back text is read the same way.
-        changes: (typeof row.changes === 'string' ? JSON.parse(row.changes) : row.changes) as Changes,
-      };
+      const stored = storedEntryOf(row);
       if (hashOf(key, prevHash, stored) !== row.hash) return { ok: false, firstBadId: id, reason: 'edited' };
       lastId = id;
       lastHash = row.hash as string;

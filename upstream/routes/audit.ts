@@ -8,7 +8,7 @@ import { AUDIT_CSV_COLUMNS, auditFilters, auditListParams, type AuditFilters, ty
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import { verifyChain, type Changes } from '../lib/audit.ts';
+import { storedEntryOf, verifyChain, type Changes } from '../lib/audit.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { csvLines, langOf, referenceLabels, type Lang } from '../resources/entity-resource.ts';
 import { parseBody } from './validation.ts';
@@ -86,19 +86,8 @@ async function withLabels(db: Db, entries: AuditRow[], lang: Lang): Promise<Audi
 }
 
 function rowOf(row: Record<string, unknown>): AuditRow {
-  return {
-    id: Number(row.id),
-    at: new Date(row.at as Date | string).toISOString(),
-    user_id: row.user_id === null ? null : Number(row.user_id),
-    user_name: (row.user_name as string | null) ?? null,
-    role: row.role as string | null,
-    address: row.address as string | null,
-    request_id: row.request_id as string | null,
-    entity: row.entity as string,
-    record_id: row.record_id === null ? null : Number(row.record_id),
-    action: row.action as string,
-    changes: shownChanges(row.entity as string, row.changes),
-  };
+  const entry = storedEntryOf(row);
+  return { ...entry, user_name: (row.user_name as string | null) ?? null, changes: shownChanges(entry.entity, entry.changes) };
 }
 
 /**
