@@ -17,3 +17,10 @@ export const LIVE_CHANGE_EVENT = 'live-change';
 export interface LiveNotice extends LiveChange {
   owner: number[] | null;
 }
+
+/**
+ * The entity whose records are the accounts: a change of the viewer's own record (signed out elsewhere, a
+ * password reset, a role taken, deactivated) makes each of their streams ask the API at once whether its
+ * session still stands (ADR 037), and the account events are entries of its history (ADR 038).
+ */
+export const ACCOUNT_ENTITY = 'users';

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { Client } from 'undici';
 import { browserEventOf, mayReceive, type LiveNotice, type Viewer } from './filter.ts';
+import { ACCOUNT_ENTITY } from '../../shared/live.ts';
 
 /**
  * The back office's one subscription to the API's change events (ADR 037), fanned out to the browsers'
@@ -27,6 +28,8 @@ export interface LiveStream {
   end(): void;
   /** False once the stream's access token has expired: it is ended, and the reconnect refreshes the token. */
   usable(): boolean;
+  /** Asks the API now whether the stream's session still stands, and ends the stream if not. */
+  recheck?(): void;
 }
 
 export interface LiveHubOptions {
@@ -75,9 +78,12 @@ export function createLiveHub(opts: LiveHubOptions) {
     buffer.push({ notice, at: now });
     evict(now);
     const frame = frameOf('change', browserEventOf(notice), notice.id);
+    // A change of the viewer's own account may have ended their session in another process: ask at once.
+    const account = notice.entity === ACCOUNT_ENTITY ? notice.record_id : null;
     for (const stream of streams) {
       if (!stream.usable()) stream.end();
       else if (mayReceive(stream.viewer, notice)) stream.write(frame);
+      if (account !== null && account === stream.viewer.userId) stream.recheck?.();
     }
   }
 

@@ -67,18 +67,21 @@ export function registerLiveRoutes(
       },
       end,
       usable: () => info.exp === undefined || info.exp * 1000 > Date.now(),
+      recheck: () => {
+        if (ended) return;
+        deps.upstream.call({ method: 'GET', path: 'account/', token, lang: ctx.lang }).catch((error: unknown) => {
+          // Ended, or only this token outdated (roles changed): either way the browser reconnects through the checks.
+          if (error instanceof UpstreamError && error.status === 401) end();
+        });
+      },
     };
     timers.push(
       setInterval(() => {
         if (!stream.usable()) return end();
         body.write(': ping\n\n');
       }, HEARTBEAT_MS),
-      setInterval(() => {
-        deps.upstream.call({ method: 'GET', path: 'account/', token, lang: ctx.lang }).catch((error: unknown) => {
-          // Ended, or only this token outdated (roles changed): either way the browser reconnects through the checks.
-          if (error instanceof UpstreamError && error.status === 401) end();
-        });
-      }, deps.recheckMs ?? SESSION_RECHECK_MS),
+      // Besides the hub's at-once recheck when the account changes (ADR 037): a session ended with no change of it.
+      setInterval(() => stream.recheck!(), deps.recheckMs ?? SESSION_RECHECK_MS),
     );
     for (const timer of timers) timer.unref();
     reply.raw.on('close', end);

@@ -195,4 +195,25 @@ describe.skipIf(!adminUrl)('live updates: two APIs and two back offices on one P
     const caughtUp = JSON.parse((await stream.next(ofService, 20_000)).data) as { id: number };
     expect(caughtUp.id).toBe(JSON.parse(frame.data).id + 1);
   });
+
+  it('a session ended through the other API ends its stream on back office 2 at once, not at the next 30-second check', async () => {
+    const browser = agent({ baseUrl: offices[1]!.url } as never);
+    await signIn(browser, 'buddy@example.com', DEMO_PASSWORD);
+    const own = await openSse(`${offices[1]!.url}/live`, { cookie: await cookieOf(browser) });
+    expect(own.status).toBe(200);
+    await sleep(500);
+    const login = await fetch(apis[0]!.url + 'account/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }),
+    });
+    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const { rows } = await apis[0]!.db.query<{ id: number }>("select id from users where email = 'buddy@example.com'");
+    // An Admin takes the Buddy role through API 1: every token of the buddy stops working (ADR 017).
+    const taken = await fetch(`${apis[0]!.url}users/${rows[0]!.id}/roles/Buddy/`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    expect(taken.status).toBe(200);
+    // Well before the stream's own 30-second check: the hub asked at once, on the change of the buddy's account.
+    await Promise.race([own.ended, sleep(15_000).then(() => Promise.reject(new Error('the stream was not ended within 15 s')))]);
+    own.close();
+  });
 });

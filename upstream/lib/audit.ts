@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { createHmac } from 'node:crypto';
 import type { FieldDef } from '../../shared/entity/define.ts';
 import type { Db } from '../db.ts';
-import type { LiveNotice } from '../../shared/live.ts';
+import { ACCOUNT_ENTITY, type LiveNotice } from '../../shared/live.ts';
 import type { StoredAuditEntry } from '../../shared/schemas/audit.ts';
 import type {} from './auth.ts';
 
@@ -204,7 +204,7 @@ export function ownersOf(before: Record<string, unknown> | null, after: Record<s
  * account has), in the transaction of the change it goes with. Who is the signed-in caller, else the account.
  */
 export function recordAccountEvent(tx: Db, key: string, req: FastifyRequest, userId: number | null, action: string, changes: Changes = {}): Promise<number> {
-  return recordRequestEvent(tx, key, req, { userId, entity: 'users', recordId: userId, action, changes });
+  return recordRequestEvent(tx, key, req, { userId, entity: ACCOUNT_ENTITY, recordId: userId, action, changes });
 }
 
 /** A pruning's checkpoint (ADR 038): the last entry removed, its hash, and how many were removed in all. */
