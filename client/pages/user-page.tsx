@@ -14,6 +14,7 @@ import type { EntityRecord } from '../../shared/entity/define.ts';
 import { ChoiceField, CountryField, LanguageField } from '../components/choice-field.tsx';
 import { ErrorState } from '../components/error-state.tsx';
 import { RecordActions } from '../entity/record-actions.tsx';
+import { WithHistoryTab } from '../entity/history-tab.tsx';
 import { invitationTestId } from './user-invitations.ts';
 import { ProfilePictureField } from '../components/image-upload.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
@@ -380,24 +381,23 @@ export default function UserPage() {
         {nameOf(u)}
       </Heading>
       <p style={{ color: 'var(--fgColor-muted)', marginTop: 0 }}>
-        {u.email} · {t(`users.accountStatus.${u.account_status}`)} · <span data-testid="invitation-status">{t(`users.invitationStatus.${u.invitation_status}`)}</span> ·{' '}
-        <PrimerLink as={Link} to={`/activity?entity=users&record_id=${u.id}`} data-testid="user-history">
-          {t('resources._history.tab')}
-        </PrimerLink>
+        {u.email} · {t(`users.accountStatus.${u.account_status}`)} · <span data-testid="invitation-status">{t(`users.invitationStatus.${u.invitation_status}`)}</span>
       </p>
       <div style={{ marginBottom: 16 }}>
         <RecordActions def={usersEntity} record={user.data} size="medium" testId={invitationTestId(u.id)} />
       </div>
-      <UserForm key={u.version} user={u} />
-      <Links user={u} />
-      <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', columnGap: 32 }}>
-        <UserBicycles userId={u.id} />
-        <RelatedServices filters={{ owner_id: String(u.id) }} title={t('services.ofOwner')} other="buddy_id" testId="user-services" />
-        {u.roles.includes(ROLE.Buddy) && <RelatedServices filters={{ buddy_id: String(u.id) }} title={t('services.ofBuddy')} other="bicycle_id" testId="buddy-services" />}
-      </div>
-      <div style={{ marginTop: 32 }}>
-        <SubscriptionsList userId={u.id} />
-      </div>
+      <WithHistoryTab def={usersEntity} record={user.data}>
+        <UserForm key={u.version} user={u} />
+        <Links user={u} />
+        <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', columnGap: 32 }}>
+          <UserBicycles userId={u.id} />
+          <RelatedServices filters={{ owner_id: String(u.id) }} title={t('services.ofOwner')} other="buddy_id" testId="user-services" />
+          {u.roles.includes(ROLE.Buddy) && <RelatedServices filters={{ buddy_id: String(u.id) }} title={t('services.ofBuddy')} other="bicycle_id" testId="buddy-services" />}
+        </div>
+        <div style={{ marginTop: 32 }}>
+          <SubscriptionsList userId={u.id} />
+        </div>
+      </WithHistoryTab>
     </section>
   );
 }

@@ -119,6 +119,11 @@ describe('users and bicycles in the browser', () => {
     await page.getByTestId('toasts').getByText('Operational range set to Solna.').waitFor();
     await page.reload();
     expect(await page.getByTestId('operational-range').locator('option:checked').innerText()).toBe('Solna');
+    // The user's History tab (ADR 036, 038): the role given and taken, each with who did it.
+    await page.getByTestId('tab-history').click();
+    await page.getByText('Roles: removed').first().waitFor();
+    await page.getByText('Roles: added').first().waitFor();
+    expect(await page.getByText('Ada Admin').count()).toBeGreaterThan(0);
   });
 
   it('an admin edits a bicycle through the confirm dialog and uploads a defect image that shows in the preview', async () => {
