@@ -65,8 +65,9 @@ describe('the user story of the foundation', () => {
     await page.waitForURL(stack.baseUrl + '/bicycles');
     expect(await page.getByTestId('user-full-name').innerText()).toBe('Ada Admin');
     const labels = await sidebarLabels(page);
-    expect(labels).toHaveLength(23);
+    expect(labels).toHaveLength(24);
     expect(labels).toContain('Promo codes');
+    expect(labels).toContain('Activity');
     expect(await page.getByTestId('app-version').innerText()).toMatch(/Version test/);
     await screenshot(page, 'admin-shell-en');
 
