@@ -1,7 +1,7 @@
 import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation } from 'react-router-dom';
-import styled, { css } from 'styled-components';
+import styled from 'styled-components';
 import { SIDEBAR, isExternalLink, visibleSidebar, type SidebarEntry } from '../../shared/route-table.ts';
 import { LIVE_CHANGE_EVENT, type LiveChange } from '../../shared/live.ts';
 import { fullName, useSession } from '../session.ts';
@@ -98,7 +98,8 @@ const Footer = styled.footer`
 `;
 
 // The sidebar is plain links styled like Primer's NavList: NavList is built on ActionList and brings
-// it (and its overlay machinery) to every signed-in page for what is a list of links.
+// it (and its overlay machinery) to every signed-in page for what is a list of links. The links are styled
+// from the list, not each by a class of its own: every signed-in page's HTML carries ~25 of them.
 const NavItems = styled.ul`
   list-style: none;
   margin: 0;
@@ -106,43 +107,36 @@ const NavItems = styled.ul`
   ul {
     padding-left: 24px;
   }
-`;
-
-const navLinkStyle = css`
-  display: flex;
-  align-items: center;
-  gap: 8px;
-  min-height: 32px;
-  margin: 2px 0;
-  padding: 6px 8px;
-  border-radius: 6px;
-  font-size: 14px;
-  line-height: 20px;
-  color: var(--fgColor-default, #1f2328);
-  text-decoration: none;
-  white-space: nowrap;
-  & > svg {
+  a {
+    display: flex;
+    align-items: center;
+    gap: 8px;
+    min-height: 32px;
+    margin: 2px 0;
+    padding: 6px 8px;
+    border-radius: 6px;
+    font-size: 14px;
+    line-height: 20px;
+    color: var(--fgColor-default, #1f2328);
+    text-decoration: none;
+    white-space: nowrap;
+  }
+  a > svg {
     flex-shrink: 0;
     color: var(--fgColor-muted, #59636e);
   }
-  &:hover {
+  a:hover {
     background: var(--control-transparent-bgColor-hover, #d0d7de52);
     text-decoration: none;
   }
-  &[aria-current='page'] {
+  a[aria-current='page'] {
     font-weight: 600;
     background: var(--control-transparent-bgColor-selected, #d0d7de3d);
   }
-  &:focus-visible {
+  a:focus-visible {
     outline: 2px solid var(--focus-outlineColor, #0969da);
     outline-offset: -2px;
   }
-`;
-const NavLink = styled(Link)`
-  ${navLinkStyle}
-`;
-const NavAnchor = styled.a`
-  ${navLinkStyle}
 `;
 
 // The account menu's overlay (Primer ActionMenu) loads on the first click; the button is server-rendered.
@@ -179,25 +173,25 @@ function SidebarItems({ entries, pathname, collapsed, counts = {} }: { entries: 
         if (isExternalLink(entry.path)) {
           return (
             <li key={entry.path}>
-              <NavAnchor href={entry.path} target="_blank" rel="noopener noreferrer" aria-label={t('shell.externalLink', { name: label })}>
+              <a href={entry.path} target="_blank" rel="noopener noreferrer" aria-label={t('shell.externalLink', { name: label })}>
                 {visual}
-                <span data-label>{label}</span>
-              </NavAnchor>
+                <span data-label="">{label}</span>
+              </a>
             </li>
           );
         }
         const current = entry.path === '/' ? pathname === '/' : pathname === entry.path || pathname.startsWith(entry.path + '/');
         return (
           <li key={entry.path}>
-            <NavLink to={entry.path} discover="none" aria-current={current ? 'page' : undefined} title={collapsed ? label : undefined}>
+            <Link to={entry.path} discover="none" aria-current={current ? 'page' : undefined} title={collapsed ? label : undefined}>
               {visual}
-              <span data-label>{label}</span>
+              <span data-label="">{label}</span>
               {counts[entry.path] ? (
                 <span className="bo-nav-count" data-testid={`sidebar-count-${entry.path.slice(1)}`}>
                   {t('shell.newCount', { count: counts[entry.path] })}
                 </span>
               ) : null}
-            </NavLink>
+            </Link>
             {entry.children && entry.children.length > 0 && <SidebarItems entries={entry.children} pathname={pathname} collapsed={collapsed} />}
           </li>
         );
