@@ -409,6 +409,8 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
     expect(lines[1]).toContain(',Ada Admin,');
     expect(lines[1]).toContain(`,assets,${a.id},create,`);
     expect(lines[1]).toContain('"{""name"":[null,""Audit, export""]');
+    // Taking the history out is itself recorded (ADR 038).
+    expect(await lastEntry()).toMatchObject({ entity: 'audit', action: 'export', changes: { query: [null, { entity: 'assets', record_id: a.id }] } });
   });
 });
 

@@ -1,14 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
-import type { EntityDef, FieldDef } from '../../shared/entity/define.ts';
+import type { EntityDef, FieldDef, Paginator } from '../../shared/entity/define.ts';
 import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import { AUDIT_CSV_COLUMNS, auditFilters, auditListParams, type AuditFilters, type AuditRow } from '../../shared/schemas/audit.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import { storedEntryOf, verifyChain, type Changes } from '../lib/audit.ts';
+import { recordRequestEvent, storedEntryOf, verifyChain, type Changes } from '../lib/audit.ts';
+import { countRows } from '../lib/count.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { csvLines, langOf, referenceLabels, type Lang } from '../resources/entity-resource.ts';
 import { parseBody } from './validation.ts';
@@ -100,16 +101,20 @@ export function registerAuditRoutes(app: FastifyInstance, db: Db, config: Upstre
     const { page, page_size, ...filters } = parseBody(auditListParams, req.query);
     await checkReader(db, req, filters);
     const where = whereOf(filters);
-    const [{ rows: countRows }, { rows }] = await Promise.all([
-      db.query<{ n: number }>(`select count(*)::int as n from audit_log t${where.sql}`, where.params),
-      db.query(`select ${COLUMNS} ${FROM}${where.sql} order by t.id desc limit ${page_size} offset ${(page - 1) * page_size}`, where.params),
+    // Counted as every list is (ADR 040): exactly up to the threshold, estimated past it; one row more tells a next page.
+    const [counted, { rows }] = await Promise.all([
+      countRows(db, `from audit_log t${where.sql}`, where.params, config.exactCountUpTo),
+      db.query(`select ${COLUMNS} ${FROM}${where.sql} order by t.id desc limit ${page_size + 1} offset ${(page - 1) * page_size}`, where.params),
     ]);
-    const count = Number(countRows[0]?.n ?? 0);
-    return ok(reply, { results: await withLabels(db, rows.map(rowOf), langOf(req)), paginator: { page, page_size, count, total_pages: Math.ceil(count / page_size) } });
+    const paginator: Paginator = { page, page_size, count: counted.count, total_pages: Math.ceil(counted.count / page_size), has_next: rows.length > page_size };
+    if (counted.estimated) paginator.estimated = true;
+    return ok(reply, { results: await withLabels(db, rows.slice(0, page_size).map(rowOf), langOf(req)), paginator });
   });
 
   app.get('/api/audit/export/', { preHandler: requireAuth(config, ['Admin']) }, async (req, reply) => {
     const filters = parseBody(auditFilters, req.query);
+    // Taking the history out is recorded in it, as every export is (ADR 038).
+    await db.transaction((tx) => recordRequestEvent(tx, config.auditKey, req, { entity: 'audit', recordId: null, action: 'export', changes: { query: [null, filters] } }));
     const writeRow = (row: Record<string, unknown>) => {
       const entry = rowOf(row);
       return csvRow(AUDIT_CSV_COLUMNS.map((column) => (column === 'changes' ? JSON.stringify(entry.changes) : entry[column])));
