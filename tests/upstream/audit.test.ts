@@ -338,7 +338,7 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
     }
     const res = await call(`audit/?entity=assets&record_id=${a.id}&page_size=10`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    expect(res.body.data.paginator).toEqual({ page: 1, page_size: 10, count: 12, total_pages: 2 });
+    expect(res.body.data.paginator).toEqual({ page: 1, page_size: 10, count: 12, total_pages: 2, has_next: true });
     const first = res.body.data.results[0];
     expect(first).toMatchObject({
       entity: 'assets',
