@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isIsoDate, isYearInRange } from '../entity/define.ts';
+import { isIsoDate, isYearInRange, type Paginator } from '../entity/define.ts';
 import { idField, pageParams } from './common.ts';
 
 /** Page sizes of the change history's lists (a record's History tab, the Activity page). */
@@ -65,7 +65,7 @@ export interface AuditRow extends StoredAuditEntry {
 
 export interface AuditPage {
   results: AuditRow[];
-  paginator: { page: number; page_size: number; count: number; total_pages: number };
+  paginator: Paginator;
 }
 
 /** The CSV export's columns, in order. */
