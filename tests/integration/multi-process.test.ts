@@ -154,19 +154,29 @@ describe.skipIf(!adminUrl)('live updates: two APIs and two back offices on one P
     await admin?.end();
   });
 
-  it('a write through API 1 reaches a stream on back office 2', async () => {
+  /** A browser signed in on back office 2 with its live stream open (and attached: half a second). */
+  async function streamOnOffice2(email: string): Promise<SseReader> {
     const browser = agent({ baseUrl: offices[1]!.url } as never);
-    await signIn(browser, 'admin@example.com', DEMO_PASSWORD);
-    stream = await openSse(`${offices[1]!.url}/live`, { cookie: await cookieOf(browser) });
-    expect(stream.status).toBe(200);
+    await signIn(browser, email, DEMO_PASSWORD);
+    const opened = await openSse(`${offices[1]!.url}/live`, { cookie: await cookieOf(browser) });
+    expect(opened.status).toBe(200);
     await sleep(500);
+    return opened;
+  }
 
+  /** An Admin's access token straight from API 1. */
+  async function adminTokenOfApi1(): Promise<string> {
     const login = await fetch(apis[0]!.url + 'account/login', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }),
     });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    return ((await login.json()) as { data: { token: string } }).data.token;
+  }
+
+  it('a write through API 1 reaches a stream on back office 2', async () => {
+    stream = await streamOnOffice2('admin@example.com');
+    const token = await adminTokenOfApi1();
     const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
     const { rows } = await apis[0]!.db.query<{ id: number; version: number }>('select id, version from services order by id limit 1');
     const service = rows[0]!;
@@ -197,17 +207,8 @@ describe.skipIf(!adminUrl)('live updates: two APIs and two back offices on one P
   });
 
   it('a session ended through the other API ends its stream on back office 2 at once, not at the next 30-second check', async () => {
-    const browser = agent({ baseUrl: offices[1]!.url } as never);
-    await signIn(browser, 'buddy@example.com', DEMO_PASSWORD);
-    const own = await openSse(`${offices[1]!.url}/live`, { cookie: await cookieOf(browser) });
-    expect(own.status).toBe(200);
-    await sleep(500);
-    const login = await fetch(apis[0]!.url + 'account/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'admin@example.com', password: DEMO_PASSWORD }),
-    });
-    const token = ((await login.json()) as { data: { token: string } }).data.token;
+    const own = await streamOnOffice2('buddy@example.com');
+    const token = await adminTokenOfApi1();
     const { rows } = await apis[0]!.db.query<{ id: number }>("select id from users where email = 'buddy@example.com'");
     // An Admin takes the Buddy role through API 1: every token of the buddy stops working (ADR 017).
     const taken = await fetch(`${apis[0]!.url}users/${rows[0]!.id}/roles/Buddy/`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
