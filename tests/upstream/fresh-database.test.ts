@@ -3,7 +3,7 @@ import { openDatabase, type Db } from '../../upstream/db.ts';
 import { recordChange, verifyChain } from '../../upstream/lib/audit.ts';
 import { pruneHistory } from '../../upstream/lib/audit-retention.ts';
 import { countRows } from '../../upstream/lib/count.ts';
-import { isNullableColumn, listOrder, pageQuery } from '../../upstream/lib/page-query.ts';
+import { isNullableColumn, listOrder, listPage, pageQuery } from '../../upstream/lib/page-query.ts';
 import { assetsEntity } from '../../shared/entities/assets.ts';
 import type { EntityDef } from '../../shared/entity/define.ts';
 import { migrate } from '../../upstream/migrate.ts';
@@ -82,6 +82,20 @@ describe('list pages (issue 22, ADR 047)', () => {
       const filled = dates.slice(0, firstEmpty) as string[];
       expect(filled).toEqual([...filled].sort((a, b) => (desc ? b.localeCompare(a) : a.localeCompare(b))));
     }
+  });
+
+  it('reads the same page whether the filter matches few rows (filtered first, then sorted) or many (read in index order)', async () => {
+    const base = { select: 'select t.id, t.status from assets t', from: 'assets t', alias: 't', column: 'status', desc: true, nullable: false, limit: 11 };
+    const where = { where: ' where t.asset_type = $1', params: ['cargo_bike'] };
+    for (const offset of [0, 10, 50]) {
+      const few = await listPage<{ id: number }>(db, { ...base, ...where, offset, exactUpTo: 1000 });
+      const many = await listPage<{ id: number }>(db, { ...base, ...where, offset, exactUpTo: 10 });
+      expect(few).toMatchObject({ count: 57, estimated: false });
+      expect(many.estimated).toBe(true);
+      expect(many.rows.map((r) => r.id)).toEqual(few.rows.map((r) => r.id));
+      expect(few.rows).toHaveLength(Math.min(11, 57 - offset));
+    }
+    expect(await listPage(db, { ...base, where: ' where t.asset_type = $1', params: ['none'], offset: 0, exactUpTo: 1000 })).toEqual({ rows: [], count: 0, estimated: false });
   });
 });
 
