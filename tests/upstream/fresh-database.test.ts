@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../upstream/db.ts';
 import { recordChange, verifyChain } from '../../upstream/lib/audit.ts';
 import { pruneHistory } from '../../upstream/lib/audit-retention.ts';
-import { countRows } from '../../upstream/lib/count.ts';
+import { countRows, estimateRows } from '../../upstream/lib/count.ts';
 import { isNullableColumn, listOrder, listPage, pageQuery } from '../../upstream/lib/page-query.ts';
 import { assetsEntity } from '../../shared/entities/assets.ts';
 import type { EntityDef } from '../../shared/entity/define.ts';
@@ -96,6 +96,29 @@ describe('list pages (issue 22, ADR 047)', () => {
       expect(few.rows).toHaveLength(Math.min(11, 57 - offset));
     }
     expect(await listPage(db, { ...base, where: ' where t.asset_type = $1', params: ['none'], offset: 0, exactUpTo: 1000 })).toEqual({ rows: [], count: 0, estimated: false });
+  });
+
+  it('falls back to the index order when the planner expected fewer matches than there are', async () => {
+    // The planner guesses a handful of rows for a LIKE on an unindexed column; all 60 match.
+    const q = {
+      select: 'select t.id from assets t',
+      from: 'assets t',
+      alias: 't',
+      where: ' where t.name like $1',
+      params: ['%asset%'],
+      column: 'id',
+      desc: true,
+      nullable: false,
+      limit: 5,
+      offset: 0,
+    };
+    expect(await estimateRows(db, 'from assets t where t.name like $1', ['%asset%'])).toBeLessThanOrEqual(40);
+    const under = await listPage<{ id: number }>(db, { ...q, exactUpTo: 40 });
+    expect(under.estimated).toBe(true);
+    expect(under.count).toBeGreaterThan(40);
+    const all = await listPage<{ id: number }>(db, { ...q, exactUpTo: 1000 });
+    expect(all).toMatchObject({ count: 60, estimated: false });
+    expect(under.rows.map((r) => r.id)).toEqual(all.rows.map((r) => r.id));
   });
 });
 

@@ -53,32 +53,39 @@ export interface ListPageQuery {
 }
 
 /**
- * A list's page and its count (issue 22, ADR 047), planned by what the filter matches:
- * - up to `exactUpTo` rows: one pass reads the matches' ids and sort values, counts them, and sorts them for
- *   the page; then the page's rows. A selective filter never walks a sort index hoping to meet its matches
- *   early (a week of one origin, sorted by status, walked 50 000 rows of the status index for 26);
- * - more: the count is the planner's estimate, and the page is read in index order, which meets its rows at
- *   once when so many match.
+ * A list's page and its count (issue 22, ADR 047), planned by how many rows the filter matches, as the
+ * planner estimates it (EXPLAIN, nothing read):
+ * - a few (up to `exactUpTo`): one pass reads the matches' ids and sort values, counts them and sorts them
+ *   for the page, then the page's rows are read. A selective filter never walks a sort index hoping to meet
+ *   its matches early (a week of one origin, sorted by status, walked 50 000 rows of the status index for 26);
+ * - more: the count stops at `exactUpTo` + 1 (an index-only scan; past it the estimate, ADR 040) and the
+ *   page is read in index order, which meets its rows at once when so many match.
+ * A wrong estimate costs time, never the answer: the first way falls back to the second when it finds more.
  */
 export async function listPage<T>(db: Db, q: ListPageQuery): Promise<{ rows: T[]; count: number; estimated: boolean }> {
   const { alias: a, column } = q;
-  const sortValue = column === 'id' ? '' : `, ${a}.${column}`;
-  const { rows: first } = await db.query<{ n: number; ids: (number | string)[] }>(
-    `with m as materialized (select ${a}.id${sortValue} from ${q.from}${q.where} limit ${q.exactUpTo + 1})
-     select (select count(*) from m)::int as n, array(select m.id from m order by ${listOrder('m', column, q.desc, q.nullable)} limit ${q.limit} offset ${q.offset}) as ids`,
-    q.params,
-  );
-  const matched = Number(first[0]?.n ?? 0);
   const order = listOrder(a, column, q.desc, q.nullable);
-  if (matched <= q.exactUpTo) {
-    const ids = (first[0]?.ids ?? []).map(Number);
-    if (ids.length === 0) return { rows: [], count: matched, estimated: false };
-    const { rows } = await db.query<T>(`${q.select} where ${a}.id = any($1::bigint[]) order by ${order}`, [ids]);
-    return { rows, count: matched, estimated: false };
+  const from = `from ${q.from}${q.where}`;
+  const estimate = await estimateRows(db, from, q.params);
+  if (estimate <= q.exactUpTo) {
+    const sortValue = column === 'id' ? '' : `, ${a}.${column}`;
+    const { rows: first } = await db.query<{ n: number; ids: (number | string)[] }>(
+      `with m as materialized (select ${a}.id${sortValue} ${from} limit ${q.exactUpTo + 1})
+       select (select count(*) from m)::int as n, array(select m.id from m order by ${listOrder('m', column, q.desc, q.nullable)} limit ${q.limit} offset ${q.offset}) as ids`,
+      q.params,
+    );
+    const matched = Number(first[0]?.n ?? 0);
+    if (matched <= q.exactUpTo) {
+      const ids = (first[0]?.ids ?? []).map(Number);
+      if (ids.length === 0) return { rows: [], count: matched, estimated: false };
+      const { rows } = await db.query<T>(`${q.select} where ${a}.id = any($1::bigint[]) order by ${order}`, [ids]);
+      return { rows, count: matched, estimated: false };
+    }
   }
-  const [estimate, { rows }] = await Promise.all([
-    estimateRows(db, `from ${q.from}${q.where}`, q.params),
+  const [counted, { rows }] = await Promise.all([
+    db.query<{ n: number }>(`select count(*)::int as n from (select 1 ${from} limit ${q.exactUpTo + 1}) c`, q.params),
     db.query<T>(pageQuery({ select: q.select, from: q.from, alias: a, where: q.where, order, limit: q.limit, offset: q.offset }), q.params),
   ]);
-  return { rows, count: Math.max(q.exactUpTo + 1, estimate), estimated: true };
+  const exact = Number(counted.rows[0]?.n ?? 0);
+  return exact <= q.exactUpTo ? { rows, count: exact, estimated: false } : { rows, count: Math.max(q.exactUpTo + 1, estimate), estimated: true };
 }
