@@ -107,12 +107,17 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
-    logger.info({ signal }, 'shutting down: draining requests');
-    const timer = setTimeout(() => process.exit(1), 15_000);
-    timer.unref();
-    void app
-      .close()
-      .then(() => upstream?.close())
-      .then(() => process.exit(0));
+    // Not ready first, still serving: a load balancer checking /readyz stops sending new requests (ADR 046).
+    app.markNotReady();
+    const delayMs = env.SHUTDOWN_DELAY_SECONDS * 1000;
+    logger.info({ signal, delayMs }, 'shutting down: not ready, then draining requests');
+    setTimeout(() => {
+      const timer = setTimeout(() => process.exit(1), 15_000);
+      timer.unref();
+      void app
+        .close()
+        .then(() => upstream?.close())
+        .then(() => process.exit(0));
+    }, delayMs);
   });
 }
