@@ -54,6 +54,8 @@ export const envSchema = z
      * drains and stops: a load balancer's health checks take it out first (ADR 046). 0: drain at once.
      */
     SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(120).default(0),
+    /** Requests are shed (503 + Retry-After) while the event loop lags more than this (ADR 008). */
+    MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
     /** Threads that render pages with React (ADR 027); 0 renders in the main thread. Unset: one per spare core, 1 to 4. */
     SSR_WORKERS: z.coerce.number().int().min(0).max(32).optional(),
     /** A render worker that answers nothing for this long with a page in flight is replaced; its pages answer 503 (ADR 029). 0: never. */

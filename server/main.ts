@@ -80,6 +80,7 @@ const app = await buildApp({
   ...(upstream ? { inProcessFiles: (req, res) => upstream!.app.routing(req, res) } : {}),
   upstreamTimeouts: { connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS, headersMs: env.UPSTREAM_HEADERS_TIMEOUT_MS, bodyMs: env.UPSTREAM_BODY_TIMEOUT_MS },
   trustProxy: env.TRUST_PROXY,
+  pressure: { maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS },
   sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,
   metricsToken: env.METRICS_TOKEN,
   // Open only in development; elsewhere /metrics needs METRICS_TOKEN, and without one it does not exist.

@@ -155,27 +155,30 @@ function clusterHaproxyConfig(shipped: string, opts: { port: number; offices: nu
   return text.replace(/(backend backoffice\n(?: {2}.*\n)*?)( {2}default-server .*\n)/, `$1$2${servers}\n`);
 }
 
-/** `show stat` over HAProxy's admin socket: each back office's state (UP, DOWN, …). */
-function serverStates(socket: string): Promise<Record<string, string>> {
+/** A command on HAProxy's admin socket, and its answer. */
+function haproxyCommand(socket: string, command: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const conn = connect(socket);
     let text = '';
-    conn.on('connect', () => conn.write('show stat\n'));
+    conn.on('connect', () => conn.write(`${command}\n`));
     conn.on('data', (chunk) => (text += chunk.toString()));
     conn.on('error', reject);
-    conn.on('end', () => {
-      const [header, ...rows] = text.replace(/^# /, '').trim().split('\n');
-      const cols = header!.split(',');
-      const states: Record<string, string> = {};
-      for (const row of rows) {
-        const cells = row.split(',');
-        if (cells[cols.indexOf('pxname')] === 'backoffice' && /^backoffice-/.test(cells[cols.indexOf('svname')]!)) {
-          states[cells[cols.indexOf('svname')]!] = cells[cols.indexOf('status')]!;
-        }
-      }
-      resolve(states);
-    });
+    conn.on('end', () => resolve(text));
   });
+}
+
+/** `show stat`: each back office's state (UP, DOWN, …). */
+async function serverStates(socket: string): Promise<Record<string, string>> {
+  const [header, ...rows] = (await haproxyCommand(socket, 'show stat')).replace(/^# /, '').trim().split('\n');
+  const cols = header!.split(',');
+  const states: Record<string, string> = {};
+  for (const row of rows) {
+    const cells = row.split(',');
+    if (cells[cols.indexOf('pxname')] === 'backoffice' && /^backoffice-/.test(cells[cols.indexOf('svname')]!)) {
+      states[cells[cols.indexOf('svname')]!] = cells[cols.indexOf('status')]!;
+    }
+  }
+  return states;
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
@@ -266,6 +269,8 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
   const apis: Proc[] = [];
   const offices: Proc[] = [];
   let officeEnv: (i: number) => Record<string, string>;
+  const startOffice = (i: number, port: number, suffix = '') =>
+    startNode(`backoffice-${i + 1}${suffix}`, 'dist/server/main.js', port, officeEnv(i), 'Back office ready', dir);
   const samples: Sample[] = [];
   let phase = 'warm-up';
   let inFlight = 0;
@@ -312,10 +317,6 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
       APP_URL: haproxyUrl,
       LOG_MAIL_LINKS: 'false',
     };
-    // The first API migrates and seeds; the second finds it done, and starts beside the back offices.
-    apis.push(await startNode('api-1', 'upstream/main.ts', ports[0]!, apiEnv, 'Reference API listening', dir));
-    lap('API 1 (migrations, demo data)');
-
     officeEnv = (i) => ({
       UPSTREAM_URL: `http://127.0.0.1:${ports[i % 2]}/api/`,
       UPSTREAM_FORWARDED_SECRET: FORWARDED_SECRET,
@@ -325,12 +326,20 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
       SSR_WORKERS: composeSetting('SSR_WORKERS'),
       MAP_TILE_URL: 'none',
       SHUTDOWN_DELAY_SECONDS: composeSetting('SHUTDOWN_DELAY_SECONDS'),
+      // Test files run side by side on a small machine: a busy neighbour must not make a back office shed load
+      // mid-test (as in tests/support/stack.ts); load shedding has its own test.
+      MAX_EVENT_LOOP_DELAY_MS: '15000',
     });
-    const startOffice = (i: number) => startNode(`backoffice-${i + 1}`, 'dist/server/main.js', ports[2 + i]!, officeEnv(i), 'Back office ready', dir);
-    const api2 = startNode('api-2', 'upstream/main.ts', ports[1]!, apiEnv, 'Reference API listening', dir).then((api) => void apis.push(api));
-    const started = await Promise.all([startOffice(0), api2.then(() => startOffice(1)), startOffice(2)]);
-    offices.push(...started);
-    lap('API 2 and three back offices');
+    // A back office starts without its API (it is not ready until the API answers): all three start while the
+    // first API migrates and seeds; the second API finds that done and starts after it.
+    const officesStarting = Promise.all([0, 1, 2].map((i) => startOffice(i, ports[2 + i]!)));
+    officesStarting.catch(() => undefined); // awaited below
+    apis.push(await startNode('api-1', 'upstream/main.ts', ports[0]!, apiEnv, 'Reference API listening', dir));
+    lap('API 1 (migrations, demo data)');
+
+    apis.push(await startNode('api-2', 'upstream/main.ts', ports[1]!, apiEnv, 'Reference API listening', dir));
+    offices.push(...(await officesStarting));
+    lap('API 2, and the back offices started beside API 1');
 
     const config = clusterHaproxyConfig(readFileSync(join(root, 'deploy/haproxy/haproxy.cfg'), 'utf8'), {
       port: haPort!,
@@ -348,12 +357,12 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
     haproxy.stderr!.pipe(haLog);
     await waitFor('HAProxy to see three back offices up', async () => Object.values(await serverStates(socket)).filter((s) => s === 'UP').length === 3, 20_000);
     lap('HAProxy');
-  }, 90_000);
+  }, 120_000);
 
   afterAll(async () => {
     loadRunning = false;
     await load?.catch(() => {});
-    for (const child of [haproxy, ...offices.map((o) => o.child), ...apis.map((a) => a.child)]) child?.kill('SIGKILL');
+    for (const child of [haproxy, ...running]) child?.kill('SIGKILL');
     try {
       pgCtl('-m immediate stop >/dev/null');
     } catch {
@@ -386,7 +395,8 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
         if (kind === 'write') sample.write = name;
         if (!sample.ok) sample.error = body.slice(0, 2000);
       } catch (error) {
-        sample.error = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+        sample.error = `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)} (${cause?.code ?? ''} ${cause?.message ?? ''}) ${kind} at ${new Date(sample.started).toISOString()}`;
       } finally {
         inFlight -= 1;
         sample.phase = phase;
@@ -411,13 +421,23 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
     load = Promise.all(clients.map((c) => clientLoop(c))).then(() => undefined);
     await sleep(2000);
 
-    // 1. Rolling restart, one back office at a time: SIGTERM, /readyz fails, HAProxy takes it out, it drains
-    //    and exits; a new process on the same port; the next one only once HAProxy has it up again.
+    // 1. Rolling restart, one back office at a time, as a Kubernetes rollout with maxUnavailable 0 does it: the
+    //    replacement starts (on a port of its own) while the old process still serves; then SIGTERM, /readyz
+    //    fails, HAProxy takes the old one out, it drains and exits; HAProxy's server is pointed at the
+    //    replacement, and the next one begins only once HAProxy has it up.
     phase = 'rolling restart';
     const rolling: string[] = [];
+    const startReplacement = async (i: number) => startOffice(i, await freePort(), 'b');
+    let next = startReplacement(0);
     for (const i of [0, 1, 2]) {
       const old = offices[i]!;
       const name = `backoffice-${i + 1}`;
+      const began = Date.now();
+      const fresh = await next;
+      if (i < 2) {
+        next = startReplacement(i + 1);
+        next.catch(() => undefined); // awaited in the next round; a failure there fails the test
+      }
       const stopped = Date.now();
       old.child.kill('SIGTERM');
       let downBeforeExit = false;
@@ -431,11 +451,11 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
       expect(exitCode, `${name} exits cleanly after its drain`).toBe(0);
       expect(downBeforeExit, `HAProxy took ${name} out (on /readyz) before it stopped`).toBe(true);
       const exitedAt = Date.now();
-      offices[i] = await startNode(name, 'dist/server/main.js', old.port, officeEnv(i), 'Back office ready', dir);
-      const readyAt = Date.now();
+      expect(await haproxyCommand(socket, `set server backoffice/${name} addr 127.0.0.1 port ${fresh.port}`)).toMatch(/changed|no need/i);
+      offices[i] = fresh;
       await waitFor(`HAProxy to see ${name} up again`, async () => (await serverStates(socket))[name] === 'UP', 20_000);
       const secs = (a: number, b: number) => ((b - a) / 1000).toFixed(1);
-      rolling.push(`${name} ${secs(stopped, exitedAt)} + ${secs(exitedAt, readyAt)} + ${secs(readyAt, Date.now())} s`);
+      rolling.push(`${name} ${secs(began, stopped)} + ${secs(stopped, exitedAt)} + ${secs(exitedAt, Date.now())} s`);
     }
     expect(describeFailures(failures('rolling restart'))).toBe('');
     expect(signOuts()).toEqual([]);
@@ -446,13 +466,19 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
     const inFlightAtKill = inFlight;
     offices[1]!.child.kill('SIGKILL');
     await offices[1]!.exited;
+    // Until the kernel has torn the process down, its listening socket still completes connections: a request
+    // HAProxy sends in those milliseconds is in flight there too.
+    const goneAt = Date.now();
     await sleep(2000);
     phase = 'after kill -9';
     await sleep(2000);
     const killFailures = failures('kill -9');
-    expect(killFailures.length).toBeLessThanOrEqual(inFlightAtKill);
+    const reached = samples.filter((s) => s.started <= goneAt && s.started + s.ms >= killedAt).length;
     for (const failure of killFailures) {
-      expect(failure.started, 'a request that failed was in flight when the process was killed').toBeLessThan(killedAt);
+      expect(failure.started, 'a request that failed was in flight when the process died').toBeLessThanOrEqual(goneAt);
+      // Not retried, since it may have been carried out: HAProxy answers 502, or, for a request it had sent on a
+      // reused connection, closes the client's connection as the server did (http-reuse safe).
+      if (failure.status !== 502) expect(failure.error, failure.error).toMatch(/UND_ERR_SOCKET|other side closed|ECONNRESET/);
       const next = samples.find((s) => s.client === failure.client && s.started > failure.started);
       expect(next?.ok, `client ${failure.client}'s next request succeeds`).toBe(true);
     }
@@ -510,12 +536,12 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
       `setup: ${setup.join(', ')}`,
       `cluster: ${CLIENTS} signed-in clients, ${samples.length} requests in ${((Date.now() - t0) / 1000).toFixed(1)} s, ${signOuts().length} sign-outs`,
       ...table,
-      `rolling restart, per back office: SIGTERM to exit (out of HAProxy, drained) + start + back in HAProxy: ${rolling.join(', ')}`,
-      `kill -9: ${inFlightAtKill} requests in flight (all back offices), ${killFailures.length} failed: ${describeFailures(killFailures) || '—'}`,
+      `rolling restart, per back office: waiting for its replacement to start + SIGTERM to exit (out of HAProxy, drained) + the replacement in HAProxy: ${rolling.join(', ')}`,
+      `kill -9: ${inFlightAtKill} requests in flight on all back offices at the kill (${reached} until the process was gone, ${goneAt - killedAt} ms), ${killFailures.length} failed: ${describeFailures(killFailures).replace(/\s+/g, ' ') || '—'}`,
       `postgres restart: down ${pgDownMs} ms, ${pgFailures.length} failed; answers: ${messages.join(' | ') || '—'}`,
       `writes: ${acknowledged.length} acknowledged, all ${stored.size >= acknowledged.length ? 'found' : 'NOT found'} in the database (${stored.size} rows); ${unacknowledged.length} not acknowledged, of which ${unacknowledged.filter((n) => stored.has(n)).length} were written anyway`,
     ].join('\n');
     console.log(report);
     if (process.env.CLUSTER_REPORT) writeFileSync(process.env.CLUSTER_REPORT, report + '\n');
-  }, 120_000);
+  }, 150_000);
 });
