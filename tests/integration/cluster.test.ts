@@ -269,8 +269,7 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
   const apis: Proc[] = [];
   const offices: Proc[] = [];
   let officeEnv: (i: number) => Record<string, string>;
-  const startOffice = (i: number, port: number, suffix = '') =>
-    startNode(`backoffice-${i + 1}${suffix}`, 'dist/server/main.js', port, officeEnv(i), 'Back office ready', dir);
+  const startOffice = (i: number, port: number, suffix = '') => startNode(`backoffice-${i + 1}${suffix}`, 'dist/server/main.js', port, officeEnv(i), 'Back office ready', dir);
   const samples: Sample[] = [];
   let phase = 'warm-up';
   let inFlight = 0;

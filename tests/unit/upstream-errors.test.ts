@@ -51,7 +51,11 @@ describe('a database that is restarting (ADR 046)', () => {
   });
 
   it('reaches the browser as a retryable 503 with its own code and text', () => {
-    const e = errorFromEnvelope(503, { success: false, data: null, error: { message: 'database_unavailable', cause: 'The database is unavailable for a moment. Please try again shortly.' } });
+    const e = errorFromEnvelope(503, {
+      success: false,
+      data: null,
+      error: { message: 'database_unavailable', cause: 'The database is unavailable for a moment. Please try again shortly.' },
+    });
     expect(e).toMatchObject({ status: 503, code: 'database_unavailable', retryable: true, message: 'The database is unavailable for a moment. Please try again shortly.' });
   });
 });
