@@ -378,7 +378,7 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
       const kind = n % 4 === 0 ? 'write' : n % 2 ? 'account' : 'list';
       const name = `Cluster ${runId} ${client.id}-${n}`;
       // Counted in the phase in which it ends: a request cut by the kill -9 belongs to the kill.
-      const sample: Sample = { phase: '', client: client.id, started: Date.now(), ms: 0, ok: false, status: 0, signedOut: false };
+      const sample: Sample = { phase: '', client: client.id, started: Date.now(), ms: 0, ok: false, status: 0, signedOut: false, ...(kind === 'write' ? { write: name } : {}) };
       inFlight += 1;
       try {
         const res =
@@ -391,7 +391,6 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
         const body = await res.text();
         sample.signedOut = client.take(res) || res.status === 401 || (res.status >= 300 && res.status < 400 && /\/login/.test(res.headers.get('location') ?? ''));
         sample.ok = res.status === 200;
-        if (kind === 'write') sample.write = name;
         if (!sample.ok) sample.error = body.slice(0, 2000);
       } catch (error) {
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
