@@ -104,7 +104,7 @@ function startNode(name: string, script: string, port: number, env: Record<strin
   );
   return new Promise<Proc>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s:\n${out}`)), 60_000);
     const onData = (chunk: Buffer) => {
       log.write(chunk);
       out += chunk.toString();
