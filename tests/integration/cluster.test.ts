@@ -529,7 +529,14 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
         return `| ${p} | ${list.length} | ${list.filter((s) => !s.ok).length} | ${p95(list.map((s) => s.ms))} | ${Math.max(0, ...list.map((s) => s.ms))} | ${writes.length - failedWrites.length} | ${failedWrites.length} (${failedWrites.filter((s) => stored.has(s.write!)).length}) |`;
       }),
     ];
-    const messages = [...new Set(pgFailures.map((s) => `${s.status} ${s.error}`.slice(0, 240)))];
+    // One line per kind of answer: status, code and text, with the procedures that got it.
+    const answers = new Map<string, Set<string>>();
+    for (const failure of pgFailures) {
+      const body = JSON.parse(failure.error ?? '{}') as { error?: { message?: string; data?: { appCode?: string; path?: string } } };
+      const key = `${failure.status} ${body.error?.data?.appCode} "${body.error?.message}"`;
+      answers.set(key, (answers.get(key) ?? new Set()).add(body.error?.data?.path ?? '?'));
+    }
+    const messages = [...answers].map(([key, paths]) => `${key} (${[...paths].join(', ')})`);
     const report = [
       `setup: ${setup.join(', ')}`,
       `cluster: ${CLIENTS} signed-in clients, ${samples.length} requests in ${((Date.now() - t0) / 1000).toFixed(1)} s, ${signOuts().length} sign-outs`,
