@@ -548,5 +548,5 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
     ].join('\n');
     console.log(report);
     if (process.env.CLUSTER_REPORT) writeFileSync(process.env.CLUSTER_REPORT, report + '\n');
-  }, 150_000);
+  }, 180_000);
 });
