@@ -81,6 +81,8 @@ declare module 'fastify' {
     refreshStats: { refreshes: number; rejected: number; failures: number };
     /** The render workers now serving (ADR 027); the memory bench reads their heaps. */
     renderThreads: () => readonly import('node:worker_threads').Worker[];
+    /** From now on `/readyz` answers 503 while everything else is still served: the drain before a stop (ADR 046). */
+    markNotReady: () => void;
   }
   interface FastifyRequest {
     backofficeSession?: RequestSession;
@@ -224,10 +226,15 @@ async function registerPlugins(app: FastifyInstance, opts: BuildAppOptions, metr
   await app.register(fastifyRateLimit, { global: false });
 }
 
-/** `/healthz` (the process is up) and `/readyz` (the API answers too). */
+/** `/healthz` (the process is up) and `/readyz` (the API answers too, and the process is not stopping). */
 function registerHealthChecks(app: FastifyInstance, upstream: UpstreamClient) {
+  let stopping = false;
+  app.decorate('markNotReady', () => {
+    stopping = true;
+  });
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
+    if (stopping) return reply.code(503).send({ status: 'not ready', reason: 'stopping' });
     try {
       const res = await upstream.stream({ method: 'GET', path: '../healthz' });
       await res.body.dump();

@@ -49,6 +49,13 @@ export const envSchema = z
     UPSTREAM_HEADERS_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
     UPSTREAM_BODY_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
     TRUST_PROXY: backOfficeTrustProxyField.default(false),
+    /**
+     * After SIGTERM, `/readyz` answers 503 for this many seconds while requests are still served, then the server
+     * drains and stops: a load balancer's health checks take it out first (ADR 046). 0: drain at once.
+     */
+    SHUTDOWN_DELAY_SECONDS: z.coerce.number().min(0).max(120).default(0),
+    /** Requests are shed (503 + Retry-After) while the event loop lags more than this (ADR 008). */
+    MAX_EVENT_LOOP_DELAY_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
     /** Threads that render pages with React (ADR 027); 0 renders in the main thread. Unset: one per spare core, 1 to 4. */
     SSR_WORKERS: z.coerce.number().int().min(0).max(32).optional(),
     /** A render worker that answers nothing for this long with a page in flight is replaced; its pages answer 503 (ADR 029). 0: never. */

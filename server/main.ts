@@ -80,6 +80,7 @@ const app = await buildApp({
   ...(upstream ? { inProcessFiles: (req, res) => upstream!.app.routing(req, res) } : {}),
   upstreamTimeouts: { connectMs: env.UPSTREAM_CONNECT_TIMEOUT_MS, headersMs: env.UPSTREAM_HEADERS_TIMEOUT_MS, bodyMs: env.UPSTREAM_BODY_TIMEOUT_MS },
   trustProxy: env.TRUST_PROXY,
+  pressure: { maxEventLoopDelayMs: env.MAX_EVENT_LOOP_DELAY_MS },
   sessionMaxAgeSeconds: env.SESSION_MAX_AGE_DAYS * 24 * 3600,
   metricsToken: env.METRICS_TOKEN,
   // Open only in development; elsewhere /metrics needs METRICS_TOKEN, and without one it does not exist.
@@ -107,12 +108,17 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
-    logger.info({ signal }, 'shutting down: draining requests');
-    const timer = setTimeout(() => process.exit(1), 15_000);
-    timer.unref();
-    void app
-      .close()
-      .then(() => upstream?.close())
-      .then(() => process.exit(0));
+    // Not ready first, still serving: a load balancer checking /readyz stops sending new requests (ADR 046).
+    app.markNotReady();
+    const delayMs = env.SHUTDOWN_DELAY_SECONDS * 1000;
+    logger.info({ signal, delayMs }, 'shutting down: not ready, then draining requests');
+    setTimeout(() => {
+      const timer = setTimeout(() => process.exit(1), 15_000);
+      timer.unref();
+      void app
+        .close()
+        .then(() => upstream?.close())
+        .then(() => process.exit(0));
+    }, delayMs);
   });
 }

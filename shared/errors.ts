@@ -30,6 +30,7 @@ export const ERROR_TEXT = {
   upload_quota_bytes: 'You have uploaded as much as is allowed for today. Try again tomorrow.',
   invalid_google_token: 'The Google sign-in could not be verified.',
   internal_error: 'Something went wrong, please contact our support.',
+  database_unavailable: 'The database is unavailable for a moment. Please try again shortly.',
   invalid_transition: 'This status change is not allowed.',
   buddy_not_scheduled: 'The bike buddy does not work in this slot on this day.',
   buddy_not_working: 'The bike buddy is not working in this slot on this day.',

@@ -6,7 +6,7 @@ import type { EntityDef } from '../shared/entity/define.ts';
 import { ENTITIES } from '../shared/entities/registry.ts';
 import { ERROR_TEXT } from '../shared/errors.ts';
 import type { UpstreamConfig } from './config.ts';
-import type { Db } from './db.ts';
+import { isDatabaseUnavailable, type Db } from './db.ts';
 import { ApiError, fail } from './lib/api-error.ts';
 import { requireAuth } from './lib/auth.ts';
 import { checkSession } from './lib/sessions.ts';
@@ -79,6 +79,12 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
     if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
       return fail(reply, 400, 'validation_error', 'The body is not valid JSON.');
     if (fastifyError.statusCode && fastifyError.statusCode < 500) return fail(reply, fastifyError.statusCode, 'validation_error', fastifyError.message);
+    // PostgreSQL restarting or failing over: a passing state, said so, not an unexplained 500 (ADR 046).
+    if (isDatabaseUnavailable(error)) {
+      req.log.warn({ err: error }, 'database unavailable');
+      void reply.header('retry-after', '2');
+      return fail(reply, 503, 'database_unavailable', ERROR_TEXT.database_unavailable);
+    }
     req.log.error({ err: error }, 'unhandled error');
     return fail(reply, 500, 'internal_error', ERROR_TEXT.internal_error);
   });

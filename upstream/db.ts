@@ -142,6 +142,18 @@ async function listenPostgres(url: string, channel: string, onPayload: (payload:
   };
 }
 
+/**
+ * The database could not be reached, or ended the connection (a restart, a failover, a shutdown): nothing was
+ * wrong with the request, and the same request may succeed in a moment (ADR 046).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  // 08…: connection exceptions; 57P01–57P03: administrator/crash shutdown, cannot connect now (starting up, recovering).
+  if (typeof code === 'string' && (/^08/.test(code) || ['57P01', '57P02', '57P03', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT'].includes(code))) return true;
+  return typeof message === 'string' && (/^Connection terminated/.test(message) || /not queryable/.test(message));
+}
+
 function openPostgres(url: string): Db {
   const pool = new pg.Pool({ connectionString: url, max: 20 });
   // An idle connection the server ends (a restart, a failover, an administrator) is dropped from the pool and
@@ -163,6 +175,14 @@ function openPostgres(url: string): Db {
     kind: 'postgres',
     async transaction(fn) {
       const client = await pool.connect();
+      // A checked-out connection is no longer watched by the pool: one the server ends mid-transaction (a
+      // restart, a failover) would emit an 'error' nobody hears and end the process (ADR 046). Heard here, the
+      // transaction fails with it and the broken connection is destroyed rather than returned to the pool.
+      let lost: Error | undefined;
+      const onLost = (error: Error) => {
+        lost = error;
+      };
+      client.on('error', onLost);
       try {
         await client.query('begin');
         const tx: Db = {
@@ -179,7 +199,8 @@ function openPostgres(url: string): Db {
         await client.query('rollback').catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        client.off('error', onLost);
+        client.release(lost);
       }
     },
     listen: (channel, onPayload, onReconnect) => listenPostgres(url, channel, onPayload, onReconnect),

@@ -33,3 +33,29 @@ describe('§8 error extraction', () => {
     });
   });
 });
+
+describe('a database that is restarting (ADR 046)', () => {
+  it('tells connection failures from errors in the request', async () => {
+    const { isDatabaseUnavailable } = await import('../../upstream/db.ts');
+    const unavailable = [
+      { code: '57P01', message: 'terminating connection due to administrator command' },
+      { code: '57P03', message: 'the database system is starting up' },
+      { code: '08006', message: 'connection failure' },
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      new Error('Connection terminated unexpectedly'),
+      new Error('Client has encountered a connection error and is not queryable'),
+    ];
+    for (const error of unavailable) expect(isDatabaseUnavailable(error), String(error.message)).toBe(true);
+    const requestErrors = [{ code: '23505', message: 'duplicate key value' }, { code: '22P02', message: 'invalid input syntax' }, new Error('boom'), null, 'text'];
+    for (const error of requestErrors) expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+
+  it('reaches the browser as a retryable 503 with its own code and text', () => {
+    const e = errorFromEnvelope(503, {
+      success: false,
+      data: null,
+      error: { message: 'database_unavailable', cause: 'The database is unavailable for a moment. Please try again shortly.' },
+    });
+    expect(e).toMatchObject({ status: 503, code: 'database_unavailable', retryable: true, message: 'The database is unavailable for a moment. Please try again shortly.' });
+  });
+});
