@@ -1,12 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, preHandlerHookHandler } from 'fastify';
 import { createHash } from 'node:crypto';
 import type { Db } from '../db.ts';
+import { IDEMPOTENCY_HEADER, isIdempotencyKey } from '../../shared/http-headers.ts';
 import { ApiError } from './api-error.ts';
 
-/** The request header that names a write (ADR 042), as Stripe's and the IETF draft's. */
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
-/** A key is printable ASCII, 1–255 characters (a UUID in practice). */
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 /** How long a key is remembered: replays come within hours (a dead spot), not days. */
 const KEEP_HOURS = 24;
 /** A key claimed this long ago with no answer stored belongs to a request that died mid-way: it may be claimed again. */
@@ -46,7 +43,7 @@ function idempotencyPreHandler(db: Db): preHandlerHookHandler {
   return async function (req: FastifyRequest, reply: FastifyReply) {
     const header = req.headers[IDEMPOTENCY_HEADER];
     if (header === undefined || !req.user) return;
-    if (typeof header !== 'string' || !KEY_PATTERN.test(header)) throw new ApiError(400, 'validation_error', 'The Idempotency-Key header is not a valid key.');
+    if (!isIdempotencyKey(header)) throw new ApiError(400, 'validation_error', 'The Idempotency-Key header is not a valid key.');
     const userId = req.user.id;
     const fingerprint = fingerprintOf(req);
     const claimed = await db.query(
