@@ -3,7 +3,7 @@ import { servicesEntity } from '../../shared/entities/services.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { CSRF_HEADER, IDEMPOTENCY_HEADER } from '../../shared/http-headers.ts';
 import { Button } from '../components/controls.tsx';
-import { QueuedAction } from '../entity/record-actions.tsx';
+import { queuedAction } from '../entity/record-actions.tsx';
 import { statusText } from '../entity/status-label.tsx';
 import { errorText } from '../errors.ts';
 import { QUEUE_KEY } from '../shell/offline-worker.ts';
@@ -103,7 +103,7 @@ export interface OfflineQueue {
   /** Whether the back office answered the last time it was asked. */
   reachable(): boolean;
   subscribe(listener: () => void): () => void;
-  /** RecordActions' sender: keeps the step, sends it; throws QueuedAction when it stays queued. */
+  /** RecordActions' sender: keeps the step, sends it; throws queuedAction() when it stays queued. */
   submit(path: string, input: Record<string, unknown>, record: EntityRecord): Promise<unknown>;
   replay(): Promise<void>;
   discard(key: string): void;
@@ -186,11 +186,11 @@ export function openOfflineQueue(user: string, onSent: () => void): OfflineQueue
       const step: QueuedStep = { key: crypto.randomUUID(), user, path, input, service: record.id, before: record, at: new Date().toISOString(), state: 'queued' };
       save([...steps.filter((s) => s.service !== record.id), step]);
       // Known to be offline: kept at once (the retry sends it), rather than a "Saving…" that waits for a timeout.
-      if (!online || !navigator.onLine) throw new QueuedAction();
+      if (!online || !navigator.onLine) throw queuedAction();
       await running;
       const outcome = await post(step);
       setOnline(outcome.kind !== 'unsent');
-      if (outcome.kind === 'unsent') throw new QueuedAction();
+      if (outcome.kind === 'unsent') throw queuedAction();
       update(step.key, null);
       // Online, a refusal is said as before: the toast and the card's message.
       if (outcome.kind === 'refused') throw outcome.error;
@@ -218,7 +218,11 @@ export function StepNote({ step, service, onDiscard, onRetry }: { step: QueuedSt
       </p>
     );
   const value = (field: (typeof COMPARED)[number], record: EntityRecord) =>
-    field === 'status' ? statusText(t, servicesEntity, 'status', record.status) : record[field] === null || record[field] === undefined || record[field] === '' ? '—' : String(record[field]);
+    field === 'status'
+      ? statusText(t, servicesEntity, 'status', record.status)
+      : record[field] === null || record[field] === undefined || record[field] === ''
+        ? '—'
+        : String(record[field]);
   const changes = COMPARED.filter((field) => value(field, step.before) !== value(field, service));
   let reason = '';
   try {

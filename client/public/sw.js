@@ -1,3 +1,4 @@
+/* global self, caches */
 /*
  * The back office's service worker (ADR 042), at the fixed URL /sw.js with the scope /. It keeps the buddy's
  * Today page working through a dead spot: the app's hashed assets from a cache (they never change), the
@@ -10,8 +11,12 @@ const DAY = 'bb-today-v1';
 /** A dead spot often answers nothing rather than failing: after this long the last good copy is shown. */
 const NETWORK_WAIT_MS = 4000;
 
-/** The build's hashed files (ASSET_DIR, shared/static-assets.ts): never changed, kept until the worker's next version. */
-const isAsset = (url) => url.pathname.startsWith('/static/');
+/**
+ * The build's hashed files (ASSET_DIR, shared/static-assets.ts), never changed, and the shell's own images
+ * (client/public): kept until the worker's next version.
+ */
+const SHELL_FILES = ['/default-avatar.svg', '/favicon.svg'];
+const isAsset = (url) => url.pathname.startsWith('/static/') || SHELL_FILES.includes(url.pathname);
 const isDayPage = (url) => url.pathname === '/today';
 const isDayData = (url) => url.pathname.startsWith('/trpc/') && url.pathname.slice('/trpc/'.length).split(',').includes('services.calendar');
 

@@ -358,10 +358,11 @@ describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
 
   const transitionsOf = async (id: number) =>
     Number(
-      (await stack.upstream.db.query<{ n: number }>("select count(*)::int as n from audit_log where entity = 'services' and record_id = $1 and action = 'transition'", [id])).rows[0]!
-        .n,
+      (await stack.upstream.db.query<{ n: number }>("select count(*)::int as n from audit_log where entity = 'services' and record_id = $1 and action = 'transition'", [id]))
+        .rows[0]!.n,
     );
-  const serviceRow = async (id: number) => (await stack.upstream.db.query<{ status: number; version: number }>('select status, version from services where id = $1', [id])).rows[0]!;
+  const serviceRow = async (id: number) =>
+    (await stack.upstream.db.query<{ status: number; version: number }>('select status, version from services where id = $1', [id])).rows[0]!;
   const hydrated = (page: Page) => page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached' });
   /** Our worker controls the page and has kept the day's page (the assets come with it). */
   async function workerReady(page: Page) {
@@ -380,7 +381,14 @@ describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
     expect(await page.getByTestId('offline-banner').innerText()).toBe('');
 
     await page.context().setOffline(true);
-    const reloaded = await page.reload();
+    const state = await page.evaluate(async () => [
+      Boolean(navigator.serviceWorker.controller),
+      (await (await caches.open('bb-today-v1')).keys()).map((r) => r.url),
+      localStorage.getItem('bb-offline-user'),
+    ]);
+    const reloaded = await page.reload().catch((error: unknown) => {
+      throw new Error(`offline reload failed; before it: ${JSON.stringify(state)}: ${String(error)}`);
+    });
     expect(reloaded?.fromServiceWorker()).toBe(true);
     await hydrated(page);
     const card = (id: number) => page.locator(`[data-service="${id}"]`);

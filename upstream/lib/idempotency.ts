@@ -46,10 +46,11 @@ function idempotencyPreHandler(db: Db): preHandlerHookHandler {
     if (!isIdempotencyKey(header)) throw new ApiError(400, 'validation_error', 'The Idempotency-Key header is not a valid key.');
     const userId = req.user.id;
     const fingerprint = fingerprintOf(req);
-    const claimed = await db.query(
-      `insert into idempotency_keys (user_id, key, fingerprint) values ($1, $2, $3) on conflict (user_id, key) do nothing returning key`,
-      [userId, header, fingerprint],
-    );
+    const claimed = await db.query(`insert into idempotency_keys (user_id, key, fingerprint) values ($1, $2, $3) on conflict (user_id, key) do nothing returning key`, [
+      userId,
+      header,
+      fingerprint,
+    ]);
     if (claimed.rows.length > 0) {
       req.idempotencyClaim = { userId, key: header };
       // Forget keys past their day now and then (indexed by created_at).
