@@ -89,7 +89,8 @@ async function post(step: QueuedStep): Promise<Sent> {
     const error = body?.error;
     const status = error?.data?.httpStatus ?? res.status;
     // A 5xx, an unreachable API or an ended session: the step waits for the next try, with the same key.
-    if (!error || status >= 500 || status === 401 || status === 408 || status === 429) return { kind: 'unsent' };
+    // Still running under this key (another tab's send, a retry racing the first): its stored answer comes next time.
+    if (!error || status >= 500 || status === 401 || status === 408 || status === 429 || error.data?.appCode === 'idempotency_in_progress') return { kind: 'unsent' };
     return { kind: 'refused', error };
   } catch {
     return { kind: 'unsent' };
