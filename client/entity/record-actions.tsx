@@ -37,9 +37,6 @@ export type ActionOutcome = { button: ActionButton; record: EntityRecord } & (
   { state: 'pending' } | { state: 'done'; result: unknown; saved: EntityRecord | null } | { state: 'failed'; error: unknown; message: string } | { state: 'queued' }
 );
 
-/** What a screen's own sender throws when it kept the action to send later (offline, ADR 042): no toast, no refresh. */
-export const queuedAction = () => Object.assign(new Error('queued'), { queued: true });
-
 /** Sends an action's input (`<entity>.<action>`); by default the tRPC mutation. */
 export type ActionSender = (path: string, input: Record<string, unknown>, record: EntityRecord) => Promise<unknown>;
 
@@ -111,6 +108,7 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
       else toast.success(textOf(button, 'done', after));
       onResult?.({ state: 'done', button, record, result, saved });
     } catch (error) {
+      // A screen's own sender kept the action to send later (offline, ADR 042): no toast, no refresh.
       if ((error as { queued?: unknown } | null)?.queued) {
         onResult?.({ state: 'queued', button, record });
         return;

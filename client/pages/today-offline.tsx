@@ -3,7 +3,6 @@ import { servicesEntity } from '../../shared/entities/services.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { CSRF_HEADER, IDEMPOTENCY_HEADER } from '../../shared/http-headers.ts';
 import { Button } from '../components/controls.tsx';
-import { queuedAction } from '../entity/record-actions.tsx';
 import { statusText } from '../entity/status-label.tsx';
 import { errorText } from '../errors.ts';
 import { QUEUE_KEY } from '../shell/offline-worker.ts';
@@ -34,6 +33,9 @@ export interface QueuedStep {
 // A step asks first (ADR 013's confirm dialog, loaded on first use): fetched now, while the phone is online,
 // so the service worker has it for a dead spot.
 void import('../shell/confirm-dialog.tsx');
+
+/** Thrown to RecordActions when a step is kept to send later: it then shows no error (`queued`). */
+const queuedAction = () => Object.assign(new Error('queued'), { queued: true });
 
 /** The fields a conflict compares: what the office may have changed about a stop. */
 const COMPARED = ['status', 'service_date', 'service_time', 'service_slot_id_label', 'buddy_id_label', 'address', 'notes'] as const;
@@ -227,7 +229,9 @@ export function StepNote({ step, service, onDiscard, onRetry }: { step: QueuedSt
   const changes = COMPARED.filter((field) => value(field, step.before) !== value(field, service));
   let reason = '';
   try {
-    reason = errorText(t, JSON.parse(step.message ?? '{}'));
+    const error = JSON.parse(step.message ?? '{}') as { data?: { appCode?: string } };
+    // The one refusal of the key itself a buddy may meet (a step changed in storage); a key in progress waits instead.
+    reason = error.data?.appCode === 'idempotency_key_reused' ? t('today.offline.reused') : errorText(t, error);
   } catch {
     reason = '';
   }
