@@ -24,9 +24,6 @@ async function start() {
   const state = JSON.parse(element?.textContent ?? '{}') as SsrState;
   const nonce = element?.getAttribute('nonce') || (element as HTMLScriptElement | null)?.nonce || null;
 
-  // §2: any leftover service worker from an older app on this origin is unregistered.
-  void navigator.serviceWorker?.getRegistrations().then((registrations) => registrations.forEach((r) => void r.unregister()));
-
   // The server rendered the language of the `lang` cookie. The cookie and local storage (§9 key `lang`)
   // are written together, except when the server sets the cookie at sign-in to the profile's language
   // (ADR 023): then the cookie wins. Without a cookie (cleared, expired) local storage wins.
@@ -67,6 +64,8 @@ async function start() {
   whenIdle(() => void completeTranslations().catch(() => undefined));
   // Live updates (ADR 037) on signed-in pages: changes others make mark the answers on screen stale.
   if (match?.route.roles) whenIdle(() => void import('./shell/live-updates.ts').then((live) => live.startLiveUpdates(queryClient)));
+  // §2: any leftover service worker is unregistered, all but ours, which signed-in pages register (ADR 042).
+  whenIdle(() => void import('./shell/offline-worker.ts').then((worker) => worker.startOfflineWorker(queryClient, Boolean(match?.route.roles))));
 }
 
 void start();

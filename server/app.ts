@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { PathOnlyLogController, requestIdOf } from '../shared/request-log.server.ts';
 import { closeConnectionsWhenDraining } from '../shared/graceful-close.server.ts';
 import { ASSET_DIR } from '../shared/static-assets.ts';
+import { IDEMPOTENCY_HEADER, isIdempotencyKey } from '../shared/http-headers.ts';
 import { registerSecurityHeaders } from './security-headers.ts';
 import { guardRoute, matchRoute, safeRedirectPath } from '../shared/route-table.ts';
 import { csrfRefusal } from './csrf.ts';
@@ -256,6 +257,11 @@ async function registerTrpc(app: FastifyInstance, createContext: CreateContext) 
     if (refusal) {
       req.log.warn({ refusal }, 'request refused');
       return reply.code(403).send({ error: { message: 'csrf', code: -32003, data: { appCode: 'csrf', httpStatus: 403 } } });
+    }
+    // An Idempotency-Key names one mutation (ADR 042): never a batch of several, nor a malformed key.
+    const key = req.headers[IDEMPOTENCY_HEADER];
+    if (key !== undefined && (!isIdempotencyKey(key) || req.url.split('?')[0]!.includes(','))) {
+      return reply.code(400).send({ error: { message: 'validation_error', code: -32600, data: { appCode: 'validation_error', httpStatus: 400 } } });
     }
   });
   await app.register(fastifyTRPCPlugin, {

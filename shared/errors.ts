@@ -41,6 +41,8 @@ export const ERROR_TEXT = {
   final_service_fixed: 'A finished or canceled service keeps its bike buddy, date and slot.',
   service_not_booked: 'Details can only be recorded while the service is booked.',
   invalid_address: 'Please enter a valid address.',
+  idempotency_in_progress: 'A request with this Idempotency-Key is still being processed.',
+  idempotency_key_reused: 'This Idempotency-Key was used for another request.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_TEXT;

@@ -6,4 +6,12 @@ export const CSRF_HEADER = 'x-backoffice-csrf';
  * answers a redirect as JSON `{ location }` (a fetch cannot read a redirect's target), and anything
  * else, as always, with the page showing the outcome.
  */
+/**
+ * Names one write so it is done once however often it is sent (ADR 042): the browser's offline queue sends
+ * it with a replayed action, the back office passes it on to the API with each write that action makes.
+ */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** A key: printable ASCII without spaces, 1–200 characters (a UUID in practice; the back office may add `.2`). */
+export const isIdempotencyKey = (value: unknown): value is string => typeof value === 'string' && /^[\x21-\x7e]{1,200}$/.test(value);
+
 export const BACKGROUND_FORM_HEADER = 'x-backoffice-form';

@@ -10,6 +10,7 @@ import { isDatabaseUnavailable, type Db } from './db.ts';
 import { ApiError, fail } from './lib/api-error.ts';
 import { requireAuth } from './lib/auth.ts';
 import { checkSession } from './lib/sessions.ts';
+import { registerIdempotency } from './lib/idempotency.ts';
 import { isDataException, refuseUnstorableInput } from './lib/storable-input.ts';
 import { openApiDocument } from './openapi.ts';
 import { registerAccountRoutes } from './routes/account.ts';
@@ -95,6 +96,10 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   app.addHook('onSend', async (req, reply) => {
     if (req.url.startsWith('/api/') && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
+
+  // Writes sent with an Idempotency-Key are done once per user and key (ADR 042): every write route registered
+  // from here on gets the check.
+  registerIdempotency(app, db);
 
   app.get('/healthz', async () => ({ ok: true }));
   // Every route registered from here on is listed in /openapi.json (generic ones with their schemas).

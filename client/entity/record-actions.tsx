@@ -34,8 +34,11 @@ function recordOf(action: ActionDef, result: unknown): EntityRecord | null {
 }
 
 export type ActionOutcome = { button: ActionButton; record: EntityRecord } & (
-  { state: 'pending' } | { state: 'done'; result: unknown; saved: EntityRecord | null } | { state: 'failed'; error: unknown; message: string }
+  { state: 'pending' } | { state: 'done'; result: unknown; saved: EntityRecord | null } | { state: 'failed'; error: unknown; message: string } | { state: 'queued' }
 );
+
+/** Sends an action's input (`<entity>.<action>`); by default the tRPC mutation. */
+export type ActionSender = (path: string, input: Record<string, unknown>, record: EntityRecord) => Promise<unknown>;
 
 interface RecordActionsProps extends ButtonFilter {
   def: EntityDef;
@@ -50,13 +53,15 @@ interface RecordActionsProps extends ButtonFilter {
   testId?: (button: ActionButton) => string;
   /** Each run's start, success (with the API's answer: a refund) and failure, for screens that show more than the toast. */
   onResult?: (outcome: ActionOutcome) => void;
+  /** Sends the action instead of the tRPC mutation: the Today page's offline queue (ADR 042). */
+  send?: ActionSender;
 }
 
 /**
  * Runs a record's action: confirm when declared → the action's tRPC mutation → the caches → a toast; a
  * refusal this viewer may override is asked about and run again with the override's input.
  */
-function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly string[], { onResult }: Pick<RecordActionsProps, 'onResult'>) {
+function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly string[], { onResult, send }: Pick<RecordActionsProps, 'onResult' | 'send'>) {
   const { t, i18n } = useTranslation();
   const confirm = useConfirm();
   const toast = useToast();
@@ -92,7 +97,8 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
     setPending(id);
     onResult?.({ state: 'pending', button, record });
     try {
-      const result = await client[key]![button.key]!.mutate({ id: record.id, ...(button.action.versioned ? { version: record.version } : {}), ...button.input, ...extra });
+      const input = { id: record.id, ...(button.action.versioned ? { version: record.version } : {}), ...button.input, ...extra };
+      const result = send ? await send(`${key}.${button.key}`, input, record) : await client[key]![button.key]!.mutate(input);
       const saved = recordOf(button.action, result);
       if (saved) cache.get!.setData({ id: record.id }, saved);
       await refresh(!saved);
@@ -102,6 +108,11 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
       else toast.success(textOf(button, 'done', after));
       onResult?.({ state: 'done', button, record, result, saved });
     } catch (error) {
+      // A screen's own sender kept the action to send later (offline, ADR 042): no toast, no refresh.
+      if ((error as { queued?: unknown } | null)?.queued) {
+        onResult?.({ state: 'queued', button, record });
+        return;
+      }
       const override = extra ? null : overridable(button, error);
       if (override) {
         setPending(null);
@@ -127,10 +138,10 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
  * variant or target status as context (`label_4`); a failure refreshes the record, since a refusal usually
  * means it changed meanwhile (409).
  */
-export function RecordActions({ def, record, only, exclude, targets, size, variant = 'buttons', testId = defaultTestId, onResult }: RecordActionsProps) {
+export function RecordActions({ def, record, only, exclude, targets, size, variant = 'buttons', testId = defaultTestId, onResult, send }: RecordActionsProps) {
   const { t, i18n } = useTranslation();
   const access = useAccess(def);
-  const { pending, run } = useActionRunner(def, record, access.roles, { onResult });
+  const { pending, run } = useActionRunner(def, record, access.roles, { onResult, send });
   const buttons = actionButtons(def, record, access.roles, { only, exclude, targets });
   if (buttons.length === 0) return null;
 

@@ -27,7 +27,7 @@ function statusName(t: (key: string) => string, lang: string, record: EntityReco
 
 /** The feedback kept from each action's outcome (RecordActions' toasts say the rest). */
 function feedbackOf(outcome: ActionOutcome, current: SubscriptionFeedback): SubscriptionFeedback {
-  if (outcome.state === 'pending') return { ...current, error: null };
+  if (outcome.state === 'pending' || outcome.state === 'queued') return { ...current, error: null };
   if (outcome.state === 'failed') return { ...current, error: outcome.message };
   const result = outcome.result as SubscriptionActionResult;
   return { error: null, lastUpdatedSubscription: result.subscription, lastRefund: result.refund };

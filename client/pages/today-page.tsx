@@ -1,5 +1,5 @@
 import { ChevronLeftIcon, ChevronRightIcon } from '@primer/octicons-react';
-import { lazy, Suspense, useState } from 'react';
+import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams, type SetURLSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
@@ -13,11 +13,15 @@ import { PageSpinner } from '../components/page-spinner.tsx';
 import { StopsMap, type Stop } from '../components/stops-map.tsx';
 import { useAccess } from '../entity/access.ts';
 import type { ActionButton } from '../entity/action-buttons.ts';
-import { RecordActions, type ActionOutcome } from '../entity/record-actions.tsx';
+import { RecordActions, type ActionOutcome, type ActionSender } from '../entity/record-actions.tsx';
 import { StatusLabel } from '../entity/status-label.tsx';
 import { usePublicConfig } from '../public-config.tsx';
+import { useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { inVisitOrder, isCanceled, stopTime, todayDate, todayQuery } from './today-query.ts';
+import type { OfflineQueue, QueuedStep } from './today-offline.tsx';
+
+type OfflineModule = typeof import('./today-offline.tsx');
 
 const Top = styled.div`
   display: flex;
@@ -102,7 +106,60 @@ const Card = styled.li`
   a {
     color: var(--fgColor-accent, #0969da);
   }
+  &[data-step='queued'] {
+    border-style: dashed;
+  }
+  .stop-note {
+    display: grid;
+    gap: 6px;
+    padding: 8px 10px;
+    border-radius: 6px;
+    background: var(--bgColor-attention-muted, #fff8c5);
+    border: 1px solid var(--borderColor-attention-emphasis, #9a6700);
+    ul {
+      margin: 0;
+      padding-left: 20px;
+    }
+    button {
+      min-height: 44px;
+    }
+  }
+  .stop-note-actions {
+    display: flex;
+    flex-wrap: wrap;
+    gap: 8px;
+  }
 `;
+
+/** Says the phone is offline (and what happens to the buddy's steps), or that kept steps are being sent. */
+const Banner = styled.p`
+  margin: 0 0 12px;
+  padding: 10px 12px;
+  border-radius: 8px;
+  background: var(--bgColor-neutral-emphasis, #59636e);
+  color: var(--fgColor-onEmphasis, #fff);
+  font-size: 15px;
+  &:empty {
+    padding: 0;
+    margin: 0;
+  }
+`;
+
+const subscribeOnline = (change: () => void) => {
+  window.addEventListener('online', change);
+  window.addEventListener('offline', change);
+  return () => {
+    window.removeEventListener('online', change);
+    window.removeEventListener('offline', change);
+  };
+};
+/** Whether the browser says it is online; the server renders online. */
+const useOnline = () =>
+  useSyncExternalStore(
+    subscribeOnline,
+    () => navigator.onLine,
+    () => true,
+  );
 
 const CardHead = styled.div`
   display: flex;
@@ -205,12 +262,17 @@ interface StopCardProps {
   showBuddy: boolean;
   error: string | undefined;
   onResult: (outcome: ActionOutcome) => void;
+  /** The offline queue's sender, once loaded (ADR 042). */
+  send: ActionSender | undefined;
+  /** This stop's kept step, and the note that shows it. */
+  step: QueuedStep | undefined;
+  note: React.ReactNode;
 }
 
 /** The status steps' test ids on a card. */
 const stepTestId = (button: ActionButton) => `stop-step-${button.to}`;
 
-function StopCard({ service, number, outside, showBuddy, error, onResult }: StopCardProps) {
+function StopCard({ service, number, outside, showBuddy, error, onResult, send, step, note }: StopCardProps) {
   const { t } = useTranslation();
   const lat = Number(service.latitude);
   const lng = Number(service.longitude);
@@ -225,6 +287,7 @@ function StopCard({ service, number, outside, showBuddy, error, onResult }: Stop
       data-service={service.id}
       data-status={status}
       data-canceled={isCanceled(service)}
+      data-step={step?.state}
       aria-labelledby={`stop-title-${service.id}`}
     >
       <CardHead>
@@ -283,9 +346,13 @@ function StopCard({ service, number, outside, showBuddy, error, onResult }: Stop
           {error}
         </Alert>
       )}
-      <Actions>
-        <RecordActions def={servicesEntity} record={service} only={['transition']} variant="compact" size="medium" testId={stepTestId} onResult={onResult} />
-      </Actions>
+      {note}
+      {/* A kept step is the stop's next one: no other until it is sent or discarded. */}
+      {!step && (
+        <Actions>
+          <RecordActions def={servicesEntity} record={service} only={['transition']} variant="compact" size="medium" testId={stepTestId} onResult={onResult} send={send} />
+        </Actions>
+      )}
     </Card>
   );
 }
@@ -377,7 +444,38 @@ export default function TodayPage() {
   const [errors, setErrors] = useState<Record<number, string>>({});
   const date = todayDate(search);
   const query = todayQuery(search, access.ownerScoped);
-  const services = trpc.services.calendar.useQuery(query);
+  // Offline, the query still asks once: the service worker answers with the last good copy (ADR 042).
+  const services = trpc.services.calendar.useQuery(query, { networkMode: 'offlineFirst' });
+  const browserOnline = useOnline();
+  const { user } = useSession();
+  const utils = trpc.useUtils();
+  const [offline, setOffline] = useState<{ module: OfflineModule; queue: OfflineQueue } | null>(null);
+  const [steps, setSteps] = useState<readonly QueuedStep[]>([]);
+  const [reachable, setReachable] = useState(true);
+  const userId = user ? String(user.id) : null;
+  // The queue is not needed for the first paint: loaded after it, it sends what a dead spot kept.
+  useEffect(() => {
+    if (!userId) return;
+    let queue: OfflineQueue | undefined;
+    let unsubscribe = () => {};
+    let gone = false;
+    void import('./today-offline.tsx').then((module) => {
+      if (gone) return;
+      queue = module.openOfflineQueue(userId, () => void utils.services.calendar.invalidate());
+      const show = () => {
+        setSteps(queue!.steps());
+        setReachable(queue!.reachable());
+      };
+      unsubscribe = queue.subscribe(show);
+      show();
+      setOffline({ module, queue });
+    });
+    return () => {
+      gone = true;
+      unsubscribe();
+      queue?.close();
+    };
+  }, [userId, utils]);
   const buddy = 'buddy_id' in query.filters ? Number(query.filters.buddy_id) : null;
   const dayHref = (day: string) => `?${new URLSearchParams({ ...Object.fromEntries(search), date: day })}`;
 
@@ -402,23 +500,53 @@ export default function TodayPage() {
     else if (outcome.state === 'pending') setErrors(({ [id]: _gone, ...rest }) => rest);
   };
 
-  const card = (service: EntityRecord, number?: number) => (
-    <StopCard
-      key={service.id}
-      service={service}
-      number={number}
-      outside={outside(service)}
-      showBuddy={!access.ownerScoped && buddy === null}
-      error={errors[service.id]}
-      onResult={onResult}
-    />
-  );
+  const card = (service: EntityRecord, number?: number) => {
+    const step = steps.find((s) => s.service === service.id);
+    const note =
+      step && offline ? (
+        <offline.module.StepNote
+          step={step}
+          service={service}
+          onDiscard={() => offline.queue.discard(step.key)}
+          onRetry={() => {
+            offline.queue.discard(step.key);
+            void offline.queue.submit(step.path, { ...step.input, version: service.version }, service).then(
+              () => utils.services.calendar.invalidate(),
+              () => undefined,
+            );
+          }}
+        />
+      ) : null;
+    return (
+      <StopCard
+        key={service.id}
+        service={service}
+        number={number}
+        outside={outside(service)}
+        showBuddy={!access.ownerScoped && buddy === null}
+        error={errors[service.id]}
+        onResult={onResult}
+        send={offline?.queue.submit}
+        step={step}
+        note={note}
+      />
+    );
+  };
+  const waiting = steps.filter((s) => s.state === 'queued').length;
+  const online = browserOnline && reachable;
 
   return (
     <section>
       <DayHeader date={date} dayHref={dayHref} />
       {!access.ownerScoped && <BuddyFilter buddy={buddy} setSearch={setSearch} />}
-      {services.error ? (
+      <Banner role="status" data-testid="offline-banner" data-online={online}>
+        {!online
+          ? t('today.offline.banner', { time: services.dataUpdatedAt ? new Date(services.dataUpdatedAt).toTimeString().slice(0, 5) : '—' })
+          : waiting > 0
+            ? t('today.offline.sending', { count: waiting })
+            : ''}
+      </Banner>
+      {services.error && !services.data ? (
         <ErrorState error={services.error} onRetry={() => void services.refetch()} />
       ) : !services.data ? (
         <PageSpinner />

@@ -315,8 +315,9 @@ function AccountMenu() {
   const { user } = useSession();
   const [menuOpen, setMenuOpen] = useState(false);
   const accountButton = useRef<HTMLButtonElement>(null);
+  // What this browser kept of the user for offline use goes with the session (ADR 042).
   const logout = trpc.auth.logout.useMutation({
-    onSettled: () => window.location.assign('/login'),
+    onSettled: () => void import('./offline-worker.ts').then((worker) => worker.forgetOfflineData()).finally(() => window.location.assign('/login')),
   });
   const name = fullName(user);
 

@@ -2,6 +2,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { CREDENTIAL_ERROR_CODES, ERROR_TEXT, INVALID_CREDENTIALS } from '../../shared/errors.ts';
 import { traceparentOf } from '../../shared/request-log.server.ts';
+import { IDEMPOTENCY_HEADER } from '../../shared/http-headers.ts';
 
 /**
  * The one way the back-office talks to the marketplace API: an undici Pool that adds the §7
@@ -37,6 +38,8 @@ export interface UpstreamCall {
    * history (ADR 038). Every call made for a browser's request carries it.
    */
   clientIp?: string;
+  /** Names this write so the API does it once (ADR 042): the browser's key, numbered after the request's first write. */
+  idempotencyKey?: string;
   /** The browser request's id, sent as X-Request-Id and (a trace id) as W3C `traceparent`: the API logs and records the call under the same id. */
   requestId?: string;
 }
@@ -172,6 +175,7 @@ function requestOptions(baseUrl: URL, call: UpstreamCall, forwardedSecret: strin
     const traceparent = traceparentOf(call.requestId);
     if (traceparent) headers.traceparent = traceparent;
   }
+  if (call.idempotencyKey && call.method !== 'GET') headers[IDEMPOTENCY_HEADER] = call.idempotencyKey;
   if (call.clientIp) {
     headers['x-forwarded-for'] = call.clientIp;
     if (forwardedSecret) headers['x-forwarded-secret'] = forwardedSecret;

@@ -339,3 +339,163 @@ describe("the buddy's Today page", () => {
     await context.close();
   });
 });
+
+describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
+  // A past day of its own (finishing needs the date to have come), three booked stops of the demo buddy.
+  const day = daysFromToday(-9);
+  let stops: number[] = [];
+  beforeAll(async () => {
+    const { rows } = await stack.upstream.db.query<{ id: number }>(
+      `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, address, latitude, longitude)
+       select $1::date, 2, t.time::time, 2, u.id, b.id, b.owner_id, 'one_off', t.address, $2, $3
+         from users u, bicycles b, (values ('09:00', 'Drottninggatan 1'), ('11:00', 'Kungsgatan 2'), ('13:00', 'Hamngatan 3')) as t(time, address)
+        where u.email = 'buddy@example.com' and b.id = (select min(id) from bicycles)
+        order by t.time returning id`,
+      [day, DEFAULT_OPERATION_RANGE.centre.lat, DEFAULT_OPERATION_RANGE.centre.lng],
+    );
+    stops = rows.map((r) => r.id);
+  });
+
+  const transitionsOf = async (id: number) =>
+    Number(
+      (await stack.upstream.db.query<{ n: number }>("select count(*)::int as n from audit_log where entity = 'services' and record_id = $1 and action = 'transition'", [id]))
+        .rows[0]!.n,
+    );
+  const serviceRow = async (id: number) =>
+    (await stack.upstream.db.query<{ status: number; version: number }>('select status, version from services where id = $1', [id])).rows[0]!;
+  const hydrated = (page: Page) => page.locator('html[data-hydrated="true"]').waitFor({ state: 'attached' });
+  /** Our worker controls the page and has kept the day's page (the assets come with it). */
+  async function workerReady(page: Page) {
+    await page.waitForFunction(async () => {
+      const registration = await navigator.serviceWorker.getRegistration();
+      if (!registration?.active || new URL(registration.active.scriptURL).pathname !== '/sw.js') return false;
+      return Boolean(await (await caches.open('bb-today-v1')).match(location.pathname + location.search, { ignoreVary: true }));
+    });
+  }
+
+  it('keeps the day offline, shows steps taken offline as pending (also after a reload) and sends each once on reconnect', async () => {
+    const [first, second] = stops as [number, number];
+    const before = await serviceRow(first);
+    const page = await phonePage('buddy@example.com', `/today?date=${day}`);
+    await workerReady(page);
+    // The buddy's next visit goes through the worker, which keeps the page and the day's stops as they come.
+    expect((await page.reload())?.fromServiceWorker()).toBe(true);
+    await hydrated(page);
+    await workerReady(page);
+    expect(await page.getByTestId('offline-banner').innerText()).toBe('');
+
+    await page.context().setOffline(true);
+    const state = await page.evaluate(async () => [
+      Boolean(navigator.serviceWorker.controller),
+      (await (await caches.open('bb-today-v1')).keys()).map((r) => r.url),
+      localStorage.getItem('bb-offline-user'),
+    ]);
+    const reloaded = await page.reload().catch((error: unknown) => {
+      throw new Error(`offline reload failed; before it: ${JSON.stringify(state)}: ${String(error)}`);
+    });
+    expect(reloaded?.fromServiceWorker()).toBe(true);
+    await hydrated(page);
+    const card = (id: number) => page.locator(`[data-service="${id}"]`);
+    await card(first).waitFor();
+    expect(await page.getByTestId('today-stops').getByTestId('today-stop').count()).toBe(3);
+    const banner = page.getByTestId('offline-banner');
+    expect(await banner.getAttribute('role')).toBe('status');
+    await banner.getByText(/You are offline/).waitFor();
+
+    // Finish the first stop and cancel the second while offline: no "Saving…" left hanging, a pending note instead.
+    await card(first).getByTestId('stop-step-4').tap();
+    await page.getByRole('button', { name: 'Yes', exact: true }).tap();
+    await card(first).getByTestId('stop-pending').getByText('Finish: waiting to be sent (offline).').waitFor();
+    await card(second).getByTestId('stop-step-3').tap();
+    await page.getByRole('button', { name: 'Yes', exact: true }).tap();
+    await card(second).getByTestId('stop-pending').waitFor();
+    expect(await card(first).getByTestId('stop-step-3').count()).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await screenshot(page, 'phone-buddy-today-offline');
+
+    // Kept across a reload, still offline; nothing reached the API.
+    await page.reload();
+    await hydrated(page);
+    await card(first).getByTestId('stop-pending').waitFor();
+    await card(second).getByTestId('stop-pending').waitFor();
+    expect(await transitionsOf(first)).toBe(0);
+    expect(await transitionsOf(second)).toBe(0);
+
+    // Back online: both are sent, once each.
+    await page.context().setOffline(false);
+    await card(first).locator('[data-testid="status-status"][data-status="4"]').waitFor();
+    await page.getByTestId('today-canceled').locator(`[data-service="${second}"]`).waitFor();
+    await page.locator('[data-testid="offline-banner"]:empty').waitFor({ state: 'attached' });
+    expect(await page.getByTestId('stop-pending').count()).toBe(0);
+    // A reload and another reconnect send nothing again.
+    await page.reload();
+    await hydrated(page);
+    await page.waitForLoadState('networkidle');
+    expect(await transitionsOf(first)).toBe(1);
+    expect(await transitionsOf(second)).toBe(1);
+    expect(await serviceRow(first)).toEqual({ status: 4, version: before.version + 1 });
+    expect((await serviceRow(second)).status).toBe(3);
+    expect(await page.evaluate(() => localStorage.getItem('bb-offline-queue'))).toBeNull();
+    await page.context().close();
+  });
+
+  it('shows a stop the office changed meanwhile as a conflict on its card, and sends nothing of it', async () => {
+    const third = stops[2]!;
+    const page = await phonePage('buddy@example.com', `/today?date=${day}`);
+    await workerReady(page);
+    await page.context().setOffline(true);
+    const card = page.locator(`[data-service="${third}"]`);
+    await card.getByTestId('stop-step-4').tap();
+    await page.getByRole('button', { name: 'Yes', exact: true }).tap();
+    await card.getByTestId('stop-pending').waitFor();
+    // Meanwhile the office cancels the stop on the customer's behalf.
+    const office = agent(stack);
+    await signIn(office, 'admin@example.com', DEMO_PASSWORD);
+    expect((await mutate(office, 'services.transition', { id: third, to: 5 })).status).toBe(200);
+
+    await page.context().setOffline(false);
+    const conflict = page.getByTestId('today-canceled').locator(`[data-service="${third}"]`).getByTestId('stop-conflict');
+    await conflict.waitFor();
+    expect(await conflict.getAttribute('role')).toBe('alert');
+    expect(await conflict.innerText()).toContain('Finish was not sent: the office changed this stop meanwhile.');
+    expect(await conflict.getByTestId('stop-conflict-changes').innerText()).toContain('Booked → Canceled');
+    // The status no longer allows finishing: no "Send again", only discarding.
+    expect(await conflict.getByTestId('stop-send-again').count()).toBe(0);
+    const discard = conflict.getByTestId('stop-discard');
+    expect((await discard.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    await screenshot(page, 'phone-buddy-today-conflict');
+    await discard.tap();
+    await conflict.waitFor({ state: 'detached' });
+    expect(await serviceRow(third)).toMatchObject({ status: 5 });
+    expect(await transitionsOf(third)).toBe(1);
+    await page.context().close();
+  });
+
+  it('carries an Idempotency-Key from the browser to the API: the same key twice is one write, the same answer', async () => {
+    const [id] = (
+      await stack.upstream.db.query<{ id: number }>(
+        `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, address, latitude, longitude)
+         select $1::date, 2, '15:00', 2, u.id, b.id, b.owner_id, 'one_off', 'Sveavägen 4', $2, $3 from users u, bicycles b
+          where u.email = 'buddy@example.com' and b.id = (select min(id) from bicycles) returning id`,
+        [day, DEFAULT_OPERATION_RANGE.centre.lat, DEFAULT_OPERATION_RANGE.centre.lng],
+      )
+    ).rows.map((r) => r.id) as [number];
+    const buddy = agent(stack);
+    await signIn(buddy, 'buddy@example.com', DEMO_PASSWORD);
+    const version = (await serviceRow(id)).version;
+    const once = await mutate(buddy, 'services.transition', { id, to: 4, version }).set('idempotency-key', 'e2e-finish-1');
+    const twice = await mutate(buddy, 'services.transition', { id, to: 4, version }).set('idempotency-key', 'e2e-finish-1');
+    expect(once.status).toBe(200);
+    expect(twice.status).toBe(200);
+    expect(twice.body).toEqual(once.body);
+    expect(await transitionsOf(id)).toBe(1);
+    // A batch of several calls cannot share one key.
+    const batch = await buddy
+      .post('/trpc/services.transition,services.transition?batch=1')
+      .set('content-type', 'application/json')
+      .set('x-backoffice-csrf', '1')
+      .set('idempotency-key', 'e2e-batch')
+      .send(JSON.stringify({ 0: { id, to: 3 }, 1: { id, to: 3 } }));
+    expect(batch.status).toBe(400);
+  });
+});

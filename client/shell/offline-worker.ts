@@ -1,0 +1,63 @@
+import type { QueryClient } from '@tanstack/react-query';
+
+/** Our service worker (`client/public/sw.js`, ADR 042): one fixed URL, the whole app as its scope. */
+export const WORKER_URL = '/sw.js';
+/** The caches and storage that hold a user's own data (the worker's `DAY` cache, the offline queue). */
+const DAY_CACHE = 'bb-today-v1';
+export const QUEUE_KEY = 'bb-offline-queue';
+const USER_KEY = 'bb-offline-user';
+
+const isOurs = (registration: ServiceWorkerRegistration) =>
+  [registration.active, registration.waiting, registration.installing].some((worker) => worker && new URL(worker.scriptURL).pathname === WORKER_URL);
+
+/** The signed-in user's id, as the server's prefetch of `session.me` left it in the cache. */
+function userIdOf(queryClient: QueryClient): string | null {
+  const me = queryClient
+    .getQueryCache()
+    .findAll()
+    .find((query) => String(query.queryKey[0]) === 'session,me');
+  const id = (me?.state.data as { user?: { id?: unknown } } | undefined)?.user?.id;
+  return id === undefined || id === null ? null : String(id);
+}
+
+/** Deletes what this browser kept of the signed-in user: the Today page and its stops, and unsent actions (sign-out). */
+export async function forgetOfflineData(): Promise<void> {
+  try {
+    localStorage.removeItem(QUEUE_KEY);
+    localStorage.removeItem(USER_KEY);
+  } catch {
+    // Storage refused (private mode): nothing was kept there.
+  }
+  await globalThis.caches?.delete(DAY_CACHE).catch(() => false);
+}
+
+/**
+ * At idle after the first load: §2's "any leftover service worker is unregistered" — any but ours; then, on a
+ * signed-in page, ours is registered (or updated) and told which assets this page loaded before it ran, and the
+ * Today page to keep. Another user's kept data is deleted before anything of it could be shown.
+ */
+export async function startOfflineWorker(queryClient: QueryClient, signedIn: boolean): Promise<void> {
+  const container = navigator.serviceWorker;
+  if (!container) return;
+  for (const registration of await container.getRegistrations()) if (!isOurs(registration) || !signedIn) void registration.unregister();
+  if (!signedIn) return;
+  const user = userIdOf(queryClient);
+  if (!user) return;
+  let previous: string | null = null;
+  try {
+    previous = localStorage.getItem(USER_KEY);
+  } catch {
+    return;
+  }
+  if (previous !== user) {
+    await forgetOfflineData();
+    localStorage.setItem(USER_KEY, user);
+  }
+  await container.register(WORKER_URL, { scope: '/' });
+  const ready = await container.ready;
+  const urls = performance
+    .getEntriesByType('resource')
+    .map((entry) => entry.name)
+    .concat([...document.querySelectorAll<HTMLScriptElement | HTMLLinkElement>('script[src], link[href]')].map((el) => ('src' in el ? el.src : el.href)));
+  ready.active?.postMessage({ type: 'keep', urls: [...new Set(urls)], page: location.pathname + location.search });
+}
