@@ -18,6 +18,7 @@ import { StatusLabel } from '../entity/status-label.tsx';
 import { usePublicConfig } from '../public-config.tsx';
 import { trpc } from '../trpc.ts';
 import { inVisitOrder, isCanceled, stopTime, todayDate, todayQuery } from './today-query.ts';
+import { BicycleHistoryToggle, RouteOrderToggle } from './today-tools.tsx';
 
 const Top = styled.div`
   display: flex;
@@ -252,6 +253,7 @@ function StopCard({ service, number, outside, showBuddy, error, onResult }: Stop
         <Muted>{t('resources.services.fields.bicycle_id')}: </Muted>
         {String(service.bicycle_id_label ?? '—')}
       </p>
+      <BicycleHistoryToggle bicycleId={Number(service.bicycle_id)} />
       {owner && (
         <p data-testid="stop-owner">
           <Muted>{t('resources.services.fields.owner_id')}: </Muted>
@@ -429,6 +431,7 @@ export default function TodayPage() {
               {active.length === 0 ? t('today.none') : t('today.summary', { count: active.length, finished })} {active.length > 0 && <a href="#today-map">{t('today.toMap')}</a>}
             </p>
             {services.data.truncated && <Alert role="alert">{t('calendar.truncated')}</Alert>}
+            {(access.ownerScoped || buddy !== null) && active.length >= 3 && <RouteOrderToggle stops={active} />}
             {active.length > 0 && (
               <Stops aria-label={t('today.stops')} data-testid="today-stops">
                 {active.map((s, i) => card(s, i + 1))}
