@@ -40,8 +40,6 @@ export const ERROR_TEXT = {
   final_service_fixed: 'A finished or canceled service keeps its bike buddy, date and slot.',
   service_not_booked: 'Details can only be recorded while the service is booked.',
   invalid_address: 'Please enter a valid address.',
-  route_changed: "The day's stops have changed meanwhile. Suggest the order again.",
-  route_times: 'Stops with an agreed time must stay in time order.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_TEXT;

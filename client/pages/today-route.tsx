@@ -5,7 +5,7 @@ import styled from 'styled-components';
 import { SERVICE_STATUS } from '../../shared/entities/services.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { suggestRouteOrder } from '../../shared/route-order.ts';
-import { errorText } from '../errors.ts';
+import { errorText, fieldErrorsOf, fieldText } from '../errors.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import { stopTime } from './today-query.ts';
@@ -71,7 +71,8 @@ export default function RoutePanel({ stops, onDone }: { stops: readonly EntityRe
       await utils.services.calendar.invalidate();
       onDone();
     } catch (e) {
-      const message = errorText(t, e);
+      // A time order the API refuses is said by its field message; anything else by the error's own text.
+      const message = fieldText(t, fieldErrorsOf(e).order) ?? errorText(t, e);
       setError(message);
       toast.error(message);
       await utils.services.calendar.invalidate();

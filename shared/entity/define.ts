@@ -134,10 +134,6 @@ export interface ReadThrough {
   roles: readonly ScopeRole[];
 }
 
-/** The scope roles that read some records of an entity through records they own (`access.readThrough`). */
-export function readThroughRoles(def: EntityDef): ScopeRole[] {
-  return [...new Set((def.access?.readThrough ?? []).flatMap((rule) => rule.roles))];
-}
 
 /** Several fields that are unique together; a duplicate is refused with `message` on the last field. */
 export interface UniqueGroup {

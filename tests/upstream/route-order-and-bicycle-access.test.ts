@@ -151,7 +151,7 @@ describe('the orderRoute action', () => {
 
   it("refuses an incomplete day, another buddy's stop, a broken time order and a stale set of stops", async () => {
     const [a, b, c, d] = stops.map((s) => s.id) as [number, number, number, number];
-    expect((await call('services/route-order/', { as: 'buddy', body: { order: [a, b, c] } })).body.error.message).toBe('route_changed');
+    expect((await call('services/route-order/', { as: 'buddy', body: { order: [a, b, c] } })).body.error.message).toBe('conflict');
     const { rows } = await up.db.query<{ id: number }>('select id from services where buddy_id = $1 limit 1', [ids.sam]);
     const foreign = Number(rows[0]!.id);
     expect((await call('services/route-order/', { as: 'buddy', body: { order: [a, b, c, d, foreign] } })).status).toBe(404);
@@ -166,7 +166,7 @@ describe('the orderRoute action', () => {
     expect((await positions())[c]).toBe(0);
     const broken = await call('services/route-order/', { as: 'buddy', body: { order: [b, c, a, d] } });
     expect(broken.status).toBe(400);
-    expect(broken.body.error).toMatchObject({ message: 'route_times', fields: { order: 'validation.routeTimes' } });
+    expect(broken.body.error).toMatchObject({ message: 'validation_error', fields: { order: 'validation.routeTimes' } });
     expect((await call('services/route-order/', { as: 'buddy', body: { order: [c, b, a, d] } })).status).toBe(200);
     expect((await call('services/route-order/', { as: 'buddy', body: { order: [a, a, b, c] } })).status).toBe(400);
     expect((await call('services/route-order/', { as: 'buddy', body: { order: [] } })).status).toBe(400);

@@ -10,7 +10,6 @@ import {
   filterSpecs,
   isRecordAction,
   ownActions,
-  readThroughRoles,
   segmentOf,
   subResourceWriteRoles,
   isIsoDate,
@@ -36,7 +35,7 @@ import { askedOf, inActionScope } from '../lib/audit-scope.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { countRows } from '../lib/count.ts';
-import { upstreamReadScopes } from '../../shared/entity/access-roles.ts';
+import { readThroughRoles, upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { csvRowWriter } from './csv-rows.ts';
 

@@ -13,7 +13,8 @@ const CANCELED: readonly number[] = [SERVICE_STATUS.CanceledByBuddy, SERVICE_STA
 /**
  * POST services/route-order/ {order} (ADR 044): the visiting order of one buddy's day, applied as each stop's
  * `route_position`. The order must hold every open stop of that day — a stop added, moved or canceled since the
- * suggestion is 409 `route_changed` — and keep the stops with an agreed time in time order (400 `route_times`).
+ * suggestion is 409 `conflict`, as for a record changed meanwhile — and keep the stops with an agreed time in time
+ * order (400, `order: validation.routeTimes`).
  * A buddy orders only their own day: another's stop is a 404, as everywhere (ADR 009).
  */
 export function orderRoute(db: Db): EntityRouteHandler {
@@ -36,9 +37,9 @@ export function orderRoute(db: Db): EntityRouteHandler {
         day,
         CANCELED,
       ]);
-      if (open.length !== order.length || open.some((r) => !order.includes(Number(r.id)))) throw new ApiError(409, 'route_changed');
+      if (open.length !== order.length || open.some((r) => !order.includes(Number(r.id)))) throw new ApiError(409, 'conflict', "The day's stops have changed meanwhile.");
       const timeOf = new Map(own.map((r) => [Number(r.id), r.service_time]));
-      if (!keepsTimeOrder(order.map((id) => timeOf.get(id) ?? null))) throw new ApiError(400, 'route_times', undefined, { order: 'validation.routeTimes' });
+      if (!keepsTimeOrder(order.map((id) => timeOf.get(id) ?? null))) throw new ApiError(400, 'validation_error', undefined, { order: 'validation.routeTimes' });
       await tx.query(
         `update services s set route_position = o.position, version = s.version + 1, updated_at = now()
            from unnest($1::bigint[]) with ordinality as o(id, position)
