@@ -90,8 +90,10 @@ const Column = styled.section`
   header .email {
     margin: 0;
   }
+  /* Set apart by a dashed border and a muted background, not by fading: faded text loses its contrast. */
   &[data-unscheduled='true'] {
-    opacity: 0.75;
+    border-style: dashed;
+    background: var(--bgColor-muted, #f6f8fa);
   }
 `;
 
@@ -211,6 +213,7 @@ function ServiceCard({
   const status = statusText(t, servicesEntity, 'status', service.status);
   const movable = MOVABLE.includes(service.status);
   const details = [service.service_time, service.service_type_label, service.address].filter(Boolean).join(' · ');
+  // The card's name is what it shows (its status and, on a button, what a press does said to screen readers only).
   const body = (
     <>
       <span>
@@ -219,7 +222,10 @@ function ServiceCard({
       {details && <span className="meta">{details}</span>}
       {where && <span className="meta">{where}</span>}
       {service.notes && <span className="meta">“{service.notes}”</span>}
-      <span className="visually-hidden">{status}</span>
+      <span className="visually-hidden">
+        {status}
+        {movable ? `. ${t('dispatch.pick')}` : ''}
+      </span>
     </>
   );
   return (
@@ -238,7 +244,6 @@ function ServiceCard({
           type="button"
           className="pick"
           aria-pressed={picked}
-          aria-label={t('dispatch.pick', { id: service.id, status, bicycle: service.bicycle_label })}
           // While a card is picked, the slots are the next stops of the Tab key, not the other cards.
           tabIndex={anyPicked && !picked ? -1 : 0}
           onClick={onPick}

@@ -185,7 +185,7 @@ describe('dispatch board', () => {
     const target = page.getByTestId(`dispatch-move-here-${ids.sam}-1`);
     expect(await target.innerText()).toBe('Day full');
     const name = (await target.getAttribute('aria-label'))!;
-    expect(name).toMatch(new RegExp(`^Move #${ids.third_request} to .+, Morning: Day full \\(1 of 4 taken · 3 left · Day full\\)$`));
+    expect(name).toMatch(new RegExp(`^Day full: move #${ids.third_request} to .+, Morning \\(1 of 4 taken · 3 left · Day full\\)$`));
     // Found by that name, as a screen reader user hears it.
     expect(await page.getByRole('button', { name }).getAttribute('data-testid')).toBe(`dispatch-move-here-${ids.sam}-1`);
     expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
