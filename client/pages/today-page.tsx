@@ -102,6 +102,8 @@ const Card = styled.li`
   }
   a {
     color: var(--fgColor-accent, #0969da);
+    /* Links in running text are told apart by more than their colour (axe link-in-text-block). */
+    text-decoration: underline;
   }
 `;
 
