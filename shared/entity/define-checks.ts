@@ -18,7 +18,8 @@ export function checkDefinition(def: EntityDef, entityByName: (name: string) => 
     const through = entityByName(rule.entity);
     const field = through?.fields[rule.field];
     if (!through?.access?.ownerField) throw new Error(`${def.name}: access.readThrough names ${rule.entity}, which has no owner field`);
-    if (field?.kind !== 'reference' || field.reference?.entity !== def.name) throw new Error(`${def.name}: access.readThrough: ${rule.entity}.${rule.field} is no reference to ${def.name}`);
+    if (field?.kind !== 'reference' || field.reference?.entity !== def.name)
+      throw new Error(`${def.name}: access.readThrough: ${rule.entity}.${rule.field} is no reference to ${def.name}`);
   }
   for (const key of labelFields(def.label)) {
     const reference = key.endsWith('_label') ? def.fields[key.slice(0, -'_label'.length)] : undefined;

@@ -134,7 +134,6 @@ export interface ReadThrough {
   roles: readonly ScopeRole[];
 }
 
-
 /** Several fields that are unique together; a duplicate is refused with `message` on the last field. */
 export interface UniqueGroup {
   name: string;

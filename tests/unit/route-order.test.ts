@@ -20,7 +20,10 @@ describe('route order (ADR 044)', () => {
   it('puts points on a line in the order along it', () => {
     const stops = [at(1, 0), at(2, 4), at(3, 1), at(4, 3), at(5, 2)];
     const { order, before, after } = suggestRouteOrder(stops);
-    expect([[1, 3, 5, 4, 2], [2, 4, 5, 3, 1]]).toContainEqual(order);
+    expect([
+      [1, 3, 5, 4, 2],
+      [2, 4, 5, 3, 1],
+    ]).toContainEqual(order);
     expect(before).toBeCloseTo(10_000, -2);
     expect(after).toBeCloseTo(4000, -2);
   });

@@ -78,7 +78,7 @@ beforeAll(async () => {
 });
 afterAll(async () => up?.close());
 
-describe("a buddy reads the bicycles of their own services (access.readThrough)", () => {
+describe('a buddy reads the bicycles of their own services (access.readThrough)', () => {
   it('reads the bicycle and its history through their service; another bicycle is a 404; lists stay closed', async () => {
     const [mine, others, untouched] = [await newBicycle('RT-1'), await newBicycle('RT-2'), await newBicycle('RT-3')];
     const date = '2097-05-04';
@@ -145,7 +145,9 @@ describe('the orderRoute action', () => {
     expect(await positions()).toEqual({ [d]: 1, [b]: 2, [a]: 3, [c]: 4 });
     const read = await call(`services/${a}/`, { as: 'buddy' });
     expect(read.body.data).toMatchObject({ route_position: 3, version: stops[0]!.version + 1 });
-    const { rows } = await up.db.query<{ action: string; changes: unknown }>("select action, changes from audit_log where entity = 'services' and action = 'orderRoute' order by id desc limit 1");
+    const { rows } = await up.db.query<{ action: string; changes: unknown }>(
+      "select action, changes from audit_log where entity = 'services' and action = 'orderRoute' order by id desc limit 1",
+    );
     expect(rows[0]).toMatchObject({ action: 'orderRoute', changes: { order: [null, [d, b, a, c]] } });
   });
 
