@@ -12,8 +12,8 @@ import type { GenerateReport } from './scale/tables.ts';
 export interface ScaleQuery {
   name: string;
   path: string;
-  /** Target p95 in ms (list pages with search + sort + filter ≤ 20 ms; dashboard counters ≤ 150 ms); none for context rows. */
-  targetMs?: number;
+  /** Target p95 in ms per database (issue 22: every query a list screen sends ≤ 20 ms on PostgreSQL, ≤ 60 ms on PGlite; dashboard counters ≤ 150 ms). */
+  target: { postgres: number; pglite: number };
   /** Table the query needs; skipped (and reported) while it does not exist. */
   needs?: string;
   /** Who asks (a demo account); the admin when left out. */
@@ -23,44 +23,60 @@ export interface ScaleQuery {
 /** A date `days` before today (the generated services span ~640 days back to 90 ahead). */
 const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
 
+/** Issue 22: a list screen's every query, the count included. */
+const LIST = { postgres: 20, pglite: 60 };
+const DASHBOARD = { postgres: 150, pglite: 150 };
+
 export const SCALE_QUERIES: ScaleQuery[] = [
-  // Context, no target: without a search the page counts all (or most) of the million rows.
-  { name: 'bicycles: first page, no search (counts 1M rows)', path: 'bicycles/?page=1&page_size=25' },
-  { name: 'bicycles: search model + sort + filter', path: 'bicycles/?page=1&page_size=25&search=canyon%20grail%207&ordering=-purchase_date&is_active=true', targetMs: 20 },
-  { name: 'bicycles: search serial number part + sort + filter', path: 'bicycles/?page=1&page_size=25&search=4f3a9&ordering=-purchase_date&is_active=true', targetMs: 20 },
+  // Without a search the page counts all (or most) of the million rows: exactly up to 10 000, then the planner's estimate (ADR 040).
+  { name: 'bicycles: first page, no search (counts 1M rows)', path: 'bicycles/?page=1&page_size=25', target: LIST },
+  { name: 'bicycles: search model + sort + filter', path: 'bicycles/?page=1&page_size=25&search=canyon%20grail%207&ordering=-purchase_date&is_active=true', target: LIST },
+  { name: 'bicycles: search serial number part + sort + filter', path: 'bicycles/?page=1&page_size=25&search=4f3a9&ordering=-purchase_date&is_active=true', target: LIST },
   {
     name: 'bicycles: search by owner e-mail + sort + filter',
     path: 'bicycles/?page=1&page_size=25&search=anna.andersson4352&ordering=brand_and_model&is_active=true',
-    targetMs: 20,
+    target: LIST,
   },
-  { name: 'bicycles: sort + filter, page 200, no search (counts 857k rows)', path: 'bicycles/?page=200&page_size=25&ordering=serial_number&is_active=true' },
-  { name: 'users: search e-mail + sort + filter', path: 'users/?page=1&page_size=25&search=nilsson77&ordering=last_name&user_type=1', targetMs: 20 },
-  { name: 'users: search by full name + sort', path: 'users/?page=1&page_size=25&search=anna%20andersson&ordering=-member_since', targetMs: 20 },
+  { name: 'bicycles: sort + filter, page 200, no search (counts 857k rows)', path: 'bicycles/?page=200&page_size=25&ordering=serial_number&is_active=true', target: LIST },
+  { name: 'users: search e-mail + sort + filter', path: 'users/?page=1&page_size=25&search=nilsson77&ordering=last_name&user_type=1', target: LIST },
+  { name: 'users: search by full name + sort', path: 'users/?page=1&page_size=25&search=anna%20andersson&ordering=-member_since', target: LIST },
   // Services (2M rows): what the services list sends, and the calendar's range.
-  { name: 'services: filter by status + sort by date (counts 230k rows)', path: 'services/?page=1&page_size=25&status=2&ordering=-service_date' },
+  { name: 'services: filter by status + sort by date (counts 230k rows)', path: 'services/?page=1&page_size=25&status=2&ordering=-service_date', target: LIST },
   {
     name: 'services: search address + filter status + sort by date',
     path: 'services/?page=1&page_size=25&search=hornsgatan%2017&status=4&ordering=-service_date',
-    targetMs: 20,
+    target: LIST,
     needs: 'services',
   },
   {
     name: 'services: search bicycle model + sort by date',
     path: 'services/?page=1&page_size=25&search=canyon%20grail%207&ordering=-service_date',
-    targetMs: 20,
+    target: LIST,
     needs: 'services',
   },
   {
     name: 'services: filter a week + origin + sort by status',
     path: `services/?page=1&page_size=25&service_date_from=${daysAgo(200)}&service_date_to=${daysAgo(194)}&origin_type=b2b&ordering=status`,
-    targetMs: 20,
+    target: LIST,
     needs: 'services',
   },
   // The §1 counters of the home page and the statistics page (ADR 016) over all of it.
-  { name: 'dashboard counters (GET dashboard/)', path: 'dashboard/', targetMs: 150, needs: 'services' },
-  { name: 'statistics (GET statistics/)', path: 'statistics/', targetMs: 150, needs: 'services' },
-  { name: "a Buddy's own figures (GET dashboard/ as the demo buddy, ~1 000 services)", path: 'dashboard/', targetMs: 150, needs: 'services', as: 'buddy@example.com' },
+  { name: 'dashboard counters (GET dashboard/)', path: 'dashboard/', target: DASHBOARD, needs: 'services' },
+  { name: 'statistics (GET statistics/)', path: 'statistics/', target: DASHBOARD, needs: 'services' },
+  { name: "a Buddy's own figures (GET dashboard/ as the demo buddy, ~1 000 services)", path: 'dashboard/', target: DASHBOARD, needs: 'services', as: 'buddy@example.com' },
 ];
+
+/** One SQL statement a request ran, with what its plan used (EXPLAIN ANALYZE in the API's own process). */
+export interface StatementPlan {
+  /** The statement, shortened. */
+  sql: string;
+  /** Execution time the plan reports (ms). */
+  ms: number;
+  /** Index names the plan reads. */
+  indexes: string[];
+  /** Tables it reads whole (sequential scans). */
+  seqScans: string[];
+}
 
 export interface ScaleQueryResult {
   name: string;
@@ -68,6 +84,9 @@ export interface ScaleQueryResult {
   p50Ms?: number;
   p95Ms?: number;
   count?: number;
+  /** The paginator said the count is the planner's estimate (ADR 040). */
+  estimated?: boolean;
+  plans?: StatementPlan[];
   skipped?: string;
 }
 
@@ -89,20 +108,27 @@ export async function runDataScale(db: BenchDb, generated: GenerateReport[], opt
     for (const query of SCALE_QUERIES) {
       const url = stack.api + query.path;
       const token = await tokenFor(query.as);
+      const targetMs = query.target[db.kind === 'postgres' ? 'postgres' : 'pglite'];
       const get = async () => {
         const res = await request(url, { headers: { authorization: `Bearer ${token}` }, dispatcher });
-        const body = (await res.body.json()) as { data?: { paginator?: { count: number } } };
-        return { status: res.statusCode, count: body.data?.paginator?.count };
+        const body = (await res.body.json()) as { data?: { paginator?: { count: number; estimated?: boolean } } };
+        return { status: res.statusCode, count: body.data?.paginator?.count, estimated: body.data?.paginator?.estimated };
       };
       if (query.needs && !tables.has(query.needs)) {
         const probe = await get();
         if (probe.status === 404) {
-          queries.push({ name: query.name, targetMs: query.targetMs, skipped: `no ${query.needs} data` });
+          queries.push({ name: query.name, targetMs, skipped: `no ${query.needs} data` });
           continue;
         }
       }
       let count: number | undefined;
-      for (let i = 0; i < 3; i++) ({ count } = await get());
+      let estimated: boolean | undefined;
+      for (let i = 0; i < 3; i++) ({ count, estimated } = await get());
+      // The statements one request runs, and their plans (outside the timed samples).
+      await stack.upstream.ask('capture', true);
+      await get();
+      await stack.upstream.ask('capture', false);
+      const plans = await stack.upstream.ask<StatementPlan[]>('explainCaptured');
       const times: number[] = [];
       for (let i = 0; i < samples; i++) {
         const started = performance.now();
@@ -110,7 +136,7 @@ export async function runDataScale(db: BenchDb, generated: GenerateReport[], opt
         times.push(performance.now() - started);
         if (answer.status !== 200) throw new Error(`${query.path} answered ${answer.status}`);
       }
-      queries.push({ name: query.name, targetMs: query.targetMs, p50Ms: Number(percentile(times, 50).toFixed(1)), p95Ms: Number(percentile(times, 95).toFixed(1)), count });
+      queries.push({ name: query.name, targetMs, p50Ms: Number(percentile(times, 50).toFixed(1)), p95Ms: Number(percentile(times, 95).toFixed(1)), count, estimated, plans });
     }
     return { db: describeDb(db), generated, queries };
   } finally {

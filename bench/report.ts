@@ -250,12 +250,13 @@ export function renderResults(r: Any): string {
               cell(q),
               verdict(q),
               ...(other ? [cell(other), verdict(other)] : []),
-              q.count?.toLocaleString('en') ?? '',
+              q.count === undefined ? '' : `${q.estimated ? 'about ' : ''}${q.count.toLocaleString('en')}`,
             ];
           }),
         ),
         '',
       );
+      out.push(...scalePlans(first, second));
     }
   }
   if (r.tallies) {
@@ -404,4 +405,20 @@ function renderLive(out: string[], l: Any) {
     ),
     '',
   );
+}
+
+/** Section 7's plans: every statement one request of each query ran, its execution time and the indexes it read. */
+function scalePlans(first: Any, second: Any): string[] {
+  const describe = (plans: Any[] | undefined) =>
+    (plans ?? [])
+      .map((p: Any) => `${p.ms} ms ${p.indexes.length ? `via ${p.indexes.join(', ')}` : 'no index'}${p.seqScans.length ? `, seq scan of ${p.seqScans.join(', ')}` : ''}`)
+      .join('; ');
+  const lines = ['Plans (EXPLAIN ANALYZE of the statements one request ran, in order: the session check, the rows, the count):', ''];
+  first.queries.forEach((q: Any, i: number) => {
+    if (!q.plans) return;
+    lines.push(`- ${q.name}`, `  - ${first.db}: ${describe(q.plans)}`);
+    const other = second?.queries[i];
+    if (other?.plans) lines.push(`  - ${second.db}: ${describe(other.plans)}`);
+  });
+  return [...lines, ''];
 }

@@ -10,6 +10,7 @@ import { isCrossSite } from './csrf.ts';
 import type { Context } from './trpc/context.ts';
 import { SessionExpiredError } from './session/request-session.ts';
 import { errorFromEnvelope } from './upstream/client.ts';
+import { scavengingWhileStreaming } from './stream-memory.ts';
 
 /** What can be downloaded: an exportable entity's list, or the change history (the Activity page's, ADR 036). */
 interface ExportSource {
@@ -74,6 +75,6 @@ export function registerExports(app: FastifyInstance, createContext: (req: Fasti
       .header('content-disposition', `attachment; filename="${safeFileName(`${source.name}-${date}`, 'csv')}"`)
       .header('cache-control', 'no-store')
       .header('x-content-type-options', 'nosniff')
-      .send(upstream.body);
+      .send(scavengingWhileStreaming(upstream.body));
   });
 }

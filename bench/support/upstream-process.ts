@@ -1,7 +1,10 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { IncomingMessage } from 'node:http';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
 import { startUpstream } from '../../upstream/start.ts';
 import { serveCommands } from './ipc.ts';
+import { capturingQueries } from './query-capture.ts';
 
 /**
  * The reference API in a process of its own for the benchmarks: PostgreSQL when BENCH_DB_URL is set,
@@ -9,6 +12,8 @@ import { serveCommands } from './ipc.ts';
  * example) that a refresh storm sends exactly one refresh upstream.
  */
 const counts: Record<string, number> = {};
+// What a request runs, for the data-scale bench's plans: both drivers' query methods, before the API opens its database.
+const capture = capturingQueries([pg.Client.prototype, PGlite.prototype]);
 const upstream = await startUpstream({
   port: 0,
   host: '127.0.0.1',
@@ -40,6 +45,8 @@ serveCommands({
     return Boolean(on);
   },
   counts: () => ({ ...counts }),
+  capture: (on) => capture.capture(Boolean(on)),
+  explainCaptured: () => capture.explain(upstream.db),
   resetCounts: () => {
     for (const key of Object.keys(counts)) delete counts[key];
     return true;

@@ -3,6 +3,9 @@ import { openDatabase, type Db } from '../../upstream/db.ts';
 import { recordChange, verifyChain } from '../../upstream/lib/audit.ts';
 import { pruneHistory } from '../../upstream/lib/audit-retention.ts';
 import { countRows } from '../../upstream/lib/count.ts';
+import { isNullableColumn, listOrder, listPage, pageQuery } from '../../upstream/lib/page-query.ts';
+import { assetsEntity } from '../../shared/entities/assets.ts';
+import type { EntityDef } from '../../shared/entity/define.ts';
 import { migrate } from '../../upstream/migrate.ts';
 
 /**
@@ -15,6 +18,8 @@ beforeAll(async () => {
   db = await openDatabase();
   await migrate(db);
   await db.exec(`insert into assets (name, asset_type, status) select 'Count asset ' || g, case when g <= 3 then 'van' else 'cargo_bike' end, 1 from generate_series(1, 60) g`);
+  // Every third asset has no inspection date: the nullable column the page order must put last both ways.
+  await db.exec("update assets set next_inspection = date '2027-01-01' + (id % 17)::int where id % 3 <> 0");
   await db.exec('analyze assets');
 });
 afterAll(async () => db?.close());
@@ -32,6 +37,65 @@ describe('countRows', () => {
     // After ANALYZE the planner knows the table: the estimate is close to the truth (57).
     expect(over.count).toBeGreaterThanOrEqual(40);
     expect(over.count).toBeLessThanOrEqual(80);
+  });
+});
+
+describe('list pages (issue 22, ADR 047)', () => {
+  const def = assetsEntity as EntityDef;
+  /** The plan of a page's id query with sequential scans priced out: a Sort node means the order cannot be read from an index. */
+  async function sorts(order: string): Promise<boolean> {
+    await db.exec('set enable_seqscan = off');
+    try {
+      const { rows } = await db.query<{ 'QUERY PLAN': string }>(`explain select t.id from assets t order by ${order} limit 26`);
+      return rows.some((row) => /\bSort\b/.test(row['QUERY PLAN']));
+    } finally {
+      await db.exec('set enable_seqscan = on');
+    }
+  }
+
+  it('orders a column without NULLs so that its index is read (backwards for a descending sort), and says "nulls last" only where NULLs can be', async () => {
+    expect(isNullableColumn(def, 'id')).toBe(false);
+    expect(isNullableColumn(def, 'status')).toBe(false);
+    expect(isNullableColumn(def, 'next_inspection')).toBe(true);
+    expect(listOrder('t', 'id', true, false)).toBe('t.id desc, t.id desc');
+    expect(await sorts(listOrder('t', 'id', true, false))).toBe(false);
+    // What the lists sent before: the same order with "nulls last" needs a sort of the whole table.
+    expect(await sorts('t.id desc nulls last, t.id desc')).toBe(true);
+  });
+
+  it('pages through a nullable column both ways: every row once, empty values last', async () => {
+    const select = 'select t.id, t.next_inspection::text as next_inspection from assets t';
+    for (const desc of [false, true]) {
+      const order = listOrder('t', 'next_inspection', desc, true);
+      const seen: { id: number; next_inspection: string | null }[] = [];
+      for (let page = 0; page < 7; page++) {
+        const { rows } = await db.query<{ id: number; next_inspection: string | null }>(
+          pageQuery({ select, from: 'assets t', alias: 't', where: '', order, limit: 10, offset: page * 10 }),
+        );
+        seen.push(...rows);
+      }
+      expect(new Set(seen.map((r) => r.id)).size).toBe(60);
+      expect(seen).toHaveLength(60);
+      const dates = seen.map((r) => r.next_inspection);
+      const firstEmpty = dates.indexOf(null);
+      expect(firstEmpty).toBe(40);
+      const filled = dates.slice(0, firstEmpty) as string[];
+      expect(filled).toEqual([...filled].sort((a, b) => (desc ? b.localeCompare(a) : a.localeCompare(b))));
+    }
+  });
+
+  it('reads the same page whether the filter matches few rows (filtered first, then sorted) or many (read in index order)', async () => {
+    const base = { select: 'select t.id, t.status from assets t', from: 'assets t', alias: 't', column: 'status', desc: true, nullable: false, limit: 11 };
+    const where = { where: ' where t.asset_type = $1', params: ['cargo_bike'] };
+    for (const offset of [0, 10, 50]) {
+      const few = await listPage<{ id: number }>(db, { ...base, ...where, offset, exactUpTo: 1000 });
+      const many = await listPage<{ id: number }>(db, { ...base, ...where, offset, exactUpTo: 10 });
+      expect(few).toMatchObject({ count: 57, estimated: false });
+      expect(many.estimated).toBe(true);
+      expect(many.rows.map((r) => r.id)).toEqual(few.rows.map((r) => r.id));
+      expect(few.rows).toHaveLength(Math.min(11, 57 - offset));
+    }
+    expect(await listPage(db, { ...base, where: ' where t.asset_type = $1', params: ['none'], offset: 0, exactUpTo: 1000 })).toEqual({ rows: [], count: 0, estimated: false });
   });
 });
 

@@ -9,9 +9,13 @@ export async function countRows(db: Db, from: string, params: readonly unknown[]
   const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from (select 1 ${from} limit ${exactUpTo + 1}) c`, params);
   const exact = Number(rows[0]?.n ?? 0);
   if (exact <= exactUpTo) return { count: exact, estimated: false };
+  return { count: Math.max(exactUpTo + 1, await estimateRows(db, from, params)), estimated: true };
+}
+
+/** The planner's estimate of how many rows `from` has (no row is read). */
+export async function estimateRows(db: Db, from: string, params: readonly unknown[]): Promise<number> {
   const { rows: plan } = await db.query<{ 'QUERY PLAN': unknown }>(`explain (format json) select 1 ${from}`, params);
   const parsed = plan[0]?.['QUERY PLAN'];
   const doc = (typeof parsed === 'string' ? JSON.parse(parsed) : parsed) as [{ Plan: { 'Plan Rows': number } }];
-  // Never less than what was just counted: the estimate can be far off below the threshold's own size.
-  return { count: Math.max(exactUpTo + 1, Math.round(doc[0].Plan['Plan Rows'])), estimated: true };
+  return Math.round(doc[0].Plan['Plan Rows']);
 }

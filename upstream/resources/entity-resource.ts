@@ -34,7 +34,7 @@ import { recordRequestChange, recordRequestEvent, type Changes } from '../lib/au
 import { askedOf, inActionScope } from '../lib/audit-scope.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
-import { countRows } from '../lib/count.ts';
+import { isNullableColumn, listPage } from '../lib/page-query.ts';
 import { readThroughRoles, upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { csvRowWriter } from './csv-rows.ts';
@@ -353,12 +353,20 @@ function registerList(app: FastifyInstance, r: Resource) {
     const desc = order.startsWith('-');
     const column = order.replace(/^-/, '');
     if (!sortable.has(column)) throw new ApiError(400, 'validation_error', undefined, { ordering: 'validation.option' });
-    const direction = desc ? 'desc' : 'asc';
     // One row more than the page: whether a next page exists, whatever the count says.
-    const [counted, { rows }] = await Promise.all([
-      countRows(r.db, `from ${r.def.table} t${whereSql}`, params, r.config.exactCountUpTo),
-      r.db.query(`${r.selects[lang]}${whereSql} order by t.${column} ${direction} nulls last, t.id ${direction} limit ${page_size + 1} offset ${(page - 1) * page_size}`, params),
-    ]);
+    const { rows, ...counted } = await listPage<Record<string, unknown>>(r.db, {
+      select: r.selects[lang],
+      from: `${r.def.table} t`,
+      alias: 't',
+      where: whereSql,
+      params,
+      column,
+      desc,
+      nullable: isNullableColumn(r.def, column),
+      limit: page_size + 1,
+      offset: (page - 1) * page_size,
+      exactUpTo: r.config.exactCountUpTo,
+    });
     const paginator: Paginator = { page, page_size, count: counted.count, total_pages: Math.ceil(counted.count / page_size), has_next: rows.length > page_size };
     if (counted.estimated) paginator.estimated = true;
     return ok(reply, { results: rows.slice(0, page_size).map((row) => normalizeRow(r.def, row)), paginator });

@@ -11,7 +11,7 @@ import { storedFields, type EntityDef, type Paginator } from '../../shared/entit
 import { ApiError, ok } from '../lib/api-error.ts';
 import { recordRequestChange } from '../lib/audit.ts';
 import { requireAuth } from '../lib/auth.ts';
-import { countRows } from '../lib/count.ts';
+import { isNullableColumn, listPage } from '../lib/page-query.ts';
 import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
@@ -39,15 +39,20 @@ async function page(db: Db, exactUpTo: number, query: z.infer<typeof userListInp
   }
   const whereSql = where.length ? ` where ${where.join(' and ')}` : '';
   const ordering = query.ordering ?? '-id';
-  const direction = ordering.startsWith('-') ? 'desc' : 'asc';
   const column = ordering.replace(/^-/, '');
-  const [counted, { rows }] = await Promise.all([
-    countRows(db, `from users u${whereSql}`, params, exactUpTo),
-    db.query(
-      `${LIST_USER_SQL}${whereSql} order by u.${column} ${direction} nulls last, u.id ${direction} limit ${query.page_size + 1} offset ${(query.page - 1) * query.page_size}`,
-      params,
-    ),
-  ]);
+  const { rows, ...counted } = await listPage<Record<string, unknown>>(db, {
+    select: LIST_USER_SQL,
+    from: 'users u',
+    alias: 'u',
+    where: whereSql,
+    params,
+    column,
+    desc: ordering.startsWith('-'),
+    nullable: isNullableColumn(usersEntity as EntityDef, column),
+    limit: query.page_size + 1,
+    offset: (query.page - 1) * query.page_size,
+    exactUpTo,
+  });
   const paginator: Paginator = {
     page: query.page,
     page_size: query.page_size,
