@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
+import { withAllTranslations } from '../i18n.ts';
 
 /**
  * What a stop's card and the day add on /today beyond the stops themselves (ADR 044): the bicycle's history and
@@ -10,7 +11,8 @@ import { PageSpinner } from '../components/page-spinner.tsx';
  * first load carries neither the history table nor the route search.
  */
 const BicycleHistory = lazy(() => import('../components/bicycle-history.tsx').then((m) => ({ default: m.BicycleHistory })));
-const RoutePanel = lazy(() => import('./today-route.tsx'));
+// Its texts are of the later part (translation-parts.ts): they come with the panel's code.
+const RoutePanel = lazy(() => withAllTranslations(import('./today-route.tsx')));
 
 /** A quiet button a thumb can hit (44 px), for opening a part of the page. */
 export const Disclosure = styled.button`
@@ -59,7 +61,7 @@ export function RouteOrderToggle({ stops }: { stops: readonly EntityRecord[] }) 
   return (
     <div style={{ display: 'grid', gap: 8, margin: '0 0 12px' }}>
       <Disclosure type="button" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)} data-testid="route-toggle">
-        {t(open ? 'route.hide' : 'route.suggest')}
+        {t(open ? 'today.hideRoute' : 'today.suggestRoute')}
       </Disclosure>
       <div id={id} hidden={!open}>
         {open && (
