@@ -26,6 +26,8 @@ export const LATER_GROUPS = [
   'userConfirm',
   'scheduler',
   'bicycles',
+  // Today's route panel, which loads its code and these texts when opened (ADR 044).
+  'route',
 ] as const;
 
 /** Groups only the server's public pages use (client/public-pages/): never sent to the browser. */

@@ -1,7 +1,13 @@
 import { z } from 'zod';
 import { actionRoles, isRecordAction, ownActions, segmentOf, statusFieldOf, subResourceKey, subResourceWriteRoles, writeRoles, type EntityDef } from '../shared/entity/define.ts';
 import { calendarParamsSchema, createSchema, inputFieldsSchema, listParamsSchema } from '../shared/entity/schemas.ts';
-import { upstreamReadScopes } from '../shared/entity/access-roles.ts';
+import { readThroughRoles, upstreamReadScopes } from '../shared/entity/access-roles.ts';
+
+/** Who reads one record: the entity's readers, and those reading it through a record they own (ADR 044). */
+function readersOf(def: EntityDef): string {
+  const through = readThroughRoles(def);
+  return `${upstreamReadScopes(def).join(', ')}${through.length ? `; ${through.join(', ')} for a record one of their own ${def.access!.readThrough!.map((r) => r.entity).join(' or ')} names` : ''}`;
+}
 
 /**
  * The routes that are neither generic entity resources nor declared actions and sub-resources (those are
@@ -225,7 +231,7 @@ function declaredPaths(def: EntityDef): Record<string, Record<string, unknown>> 
     paths[at] = {
       ...paths[at],
       get: {
-        summary: `${key} of one ${def.name} record${sub.paged ? ', paged, newest first' : ''}. Roles: ${(sub.readRoles ?? upstreamReadScopes(def)).join(', ')}.`,
+        summary: `${key} of one ${def.name} record${sub.paged ? ', paged, newest first' : ''}. Roles: ${sub.readRoles ? sub.readRoles.join(', ') : readersOf(def)}.`,
         parameters: [id, ...paging],
         responses: { 200: json(envelope(list)), ...refused },
       },

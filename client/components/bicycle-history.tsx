@@ -1,5 +1,6 @@
 import { Heading, Spinner } from '@primer/react';
 import { StarFillIcon } from '@primer/octicons-react';
+import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
@@ -39,15 +40,19 @@ function Rating({ value, finished }: { value: number | null; finished: boolean }
 type HistoryColumns = Record<'date' | 'type' | 'status' | 'buddy' | 'findings' | 'rating', string>;
 
 /** One service of the history: its date and slot, type, status, buddy, findings (checklist, repairs, notes) and rating. */
-function HistoryRow({ service: s, columns }: { service: BicycleHistoryRow; columns: HistoryColumns }) {
+function HistoryRow({ service: s, columns, linked }: { service: BicycleHistoryRow; columns: HistoryColumns; linked: boolean }) {
   const { t } = useTranslation();
   return (
     <tr data-testid={`history-${s.id}`}>
       <td data-label={columns.date}>
         <span>
-          <Link to={`/services/${s.id}`} style={{ whiteSpace: 'nowrap' }}>
-            {s.service_date}
-          </Link>
+          {linked ? (
+            <Link to={`/services/${s.id}`} style={{ whiteSpace: 'nowrap' }}>
+              {s.service_date}
+            </Link>
+          ) : (
+            <span style={{ whiteSpace: 'nowrap' }}>{s.service_date}</span>
+          )}
           {s.slot_label && <span className="muted"> · {s.slot_label}</span>}
         </span>
       </td>
@@ -76,13 +81,16 @@ function HistoryRow({ service: s, columns }: { service: BicycleHistoryRow; colum
   );
 }
 
-/** Per-bicycle service history on /bicycles/:id: date, type, status, buddy, findings and rating, paged. */
-export function BicycleHistory({ bicycleId }: { bicycleId: number }) {
-  const { t } = useTranslation();
+/** The history's page: in the URL on the bicycle's page, kept by the component where it is embedded (a stop's card). */
+function useHistoryPage(embedded: boolean) {
   const [search, setSearch] = useSearchParams();
-  const { page, page_size } = historyParams(search);
-  const history = trpc.bicycles.history.list.useQuery({ id: bicycleId, page, page_size }, { placeholderData: (previous) => previous });
-  const go = (changes: { history_page?: number; history_size?: number }) =>
+  const [local, setLocal] = useState({ page: 1, page_size: 10 as 10 | 25 | 50 | 100 });
+  const { page, page_size } = embedded ? local : historyParams(search);
+  const go = (changes: { history_page?: number; history_size?: number }) => {
+    if (embedded) {
+      setLocal((current) => (changes.history_size ? { page: 1, page_size: changes.history_size as 10 } : { ...current, page: changes.history_page ?? current.page }));
+      return;
+    }
     setSearch(
       (current) => {
         const next = new URLSearchParams(current);
@@ -92,6 +100,20 @@ export function BicycleHistory({ bicycleId }: { bicycleId: number }) {
       },
       { preventScrollReset: true },
     );
+  };
+  return { page, page_size, go };
+}
+
+/**
+ * Per-bicycle service history: date, type, status, buddy, findings and rating, paged. On /bicycles/:id (an
+ * Admin's) the dates link to the services; `embedded` on a stop's card of /today (a buddy reads it through their
+ * service, ADR 044) it is read-only: no links to other buddies' services, its page kept out of the URL.
+ */
+export function BicycleHistory({ bicycleId, embedded = false }: { bicycleId: number; embedded?: boolean }) {
+  const { t } = useTranslation();
+  const titleId = useId();
+  const { page, page_size, go } = useHistoryPage(embedded);
+  const history = trpc.bicycles.history.list.useQuery({ id: bicycleId, page, page_size }, { placeholderData: (previous) => previous });
   const data = history.data;
   const columns: HistoryColumns = {
     date: t('bicycleHistory.date'),
@@ -103,9 +125,9 @@ export function BicycleHistory({ bicycleId }: { bicycleId: number }) {
   };
 
   return (
-    <section style={{ marginTop: 32 }} data-testid="bicycle-history" aria-labelledby="bicycle-history-title">
+    <section style={{ marginTop: embedded ? 0 : 32 }} data-testid="bicycle-history" aria-labelledby={titleId}>
       <div style={{ display: 'flex', alignItems: 'center', gap: 8, marginBottom: 8 }}>
-        <Heading as="h2" id="bicycle-history-title" style={{ fontSize: 16 }}>
+        <Heading as={embedded ? 'h3' : 'h2'} id={titleId} style={{ fontSize: embedded ? 15 : 16 }}>
           {t('bicycleHistory.title')}
         </Heading>
         {history.isFetching && <Spinner size="small" srText={t('app.loading')} />}
@@ -128,7 +150,7 @@ export function BicycleHistory({ bicycleId }: { bicycleId: number }) {
             </thead>
             <tbody>
               {data.results.map((s) => (
-                <HistoryRow key={s.id} service={s} columns={columns} />
+                <HistoryRow key={s.id} service={s} columns={columns} linked={!embedded} />
               ))}
             </tbody>
           </Table>

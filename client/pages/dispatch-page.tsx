@@ -36,6 +36,10 @@ const Tray = styled.section`
   border-radius: 8px;
   padding: 12px;
   margin-bottom: 20px;
+  &[data-over='true'] {
+    outline: 2px solid var(--focus-outlineColor, #0969da);
+    outline-offset: -2px;
+  }
   h2 {
     font-size: 16px;
     margin: 0 0 4px;
@@ -86,8 +90,10 @@ const Column = styled.section`
   header .email {
     margin: 0;
   }
+  /* Set apart by a dashed border and a muted background, not by fading: faded text loses its contrast. */
   &[data-unscheduled='true'] {
-    opacity: 0.75;
+    border-style: dashed;
+    background: var(--bgColor-muted, #f6f8fa);
   }
 `;
 
@@ -207,6 +213,7 @@ function ServiceCard({
   const status = statusText(t, servicesEntity, 'status', service.status);
   const movable = MOVABLE.includes(service.status);
   const details = [service.service_time, service.service_type_label, service.address].filter(Boolean).join(' · ');
+  // The card's name is what it shows (its status and, on a button, what a press does said to screen readers only).
   const body = (
     <>
       <span>
@@ -215,7 +222,10 @@ function ServiceCard({
       {details && <span className="meta">{details}</span>}
       {where && <span className="meta">{where}</span>}
       {service.notes && <span className="meta">“{service.notes}”</span>}
-      <span className="visually-hidden">{status}</span>
+      <span className="visually-hidden">
+        {status}
+        {movable ? `. ${t('dispatch.pick')}` : ''}
+      </span>
     </>
   );
   return (
@@ -234,7 +244,6 @@ function ServiceCard({
           type="button"
           className="pick"
           aria-pressed={picked}
-          aria-label={t('dispatch.pick', { id: service.id, status, bicycle: service.bicycle_label })}
           // While a card is picked, the slots are the next stops of the Tab key, not the other cards.
           tabIndex={anyPicked && !picked ? -1 : 0}
           onClick={onPick}
@@ -252,13 +261,16 @@ function ServiceCard({
 }
 
 /** What a slot of a buddy says about itself: working and how full, or why nothing can go there. */
-function cellSummary(t: TFunction, slot: DispatchSlot, cell: DispatchCell, requested: number): string {
+function cellSummary(t: TFunction, slot: DispatchSlot, cell: DispatchCell, requested: number, buddy: DispatchBuddy): string {
   if (!slot.is_active) return t('dispatch.slotInactive');
   if (cell.away) return cell.note ? t('dispatch.notWorkingNote', { note: cell.note }) : t('dispatch.notWorking');
   if (!cell.scheduled) return t('dispatch.notScheduled');
   if (!cell.working) return cell.note ? t('dispatch.notWorkingNote', { note: cell.note }) : t('dispatch.notWorking');
-  const text = t('dispatch.slotCapacity', { taken: cell.taken, max: slot.max, left: Math.max(0, slot.max - cell.taken) });
-  return requested > 0 ? `${text} · ${t('dispatch.requestedCount', { count: requested })}` : text;
+  const parts = [t('dispatch.slotCapacity', { taken: cell.taken, max: slot.max, left: Math.max(0, slot.max - cell.taken) })];
+  if (requested > 0) parts.push(t('dispatch.requestedCount', { count: requested }));
+  // The buddy's day is taken up: an open slot then holds nothing more either (ADR 010), so it says so itself.
+  if (buddy.day_limit !== null && buddy.day_taken >= buddy.day_limit) parts.push(t('dispatch.hint.day_full'));
+  return parts.join(' · ');
 }
 
 /** The card picked by click, tap or keyboard, and what the board announces to a screen reader. */
@@ -298,23 +310,22 @@ function useBoardMoves(date: string) {
   const toast = useToast();
   const utils = trpc.useUtils();
   const move = trpc.dispatch.move.useMutation();
+  const transition = trpc.services.transition.useMutation();
   // A card picked by click, tap or keyboard (the slots then offer "Move here"), or being dragged (the
   // slots only light up: nothing may move under the pointer during a drag).
   const { picked, setPicked, announcement, setAnnouncement, pick } = usePickedCard();
   const [dragged, setDragged] = useState<DispatchService | null>(null);
   const [over, setOver] = useState<string | null>(null);
+  // The time agreed with the customer, set or changed while placing the picked card ("" keeps none).
+  const [time, setTime] = useState('');
+  useEffect(() => setTime(picked?.service_time ?? ''), [picked]);
 
-  const drop = async (service: DispatchService, target: Target) => {
-    setOver(null);
-    setPicked(null);
-    const place = t('dispatch.place', { buddy: target.buddy.name, slot: target.slot.name });
-    const book = service.status === SERVICE_STATUS.Requested;
-    if (!book && service.buddy_id === target.buddy.id && service.service_slot_id === target.slot.id) return;
+  /** The API's answer to a step, in a toast and the live region; the board then reloads whatever it was. */
+  const report = async (step: () => Promise<unknown>, success: string) => {
     try {
-      await move.mutateAsync({ id: service.id, version: service.version, buddy_id: target.buddy.id, service_slot_id: target.slot.id, book });
-      const message = t(book ? 'dispatch.booked' : 'dispatch.moved', { id: service.id, place });
-      toast.success(message);
-      setAnnouncement(message);
+      await step();
+      toast.success(success);
+      setAnnouncement(success);
     } catch (error) {
       // The API's own reason (slot full, day full, not working, not scheduled, changed meanwhile).
       const message = errorText(t, error);
@@ -324,6 +335,29 @@ function useBoardMoves(date: string) {
       // The board shows what the API holds now, never a guess.
       await utils.dispatch.board.invalidate({ date });
     }
+  };
+
+  /** A booked service back to the requests (ADR 044): the status flow's Booked → Requested, an Admin's step. */
+  const unassign = async (service: DispatchService) => {
+    setOver(null);
+    setPicked(null);
+    await report(() => transition.mutateAsync({ id: service.id, version: service.version, to: SERVICE_STATUS.Requested }), t('dispatch.unassigned', { id: service.id }));
+  };
+
+  const drop = async (service: DispatchService, target: Target) => {
+    setOver(null);
+    setPicked(null);
+    const place = t('dispatch.place', { buddy: target.buddy.name, slot: target.slot.name });
+    const book = service.status === SERVICE_STATUS.Requested;
+    // A picked card carries the time typed beside it; a dragged one keeps its own.
+    const serviceTime = picked?.id === service.id ? time || null : service.service_time;
+    const retimed = serviceTime !== service.service_time;
+    if (!book && !retimed && service.buddy_id === target.buddy.id && service.service_slot_id === target.slot.id) return;
+    const at = serviceTime ? t('dispatch.placeAt', { place, time: serviceTime }) : place;
+    await report(
+      () => move.mutateAsync({ id: service.id, version: service.version, buddy_id: target.buddy.id, service_slot_id: target.slot.id, book, service_time: serviceTime }),
+      t(book ? 'dispatch.booked' : 'dispatch.moved', { id: service.id, place: at }),
+    );
   };
 
   const startDrag = (service: DispatchService) => (event: DragEvent) => {
@@ -369,7 +403,25 @@ function useBoardMoves(date: string) {
     };
   };
 
-  return { picked, setPicked, announcement, moving: move.isPending, drop, cardProps, targetProps };
+  /** The tray as a drop target: a booked card dragged there is unassigned. */
+  const trayProps = {
+    'data-over': over === 'tray',
+    onDragOver: (event: DragEvent) => {
+      if (dragged?.status !== SERVICE_STATUS.Booked) return;
+      event.preventDefault();
+      event.dataTransfer.dropEffect = 'move';
+      if (over !== 'tray') setOver('tray');
+    },
+    onDragLeave: () => setOver((current) => (current === 'tray' ? null : current)),
+    onDrop: (event: DragEvent) => {
+      event.preventDefault();
+      const service = dragged;
+      setDragged(null);
+      if (service?.status === SERVICE_STATUS.Booked) void unassign(service);
+    },
+  };
+
+  return { picked, setPicked, announcement, moving: move.isPending || transition.isPending, drop, unassign, time, setTime, cardProps, targetProps, trayProps };
 }
 
 type BoardMoves = ReturnType<typeof useBoardMoves>;
@@ -410,7 +462,7 @@ function RequestTray({ data, tray, onBoard, moves }: { data: DispatchBoard; tray
   const { picked } = moves;
   const slotName = (id: number) => data.slots.find((s) => s.id === id)?.name ?? '';
   return (
-    <Tray aria-labelledby="dispatch-tray-title" data-testid="dispatch-tray">
+    <Tray aria-labelledby="dispatch-tray-title" data-testid="dispatch-tray" {...moves.trayProps}>
       <h2 id="dispatch-tray-title">{t('dispatch.trayTitle', { count: tray.length })}</h2>
       <p>{t('dispatch.trayHelp')}</p>
       {tray.length === 0 ? (
@@ -434,6 +486,15 @@ function RequestTray({ data, tray, onBoard, moves }: { data: DispatchBoard; tray
       {picked && (
         <div style={{ marginTop: 8, display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
           <Label variant="accent">{t('dispatch.pickedShort', { id: picked.id })}</Label>
+          <label style={{ display: 'inline-flex', alignItems: 'center', gap: 6, fontSize: 13 }}>
+            {t('dispatch.time')}
+            <TextInput type="time" size="small" value={moves.time} onChange={(e) => moves.setTime(e.target.value)} data-testid="dispatch-time" />
+          </label>
+          {picked.status === SERVICE_STATUS.Booked && (
+            <Button size="small" onClick={() => void moves.unassign(picked)} aria-label={t('dispatch.unassignLabel', { id: picked.id })} data-testid="dispatch-unassign">
+              {t('dispatch.unassign')}
+            </Button>
+          )}
           <Button size="small" onClick={() => moves.setPicked(null)} data-testid="dispatch-cancel-pick">
             {t('dispatch.cancelPick')}
           </Button>
@@ -452,7 +513,7 @@ function SlotCell({ data, buddy, slot, tray, moves }: { data: DispatchBoard; bud
   const shown = here.filter((s) => !tray.includes(s));
   const open = slot.is_active && !cell.away && cell.scheduled && cell.working;
   const refusal = picked ? cellRefusal(data, buddy, cell, picked) : null;
-  const summary = cellSummary(t, slot, cell, here.length - shown.length);
+  const summary = cellSummary(t, slot, cell, here.length - shown.length, buddy);
   return (
     <Cell data-state={open ? 'open' : 'closed'} data-testid={`dispatch-cell-${buddy.id}-${slot.id}`} {...moves.targetProps(data, buddy, slot, cell)}>
       <div className="cell-head">
@@ -470,18 +531,28 @@ function SlotCell({ data, buddy, slot, tray, moves }: { data: DispatchBoard; bud
           ))}
         </ul>
       )}
-      {picked && !(picked.buddy_id === buddy.id && picked.service_slot_id === slot.id && picked.status !== SERVICE_STATUS.Requested) && (
-        <Button
-          size="small"
-          block
-          variant={refusal ? 'default' : 'primary'}
-          onClick={() => void moves.drop(picked, { buddy, slot })}
-          aria-label={t('dispatch.moveTo', { id: picked.id, place: t('dispatch.place', { buddy: buddy.name, slot: slot.name }), summary })}
-          data-testid={`dispatch-move-here-${buddy.id}-${slot.id}`}
-        >
-          {refusal ? t(`dispatch.hint.${refusal}`) : t('dispatch.moveHere')}
-        </Button>
-      )}
+      {picked &&
+        !(picked.buddy_id === buddy.id && picked.service_slot_id === slot.id && picked.status !== SERVICE_STATUS.Requested && (moves.time || null) === picked.service_time) && (
+          <Button
+            size="small"
+            block
+            variant={refusal ? 'default' : 'primary'}
+            onClick={() => void moves.drop(picked, { buddy, slot })}
+            aria-label={
+              refusal
+                ? t('dispatch.moveToRefused', {
+                    id: picked.id,
+                    place: t('dispatch.place', { buddy: buddy.name, slot: slot.name }),
+                    refusal: t(`dispatch.hint.${refusal}`),
+                    summary,
+                  })
+                : t('dispatch.moveTo', { id: picked.id, place: t('dispatch.place', { buddy: buddy.name, slot: slot.name }), summary })
+            }
+            data-testid={`dispatch-move-here-${buddy.id}-${slot.id}`}
+          >
+            {refusal ? t(`dispatch.hint.${refusal}`) : t('dispatch.moveHere')}
+          </Button>
+        )}
     </Cell>
   );
 }

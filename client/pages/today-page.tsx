@@ -20,6 +20,7 @@ import { useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { inVisitOrder, isCanceled, stopTime, todayDate, todayQuery } from './today-query.ts';
 import type { OfflineQueue, QueuedStep } from './today-offline.tsx';
+import { BicycleHistoryToggle, RouteOrderToggle } from './today-tools.tsx';
 
 type OfflineModule = typeof import('./today-offline.tsx');
 
@@ -105,6 +106,8 @@ const Card = styled.li`
   }
   a {
     color: var(--fgColor-accent, #0969da);
+    /* Links in running text are told apart by more than their colour (axe link-in-text-block). */
+    text-decoration: underline;
   }
   &[data-step='queued'] {
     border-style: dashed;
@@ -315,6 +318,7 @@ function StopCard({ service, number, outside, showBuddy, error, onResult, send, 
         <Muted>{t('resources.services.fields.bicycle_id')}: </Muted>
         {String(service.bicycle_id_label ?? '—')}
       </p>
+      <BicycleHistoryToggle bicycleId={Number(service.bicycle_id)} />
       {owner && (
         <p data-testid="stop-owner">
           <Muted>{t('resources.services.fields.owner_id')}: </Muted>
@@ -557,6 +561,7 @@ export default function TodayPage() {
               {active.length === 0 ? t('today.none') : t('today.summary', { count: active.length, finished })} {active.length > 0 && <a href="#today-map">{t('today.toMap')}</a>}
             </p>
             {services.data.truncated && <Alert role="alert">{t('calendar.truncated')}</Alert>}
+            {(access.ownerScoped || buddy !== null) && active.length >= 3 && <RouteOrderToggle stops={active} />}
             {active.length > 0 && (
               <Stops aria-label={t('today.stops')} data-testid="today-stops">
                 {active.map((s, i) => card(s, i + 1))}

@@ -26,7 +26,13 @@ export function stopTime(service: EntityRecord): string {
   return String(service.service_time ?? service.slot_start_time ?? '').slice(0, 5);
 }
 
-/** The day's services in the order the buddy works through them: by time, then by booking. */
+/**
+ * The day's services in the order the buddy works through them: the order applied from a route suggestion when
+ * every open stop of one buddy's day has its place (ADR 044), else by time, then by booking.
+ */
 export function inVisitOrder(services: readonly EntityRecord[]): EntityRecord[] {
-  return [...services].sort((a, b) => (stopTime(a) || '99:99').localeCompare(stopTime(b) || '99:99') || a.id - b.id);
+  const open = services.filter((s) => !isCanceled(s));
+  const routed = open.length > 0 && open.every((s) => Number(s.route_position) > 0 && s.buddy_id === open[0]!.buddy_id);
+  const byTime = (a: EntityRecord, b: EntityRecord) => (stopTime(a) || '99:99').localeCompare(stopTime(b) || '99:99') || a.id - b.id;
+  return [...services].sort(routed ? (a, b) => Number(a.route_position) - Number(b.route_position) || byTime(a, b) : byTime);
 }

@@ -15,7 +15,7 @@ import { rolesOf } from '../../shared/route-table.ts';
 import { UpstreamError } from '../upstream/client.ts';
 import type { Context } from './context.ts';
 import { roleProcedure } from './init.ts';
-import { optionRoles, writeProcedureRoles } from '../../shared/entity/access-roles.ts';
+import { optionRoles, recordReadRoles, writeProcedureRoles } from '../../shared/entity/access-roles.ts';
 
 const idInput = z.object({ id: z.number().int().positive() });
 
@@ -69,7 +69,7 @@ export async function withIncluded(options: ChoiceOption[], include: number | un
 export function createReadProcedures(def: EntityDef) {
   const procedure = roleProcedure(...rolesOf(def.route));
   // One record: the roles of the record's page, when it has one of its own (a user's page is an Admin's).
-  const reader = roleProcedure(...rolesOf(def.detailRoute ?? def.route));
+  const reader = roleProcedure(...recordReadRoles(def));
   const base = `${def.name}/`;
   return {
     list: procedure

@@ -21,6 +21,7 @@ import {
 import { actionInputSchema, inputFieldsSchema, recordIdSchema, subResourceKeySchema, subResourceListSchema } from '../../shared/entity/schemas.ts';
 import type { Role } from '../../shared/roles.ts';
 import { rolesOf, type AppPath } from '../../shared/route-table.ts';
+import { recordReadRoles } from '../../shared/entity/access-roles.ts';
 import { UpstreamError } from '../upstream/client.ts';
 import { calendarProcedure, createAndDeleteProcedures, createCrudProcedures, createReadProcedures, updateProcedure } from './crud-router.ts';
 import { ENTITY_EXTRAS } from './entity-extras.generated.ts';
@@ -136,7 +137,7 @@ function listAnswer(sub: SubResourceDef, data: unknown): unknown {
 export function subResourceProcedures(def: EntityDef, key: string, sub: SubResourceDef) {
   const at = (id: unknown) => `${def.name}/${id}/${segmentOf(key, sub.path)}/`;
   const itemAt = (id: unknown, itemKey: unknown) => `${at(id)}${encodeURIComponent(String(itemKey))}/`;
-  const reader = roleProcedure(...(sub.readRoles ? routeRolesAllowing(def, recordRoute(def), sub.readRoles, `read ${key}`) : rolesOf(recordRoute(def))));
+  const reader = roleProcedure(...(sub.readRoles ? routeRolesAllowing(def, recordRoute(def), sub.readRoles, `read ${key}`) : recordReadRoles(def)));
   const writer = () => roleProcedure(...routeRolesAllowing(def, recordRoute(def), subResourceWriteRoles(def, sub), `write ${key}`));
   const itemKey = z.object({ id: recordIdSchema, key: subResourceKeySchema(sub) });
   const withoutIds = ({ id: _id, key: _key, ...body }: Record<string, unknown>) => body;

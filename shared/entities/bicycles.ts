@@ -7,6 +7,8 @@ export const bicyclesEntity = defineEntity({
   screen: { list: '/bicycles', detail: '/bicycles/:id', roles: ['Admin'], sidebar: { order: 160, icon: 'rocket' }, pages: { detail: 'client/pages/bicycle-page.tsx' } },
   defaultSort: '-id',
   exportable: true,
+  // The buddy at the bike reads it and its history from their service's card (ADR 044); the screens stay an Admin's.
+  access: { readThrough: [{ entity: 'services', field: 'bicycle_id', roles: ['Buddy'] }] },
   label: '{brand_and_model} ({serial_number})',
   fields: {
     brand_and_model: nameField(45),

@@ -54,7 +54,7 @@ export const ENTITIES = [
 ] as const satisfies readonly EntityDef[];
 
 // Every definition keeps the engine's rules, checked once here: a broken one stops the server, the API and the tests at start.
-for (const def of ENTITIES as readonly EntityDef[]) checkDefinition(def);
+for (const def of ENTITIES as readonly EntityDef[]) checkDefinition(def, entityByName);
 
 export function entityByName(name: string): EntityDef | undefined {
   return (ENTITIES as readonly EntityDef[]).find((e) => e.name === name);

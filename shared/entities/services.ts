@@ -16,6 +16,8 @@ export const SERVICE_STATUS_FLOW: StatusFlow = {
     { from: 1, to: 3 },
     { from: 1, to: 5, roles: ['Admin'] },
     { from: 2, to: 4 },
+    // Unassigning on the dispatch board (ADR 044): back to the requests, still provisionally with its buddy.
+    { from: 2, to: 1, roles: ['Admin'] },
     { from: 2, to: 3 },
     { from: 2, to: 5, roles: ['Admin'] },
   ],
@@ -79,6 +81,9 @@ export const servicesEntity = defineEntity({
     notes: { kind: 'text', max: 2000, multiline: true, searchable: true },
     rating: { kind: 'integer', min: RATING.min, max: RATING.max, sortable: true, list: true },
     finished_at: { kind: 'datetime', readOnly: true },
+    // The stop's place in its buddy's day as applied from a route suggestion (1, 2, …; 0: none, the day goes by
+    // time). Written by the orderRoute action only; cleared when the stop's buddy, day, slot or time changes (ADR 044).
+    route_position: { kind: 'integer', readOnly: true, hidden: true, min: 0 },
   },
   checks: [
     // A rating is the customer's verdict on work done: only a finished service has one.
@@ -87,6 +92,15 @@ export const servicesEntity = defineEntity({
   actions: {
     // Finishing before the service's date is refused by the API; an Admin may, after saying so (ADR 028).
     transition: { override: { code: 'finish_before_date', roles: ['Admin'], input: { force: true } } },
+    // Applies a visiting order to one buddy's day: every open stop of it, agreed times kept in time order (ADR 044).
+    orderRoute: {
+      on: 'collection',
+      roles: ['Admin', 'Buddy'],
+      path: 'route-order',
+      button: false,
+      result: 'none',
+      input: { order: { kind: 'integer', required: true, min: 1, max: Number.MAX_SAFE_INTEGER, many: 100 } },
+    },
   },
   subResources: {
     /**

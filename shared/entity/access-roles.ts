@@ -1,7 +1,7 @@
 import { ENTITIES } from '../entities/registry.ts';
 import { rolesOf } from '../route-table.ts';
 import type { Role } from '../roles.ts';
-import { writeRoles, type EntityDef, type WriteAction } from './define.ts';
+import { writeRoles, type EntityDef, type ScopeRole, type WriteAction } from './define.ts';
 
 /**
  * Who may do what with an entity, derived from its §2 route and its access rules (ADR 009). The back
@@ -42,4 +42,18 @@ export function upstreamReadScopes(def: EntityDef): string[] {
   const scopes = new Set<string>();
   for (const role of optionRoles(def)) scopes.add(role === 'BuddyShop' ? 'Shop' : role);
   return [...scopes].sort();
+}
+
+/** The scope roles that read some records of an entity through records they own (`access.readThrough`, ADR 044). */
+export function readThroughRoles(def: EntityDef): ScopeRole[] {
+  return [...new Set((def.access?.readThrough ?? []).flatMap((rule) => rule.roles))];
+}
+
+/**
+ * Who may read one record and its sub-resources in the back office: the roles of the record's page (else the
+ * list's), plus the roles that read some records through records they own (`access.readThrough`, ADR 044) —
+ * the API answers them only for the records they reach.
+ */
+export function recordReadRoles(def: EntityDef): readonly Role[] {
+  return [...new Set<Role>([...rolesOf(def.detailRoute ?? def.route), ...readThroughRoles(def)])];
 }

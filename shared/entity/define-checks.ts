@@ -6,7 +6,7 @@ import { labelFields, statusFieldOf, type EntityDef } from './define.ts';
  * (`shared/entities/registry.ts`), so the server, the API and the tests refuse a broken one at start; not by
  * `defineEntity` itself, so the browser, which loads single definitions, does not carry them (ADR 024): in a module of its own, so the definitions' chunk does not carry it either.
  */
-export function checkDefinition(def: EntityDef): EntityDef {
+export function checkDefinition(def: EntityDef, entityByName: (name: string) => EntityDef | undefined = () => undefined): EntityDef {
   for (const key of Object.keys(def.fields)) {
     if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`${def.name}.${key}: field names are snake_case identifiers`);
   }
@@ -14,6 +14,13 @@ export function checkDefinition(def: EntityDef): EntityDef {
     if (key !== undefined && !(key in def.fields)) throw new Error(`${def.name}: ${what} names unknown field ${key}`);
   };
   known(def.access?.ownerField, 'access.ownerField');
+  for (const rule of def.access?.readThrough ?? []) {
+    const through = entityByName(rule.entity);
+    const field = through?.fields[rule.field];
+    if (!through?.access?.ownerField) throw new Error(`${def.name}: access.readThrough names ${rule.entity}, which has no owner field`);
+    if (field?.kind !== 'reference' || field.reference?.entity !== def.name)
+      throw new Error(`${def.name}: access.readThrough: ${rule.entity}.${rule.field} is no reference to ${def.name}`);
+  }
   for (const key of labelFields(def.label)) {
     const reference = key.endsWith('_label') ? def.fields[key.slice(0, -'_label'.length)] : undefined;
     if (key !== 'id' && !(key in def.fields) && reference?.kind !== 'reference') throw new Error(`${def.name}: label names unknown field ${key}`);

@@ -118,6 +118,20 @@ export interface EntityAccess {
    * users list's role filter reads the roles catalogue): added to who may read it, here and upstream.
    */
   alsoReadBy?: readonly Role[];
+  /**
+   * Who reads one record — and its sub-resources — without reading the entity (ADR 044): a caller holding one
+   * of `roles` reads a record that a record of `entity` they own (its `access.ownerField`) references through
+   * `field` (a buddy reads the bicycle of a service assigned to them, and its history). Lists, calendars, choice
+   * lists and exports stay closed to them; any other record is a 404, as another owner's is.
+   */
+  readThrough?: readonly ReadThrough[];
+}
+
+/** A read rule of `EntityAccess.readThrough`: through an owned record of `entity` whose `field` names this one. */
+export interface ReadThrough {
+  entity: string;
+  field: string;
+  roles: readonly ScopeRole[];
 }
 
 /** Several fields that are unique together; a duplicate is refused with `message` on the last field. */

@@ -8,7 +8,7 @@ export const dispatchBoardInput = z.object({ date: z.string().refine(isIsoDate, 
 /**
  * Assigns a service to a buddy's slot on its day (a drop on the board). `version` is the one the board
  * showed: a service changed meanwhile is refused (409 conflict). `book` also moves a Requested service to
- * Booked, in the same write.
+ * Booked, and `service_time` sets its time, in the same write.
  */
 export const dispatchMoveInput = z.object({
   id: z.number().int().positive(),
@@ -16,6 +16,12 @@ export const dispatchMoveInput = z.object({
   buddy_id: z.number().int().positive(),
   service_slot_id: z.number().int().positive(),
   book: z.boolean().default(false),
+  /** The time agreed with the customer, set or changed while placing (ADR 044); null clears it, absent keeps it. */
+  service_time: z
+    .string()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: 'validation.time' })
+    .nullable()
+    .optional(),
 });
 
 export interface DispatchSlot {

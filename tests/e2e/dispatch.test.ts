@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATION_RANGE } from '../../shared/geo.ts';
+import { axeViolations } from '../support/axe.ts';
 import { gotoHydrated, hydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { agent, mutate, query, signIn, type Agent } from '../support/http.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
@@ -37,7 +38,7 @@ const service = (buddy: number, slot: number, status: number, notes: string) => 
 });
 
 async function serviceNow(id: number) {
-  return (await query(api, 'services.get', { id })).body.result.data as { status: number; buddy_id: number; service_slot_id: number; version: number };
+  return (await query(api, 'services.get', { id })).body.result.data as { status: number; buddy_id: number; service_slot_id: number; version: number; service_time: string | null };
 }
 
 beforeAll(async () => {
@@ -80,7 +81,8 @@ describe('dispatch board', () => {
     await tray(page).getByTestId(`dispatch-service-${ids.first}`).getByText('Requested, now with Bo Buddy, Morning').waitFor();
     // Bo: three of three places held by the requests; Sam: his one place taken; the third buddy is not scheduled.
     expect(await page.getByTestId(`dispatch-buddy-${ids.bo}`).getByTestId('dispatch-day-capacity').innerText()).toBe('3 of 3 today · 0 left');
-    expect(await cell(page, ids.bo, 1).getByTestId('dispatch-cell-summary').innerText()).toBe('2 of 4 taken · 2 left · 2 requested');
+    // Bo's day is taken up by the requests: his open slots say so (ADR 044).
+    expect(await cell(page, ids.bo, 1).getByTestId('dispatch-cell-summary').innerText()).toBe('2 of 4 taken · 2 left · 2 requested · Day full');
     expect(await page.getByTestId(`dispatch-buddy-${ids.sam}`).getByTestId('dispatch-day-capacity').innerText()).toBe('1 of 1 today · 0 left');
     await cell(page, ids.sam, 1).getByTestId(`dispatch-service-${ids.samBooked}`).waitFor();
     expect(await cell(page, ids.sam, 2).getByTestId('dispatch-cell-summary').innerText()).toBe('Not scheduled');
@@ -133,7 +135,7 @@ describe('dispatch board', () => {
     for (let i = 0; i < 40 && !reached; i++) {
       await page.keyboard.press('Tab');
       const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-testid') ?? '');
-      expect(focused.startsWith('dispatch-move-here-') || focused === 'dispatch-cancel-pick', `tab stop ${i}: ${focused}`).toBe(true);
+      expect(focused.startsWith('dispatch-move-here-') || focused === 'dispatch-cancel-pick' || focused === 'dispatch-time', `tab stop ${i}: ${focused}`).toBe(true);
       reached = focused === target;
     }
     expect(reached).toBe(true);
@@ -171,6 +173,64 @@ describe('dispatch board', () => {
     expect(await cell(page, ids.bo, 2).getByTestId(`dispatch-service-${ids.first}`).count()).toBe(0);
     expect(await serviceNow(ids.first)).toMatchObject({ status: 2, buddy_id: ids.third, service_slot_id: 3 });
     expect(await page.getByTestId(`dispatch-buddy-${ids.third}`).getByTestId('dispatch-day-capacity').innerText()).toBe('1 of 2 today · 1 left');
+  });
+
+  it('a slot of a full day says "Day full" in its header and in the accessible name of its Move here button', async () => {
+    await gotoHydrated(page, `${stack.baseUrl}/dispatch?date=${day}`);
+    // Sam's one place of the day is taken.
+    expect(await cell(page, ids.sam, 1).getByTestId('dispatch-cell-summary').innerText()).toBe('1 of 4 taken · 3 left · Day full');
+    const pick = tray(page).getByTestId(`dispatch-service-${ids.third_request}`).getByRole('button');
+    await pick.focus();
+    await page.keyboard.press('Enter');
+    const target = page.getByTestId(`dispatch-move-here-${ids.sam}-1`);
+    expect(await target.innerText()).toBe('Day full');
+    const name = (await target.getAttribute('aria-label'))!;
+    expect(name).toMatch(new RegExp(`^Day full: move #${ids.third_request} to .+, Morning \\(1 of 4 taken · 3 left · Day full\\)$`));
+    // Found by that name, as a screen reader user hears it.
+    expect(await page.getByRole('button', { name }).getAttribute('data-testid')).toBe(`dispatch-move-here-${ids.sam}-1`);
+    expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await screenshot(page, 'dispatch-day-full');
+    await page.keyboard.press('Escape');
+  });
+
+  it('keyboard: "Back to requests" unassigns a booked card to the tray; placing it again sets its time', async () => {
+    await gotoHydrated(page, `${stack.baseUrl}/dispatch?date=${day}`);
+    const booked = cell(page, ids.bo, 2).getByTestId(`dispatch-service-${ids.second}`).getByRole('button');
+    await booked.focus();
+    await page.keyboard.press('Enter');
+    const unassign = page.getByRole('button', { name: `Unassign service #${ids.second}: back to the requests to dispatch` });
+    await unassign.focus();
+    await page.keyboard.press('Enter');
+    await toast(page, `Service #${ids.second} is back among the requests.`);
+    await tray(page).getByTestId(`dispatch-service-${ids.second}`).waitFor();
+    expect(await cell(page, ids.bo, 2).getByTestId(`dispatch-service-${ids.second}`).count()).toBe(0);
+    // Back to Requested, still provisionally with Bo in the afternoon.
+    expect(await serviceNow(ids.second)).toMatchObject({ status: 1, buddy_id: ids.bo, service_slot_id: 2 });
+
+    // Picked again, the next Tab stop is the time; it goes with the card to the slot.
+    const pick = tray(page).getByTestId(`dispatch-service-${ids.second}`).getByRole('button');
+    await pick.focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('dispatch-time');
+    await page.getByTestId('dispatch-time').fill('14:30');
+    await screenshot(page, 'dispatch-time-on-placing');
+    await page.getByTestId(`dispatch-move-here-${ids.bo}-2`).focus();
+    await page.keyboard.press('Enter');
+    await toast(page, `Service #${ids.second} is booked with Bo Buddy, Afternoon at 14:30.`);
+    await cell(page, ids.bo, 2).getByTestId(`dispatch-service-${ids.second}`).getByText(/14:30/).waitFor();
+    expect(await serviceNow(ids.second)).toMatchObject({ status: 2, buddy_id: ids.bo, service_slot_id: 2, service_time: '14:30' });
+
+    // Dragged onto the tray, a booked card is unassigned too.
+    await cell(page, ids.bo, 2).getByTestId(`dispatch-service-${ids.second}`).dragTo(tray(page));
+    await expect.poll(async () => (await serviceNow(ids.second)).status).toBe(1);
+    await tray(page).getByTestId(`dispatch-service-${ids.second}`).waitFor();
+    // And dragged back, it keeps its time.
+    await tray(page)
+      .getByTestId(`dispatch-service-${ids.second}`)
+      .dragTo(cell(page, ids.bo, 2));
+    await expect.poll(async () => (await serviceNow(ids.second)).status).toBe(2);
+    expect(await serviceNow(ids.second)).toMatchObject({ buddy_id: ids.bo, service_slot_id: 2, service_time: '14:30' });
   });
 
   it('in Swedish, the capacity and the refusals read in Swedish', async () => {

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATION_RANGE, destinationPoint } from '../../shared/geo.ts';
+import { axeViolations } from '../support/axe.ts';
 import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { daysFromToday } from '../support/entity-samples.ts';
 import { agent, mutate, query, signIn } from '../support/http.ts';
@@ -321,6 +322,123 @@ describe("the buddy's Today page", () => {
     await page.getByTestId('today-title').getByText('Idag').waitFor();
     await page.getByTestId('today-summary').getByText(/stopp/).waitFor();
     await screenshot(page, 'phone-admin-today-sv');
+    await page.getByTestId('language-switch').selectOption('en');
+    await page.context().close();
+  });
+
+  it("opens the bicycle's history from a stop's card, read-only, loaded only then; another bicycle stays closed", async () => {
+    const page = await phonePage('buddy@example.com', '/today');
+    const card = page.getByTestId('today-stops').getByTestId('today-stop').first();
+    const bicycleId = Number(
+      (await stack.upstream.db.query<{ bicycle_id: number }>('select bicycle_id from services where id = $1', [Number(await card.getAttribute('data-service'))])).rows[0]!
+        .bicycle_id,
+    );
+    const loaded = () => page.evaluate(() => performance.getEntriesByType('resource').some((r) => /bicycle-history[^/]*\.js/.test(r.name)));
+    expect(await loaded()).toBe(false);
+    const toggle = card.getByTestId('stop-history-toggle');
+    expect((await toggle.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    expect(await toggle.getAttribute('aria-expanded')).toBe('false');
+    await toggle.tap();
+    const history = card.getByTestId('bicycle-history');
+    await history.getByRole('heading', { name: 'Service history' }).waitFor();
+    await history.locator('[data-testid^="history-"]').first().waitFor();
+    expect(await toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(await loaded()).toBe(true);
+    // Past services with their findings, and no way into other buddies' services from here.
+    expect(await history.innerText()).toMatch(/items? checked|No checklist/);
+    expect(await history.locator('a[href^="/services/"]').count()).toBe(0);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await card.scrollIntoViewIfNeeded();
+    await screenshot(page, 'phone-buddy-today-history');
+    await toggle.tap();
+    expect(await history.count()).toBe(0);
+
+    // The API answers the buddy for this bicycle, and for one on none of their services not at all.
+    const api = agent(stack);
+    await signIn(api, 'buddy@example.com', DEMO_PASSWORD);
+    expect((await query(api, 'bicycles.history.list', { id: bicycleId })).status).toBe(200);
+    const { rows } = await stack.upstream.db.query<{ id: number }>(
+      "select b.id from bicycles b where not exists (select 1 from services s join users u on u.id = s.buddy_id where s.bicycle_id = b.id and u.email = 'buddy@example.com') limit 1",
+    );
+    expect((await query(api, 'bicycles.history.list', { id: Number(rows[0]!.id) })).status).toBe(404);
+    expect((await query(api, 'bicycles.get', { id: Number(rows[0]!.id) })).status).toBe(404);
+    await page.context().close();
+  });
+
+  it('suggests a shorter order of the stops with the distances before and after, and applies it', async () => {
+    // Four stops without a time on a line east of the centre, booked out of order (0, 2, 1, 3 km), and one at an
+    // agreed time at the end: the suggestion keeps that one last and walks the others along the line.
+    const day = daysFromToday(4);
+    const east = (km: number) => destinationPoint(DEFAULT_OPERATION_RANGE.centre, 90, km * 1000);
+    const ids: number[] = [];
+    for (const [km, slot, time] of [
+      [0, 1, null],
+      [2, 1, null],
+      [1, 1, null],
+      [3, 1, null],
+      [3.5, 2, '13:30'],
+    ] as const) {
+      const point = east(km);
+      const { rows } = await stack.upstream.db.query<{ id: number }>(
+        `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, address, latitude, longitude)
+         select $1::date, $2, $3::time, 2, u.id, b.id, b.owner_id, 'one_off', $4, $5, $6
+           from users u, bicycles b where u.email = 'buddy@example.com' and b.id = (select min(id) from bicycles) returning id`,
+        [day, slot, time, `Stop ${km} km east`, point.lat, point.lng],
+      );
+      ids.push(Number(rows[0]!.id));
+    }
+    const [a, b, c, d, e] = ids as [number, number, number, number, number];
+    const page = await phonePage('buddy@example.com', `/today?date=${day}`);
+    const order = () =>
+      page
+        .getByTestId('today-stops')
+        .getByTestId('today-stop')
+        .evaluateAll((cards) => cards.map((card) => Number(card.getAttribute('data-service'))));
+    expect(await order()).toEqual([a, b, c, d, e]);
+    const toggle = page.getByTestId('route-toggle');
+    expect((await toggle.boundingBox())!.height).toBeGreaterThanOrEqual(44);
+    await toggle.tap();
+    const panel = page.getByTestId('route-panel');
+    await panel.waitFor();
+    expect(await page.getByTestId('route-distances').innerText()).toMatch(/^Estimated distance between the stops: 5\.5 km now, 3\.5 km in the suggested order\. 2 km shorter\.$/);
+    expect(
+      await page
+        .getByTestId('route-order')
+        .locator('li')
+        .evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-service')))),
+    ).toEqual([a, c, b, d, e]);
+    expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await panel.scrollIntoViewIfNeeded();
+    await screenshot(page, 'phone-buddy-today-route');
+
+    await page.getByTestId('route-apply').tap();
+    await page.getByTestId('toasts').getByText('The new order of the stops is saved.').waitFor();
+    await expect.poll(order).toEqual([a, c, b, d, e]);
+    const { rows } = await stack.upstream.db.query<{ id: number; route_position: number }>(
+      'select id, route_position from services where id = any($1::bigint[]) order by route_position',
+      [ids],
+    );
+    expect(rows.map((r) => [Number(r.id), Number(r.route_position)])).toEqual([
+      [a, 1],
+      [c, 2],
+      [b, 3],
+      [d, 4],
+      [e, 5],
+    ]);
+    // The order stays after a reload, and the map numbers the stops in it; nothing shorter is left to suggest.
+    await page.reload();
+    await page.getByTestId('today-stops').waitFor();
+    expect(await order()).toEqual([a, c, b, d, e]);
+    await page.getByTestId('route-toggle').tap();
+    await page.getByTestId('route-same').waitFor();
+
+    // In Swedish the distances read in Swedish.
+    await page.getByTestId('language-switch').selectOption('sv');
+    await page
+      .getByTestId('route-distances')
+      .getByText(/^Beräknat avstånd mellan stoppen: 3,5 km nu/)
+      .waitFor();
     await page.getByTestId('language-switch').selectOption('en');
     await page.context().close();
   });

@@ -61,7 +61,7 @@ describe('service status flow', () => {
     );
     expect(table).toEqual({
       1: { admin: [2, 3, 5], buddy: [2, 3] },
-      2: { admin: [4, 3, 5], buddy: [4, 3] },
+      2: { admin: [4, 1, 3, 5], buddy: [4, 3] },
       3: { admin: [], buddy: [] },
       4: { admin: [], buddy: [] },
       5: { admin: [], buddy: [] },

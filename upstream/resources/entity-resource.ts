@@ -35,7 +35,7 @@ import { askedOf, inActionScope } from '../lib/audit-scope.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { isNullableColumn, listPage } from '../lib/page-query.ts';
-import { upstreamReadScopes } from '../../shared/entity/access-roles.ts';
+import { readThroughRoles, upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { csvRowWriter } from './csv-rows.ts';
 
@@ -149,7 +149,14 @@ export interface EntityResource {
   config: UpstreamConfig;
   fetchOne(id: number, tx?: Db, user?: AuthUser, lock?: boolean, lang?: Lang): Promise<EntityRecord | null>;
   scopeOf(user: AuthUser | undefined, firstParam: number): { sql: string; params: unknown[] };
+  /**
+   * A caller who reads this record only through one they own (`access.readThrough`, ADR 044) and owns none that
+   * names it is answered 404, as for a record that is not there; anyone reading the entity passes.
+   */
+  checkReadThrough(id: number, user: AuthUser | undefined, tx?: Db): Promise<void>;
   read: ReturnType<typeof requireAuth>;
+  /** The guard of one record's reads (its record and sub-resources): the entity's readers and its `readThrough` roles. */
+  readOne: ReturnType<typeof requireAuth>;
   write: ReturnType<typeof requireAuth>;
 }
 
@@ -252,6 +259,21 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
   const exportFields = Object.keys(def.fields).filter((k) => !def.fields[k]!.lookup);
   const listParams = listParamsSchema(def);
 
+  const readScopes = upstreamReadScopes(def);
+  // A caller holding a role that reads the entity reads any record of it; one holding only a readThrough role
+  // reads a record some record of theirs names (an exists over the owning entity's reference and owner columns).
+  async function checkReadThrough(id: number, user: AuthUser | undefined, tx: Db = db) {
+    if (!user || user.roles.some((role) => readScopes.includes(role))) return;
+    const ways = (def.access?.readThrough ?? [])
+      .filter((rule) => rule.roles.some((role) => user.roles.includes(role)))
+      .map((rule) => {
+        const through = entityByName(rule.entity)!;
+        return `exists (select 1 from ${through.table} o where o.${rule.field} = t.id and o.${through.access!.ownerField} = $2)`;
+      });
+    const { rows } = ways.length ? await tx.query(`select 1 from ${t} t where t.id = $1 and (${ways.join(' or ')})`, [id, user.id]) : { rows: [] };
+    if (rows.length === 0) throw new ApiError(404, 'not_found');
+  }
+
   function scopeOf(user: AuthUser | undefined, firstParam: number) {
     if (!ownerField || !user || !isOwnerScoped(def, user.roles)) return { sql: '', params: [] as unknown[] };
     return { sql: `t.${ownerField} = $${firstParam}`, params: [user.id] as unknown[] };
@@ -302,7 +324,9 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
     columns: writableFields(def).map(([key]) => key),
     create: createSchema(def),
     status: statusFieldOf(def),
-    read: requireAuth(config, upstreamReadScopes(def)),
+    read: requireAuth(config, readScopes),
+    readOne: requireAuth(config, [...new Set([...readScopes, ...readThroughRoles(def)])]),
+    checkReadThrough,
     write: requireAuth(config, writeRoles(def, 'update')),
     selects,
     exportSelect: (lang) =>
@@ -410,8 +434,9 @@ function registerExport(app: FastifyInstance, r: Resource) {
 
 /** GET <resource>/<id>/: one record (another owner's is a 404). */
 function registerGet(app: FastifyInstance, r: Resource) {
-  app.get(`${r.base}:id/`, { preHandler: r.read }, async (req, reply) => {
+  app.get(`${r.base}:id/`, { preHandler: r.readOne }, async (req, reply) => {
     const { id } = parseBody(idParam, req.params);
+    await r.checkReadThrough(id, req.user);
     const record = await r.fetchOne(id, r.db, req.user, false, langOf(req));
     if (!record) throw new ApiError(404, 'not_found');
     return ok(reply, record);
@@ -751,10 +776,14 @@ function registerSubResources(app: FastifyInstance, r: EntityResource, handlers:
   for (const [key, sub] of Object.entries(def.subResources ?? {})) {
     const own = handlers.subResources?.[key] ?? {};
     const at = `/api/${def.name}/:id/${segmentOf(key, sub.path)}/`;
-    const reader = requireAuth(config, sub.readRoles ?? upstreamReadScopes(def));
+    // Roles of its own, or whoever reads the record: the entity's readers and, for records they reach, its readThrough roles.
+    const reader = sub.readRoles ? requireAuth(config, sub.readRoles) : r.readOne;
     const writer = requireAuth(config, subResourceWriteRoles(def, sub));
     const list = handlerOf(def, `${key}.list`, own.list);
-    app.get(at, { preHandler: reader }, (req, reply) => list(req, reply, r));
+    app.get(at, { preHandler: reader }, async (req, reply) => {
+      if (!sub.readRoles) await r.checkReadThrough(parseBody(idParam, req.params).id, req.user);
+      return list(req, reply, r);
+    });
     // The item added, set or removed is what was asked: `{<sub-resource>: [before, after]}` in its history entry.
     const itemKey = (req: FastifyRequest) => (req.params as { key?: string }).key ?? null;
     if (sub.add) {

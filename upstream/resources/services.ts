@@ -11,6 +11,7 @@ import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { checkCapacity, lockBuddyDays } from './capacity.ts';
+import { orderRoute } from './service-route-order.ts';
 import type { EntityHandlersFactory, EntityResource, WriteContext } from './entity-resource.ts';
 
 const itemKey = idParam.extend({ key: idParam.shape.id });
@@ -42,7 +43,9 @@ export function serviceWriteRules(config: UpstreamConfig) {
       await lockBuddyDays(tx, [{ buddyId: key.buddyId, date: key.date }]);
       await checkCapacity(tx, { ...key, excludeId: current?.id ?? null });
     }
-    return { owner_id: bicycles[0].owner_id === null ? null : Number(bicycles[0].owner_id) };
+    // A stop moved to another buddy, day, slot or time leaves the order it was given (ADR 044).
+    const replanned = current && Number(current.route_position) > 0 && (rebooked || String(current.service_time ?? '') !== String(input.service_time ?? '').slice(0, 5));
+    return { owner_id: bicycles[0].owner_id === null ? null : Number(bicycles[0].owner_id), ...(replanned ? { route_position: 0 } : {}) };
   };
 }
 
@@ -187,6 +190,7 @@ function imageRoutes(db: Db, config: UpstreamConfig) {
 /** Services: the write rules above on the generic resource, and the service details checklist with images. */
 export const handlers: EntityHandlersFactory = ({ db, config }) => ({
   hooks: { beforeWrite: serviceWriteRules(config) },
+  actions: { orderRoute: orderRoute(db) },
   subResources: { details: detailHandlers(db) },
   routes: imageRoutes(db, config),
 });

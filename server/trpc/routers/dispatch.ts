@@ -21,7 +21,13 @@ export const dispatchRouter = router({
       ctx.session.call<EntityRecord>({
         method: 'PATCH',
         path: `services/${input.id}/`,
-        body: { version: input.version, buddy_id: input.buddy_id, service_slot_id: input.service_slot_id, ...(input.book ? { status: SERVICE_STATUS.Booked } : {}) },
+        body: {
+          version: input.version,
+          buddy_id: input.buddy_id,
+          service_slot_id: input.service_slot_id,
+          ...(input.book ? { status: SERVICE_STATUS.Booked } : {}),
+          ...(input.service_time !== undefined ? { service_time: input.service_time } : {}),
+        },
         lang: ctx.lang,
       }),
     ),
