@@ -24,6 +24,8 @@ export interface ServiceDetailRow {
   name_en: string;
   name_sv: string;
   description: string | null;
+  /** A service is not finished while a required item is unanswered (ADR 043). */
+  is_required: boolean;
   detail: {
     id: number;
     check_status: 1 | 2 | 3 | null;
