@@ -67,4 +67,6 @@ export interface BicycleHistoryRow {
   /** Service items with a check status recorded, and those found needing repair. */
   checked: number;
   needs_repair: number;
+  /** The service's photos (ADR 043). */
+  photos: string[];
 }
