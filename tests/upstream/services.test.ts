@@ -421,11 +421,11 @@ describe('what a Buddy may see and do', () => {
 describe('service details', () => {
   it('are recorded per service item while the service is booked, then kept as they were', async () => {
     const record = await bookedService(2, freshPastDate(), { answered: false });
-    const rows = (await call(`services/${record.id}/details/`, { as: 'buddy' })).body.data as { service_item_id: number; detail: unknown }[];
+    const rows = (await call(`services/${record.id}/details/`, { as: 'buddy' })).body.data as { service_item_id: number; is_required: boolean; detail: unknown }[];
     expect(rows.length).toBeGreaterThanOrEqual(6);
     expect(rows.every((r) => r.detail === null)).toBe(true);
     // An optional item, so answering the required ones before finishing leaves it as this test set it.
-    const item = (rows as { service_item_id: number; is_required: boolean }[]).find((r) => !r.is_required)!.service_item_id;
+    const item = rows.find((r) => !r.is_required)!.service_item_id;
     const saved = await call(`services/${record.id}/details/${item}/`, { method: 'PUT', body: { check_status: 1, needs_repair: true, notes: 'Pads worn' }, as: 'buddy' });
     expect(saved.status).toBe(200);
     expect(saved.body.data.detail).toMatchObject({ check_status: 1, needs_repair: true, notes: 'Pads worn', images: [] });
