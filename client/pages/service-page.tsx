@@ -1,5 +1,5 @@
 import { Avatar, Button, FormControl, Heading, IconButton, Label, Textarea } from '@primer/react';
-import { ImageIcon, TrashIcon } from '@primer/octicons-react';
+import { CheckIcon, ImageIcon, TrashIcon } from '@primer/octicons-react';
 import { lazy, Suspense, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
@@ -57,6 +57,7 @@ const Items = styled.ol`
   }
   .choice,
   .repair {
+    position: relative;
     display: flex;
     align-items: center;
     gap: 8px;
@@ -68,7 +69,28 @@ const Items = styled.ol`
     line-height: 1.25;
     font-size: 14px;
   }
-  .choice input,
+  /* A choice is a button-like pill: its radio covers it (so a tap anywhere chooses) but is not drawn. */
+  .choice {
+    justify-content: center;
+    text-align: center;
+    padding: 6px 8px;
+    overflow-wrap: normal;
+    word-break: normal;
+  }
+  .choice svg {
+    position: absolute;
+    top: 3px;
+    right: 3px;
+  }
+  .choice input {
+    position: absolute;
+    inset: 0;
+    width: 100%;
+    height: 100%;
+    margin: 0;
+    opacity: 0;
+    cursor: pointer;
+  }
   .repair input {
     width: 20px;
     height: 20px;
@@ -77,7 +99,7 @@ const Items = styled.ol`
     accent-color: var(--fgColor-accent, #0969da);
   }
   .choice:has(input:checked) {
-    border-color: var(--borderColor-accent-emphasis, #0969da);
+    border: 2px solid var(--borderColor-accent-emphasis, #0969da);
     background: var(--bgColor-accent-muted, #ddf4ff);
     font-weight: 600;
   }
@@ -164,7 +186,9 @@ function useChecklistForm(serviceId: number, rows: ServiceDetailRow[]) {
     setAnswers((all) => ({ ...all, [row.service_item_id]: { ...answerOf(row), ...patch } }));
     if (patch.check_status) setErrors(({ [row.service_item_id]: _gone, ...rest }) => rest);
   };
-  const chooseCheckStatus = (row: ServiceDetailRow, id: 1 | 2 | 3) => change(row, id === 1 ? { check_status: id, needs_repair: true } : { check_status: id });
+  // "Needs repair" ticks the repair flag; moving on from it before saving gives the flag back its saved value.
+  const chooseCheckStatus = (row: ServiceDetailRow, id: 1 | 2 | 3) =>
+    change(row, id === 1 ? { check_status: id, needs_repair: true } : answerOf(row).check_status === 1 ? { check_status: id, needs_repair: savedAnswer(row).needs_repair } : { check_status: id });
 
   const onSubmit = async () => {
     const unanswered = changed.filter((r) => answerOf(r).check_status === null);
@@ -219,7 +243,8 @@ function DetailFields({ row, name, form }: { row: ServiceDetailRow; name: string
               onChange={() => form.chooseCheckStatus(row, s.id)}
               aria-invalid={error ? true : undefined}
             />
-            {t(`resources.service-items.checkStatuses.${s.key}`)}
+            {answer.check_status === s.id && <CheckIcon size={12} aria-hidden="true" />}
+            <span>{t(`resources.service-items.checkStatuses.${s.key}`)}</span>
           </label>
         ))}
       </fieldset>

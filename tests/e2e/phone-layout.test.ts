@@ -1,8 +1,9 @@
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATION_RANGE, destinationPoint } from '../../shared/geo.ts';
 import { axeViolations } from '../support/axe.ts';
-import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
+import { SCREENSHOT_DIR, gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { daysFromToday } from '../support/entity-samples.ts';
 import { agent, mutate, query, signIn } from '../support/http.ts';
 import { PHONE, phoneContext } from '../support/phone.ts';
@@ -66,20 +67,25 @@ async function answerChecklistOnPhone(page: Page, id: number) {
 
   // Taps: Brakes need repair (which ticks "Repair needed"), with a note; Tyres adjusted.
   const item = (name: string) => form.locator(`li[aria-label="${name}"]`);
-  await item('Brakes').getByText('Needs repair', { exact: true }).tap();
+  await item('Brakes').getByRole('radio', { name: 'Needs repair' }).tap();
   expect(await item('Brakes').getByRole('checkbox', { name: 'Repair needed' }).isChecked()).toBe(true);
   await item('Brakes').getByLabel('Notes on Brakes').fill('Front pads worn');
-  await item('Tyres').getByText('Adjusted & OK', { exact: true }).tap();
+  await item('Tyres').getByRole('radio', { name: 'Adjusted & OK' }).tap();
   // The keyboard: into Lights' choices, Space chooses, the arrows move the choice; Enter on Save sends it.
   await item('Lights').getByRole('radio').first().focus();
   await page.keyboard.press('Space');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowRight');
   expect(await item('Lights').getByRole('radio', { name: 'Controlled & OK' }).isChecked()).toBe(true);
+  // Passing "Needs repair" on the way ticked the repair flag only while it was chosen.
+  expect(await item('Lights').getByRole('checkbox', { name: 'Repair needed' }).isChecked()).toBe(false);
   expect(await progress.innerText()).toBe('3 of 6 answered');
   const save = page.getByTestId('checklist-save');
   expect(await save.innerText()).toBe('Save checklist (3 changes)');
   await screenshot(page, 'phone-checklist');
+  // What the buddy sees on the phone's screen: an item's choices and the Save bar.
+  await item('Lights').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SCREENSHOT_DIR, 'phone-checklist-screen.png') });
   expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 
   const sent: string[] = [];
@@ -119,6 +125,7 @@ async function answerChecklistOnPhone(page: Page, id: number) {
   expect(await photos.count()).toBe(1);
   await page.getByTestId('service-photos').scrollIntoViewIfNeeded();
   await screenshot(page, 'phone-service-photos');
+  await page.screenshot({ path: join(SCREENSHOT_DIR, 'phone-service-photos-screen.png') });
   expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 }
 

@@ -193,10 +193,10 @@ describe('services in the browser', () => {
       // One form (ADR 043): Save is for the whole checklist; an item changed without a check status is pointed out.
       await page.getByTestId('checklist-save').click();
       await brakes.getByRole('alert').getByText('Välj en kontrollstatus.').waitFor();
-      await brakes.getByText('Behöver lagas', { exact: true }).click();
+      await brakes.getByRole('radio', { name: 'Behöver lagas' }).click();
       expect(await brakes.getByRole('checkbox').isChecked()).toBe(true);
       const details = page.getByTestId('service-details');
-      for (const name of ['Däck', 'Belysning']) await details.locator('li', { hasText: name }).first().getByText('Kontrollerad & OK').click();
+      for (const name of ['Däck', 'Belysning']) await details.locator('li', { hasText: name }).first().getByRole('radio', { name: 'Kontrollerad & OK' }).click();
       expect(await page.getByTestId('checklist-save').innerText()).toBe('Spara checklistan (3 ändringar)');
       await page.getByTestId('checklist-save').click();
       await page.getByTestId('toasts').getByText('Checklistan har sparats (3 punkter).').waitFor();
