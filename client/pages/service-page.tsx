@@ -1,5 +1,5 @@
 import { Avatar, Button, FormControl, Heading, IconButton, Label, Textarea } from '@primer/react';
-import { CheckIcon, ImageIcon, TrashIcon } from '@primer/octicons-react';
+import { ImageIcon, TrashIcon } from '@primer/octicons-react';
 import { lazy, Suspense, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
@@ -69,18 +69,14 @@ const Items = styled.ol`
     line-height: 1.25;
     font-size: 14px;
   }
-  /* A choice is a button-like pill: its radio covers it (so a tap anywhere chooses) but is not drawn. */
+  /* A choice is a button-like pill: its radio covers it (so a tap anywhere chooses) but is not drawn; the chosen
+     one shows by its thicker border and bold text as well as its colour. */
   .choice {
     justify-content: center;
     text-align: center;
     padding: 6px 8px;
     overflow-wrap: normal;
     word-break: normal;
-  }
-  .choice svg {
-    position: absolute;
-    top: 3px;
-    right: 3px;
   }
   .choice input {
     position: absolute;
@@ -188,7 +184,14 @@ function useChecklistForm(serviceId: number, rows: ServiceDetailRow[]) {
   };
   // "Needs repair" ticks the repair flag; moving on from it before saving gives the flag back its saved value.
   const chooseCheckStatus = (row: ServiceDetailRow, id: 1 | 2 | 3) =>
-    change(row, id === 1 ? { check_status: id, needs_repair: true } : answerOf(row).check_status === 1 ? { check_status: id, needs_repair: savedAnswer(row).needs_repair } : { check_status: id });
+    change(
+      row,
+      id === 1
+        ? { check_status: id, needs_repair: true }
+        : answerOf(row).check_status === 1
+          ? { check_status: id, needs_repair: savedAnswer(row).needs_repair }
+          : { check_status: id },
+    );
 
   const onSubmit = async () => {
     const unanswered = changed.filter((r) => answerOf(r).check_status === null);
@@ -243,7 +246,6 @@ function DetailFields({ row, name, form }: { row: ServiceDetailRow; name: string
               onChange={() => form.chooseCheckStatus(row, s.id)}
               aria-invalid={error ? true : undefined}
             />
-            {answer.check_status === s.id && <CheckIcon size={12} aria-hidden="true" />}
             <span>{t(`resources.service-items.checkStatuses.${s.key}`)}</span>
           </label>
         ))}
@@ -359,7 +361,12 @@ function DetailImageUpload({ serviceId, row, name, refresh }: { serviceId: numbe
         data-testid="detail-upload"
       />
       {/* The visible words begin the accessible name (WCAG 2.5.3); the item's name tells the buttons apart. */}
-      <Button leadingVisual={ImageIcon} onClick={() => fileInput.current?.click()} loading={uploading} aria-label={`${uploading ? t('upload.uploading') : t('upload.choose')}: ${name}`}>
+      <Button
+        leadingVisual={ImageIcon}
+        onClick={() => fileInput.current?.click()}
+        loading={uploading}
+        aria-label={`${uploading ? t('upload.uploading') : t('upload.choose')}: ${name}`}
+      >
         {uploading ? t('upload.uploading') : t('upload.choose')}
       </Button>
       {progress !== null && (
