@@ -103,7 +103,13 @@ export default function ServicePhotos({ serviceId, editable }: { serviceId: numb
                 <img src={photo.url} alt={t('services.photoOf', { n: i + 1, id: serviceId })} loading="lazy" width={104} height={104} />
               </a>
               {editable && (
-                <IconButton icon={TrashIcon} variant="danger" aria-label={t('services.removePhoto', { n: i + 1 })} onClick={() => void onRemove(photo.id, i + 1)} data-testid="photo-remove" />
+                <IconButton
+                  icon={TrashIcon}
+                  variant="danger"
+                  aria-label={t('services.removePhoto', { n: i + 1 })}
+                  onClick={() => void onRemove(photo.id, i + 1)}
+                  data-testid="photo-remove"
+                />
               )}
             </li>
           ))}
@@ -126,7 +132,13 @@ export default function ServicePhotos({ serviceId, editable }: { serviceId: numb
             }}
             data-testid="photo-input"
           />
-          <Button leadingVisual={DeviceCameraIcon} onClick={() => fileInput.current?.click()} loading={uploading || add.isPending} style={{ minHeight: 44 }} data-testid="photo-add">
+          <Button
+            leadingVisual={DeviceCameraIcon}
+            onClick={() => fileInput.current?.click()}
+            loading={uploading || add.isPending}
+            style={{ minHeight: 44 }}
+            data-testid="photo-add"
+          >
             {uploading ? t('upload.uploading') : t('services.addPhoto')}
           </Button>
           {error && (

@@ -165,7 +165,9 @@ export function subResourceProcedures(def: EntityDef, key: string, sub: SubResou
           // `PUT <path>/ {items}`: every item or none; the API answers the sub-resource's list as it now is.
           setMany: writer()
             .input(subResourceSetManySchema(sub).extend({ id: recordIdSchema }))
-            .mutation(async ({ ctx, input }) => listAnswer(sub, await ctx.session.call<unknown>({ method: 'PUT', path: at(input.id), body: { items: input.items }, lang: ctx.lang }))),
+            .mutation(async ({ ctx, input }) =>
+              listAnswer(sub, await ctx.session.call<unknown>({ method: 'PUT', path: at(input.id), body: { items: input.items }, lang: ctx.lang })),
+            ),
         }
       : {}),
     ...(sub.remove

@@ -112,7 +112,14 @@ async function answerChecklistOnPhone(page: Page, id: number) {
   const thumb = photos.first().getByRole('img', { name: `Photo 1 of service #${id}` });
   await thumb.scrollIntoViewIfNeeded();
   // The thumbnail is the stored file, served back (decode() waits for a lazily loaded image).
-  expect(await thumb.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth > 0, () => false))).toBe(true);
+  expect(
+    await thumb.evaluate((img: HTMLImageElement) =>
+      img.decode().then(
+        () => img.naturalWidth > 0,
+        () => false,
+      ),
+    ),
+  ).toBe(true);
   expect(await smallTargets(page, '[data-testid="photo-remove"]')).toEqual([]);
   await photos.nth(1).getByRole('button', { name: 'Remove photo 2' }).tap();
   await page.getByTestId('confirm-message').getByText('Remove photo 2 from this service?').waitFor();
@@ -343,7 +350,14 @@ describe("the buddy's Today page", () => {
     await photo.first().waitFor();
     expect(await photo.count()).toBe(1);
     await photo.first().scrollIntoViewIfNeeded();
-    expect(await photo.first().evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth > 0, () => false))).toBe(true);
+    expect(
+      await photo.first().evaluate((img: HTMLImageElement) =>
+        img.decode().then(
+          () => img.naturalWidth > 0,
+          () => false,
+        ),
+      ),
+    ).toBe(true);
     await screenshot(admin, 'bicycle-history-photo');
     await admin.close();
   }, 120_000);

@@ -174,7 +174,9 @@ describe('services through tRPC', () => {
     const items = rows.filter((r) => r.is_required).map((r) => ({ key: r.service_item_id, check_status: 2 }));
     const saved = await mutate(buddy, 'services.details.setMany', { id: service.id, items });
     expect(saved.status, saved.text).toBe(200);
-    expect((saved.body.result.data as { is_required: boolean; detail: { check_status: number } | null }[]).filter((r) => r.is_required).every((r) => r.detail?.check_status === 2)).toBe(true);
+    expect(
+      (saved.body.result.data as { is_required: boolean; detail: { check_status: number } | null }[]).filter((r) => r.is_required).every((r) => r.detail?.check_status === 2),
+    ).toBe(true);
     const finished = await mutate(admin, 'services.transition', { id: service.id, to: 4, version: service.version, force: true });
     expect(finished.body.result.data).toMatchObject({ status: 4, finished_at: expect.any(String) });
     // Finished, it stays where it was done: a dispatch move is refused with the API's field message.

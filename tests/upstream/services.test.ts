@@ -443,14 +443,21 @@ describe('service details', () => {
     const closed = await call(`services/${record.id}/details/${item}/`, { method: 'PUT', body: { check_status: 3 }, as: 'buddy' });
     expect(closed.status).toBe(409);
     expect(closed.body.error.message).toBe('service_not_booked');
-    expect(((await call(`services/${record.id}/details/`)).body.data as { service_item_id: number; detail: unknown }[]).find((r) => r.service_item_id === item)!.detail).toMatchObject({
+    expect(
+      ((await call(`services/${record.id}/details/`)).body.data as { service_item_id: number; detail: unknown }[]).find((r) => r.service_item_id === item)!.detail,
+    ).toMatchObject({
       check_status: 2,
     });
   });
 });
 
 describe('the checklist as one form (ADR 043)', () => {
-  type Row = { service_item_id: number; name_en: string; is_required: boolean; detail: { check_status: number | null; needs_repair: boolean; notes: string | null; version: number } | null };
+  type Row = {
+    service_item_id: number;
+    name_en: string;
+    is_required: boolean;
+    detail: { check_status: number | null; needs_repair: boolean; notes: string | null; version: number } | null;
+  };
   const details = async (id: number) => (await call(`services/${id}/details/`, { as: 'buddy' })).body.data as Row[];
 
   it('saves every item sent in one request, and none when one of them is refused', async () => {
@@ -479,19 +486,34 @@ describe('the checklist as one form (ADR 043)', () => {
     const bad = await call(`services/${record.id}/details/`, {
       method: 'PUT',
       as: 'buddy',
-      body: { items: [{ key: a!.service_item_id, check_status: 2 }, { key: b!.service_item_id, check_status: 7 }] },
+      body: {
+        items: [
+          { key: a!.service_item_id, check_status: 2 },
+          { key: b!.service_item_id, check_status: 7 },
+        ],
+      },
     });
     expect(bad).toMatchObject({ status: 400, body: { error: { message: 'validation_error', fields: { 'items.1.check_status': 'validation.option' } } } });
     const unknown = await call(`services/${record.id}/details/`, {
       method: 'PUT',
       as: 'buddy',
-      body: { items: [{ key: a!.service_item_id, check_status: 2 }, { key: 9_999_999, check_status: 2 }] },
+      body: {
+        items: [
+          { key: a!.service_item_id, check_status: 2 },
+          { key: 9_999_999, check_status: 2 },
+        ],
+      },
     });
     expect(unknown).toMatchObject({ status: 400, body: { error: { fields: { 'items.1.key': 'validation.option' } } } });
     const duplicate = await call(`services/${record.id}/details/`, {
       method: 'PUT',
       as: 'buddy',
-      body: { items: [{ key: a!.service_item_id, check_status: 2 }, { key: a!.service_item_id, check_status: 3 }] },
+      body: {
+        items: [
+          { key: a!.service_item_id, check_status: 2 },
+          { key: a!.service_item_id, check_status: 3 },
+        ],
+      },
     });
     expect(duplicate).toMatchObject({ status: 400, body: { error: { fields: { items: 'validation.duplicateKeys' } } } });
     expect((await call(`services/${record.id}/details/`, { method: 'PUT', as: 'buddy', body: { items: [] } })).status).toBe(400);
@@ -506,7 +528,12 @@ describe('the checklist as one form (ADR 043)', () => {
       const failed = await call(`services/${record.id}/details/`, {
         method: 'PUT',
         as: 'buddy',
-        body: { items: [{ key: a!.service_item_id, check_status: 3 }, { key: b!.service_item_id, check_status: 1 }] },
+        body: {
+          items: [
+            { key: a!.service_item_id, check_status: 3 },
+            { key: b!.service_item_id, check_status: 1 },
+          ],
+        },
       });
       expect(failed.status).toBeGreaterThanOrEqual(400);
     } finally {
@@ -545,7 +572,10 @@ describe('the checklist as one form (ADR 043)', () => {
 
     // Every way of finishing is refused alike: the Admin's form (PATCH) and an Admin's override of the date rule.
     const current = (await call(`services/${record.id}/`)).body.data;
-    expect(await call(`services/${record.id}/`, { method: 'PATCH', body: { version: current.version, status: 4 } })).toMatchObject({ status: 409, body: { error: { message: 'checklist_incomplete' } } });
+    expect(await call(`services/${record.id}/`, { method: 'PATCH', body: { version: current.version, status: 4 } })).toMatchObject({
+      status: 409,
+      body: { error: { message: 'checklist_incomplete' } },
+    });
     expect(await call(`services/${record.id}/transition/`, { body: { to: 4, force: true } })).toMatchObject({ status: 409, body: { error: { message: 'checklist_incomplete' } } });
     expect((await call(`services/${record.id}/`)).body.data.status).toBe(2);
 
@@ -600,7 +630,10 @@ describe('service photos (§9 service_image, ADR 043)', () => {
     expect((await call(`services/${record.id}/images/`, { as: 'buddy' })).body.data).toEqual([]);
     const kept = await call(`services/${record.id}/images/`, { body: { url }, as: 'buddy' });
     expect((await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' })).status).toBe(200);
-    expect(await call(`services/${record.id}/images/${kept.body.data.id}/`, { method: 'DELETE', as: 'buddy' })).toMatchObject({ status: 409, body: { error: { message: 'service_not_booked' } } });
+    expect(await call(`services/${record.id}/images/${kept.body.data.id}/`, { method: 'DELETE', as: 'buddy' })).toMatchObject({
+      status: 409,
+      body: { error: { message: 'service_not_booked' } },
+    });
   });
 });
 

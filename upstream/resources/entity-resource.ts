@@ -686,10 +686,7 @@ export interface EntityHandlers {
    */
   servesOwn?: readonly OwnRoute[];
   actions?: Record<string, EntityRouteHandler>;
-  subResources?: Record<
-    string,
-    { list?: EntityRouteHandler; add?: EntityRouteHandler; set?: EntityRouteHandler; setMany?: EntityRouteHandler; remove?: EntityRouteHandler }
-  >;
+  subResources?: Record<string, { list?: EntityRouteHandler; add?: EntityRouteHandler; set?: EntityRouteHandler; setMany?: EntityRouteHandler; remove?: EntityRouteHandler }>;
   routes?: (app: FastifyInstance, resource: EntityResource) => void;
 }
 
