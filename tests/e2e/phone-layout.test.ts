@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATION_RANGE, destinationPoint } from '../../shared/geo.ts';
+import { LIVE_PATH } from '../../shared/live.ts';
 import { axeViolations } from '../support/axe.ts';
 import { SCREENSHOT_DIR, gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { daysFromToday } from '../support/entity-samples.ts';
@@ -396,8 +397,14 @@ describe("the buddy's Today page", () => {
       [today],
     );
     const page = await phonePage('buddy@example.com', '/today');
-    const booked = page.getByTestId('today-stops').locator('[data-status="2"]').first();
-    const id = Number(await booked.getAttribute('data-service'));
+    // The card is to stay as it was: without live updates (ADR 037), which would otherwise race the tap below.
+    await page.route(
+      (url) => url.pathname === LIVE_PATH,
+      (route) => route.abort(),
+    );
+    await gotoHydrated(page, `${stack.baseUrl}/today`);
+    const id = Number(await page.getByTestId('today-stops').locator('[data-status="2"]').first().getAttribute('data-service'));
+    const booked = page.locator(`[data-service="${id}"]`);
     // Someone else finishes it first (another device).
     const api = agent(stack);
     await signIn(api, 'buddy@example.com', DEMO_PASSWORD);
