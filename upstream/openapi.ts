@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { actionRoles, isRecordAction, ownActions, segmentOf, statusFieldOf, subResourceKey, subResourceWriteRoles, writeRoles, type EntityDef } from '../shared/entity/define.ts';
-import { calendarParamsSchema, createSchema, inputFieldsSchema, listParamsSchema } from '../shared/entity/schemas.ts';
+import { calendarParamsSchema, createSchema, inputFieldsSchema, listParamsSchema, subResourceSetManySchema } from '../shared/entity/schemas.ts';
 import { readThroughRoles, upstreamReadScopes } from '../shared/entity/access-roles.ts';
 
 /** Who reads one record: the entity's readers, and those reading it through a record they own (ADR 044). */
@@ -235,6 +235,16 @@ function declaredPaths(def: EntityDef): Record<string, Record<string, unknown>> 
         parameters: [id, ...paging],
         responses: { 200: json(envelope(list)), ...refused },
       },
+      ...(sub.setMany
+        ? {
+            put: {
+              summary: `Set many ${key} items at their keys, all or none (ADR 043). Roles: ${writers}.`,
+              parameters: [id],
+              requestBody: json(z.toJSONSchema(subResourceSetManySchema(sub), { io: 'input', unrepresentable: 'any' })),
+              responses: { 200: json(envelope(list)), ...refused },
+            },
+          }
+        : {}),
       ...(sub.add
         ? { post: { summary: `Add to ${key}. Roles: ${writers}.`, parameters: [id], requestBody: json(schemaOf(sub.add)), responses: { 201: json(envelope({})), ...refused } } }
         : {}),

@@ -188,14 +188,15 @@ const CATALOGUES: Catalogue[] = [
   },
   {
     table: 'service_items',
-    columns: ['name_en', 'name_sv', 'description'],
+    // What keeps a rider safe is required before a service is finished (ADR 043).
+    columns: ['name_en', 'name_sv', 'description', 'is_required'],
     rows: [
-      ['Brakes', 'Bromsar', 'Pads, cables and braking power'],
-      ['Gears', 'Växlar', 'Shifting across all gears'],
-      ['Chain', 'Kedja', 'Wear, lubrication and tension'],
-      ['Tyres', 'Däck', 'Pressure, tread and punctures'],
-      ['Lights', 'Belysning', 'Front and rear lights'],
-      ['Wheels', 'Hjul', 'True and spoke tension'],
+      ['Brakes', 'Bromsar', 'Pads, cables and braking power', true],
+      ['Gears', 'Växlar', 'Shifting across all gears', false],
+      ['Chain', 'Kedja', 'Wear, lubrication and tension', false],
+      ['Tyres', 'Däck', 'Pressure, tread and punctures', true],
+      ['Lights', 'Belysning', 'Front and rear lights', true],
+      ['Wheels', 'Hjul', 'True and spoke tension', false],
     ],
   },
   {

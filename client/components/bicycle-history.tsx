@@ -24,6 +24,18 @@ const Table = styled(DataTable)`
   .repair {
     color: var(--fgColor-danger, #d1242f);
   }
+  .photos {
+    display: flex;
+    flex-wrap: wrap;
+    align-items: center;
+    gap: 4px;
+    margin-top: 4px;
+  }
+  .photos img {
+    display: block;
+    object-fit: cover;
+    border-radius: 4px;
+  }
 `;
 
 /** A finished service's rating; only finished services are rated, so the others show a dash. */
@@ -33,6 +45,21 @@ function Rating({ value, finished }: { value: number | null; finished: boolean }
   return (
     <span aria-label={t('bicycleHistory.rating', { value })} title={t('bicycleHistory.rating', { value })} style={{ whiteSpace: 'nowrap' }}>
       <StarFillIcon size={14} fill="var(--fgColor-attention, #9a6700)" /> {value}/5
+    </span>
+  );
+}
+
+/** A service's photos in its history row: a few thumbnails, each opening the photo, and how many there are. */
+function Photos({ date, urls }: { date: string; urls: string[] }) {
+  const { t } = useTranslation();
+  return (
+    <span className="photos" data-testid="history-photos">
+      {urls.slice(0, 4).map((url, i) => (
+        <a key={url} href={url} target="_blank" rel="noopener noreferrer">
+          <img src={url} alt={t('bicycleHistory.photoOf', { n: i + 1, date })} width={44} height={44} loading="lazy" />
+        </a>
+      ))}
+      {urls.length > 4 && <span className="muted">{t('bicycleHistory.photos', { count: urls.length })}</span>}
     </span>
   );
 }
@@ -67,6 +94,7 @@ function HistoryRow({ service: s, columns, linked }: { service: BicycleHistoryRo
         <span>
           {s.checked > 0 ? t('bicycleHistory.checked', { count: s.checked }) : <span className="muted">{t('bicycleHistory.noChecklist')}</span>}
           {s.needs_repair > 0 && <span className="repair"> · {t('bicycleHistory.needsRepair', { count: s.needs_repair })}</span>}
+          {s.photos.length > 0 && <Photos date={s.service_date} urls={s.photos} />}
           {s.notes && (
             <span className="muted" style={{ display: 'block' }}>
               “{s.notes.length > 120 ? `${s.notes.slice(0, 119)}…` : s.notes}”

@@ -86,7 +86,7 @@ const RECORDED = new Set<string>(RECORDED_ACTIONS);
 export function actionText(t: TFunction, entity: string, action: string): string {
   if (RECORDED.has(action)) return t(`resources._history.actions.${action}`);
   const [sub, op] = action.split('.');
-  if (sub && (op === 'add' || op === 'set' || op === 'remove'))
+  if (sub && (op === 'add' || op === 'set' || op === 'setMany' || op === 'remove'))
     return t(`resources._history.actions.${op}`, { name: t(`resources.${entity}.subResources.${sub}`, { defaultValue: sub }) });
   return t(`resources.${entity}.actions.${action}.label`, { defaultValue: action });
 }

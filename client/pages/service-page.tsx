@@ -1,20 +1,24 @@
-import { Avatar, Button, Checkbox, FormControl, Heading, IconButton, Label, Textarea } from '@primer/react';
+import { Avatar, Button, FormControl, Heading, IconButton, Label, Textarea } from '@primer/react';
 import { ImageIcon, TrashIcon } from '@primer/octicons-react';
-import { useRef, useState } from 'react';
+import { lazy, Suspense, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import { SERVICE_CHECK_STATUSES } from '../../shared/entities/service-items.ts';
 import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import type { ServiceDetailRow } from '../../shared/schemas/services.ts';
 import { useImageUpload } from '../components/image-upload.tsx';
+import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
 import { useAccess } from '../entity/access.ts';
 import { RecordActions } from '../entity/record-actions.tsx';
 import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
 import { StatusLabel, statusText } from '../entity/status-label.tsx';
-import { errorText, fieldText } from '../errors.ts';
+import { errorText, fieldErrorsOf, fieldText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
+
+// The photo flow (camera, upload, thumbnails) loads when a service page shows it, not with the page (ADR 043).
+const ServicePhotos = lazy(() => import('../components/service-photos.tsx'));
 
 const Items = styled.ol`
   list-style: none;
@@ -32,19 +36,99 @@ const Items = styled.ol`
     align-content: start;
     min-width: 0;
   }
+  /* Thumb-size controls (ADR 043): every choice, checkbox and button of the checklist is at least 44 px high. */
   fieldset {
     border: 0;
     margin: 0;
     padding: 0;
-    display: flex;
-    flex-wrap: wrap;
+    display: grid;
+    grid-template-columns: repeat(auto-fit, minmax(96px, 1fr));
     gap: 8px;
+    min-width: 0;
   }
-  fieldset label {
-    display: inline-flex;
+  legend {
+    padding: 0;
+    margin-bottom: 6px;
+    font-weight: 600;
+    display: flex;
+    gap: 8px;
     align-items: center;
-    gap: 4px;
+    flex-wrap: wrap;
+  }
+  .choice,
+  .repair {
+    position: relative;
+    display: flex;
+    align-items: center;
+    gap: 8px;
+    min-height: 44px;
+    padding: 6px 10px;
+    border: 1px solid var(--borderColor-default, #d0d7de);
+    border-radius: 8px;
     cursor: pointer;
+    line-height: 1.25;
+    font-size: 14px;
+  }
+  /* A choice is a button-like pill: its radio covers it (so a tap anywhere chooses) but is not drawn; the chosen
+     one shows by its thicker border and bold text as well as its colour. */
+  .choice {
+    justify-content: center;
+    text-align: center;
+    padding: 6px 8px;
+    overflow-wrap: normal;
+    word-break: normal;
+  }
+  .choice input {
+    position: absolute;
+    inset: 0;
+    width: 100%;
+    height: 100%;
+    margin: 0;
+    opacity: 0;
+    cursor: pointer;
+  }
+  .repair input {
+    width: 20px;
+    height: 20px;
+    margin: 0;
+    flex: none;
+    accent-color: var(--fgColor-accent, #0969da);
+  }
+  .choice:has(input:checked) {
+    border: 2px solid var(--borderColor-accent-emphasis, #0969da);
+    background: var(--bgColor-accent-muted, #ddf4ff);
+    font-weight: 600;
+  }
+  .choice:has(input:focus-visible),
+  .repair:has(input:focus-visible) {
+    outline: 2px solid var(--focus-outlineColor, #0969da);
+    outline-offset: 1px;
+  }
+  button {
+    min-height: 44px;
+    min-width: 44px;
+  }
+`;
+
+/** The checklist's one Save, kept in reach at the bottom of a phone's screen while the items scroll by. */
+const SaveBar = styled.div`
+  position: sticky;
+  bottom: 0;
+  z-index: 1;
+  margin-top: 12px;
+  padding: 10px 0;
+  display: flex;
+  flex-wrap: wrap;
+  gap: 8px 16px;
+  align-items: center;
+  background: var(--bgColor-default, #fff);
+  border-top: 1px solid var(--borderColor-default, #d0d7de);
+  button {
+    min-height: 44px;
+  }
+  p {
+    margin: 0;
+    font-size: 14px;
   }
 `;
 
@@ -63,69 +147,121 @@ function CheckStatus({ value }: { value: number | null }) {
 
 type Refresh = () => Promise<void>;
 
-/** What a checklist item's form holds (check status, needs repair, notes), and its save. */
-function useDetailForm(serviceId: number, row: ServiceDetailRow, name: string, refresh: Refresh) {
-  const { t } = useTranslation();
+/** What the form holds for one item of the checklist. */
+interface Answer {
+  check_status: 1 | 2 | 3 | null;
+  needs_repair: boolean;
+  notes: string;
+}
+
+const savedAnswer = (row: ServiceDetailRow): Answer => ({
+  check_status: row.detail?.check_status ?? null,
+  needs_repair: row.detail?.needs_repair ?? false,
+  notes: row.detail?.notes ?? '',
+});
+const sameAnswer = (a: Answer, b: Answer) => a.check_status === b.check_status && a.needs_repair === b.needs_repair && a.notes.trim() === b.notes.trim();
+const itemName = (row: ServiceDetailRow, lang: string) => (lang === 'sv' ? row.name_sv : row.name_en);
+
+/**
+ * The whole checklist as one form (ADR 043): the answers of every item, and one Save that sends the changed
+ * ones together (`services.details.setMany`: all are written or none).
+ */
+function useChecklistForm(serviceId: number, rows: ServiceDetailRow[]) {
+  const { t, i18n } = useTranslation();
   const toast = useToast();
-  const save = trpc.services.details.set.useMutation();
-  const detail = row.detail;
-  const [checkStatus, setCheckStatus] = useState<number | null>(detail?.check_status ?? null);
-  const [needsRepair, setNeedsRepair] = useState(detail?.needs_repair ?? false);
-  const [notes, setNotes] = useState(detail?.notes ?? '');
-  const [error, setError] = useState<string | undefined>();
-  const dirty = checkStatus !== (detail?.check_status ?? null) || needsRepair !== (detail?.needs_repair ?? false) || notes !== (detail?.notes ?? '');
+  const utils = trpc.useUtils();
+  const save = trpc.services.details.setMany.useMutation();
+  const [answers, setAnswers] = useState<Record<number, Answer>>(() => Object.fromEntries(rows.map((r) => [r.service_item_id, savedAnswer(r)])));
+  const [errors, setErrors] = useState<Record<number, string>>({});
+  const answerOf = (row: ServiceDetailRow) => answers[row.service_item_id] ?? savedAnswer(row);
+  const changed = rows.filter((r) => !sameAnswer(answerOf(r), savedAnswer(r)));
+  const answered = rows.filter((r) => answerOf(r).check_status !== null).length;
+  const requiredOpen = rows.filter((r) => r.is_required && answerOf(r).check_status === null).map((r) => itemName(r, i18n.language));
 
-  const chooseCheckStatus = (id: number) => {
-    setCheckStatus(id);
-    setError(undefined);
-    if (id === 1) setNeedsRepair(true);
+  const change = (row: ServiceDetailRow, patch: Partial<Answer>) => {
+    setAnswers((all) => ({ ...all, [row.service_item_id]: { ...answerOf(row), ...patch } }));
+    if (patch.check_status) setErrors(({ [row.service_item_id]: _gone, ...rest }) => rest);
   };
+  // "Needs repair" ticks the repair flag; moving on from it before saving gives the flag back its saved value.
+  const chooseCheckStatus = (row: ServiceDetailRow, id: 1 | 2 | 3) =>
+    change(
+      row,
+      id === 1
+        ? { check_status: id, needs_repair: true }
+        : answerOf(row).check_status === 1
+          ? { check_status: id, needs_repair: savedAnswer(row).needs_repair }
+          : { check_status: id },
+    );
 
-  const onSave = async () => {
-    if (checkStatus === null) {
-      setError('validation.checkStatusRequired');
+  const onSubmit = async () => {
+    const unanswered = changed.filter((r) => answerOf(r).check_status === null);
+    if (unanswered.length > 0) {
+      setErrors(Object.fromEntries(unanswered.map((r) => [r.service_item_id, 'validation.checkStatusRequired'])));
+      document.querySelector<HTMLInputElement>(`input[name="check-${unanswered[0]!.service_item_id}"]`)?.focus();
       return;
     }
+    const items = changed.map((r) => {
+      const a = answerOf(r);
+      return { key: r.service_item_id, check_status: a.check_status as 1 | 2 | 3, needs_repair: a.needs_repair, notes: a.notes.trim() || null };
+    });
     try {
-      await save.mutateAsync({ id: serviceId, key: row.service_item_id, check_status: checkStatus as 1 | 2 | 3, needs_repair: needsRepair, notes });
-      await refresh();
-      toast.success(t('services.detailSaved', { name }));
+      const saved = await save.mutateAsync({ id: serviceId, items });
+      utils.services.details.list.setData({ id: serviceId }, saved as never);
+      toast.success(t('services.checklistSaved', { count: items.length }));
     } catch (e) {
+      // An item's refusal comes back as `items.<i>.<field>`: shown on that item.
+      const fields = fieldErrorsOf(e);
+      const onItems = Object.entries(fields).flatMap(([path, message]) => {
+        const at = /^items\.(\d+)\./.exec(path);
+        const row = at ? changed[Number(at[1])] : undefined;
+        return row ? [[row.service_item_id, message] as const] : [];
+      });
+      if (onItems.length > 0) setErrors(Object.fromEntries(onItems));
       toast.error(errorText(t, e));
     }
   };
 
-  return { checkStatus, chooseCheckStatus, needsRepair, setNeedsRepair, notes, setNotes, error, dirty, saving: save.isPending, onSave };
+  return { answerOf, change, chooseCheckStatus, errors, changed, answered, requiredOpen, saving: save.isPending, onSubmit };
 }
 
-type DetailForm = ReturnType<typeof useDetailForm>;
+type ChecklistForm = ReturnType<typeof useChecklistForm>;
 
-/** The editable fields of a checklist item: its check status, needs repair and notes. */
-function DetailFields({ row, name, form }: { row: ServiceDetailRow; name: string; form: DetailForm }) {
+/** The editable fields of a checklist item: its check status as big choices, needs repair and notes. */
+function DetailFields({ row, name, form }: { row: ServiceDetailRow; name: string; form: ChecklistForm }) {
   const { t } = useTranslation();
+  const answer = form.answerOf(row);
+  const error = form.errors[row.service_item_id];
+  const errorId = `check-error-${row.service_item_id}`;
   return (
     <>
-      <fieldset>
+      <fieldset aria-describedby={error ? errorId : undefined} data-testid="check-choices">
         <legend className="visually-hidden">{t('services.checkStatusOf', { name })}</legend>
         {SERVICE_CHECK_STATUSES.map((s) => (
-          <label key={s.id}>
-            <input type="radio" name={`check-${row.service_item_id}`} value={s.id} checked={form.checkStatus === s.id} onChange={() => form.chooseCheckStatus(s.id)} />
-            <Label variant={CHECK_COLOR[s.color]}>{t(`resources.service-items.checkStatuses.${s.key}`)}</Label>
+          <label key={s.id} className="choice" data-testid={`check-${row.service_item_id}-${s.id}`}>
+            <input
+              type="radio"
+              name={`check-${row.service_item_id}`}
+              value={s.id}
+              checked={answer.check_status === s.id}
+              onChange={() => form.chooseCheckStatus(row, s.id)}
+              aria-invalid={error ? true : undefined}
+            />
+            <span>{t(`resources.service-items.checkStatuses.${s.key}`)}</span>
           </label>
         ))}
       </fieldset>
-      {form.error && (
-        <span role="alert" style={{ color: 'var(--fgColor-danger)', fontSize: 12 }}>
-          {fieldText(t, form.error)}
+      {error && (
+        <span id={errorId} role="alert" style={{ color: 'var(--fgColor-danger)', fontSize: 13 }}>
+          {fieldText(t, error)}
         </span>
       )}
+      <label className="repair">
+        <input type="checkbox" checked={answer.needs_repair} onChange={(e) => form.change(row, { needs_repair: e.target.checked })} />
+        {t('services.needsRepair')}
+      </label>
       <FormControl>
-        <Checkbox checked={form.needsRepair} onChange={(e) => form.setNeedsRepair(e.target.checked)} />
-        <FormControl.Label>{t('services.needsRepair')}</FormControl.Label>
-      </FormControl>
-      <FormControl>
-        <FormControl.Label>{t('services.notes')}</FormControl.Label>
-        <Textarea value={form.notes} onChange={(e) => form.setNotes(e.target.value)} block rows={2} maxLength={2000} />
+        <FormControl.Label>{t('services.notesOf', { name })}</FormControl.Label>
+        <Textarea value={answer.notes} onChange={(e) => form.change(row, { notes: e.target.value })} block rows={2} maxLength={2000} />
       </FormControl>
     </>
   );
@@ -224,7 +360,13 @@ function DetailImageUpload({ serviceId, row, name, refresh }: { serviceId: numbe
         }}
         data-testid="detail-upload"
       />
-      <Button size="small" leadingVisual={ImageIcon} onClick={() => fileInput.current?.click()} loading={uploading} aria-label={t('services.addImage', { name })}>
+      {/* The visible words begin the accessible name (WCAG 2.5.3); the item's name tells the buttons apart. */}
+      <Button
+        leadingVisual={ImageIcon}
+        onClick={() => fileInput.current?.click()}
+        loading={uploading}
+        aria-label={`${uploading ? t('upload.uploading') : t('upload.choose')}: ${name}`}
+      >
         {uploading ? t('upload.uploading') : t('upload.choose')}
       </Button>
       {progress !== null && (
@@ -236,40 +378,79 @@ function DetailImageUpload({ serviceId, row, name, refresh }: { serviceId: numbe
   );
 }
 
-/** One service item of the checklist: check status, needs-repair flag, notes and images. */
-function DetailItem({ serviceId, row, editable }: { serviceId: number; row: ServiceDetailRow; editable: boolean }) {
+/** One service item of the checklist: its name (and whether it is required), the answer, and its images. */
+function DetailItem({ serviceId, row, form }: { serviceId: number; row: ServiceDetailRow; form: ChecklistForm | null }) {
   const { t, i18n } = useTranslation();
   const utils = trpc.useUtils();
   const detail = row.detail;
-  const name = i18n.language === 'sv' ? row.name_sv : row.name_en;
+  const name = itemName(row, i18n.language);
   const refresh = () => utils.services.details.list.invalidate({ id: serviceId });
-  const form = useDetailForm(serviceId, row, name, refresh);
+  const editable = form !== null;
+  const changed = form?.changed.includes(row) ?? false;
 
   return (
-    <li data-testid={`detail-item-${row.service_item_id}`} aria-label={name}>
-      <div style={{ display: 'flex', justifyContent: 'space-between', gap: 8, alignItems: 'baseline' }}>
-        <strong>{name}</strong>
+    <li data-testid={`detail-item-${row.service_item_id}`} data-changed={changed || undefined} aria-label={name}>
+      <div style={{ display: 'flex', justifyContent: 'space-between', gap: 8, alignItems: 'baseline', flexWrap: 'wrap' }}>
+        <strong>
+          {name}
+          {row.is_required && (
+            <>
+              {' '}
+              <Label variant="attention" data-testid="required-item">
+                {t('services.requiredItem')}
+              </Label>
+            </>
+          )}
+        </strong>
         {!editable && <CheckStatus value={detail?.check_status ?? null} />}
+        {changed && (
+          <Label variant="accent" data-testid="item-changed">
+            {t('services.unsaved')}
+          </Label>
+        )}
       </div>
       {row.description && <span style={{ fontSize: 12, color: 'var(--fgColor-muted)' }}>{row.description}</span>}
-      {editable ? <DetailFields row={row} name={name} form={form} /> : <DetailSummary detail={detail} />}
+      {form ? <DetailFields row={row} name={name} form={form} /> : <DetailSummary detail={detail} />}
       <DetailImages serviceId={serviceId} row={row} name={name} editable={editable} refresh={refresh} />
       {editable && (
         <div style={{ display: 'flex', gap: 8, alignItems: 'center', flexWrap: 'wrap' }}>
-          <Button
-            variant="primary"
-            size="small"
-            onClick={() => void form.onSave()}
-            loading={form.saving}
-            disabled={!form.dirty && detail?.check_status !== undefined && detail?.check_status !== null}
-            data-testid="detail-save"
-          >
-            {t('form.save')}
-          </Button>
           <DetailImageUpload serviceId={serviceId} row={row} name={name} refresh={refresh} />
         </div>
       )}
     </li>
+  );
+}
+
+/** The checklist of a booked service as one form: its items, and one Save bar with what is still open. */
+function ChecklistForm({ serviceId, rows }: { serviceId: number; rows: ServiceDetailRow[] }) {
+  const { t } = useTranslation();
+  const form = useChecklistForm(serviceId, rows);
+  useUnsavedChangesGuard(form.changed.length > 0);
+  return (
+    <form
+      aria-labelledby="checklist-title"
+      data-testid="checklist-form"
+      noValidate
+      onSubmit={(e) => {
+        e.preventDefault();
+        void form.onSubmit();
+      }}
+    >
+      <Items>
+        {rows.map((row) => (
+          <DetailItem key={row.service_item_id} serviceId={serviceId} row={row} form={form} />
+        ))}
+      </Items>
+      <SaveBar data-testid="checklist-bar">
+        <Button type="submit" variant="primary" loading={form.saving} disabled={form.changed.length === 0} data-testid="checklist-save">
+          {form.changed.length > 0 ? t('services.saveChecklistCount', { count: form.changed.length }) : t('services.saveChecklist')}
+        </Button>
+        <p role="status" data-testid="checklist-progress">
+          {t('services.answered', { answered: form.answered, total: rows.length })}
+          {form.requiredOpen.length > 0 && <> · {t('services.requiredOpen', { names: form.requiredOpen.join(', ') })}</>}
+        </p>
+      </SaveBar>
+    </form>
   );
 }
 
@@ -281,24 +462,36 @@ function ServiceDetails({ id }: { id: number }) {
   const details = trpc.services.details.list.useQuery({ id });
   const booked = Number(service.data?.status) === SERVICE_STATUS.Booked;
   const editable = booked && access.canTransition;
+  const rows = details.data as unknown as ServiceDetailRow[] | undefined;
   return (
-    <section style={{ marginTop: 32 }} data-testid="service-details">
-      <Heading as="h2" style={{ fontSize: 18, marginBottom: 4 }}>
-        {t('services.detailsTitle')}
-      </Heading>
-      <p style={{ marginTop: 0, color: 'var(--fgColor-muted)', fontSize: 14 }}>
-        {t(editable ? 'services.detailsHelp' : booked ? 'services.detailsReadOnly' : 'services.detailsClosed', {
-          status: statusText(t, servicesEntity, 'status', service.data?.status),
-        })}
-      </p>
-      {details.data && (
-        <Items>
-          {(details.data as unknown as ServiceDetailRow[]).map((row) => (
-            <DetailItem key={`${row.service_item_id}-${row.detail?.version ?? 0}-${row.detail?.images.length ?? 0}-${editable}`} serviceId={id} row={row} editable={editable} />
+    <>
+      <section style={{ marginTop: 32 }} data-testid="service-details" id="checklist">
+        <Heading as="h2" id="checklist-title" style={{ fontSize: 18, marginBottom: 4 }}>
+          {t('services.detailsTitle')}
+        </Heading>
+        <p style={{ marginTop: 0, color: 'var(--fgColor-muted)', fontSize: 14 }}>
+          {t(editable ? 'services.detailsHelp' : booked ? 'services.detailsReadOnly' : 'services.detailsClosed', {
+            status: statusText(t, servicesEntity, 'status', service.data?.status),
+          })}
+        </p>
+        {rows &&
+          (editable ? (
+            // Saved answers (their versions and images) reset the form; unsaved ones are kept only until then.
+            <ChecklistForm key={rows.map((r) => `${r.service_item_id}.${r.detail?.version ?? 0}.${r.detail?.images.length ?? 0}`).join()} serviceId={id} rows={rows} />
+          ) : (
+            <Items>
+              {rows.map((row) => (
+                <DetailItem key={row.service_item_id} serviceId={id} row={row} form={null} />
+              ))}
+            </Items>
           ))}
-        </Items>
+      </section>
+      {service.data && (
+        <Suspense fallback={null}>
+          <ServicePhotos serviceId={id} editable={editable} />
+        </Suspense>
       )}
-    </section>
+    </>
   );
 }
 

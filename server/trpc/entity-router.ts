@@ -18,7 +18,7 @@ import {
   type SubResourceDef,
   type SubResourcesOfType,
 } from '../../shared/entity/define.ts';
-import { actionInputSchema, inputFieldsSchema, recordIdSchema, subResourceKeySchema, subResourceListSchema } from '../../shared/entity/schemas.ts';
+import { actionInputSchema, inputFieldsSchema, recordIdSchema, subResourceKeySchema, subResourceListSchema, subResourceSetManySchema } from '../../shared/entity/schemas.ts';
 import type { Role } from '../../shared/roles.ts';
 import { rolesOf, type AppPath } from '../../shared/route-table.ts';
 import { recordReadRoles } from '../../shared/entity/access-roles.ts';
@@ -60,6 +60,7 @@ type SubResourceProcedures<S> = {
   list: S extends { paged: true } ? Query<{ id: number; page?: number; page_size?: number }, Paged<Item<S>>> : Query<{ id: number }, Item<S>[]>;
 } & (S extends { add: infer I } ? { add: Mutation<Simplify<{ id: number } & InputOf<I>>, unknown> } : Record<never, never>) &
   (S extends { set: infer I } ? { set: Mutation<Simplify<{ id: number; key: KeyValue<S> } & InputOf<I>>, unknown> } : Record<never, never>) &
+  (S extends { setMany: true; set: infer I } ? { setMany: Mutation<{ id: number; items: Simplify<{ key: KeyValue<S> } & InputOf<I>>[] }, Item<S>[]> } : Record<never, never>) &
   (S extends { remove: true } ? { remove: Mutation<{ id: number; key: KeyValue<S> }, unknown> } : Record<never, never>);
 
 type ReadPart = ReturnType<typeof createReadProcedures>;
@@ -133,7 +134,7 @@ function listAnswer(sub: SubResourceDef, data: unknown): unknown {
   throw new UpstreamError(502, 'unexpected_response', 'Unexpected server response');
 }
 
-/** `list`, and the declared `add`, `set`, `remove` of one sub-resource, under `<name>/<id>/<path>/`. */
+/** `list`, and the declared `add`, `set`, `setMany` (ADR 043), `remove` of one sub-resource, under `<name>/<id>/<path>/`. */
 export function subResourceProcedures(def: EntityDef, key: string, sub: SubResourceDef) {
   const at = (id: unknown) => `${def.name}/${id}/${segmentOf(key, sub.path)}/`;
   const itemAt = (id: unknown, itemKey: unknown) => `${at(id)}${encodeURIComponent(String(itemKey))}/`;
@@ -158,6 +159,16 @@ export function subResourceProcedures(def: EntityDef, key: string, sub: SubResou
           set: writer()
             .input(inputFieldsSchema(sub.set).extend(itemKey.shape))
             .mutation(({ ctx, input }) => ctx.session.call<unknown>({ method: 'PUT', path: itemAt(input.id, input.key), body: withoutIds(input), lang: ctx.lang })),
+        }
+      : {}),
+    ...(sub.setMany
+      ? {
+          // `PUT <path>/ {items}`: every item or none; the API answers the sub-resource's list as it now is.
+          setMany: writer()
+            .input(subResourceSetManySchema(sub).extend({ id: recordIdSchema }))
+            .mutation(async ({ ctx, input }) =>
+              listAnswer(sub, await ctx.session.call<unknown>({ method: 'PUT', path: at(input.id), body: { items: input.items }, lang: ctx.lang })),
+            ),
         }
       : {}),
     ...(sub.remove

@@ -55,6 +55,8 @@ export const bicyclesEntity = defineEntity({
         rating: { kind: 'integer' },
         checked: { kind: 'integer', required: true },
         needs_repair: { kind: 'integer', required: true },
+        // The service's photos (ADR 043), oldest first.
+        photos: { kind: 'url', required: true, many: 100 },
       },
     },
   },

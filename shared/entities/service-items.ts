@@ -9,6 +9,8 @@ export const serviceItemsEntity = defineEntity({
     name_en: nameField(120),
     name_sv: nameField(120),
     description: descriptionField(1000, { list: true }),
+    // A service is not finished while one of these is unanswered (ADR 043).
+    is_required: { kind: 'boolean', default: false, list: true, filter: true, sortable: true },
   },
 });
 

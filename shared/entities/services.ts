@@ -105,9 +105,11 @@ export const servicesEntity = defineEntity({
   subResources: {
     /**
      * The §3 checklist: one row per service item with what was recorded for it; whoever may move the
-     * service along (Admin, its Buddy) sets an item's check. Its images are the handler's own routes.
+     * service along (Admin, its Buddy) sets an item's check, or the whole checklist at once as one form
+     * (`setMany`, all or nothing, ADR 043). Its images are the handler's own routes.
      */
     details: {
+      setMany: true,
       key: 'service_item_id',
       item: {
         service_item_id: { kind: 'reference', reference: { entity: 'service-items' } },
@@ -120,6 +122,16 @@ export const servicesEntity = defineEntity({
         needs_repair: { kind: 'boolean', default: false },
         notes: { kind: 'text', max: 2000, multiline: true },
       },
+      writeRoles: ['Admin', 'Buddy'],
+    },
+    /**
+     * Photos of the service (§9 upload kind `service_image`), taken with the phone's camera by its Buddy while
+     * the service is booked; only files stored through our signed uploads are accepted (ADR 020, 043).
+     */
+    images: {
+      item: { url: { kind: 'url', required: true }, created_at: { kind: 'datetime', required: true } },
+      add: { url: { kind: 'url', required: true, max: 2048 } },
+      remove: true,
       writeRoles: ['Admin', 'Buddy'],
     },
   },

@@ -50,6 +50,7 @@ export function checkDefinition(def: EntityDef, entityByName: (name: string) => 
   for (const [key, sub] of Object.entries(def.subResources ?? {})) {
     if (!/^[a-z][A-Za-z0-9]*$/.test(key)) throw new Error(`${def.name}.subResources.${key}: sub-resource keys are camelCase identifiers`);
     if (sub.set && !sub.key) throw new Error(`${def.name}.subResources.${key}: set needs the item's key`);
+    if (sub.setMany && !sub.set) throw new Error(`${def.name}.subResources.${key}: setMany needs set`);
   }
   return def;
 }

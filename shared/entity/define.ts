@@ -219,7 +219,8 @@ export interface ActionDef {
 
 /**
  * Records that belong to one record and are read (and, when declared, added, set or removed) under it:
- * `GET <name>/:id/<path>/`, `POST` to add, `PUT <path>/:key/` to set one, `DELETE <path>/:key/` to remove one.
+ * `GET <name>/:id/<path>/`, `POST` to add, `PUT <path>/:key/` to set one, `DELETE <path>/:key/` to remove one,
+ * and with `setMany` `PUT <path>/` to set many at once (ADR 043).
  */
 export interface SubResourceDef {
   /** URL segment; default: the key in kebab-case. */
@@ -232,6 +233,11 @@ export interface SubResourceDef {
   add?: InputFields;
   /** Input of setting the item at a key (upsert). */
   set?: InputFields;
+  /**
+   * Sets many items at their keys in one request and one transaction (`PUT <path>/` with
+   * `{items: [{key, ...set}]}`): all are written or none (a checklist saved as one form, ADR 043). Needs `set`.
+   */
+  setMany?: boolean;
   remove?: boolean;
   /** Read page by page (`?page=&page_size=`), newest first. */
   paged?: boolean;
@@ -627,6 +633,9 @@ export function isRecordAction(action: ActionDef): boolean {
 export function subResourceWriteRoles(def: EntityDef, sub: SubResourceDef): readonly ScopeRole[] {
   return sub.writeRoles ?? writeRoles(def, 'update');
 }
+
+/** Most items one `setMany` request may set. */
+export const SET_MANY_MAX = 100;
 
 /** The item key's name in `PUT`/`DELETE` paths of a sub-resource. */
 export function subResourceKey(sub: SubResourceDef): string {

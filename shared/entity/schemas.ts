@@ -6,6 +6,7 @@ import {
   DEFAULT_PAGE_SIZE,
   MAX_CALENDAR_DAYS,
   PAGE_SIZES,
+  SET_MANY_MAX,
   filterKeys,
   isIsoDate,
   isRecordAction,
@@ -218,4 +219,19 @@ export function subResourceKeySchema(sub: SubResourceDef): z.ZodType<number | st
   const field = sub.item[subResourceKey(sub)];
   if (field && field.kind !== 'reference' && field.kind !== 'integer') return storableText(field.max ?? 255).pipe(z.string().min(1));
   return recordIdSchema;
+}
+
+/**
+ * The body of a sub-resource's `setMany` (ADR 043): `{items: [{key, ...set}]}`, one to SET_MANY_MAX items, each
+ * key once; each item is checked as `set` checks one, and an item's errors come back as `items.<i>.<field>`.
+ */
+export function subResourceSetManySchema(sub: SubResourceDef) {
+  const item = inputFieldsSchema(sub.set).extend({ key: subResourceKeySchema(sub) });
+  return z.object({
+    items: z
+      .array(item)
+      .min(1, { error: 'validation.required' })
+      .max(SET_MANY_MAX, { error: `validation.maxItems:${SET_MANY_MAX}` })
+      .refine((items) => new Set(items.map((i) => String(i.key))).size === items.length, { error: 'validation.duplicateKeys' }),
+  });
 }

@@ -24,6 +24,8 @@ export interface ServiceDetailRow {
   name_en: string;
   name_sv: string;
   description: string | null;
+  /** A service is not finished while a required item is unanswered (ADR 043). */
+  is_required: boolean;
   detail: {
     id: number;
     check_status: 1 | 2 | 3 | null;
@@ -65,4 +67,6 @@ export interface BicycleHistoryRow {
   /** Service items with a check status recorded, and those found needing repair. */
   checked: number;
   needs_repair: number;
+  /** The service's photos (ADR 043). */
+  photos: string[];
 }

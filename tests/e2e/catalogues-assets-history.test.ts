@@ -193,10 +193,14 @@ describe('bicycle service history', () => {
       });
       created.push(service.id);
     }
-    // The newest one was done: two items checked, one needing repair, finished and rated 5.
+    // The newest one was done: four items checked (the three required among them, ADR 043), one needing repair,
+    // finished and rated 5.
     const newest = created[10]!;
     await ok('services.details.set', { id: newest, key: 1, check_status: 1, needs_repair: true, notes: 'Pads worn' });
-    await ok('services.details.set', { id: newest, key: 2, check_status: 2, needs_repair: false });
+    await ok('services.details.setMany', {
+      id: newest,
+      items: [2, 4, 5].map((key) => ({ key, check_status: 2, needs_repair: false })),
+    });
     // Ahead of its date, so finished by the Admin's explicit override (ADR 028).
     const finished = await ok('services.transition', { id: newest, to: 4, force: true });
     await ok('services.update', { id: newest, version: finished.version, data: { ...pick(finished), rating: 5 } });
@@ -233,7 +237,7 @@ describe('bicycle service history', () => {
     await first.getByText('Premium').waitFor();
     await first.getByText('Finished').waitFor();
     await first.getByText('Bo Buddy').waitFor();
-    await first.getByText('2 items checked').waitFor();
+    await first.getByText('4 items checked').waitFor();
     await first.getByText('1 needs repair').waitFor();
     await first.getByText('“Chain replaced, customer happy”').waitFor();
     expect(await first.getByLabel('Rated 5 of 5').innerText()).toContain('5/5');

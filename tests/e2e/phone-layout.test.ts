@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATION_RANGE, destinationPoint } from '../../shared/geo.ts';
+import { LIVE_PATH } from '../../shared/live.ts';
 import { axeViolations } from '../support/axe.ts';
-import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
+import { SCREENSHOT_DIR, gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { daysFromToday } from '../support/entity-samples.ts';
 import { agent, mutate, query, signIn } from '../support/http.ts';
 import { PHONE, phoneContext } from '../support/phone.ts';
@@ -34,6 +36,105 @@ async function phonePage(email: string, landing = '/'): Promise<Page> {
   await page.locator('#sidebar').waitFor({ state: 'attached' });
   await page.waitForLoadState('networkidle');
   return page;
+}
+
+const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+/** Controls of `selector` in `scope` smaller than a thumb (44 × 44 px), described. */
+function smallTargets(page: Page, selector: string) {
+  return page.locator(selector).evaluateAll((elements) =>
+    elements.flatMap((el) => {
+      const r = el.getBoundingClientRect();
+      return r.height < 44 || r.width < 44 ? [`${el.tagName} "${(el.textContent ?? '').trim().slice(0, 30)}" ${Math.round(r.width)}×${Math.round(r.height)}`] : [];
+    }),
+  );
+}
+
+/**
+ * The service's checklist on a phone, as one form (ADR 043): big choices measured, answered by taps and the
+ * keyboard, saved with one Save in one request; then a photo from the "camera" (a file), removed after asking.
+ */
+async function answerChecklistOnPhone(page: Page, id: number) {
+  await page.locator(`[data-service="${id}"]`).getByTestId('stop-details').tap();
+  await page.waitForURL(`${stack.baseUrl}/services/${id}`);
+  const form = page.getByTestId('checklist-form');
+  await form.waitFor();
+  const progress = page.getByTestId('checklist-progress');
+  expect(await progress.innerText()).toBe('0 of 6 answered · required still open: Brakes, Lights, Tyres');
+  expect(await form.getByTestId('required-item').count()).toBe(3);
+  expect(await page.getByTestId('checklist-save').isDisabled()).toBe(true);
+  expect(await smallTargets(page, '[data-testid="checklist-form"] :is(label.choice, label.repair, button)')).toEqual([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+
+  // Taps: Brakes need repair (which ticks "Repair needed"), with a note; Tyres adjusted.
+  const item = (name: string) => form.locator(`li[aria-label="${name}"]`);
+  await item('Brakes').getByRole('radio', { name: 'Needs repair' }).tap();
+  expect(await item('Brakes').getByRole('checkbox', { name: 'Repair needed' }).isChecked()).toBe(true);
+  await item('Brakes').getByLabel('Notes on Brakes').fill('Front pads worn');
+  await item('Tyres').getByRole('radio', { name: 'Adjusted & OK' }).tap();
+  // The keyboard: into Lights' choices, Space chooses, the arrows move the choice; Enter on Save sends it.
+  await item('Lights').getByRole('radio').first().focus();
+  await page.keyboard.press('Space');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  expect(await item('Lights').getByRole('radio', { name: 'Controlled & OK' }).isChecked()).toBe(true);
+  // Passing "Needs repair" on the way ticked the repair flag only while it was chosen.
+  expect(await item('Lights').getByRole('checkbox', { name: 'Repair needed' }).isChecked()).toBe(false);
+  expect(await progress.innerText()).toBe('3 of 6 answered');
+  const save = page.getByTestId('checklist-save');
+  expect(await save.innerText()).toBe('Save checklist (3 changes)');
+  await screenshot(page, 'phone-checklist');
+  // What the buddy sees on the phone's screen: an item's choices and the Save bar.
+  await item('Lights').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: join(SCREENSHOT_DIR, 'phone-checklist-screen.png') });
+  expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+
+  const sent: string[] = [];
+  page.on('request', (req) => {
+    if (req.url().includes('/trpc/') && req.method() === 'POST') sent.push(new URL(req.url()).pathname);
+  });
+  await save.focus();
+  await page.keyboard.press('Enter');
+  await page.getByTestId('toasts').getByText('The checklist has been saved (3 items).').waitFor();
+  expect(sent).toEqual(['/trpc/services.details.setMany']);
+  expect(await save.isDisabled()).toBe(true);
+  expect(await item('Brakes').getByLabel('Notes on Brakes').inputValue()).toBe('Front pads worn');
+
+  // Photos: the camera's file input, thumbnails, removal after a confirmation.
+  const input = page.getByTestId('photo-input');
+  expect(await input.getAttribute('accept')).toBe('image/jpeg,image/png');
+  expect(await input.getAttribute('capture')).toBe('environment');
+  expect(await smallTargets(page, '[data-testid="photo-add"]')).toEqual([]);
+  await input.setInputFiles({ name: 'front-wheel.png', mimeType: 'image/png', buffer: PNG });
+  await page.getByTestId('toasts').getByText('The photo has been added.').waitFor();
+  await input.setInputFiles({ name: 'rear-wheel.png', mimeType: 'image/png', buffer: PNG });
+  const photos = page.getByTestId('service-photo');
+  await photos.nth(1).waitFor();
+  const thumb = photos.first().getByRole('img', { name: `Photo 1 of service #${id}` });
+  await thumb.scrollIntoViewIfNeeded();
+  // The thumbnail is the stored file, served back (decode() waits for a lazily loaded image).
+  expect(
+    await thumb.evaluate((img: HTMLImageElement) =>
+      img.decode().then(
+        () => img.naturalWidth > 0,
+        () => false,
+      ),
+    ),
+  ).toBe(true);
+  expect(await smallTargets(page, '[data-testid="photo-remove"]')).toEqual([]);
+  await photos.nth(1).getByRole('button', { name: 'Remove photo 2' }).tap();
+  await page.getByTestId('confirm-message').getByText('Remove photo 2 from this service?').waitFor();
+  await page.getByRole('button', { name: 'No', exact: true }).tap();
+  expect(await photos.count()).toBe(2);
+  await photos.nth(1).getByRole('button', { name: 'Remove photo 2' }).tap();
+  await page.getByRole('button', { name: 'Yes', exact: true }).tap();
+  await page.getByTestId('toasts').getByText('The photo has been removed.').waitFor();
+  await photos.nth(1).waitFor({ state: 'detached' });
+  expect(await photos.count()).toBe(1);
+  await page.getByTestId('service-photos').scrollIntoViewIfNeeded();
+  await screenshot(page, 'phone-service-photos');
+  await page.screenshot({ path: join(SCREENSHOT_DIR, 'phone-service-photos-screen.png') });
+  expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 }
 
 const focusedInSidebar = (page: Page) => page.evaluate(() => Boolean(document.activeElement?.closest('#sidebar')));
@@ -217,15 +318,50 @@ describe("the buddy's Today page", () => {
     expect(await page.evaluate(() => performance.getEntriesByType('resource').some((r) => r.name.includes('leaflet-map-view')))).toBe(false);
     await screenshot(page, 'phone-buddy-today');
 
+    // Finishing with required check items unanswered is refused by the API, and the card says which (ADR 043).
     await finish.tap();
     await page.getByTestId('confirm-message').getByText('Mark this service as finished?').waitFor();
+    await page.getByRole('button', { name: 'Yes', exact: true }).tap();
+    const refusal = second.getByTestId('stop-error');
+    await refusal.getByText('Answer the required check items before finishing the service: Brakes, Lights, Tyres.').waitFor();
+    expect(await refusal.getAttribute('role')).toBe('alert');
+    expect(await second.getByTestId('status-status').getAttribute('data-status')).toBe('2');
+    await screenshot(page, 'phone-today-checklist-refused');
+
+    // The checklist is answered on the service page (one form, below), then Finish goes through.
+    const id = Number(await second.getAttribute('data-service'));
+    await answerChecklistOnPhone(page, id);
+    await gotoHydrated(page, `${stack.baseUrl}/today`);
+    await page.locator(`[data-service="${id}"]`).getByTestId('stop-step-4').tap();
     await page.getByRole('button', { name: 'Yes', exact: true }).tap();
     await page.getByTestId('toasts').getByText('The service is now: Finished.').waitFor();
     await page.getByTestId('today-summary').getByText('5 stops, 2 finished').waitFor();
     expect(await stops.nth(2).getByTestId('status-status').getAttribute('data-status')).toBe('4');
     expect(await stops.nth(2).getByTestId('stop-step-4').count()).toBe(0);
     await page.context().close();
-  });
+
+    // The photo is in the bicycle's history, for the Admin at the desk.
+    const admin = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await signInAs(admin, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
+    const api = agent(stack);
+    await signIn(api, 'admin@example.com', DEMO_PASSWORD);
+    const bicycle = (await query(api, 'services.get', { id })).body.result.data.bicycle_id;
+    await gotoHydrated(admin, `${stack.baseUrl}/bicycles/${bicycle}`);
+    const photo = admin.getByTestId(`history-${id}`).getByTestId('history-photos').getByRole('img');
+    await photo.first().waitFor();
+    expect(await photo.count()).toBe(1);
+    await photo.first().scrollIntoViewIfNeeded();
+    expect(
+      await photo.first().evaluate((img: HTMLImageElement) =>
+        img.decode().then(
+          () => img.naturalWidth > 0,
+          () => false,
+        ),
+      ),
+    ).toBe(true);
+    await screenshot(admin, 'bicycle-history-photo');
+    await admin.close();
+  }, 120_000);
 
   it('asks before cancelling; No leaves the stop, Yes moves it to the canceled list', async () => {
     const page = await phonePage('buddy@example.com', '/today');
@@ -253,9 +389,22 @@ describe("the buddy's Today page", () => {
   });
 
   it('shows an error in the card when the service changed meanwhile, and shows its new status', async () => {
+    // The day's booked stops have their required check items answered (ADR 043), so another device may finish one.
+    await stack.upstream.db.query(
+      `insert into service_details (service_id, service_item_id, check_status)
+       select s.id, i.id, 3 from services s cross join service_items i
+        where s.service_date = $1 and s.status = 2 and i.is_required on conflict do nothing`,
+      [today],
+    );
     const page = await phonePage('buddy@example.com', '/today');
-    const booked = page.getByTestId('today-stops').locator('[data-status="2"]').first();
-    const id = Number(await booked.getAttribute('data-service'));
+    // The card is to stay as it was: without live updates (ADR 037), which would otherwise race the tap below.
+    await page.route(
+      (url) => url.pathname === LIVE_PATH,
+      (route) => route.abort(),
+    );
+    await gotoHydrated(page, `${stack.baseUrl}/today`);
+    const id = Number(await page.getByTestId('today-stops').locator('[data-status="2"]').first().getAttribute('data-service'));
+    const booked = page.locator(`[data-service="${id}"]`);
     // Someone else finishes it first (another device).
     const api = agent(stack);
     await signIn(api, 'buddy@example.com', DEMO_PASSWORD);

@@ -188,11 +188,19 @@ describe('services in the browser', () => {
 
       await page.getByTestId('view-services').getByText('Drottninggatan 71, Stockholm').waitFor();
       const brakes = page.getByTestId('service-details').locator('li', { hasText: 'Bromsar' }).first();
-      await brakes.getByLabel('Behöver lagas').first().check();
+      await brakes.getByRole('checkbox', { name: 'Reparation behövs' }).check();
+      await brakes.getByLabel('Anteckningar om Bromsar').fill('Slitna bromsbelägg fram');
+      // One form (ADR 043): Save is for the whole checklist; an item changed without a check status is pointed out.
+      await page.getByTestId('checklist-save').click();
+      await brakes.getByRole('alert').getByText('Välj en kontrollstatus.').waitFor();
+      await brakes.getByRole('radio', { name: 'Behöver lagas' }).click();
       expect(await brakes.getByRole('checkbox').isChecked()).toBe(true);
-      await brakes.getByLabel('Anteckningar').fill('Slitna bromsbelägg fram');
-      await brakes.getByTestId('detail-save').click();
-      await page.getByTestId('toasts').getByText('Bromsar har sparats.').waitFor();
+      const details = page.getByTestId('service-details');
+      for (const name of ['Däck', 'Belysning']) await details.locator('li', { hasText: name }).first().getByRole('radio', { name: 'Kontrollerad & OK' }).click();
+      expect(await page.getByTestId('checklist-save').innerText()).toBe('Spara checklistan (3 ändringar)');
+      await page.getByTestId('checklist-save').click();
+      await page.getByTestId('toasts').getByText('Checklistan har sparats (3 punkter).').waitFor();
+      expect(await page.getByTestId('checklist-progress').innerText()).toBe('3 av 6 besvarade');
       await page
         .getByTestId('service-details')
         .locator('li', { hasText: 'Bromsar' })

@@ -164,6 +164,19 @@ describe('services through tRPC', () => {
     expect(early.status).toBe(409);
     expect(early.body.error.data).toMatchObject({ appCode: 'finish_before_date', fieldErrors: { status: 'validation.finishBeforeDate' } });
     expect((await mutate(buddy, 'services.transition', { id: service.id, to: 4, force: true })).body.error.data.appCode).toBe('forbidden');
+    // Not with required check items open (ADR 043): the refusal names them, readable as it comes.
+    const open = await mutate(admin, 'services.transition', { id: service.id, to: 4, version: service.version, force: true });
+    expect(open.status).toBe(409);
+    expect(open.body.error.data).toMatchObject({ appCode: 'checklist_incomplete', fieldErrors: { status: 'validation.checklistIncomplete' } });
+    expect(open.body.error.message).toBe('Answer the required check items before finishing the service: Brakes, Lights, Tyres.');
+    // The checklist as one form: every required item in one call, answered with the checklist as it now is.
+    const rows = (await query(buddy, 'services.details.list', { id: service.id })).body.result.data as { service_item_id: number; is_required: boolean }[];
+    const items = rows.filter((r) => r.is_required).map((r) => ({ key: r.service_item_id, check_status: 2 }));
+    const saved = await mutate(buddy, 'services.details.setMany', { id: service.id, items });
+    expect(saved.status, saved.text).toBe(200);
+    expect(
+      (saved.body.result.data as { is_required: boolean; detail: { check_status: number } | null }[]).filter((r) => r.is_required).every((r) => r.detail?.check_status === 2),
+    ).toBe(true);
     const finished = await mutate(admin, 'services.transition', { id: service.id, to: 4, version: service.version, force: true });
     expect(finished.body.result.data).toMatchObject({ status: 4, finished_at: expect.any(String) });
     // Finished, it stays where it was done: a dispatch move is refused with the API's field message.

@@ -17,7 +17,7 @@ describe('per-entity code found by file name (ADR 032)', () => {
       for (const action of Object.keys(actionsOf(def))) expect(procedures[`${key}.${action}`], `${key}.${action}`).toBeDefined();
       for (const [sub, decl] of Object.entries(def.subResources ?? {})) {
         expect(procedures[`${key}.${sub}.list`], `${key}.${sub}.list`).toBeDefined();
-        for (const op of ['add', 'set', 'remove'] as const) expect(Boolean(procedures[`${key}.${sub}.${op}`]), `${key}.${sub}.${op}`).toBe(Boolean(decl[op]));
+        for (const op of ['add', 'set', 'setMany', 'remove'] as const) expect(Boolean(procedures[`${key}.${sub}.${op}`]), `${key}.${sub}.${op}`).toBe(Boolean(decl[op]));
       }
     }
   });

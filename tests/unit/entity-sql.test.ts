@@ -14,6 +14,7 @@ import { migrate, migrationsDir } from '../../upstream/migrate.ts';
  */
 const ALTERED_LATER: Record<string, string> = {
   services: '076 (service type became a reference to the catalogue), 077 (rating), 087 (route position)',
+  'service-items': '085 (required items, ADR 043)',
 };
 
 /**

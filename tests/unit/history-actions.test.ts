@@ -22,7 +22,7 @@ describe('the history’s action texts', () => {
       for (const action of RECORDED_ACTIONS) expect(actionText(t, 'assets', action)).not.toMatch(/_history|^[a-z_]+$/);
       for (const def of ENTITIES as readonly EntityDef[]) {
         for (const [key, sub] of Object.entries(def.subResources ?? {}))
-          for (const op of ['add', 'set', 'remove'] as const)
+          for (const op of ['add', 'set', 'setMany', 'remove'] as const)
             if (op === 'remove' ? sub.remove : sub[op]) expect(actionText(t, def.name, `${key}.${op}`).startsWith(`${key}:`)).toBe(false);
         for (const key of Object.keys(def.actions ?? {})) if (key !== 'transition') expect(actionText(t, def.name, key)).not.toBe(key);
       }

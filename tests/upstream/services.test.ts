@@ -72,11 +72,26 @@ async function book(date: string, overrides: Record<string, unknown> = {}, as = 
   return call('services/', { body: service(date, overrides), as });
 }
 
-/** A booked service in a fresh (past) day's morning slot. */
-async function bookedService(status = 2, date = freshPastDate()) {
+/** The required service items (ADR 043): the seed requires Brakes, Tyres and Lights. */
+async function requiredItems() {
+  const rows = (await call('service-items/?is_required=true&page_size=100')).body.data.results as { id: number; name_en: string; name_sv: string }[];
+  expect(rows.length).toBeGreaterThan(0);
+  return rows;
+}
+
+/** Answers every required check item of a booked service, as a Buddy would before finishing it. */
+async function answerRequired(id: number, as = 'buddy') {
+  const items = (await requiredItems()).map((r) => ({ key: r.id, check_status: 3 }));
+  const res = await call(`services/${id}/details/`, { method: 'PUT', body: { items }, as });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+/** A booked service in a fresh (past) day's morning slot, its required check items answered unless asked not to. */
+async function bookedService(status = 2, date = freshPastDate(), { answered = true } = {}) {
   await workSlot(date);
   const res = await book(date, { status });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
+  if (status === 2 && answered) await answerRequired(res.body.data.id);
   return res.body.data as { id: number; version: number; status: number };
 }
 
@@ -171,6 +186,7 @@ describe('N5: a finished or canceled service keeps its buddy, date and slot (ADR
         await workSlot(date, { buddy_id: otherBuddy, service_slot_id: slot });
       }
       const created = (await book(date)).body.data as { id: number; version: number };
+      await answerRequired(created.id);
       const closed = (await call(`services/${created.id}/transition/`, { body: { to: status }, as })).body.data as { version: number };
       const patch = (body: Record<string, unknown>) => call(`services/${created.id}/`, { method: 'PATCH', body: { version: closed.version, ...body } });
       for (const [key, value] of [
@@ -404,11 +420,12 @@ describe('what a Buddy may see and do', () => {
 
 describe('service details', () => {
   it('are recorded per service item while the service is booked, then kept as they were', async () => {
-    const record = await bookedService();
-    const rows = (await call(`services/${record.id}/details/`, { as: 'buddy' })).body.data as { service_item_id: number; detail: unknown }[];
+    const record = await bookedService(2, freshPastDate(), { answered: false });
+    const rows = (await call(`services/${record.id}/details/`, { as: 'buddy' })).body.data as { service_item_id: number; is_required: boolean; detail: unknown }[];
     expect(rows.length).toBeGreaterThanOrEqual(6);
     expect(rows.every((r) => r.detail === null)).toBe(true);
-    const item = rows[0]!.service_item_id;
+    // An optional item, so answering the required ones before finishing leaves it as this test set it.
+    const item = rows.find((r) => !r.is_required)!.service_item_id;
     const saved = await call(`services/${record.id}/details/${item}/`, { method: 'PUT', body: { check_status: 1, needs_repair: true, notes: 'Pads worn' }, as: 'buddy' });
     expect(saved.status).toBe(200);
     expect(saved.body.data.detail).toMatchObject({ check_status: 1, needs_repair: true, notes: 'Pads worn', images: [] });
@@ -421,11 +438,202 @@ describe('service details', () => {
     const foreign = await call(`services/${record.id}/details/${item}/images/`, { body: { url: 'https://evil.example/x.png' }, as: 'buddy' });
     expect(foreign.status).toBe(400);
 
-    await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' });
+    await answerRequired(record.id);
+    expect((await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' })).status).toBe(200);
     const closed = await call(`services/${record.id}/details/${item}/`, { method: 'PUT', body: { check_status: 3 }, as: 'buddy' });
     expect(closed.status).toBe(409);
     expect(closed.body.error.message).toBe('service_not_booked');
-    expect((await call(`services/${record.id}/details/`)).body.data[0].detail).toMatchObject({ check_status: 2 });
+    expect(
+      ((await call(`services/${record.id}/details/`)).body.data as { service_item_id: number; detail: unknown }[]).find((r) => r.service_item_id === item)!.detail,
+    ).toMatchObject({
+      check_status: 2,
+    });
+  });
+});
+
+describe('the checklist as one form (ADR 043)', () => {
+  type Row = {
+    service_item_id: number;
+    name_en: string;
+    is_required: boolean;
+    detail: { check_status: number | null; needs_repair: boolean; notes: string | null; version: number } | null;
+  };
+  const details = async (id: number) => (await call(`services/${id}/details/`, { as: 'buddy' })).body.data as Row[];
+
+  it('saves every item sent in one request, and none when one of them is refused', async () => {
+    const record = await bookedService(2, freshPastDate(), { answered: false });
+    const rows = await details(record.id);
+    const [a, b, c] = rows;
+    const saved = await call(`services/${record.id}/details/`, {
+      method: 'PUT',
+      as: 'buddy',
+      body: {
+        items: [
+          { key: a!.service_item_id, check_status: 1, needs_repair: true, notes: ' Pads worn ' },
+          { key: b!.service_item_id, check_status: 2 },
+          { key: c!.service_item_id, check_status: 3, notes: '' },
+        ],
+      },
+    });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    // The answer is the checklist as it now is.
+    const after = saved.body.data as Row[];
+    expect(after.find((r) => r.service_item_id === a!.service_item_id)!.detail).toMatchObject({ check_status: 1, needs_repair: true, notes: 'Pads worn', version: 1 });
+    expect(after.find((r) => r.service_item_id === b!.service_item_id)!.detail).toMatchObject({ check_status: 2, needs_repair: false, notes: null });
+    expect(after.find((r) => r.service_item_id === c!.service_item_id)!.detail).toMatchObject({ check_status: 3, notes: null });
+
+    // One bad item (a check status out of range, an unknown service item) refuses the whole request: nothing changes.
+    const bad = await call(`services/${record.id}/details/`, {
+      method: 'PUT',
+      as: 'buddy',
+      body: {
+        items: [
+          { key: a!.service_item_id, check_status: 2 },
+          { key: b!.service_item_id, check_status: 7 },
+        ],
+      },
+    });
+    expect(bad).toMatchObject({ status: 400, body: { error: { message: 'validation_error', fields: { 'items.1.check_status': 'validation.option' } } } });
+    const unknown = await call(`services/${record.id}/details/`, {
+      method: 'PUT',
+      as: 'buddy',
+      body: {
+        items: [
+          { key: a!.service_item_id, check_status: 2 },
+          { key: 9_999_999, check_status: 2 },
+        ],
+      },
+    });
+    expect(unknown).toMatchObject({ status: 400, body: { error: { fields: { 'items.1.key': 'validation.option' } } } });
+    const duplicate = await call(`services/${record.id}/details/`, {
+      method: 'PUT',
+      as: 'buddy',
+      body: {
+        items: [
+          { key: a!.service_item_id, check_status: 2 },
+          { key: a!.service_item_id, check_status: 3 },
+        ],
+      },
+    });
+    expect(duplicate).toMatchObject({ status: 400, body: { error: { fields: { items: 'validation.duplicateKeys' } } } });
+    expect((await call(`services/${record.id}/details/`, { method: 'PUT', as: 'buddy', body: { items: [] } })).status).toBe(400);
+    const still = await details(record.id);
+    expect(still.find((r) => r.service_item_id === a!.service_item_id)!.detail).toMatchObject({ check_status: 1, version: 1 });
+
+    // A failure inside the transaction (the database refuses the second row) leaves the first unwritten too.
+    await up.db.query(`create or replace function refuse_second_item() returns trigger language plpgsql as $$
+      begin if new.service_item_id = ${b!.service_item_id} and new.check_status = 1 then raise exception 'refused for the test'; end if; return new; end $$`);
+    await up.db.query('create trigger refuse_second_item before insert or update on service_details for each row execute function refuse_second_item()');
+    try {
+      const failed = await call(`services/${record.id}/details/`, {
+        method: 'PUT',
+        as: 'buddy',
+        body: {
+          items: [
+            { key: a!.service_item_id, check_status: 3 },
+            { key: b!.service_item_id, check_status: 1 },
+          ],
+        },
+      });
+      expect(failed.status).toBeGreaterThanOrEqual(400);
+    } finally {
+      await up.db.query('drop trigger refuse_second_item on service_details');
+      await up.db.query('drop function refuse_second_item()');
+    }
+    expect((await details(record.id)).find((r) => r.service_item_id === a!.service_item_id)!.detail).toMatchObject({ check_status: 1, version: 1 });
+
+    // Only the service's own Buddy (or an Admin) writes its checklist, and only while it is booked.
+    const others = await bookedService(2, freshPastDate(), { answered: false });
+    await up.db.query('update services set buddy_id = $2 where id = $1', [others.id, otherBuddy]);
+    expect((await call(`services/${others.id}/details/`, { method: 'PUT', as: 'buddy', body: { items: [{ key: a!.service_item_id, check_status: 2 }] } })).status).toBe(404);
+    expect((await call(`services/${others.id}/details/`, { method: 'PUT', body: { items: [{ key: a!.service_item_id, check_status: 2 }] } })).status).toBe(200);
+  });
+
+  it('refuses finishing while required items are unanswered, naming them in the caller’s language', async () => {
+    const required = await requiredItems();
+    const record = await bookedService(2, freshPastDate(), { answered: false });
+    const first = required[0]!;
+    // One required item answered, the others not (service #57 was finished with 1 of 6 answered).
+    await call(`services/${record.id}/details/`, { method: 'PUT', as: 'buddy', body: { items: [{ key: first.id, check_status: 2 }] } });
+    const open = required.slice(1);
+    const names = (lang: 'en' | 'sv') => open.map((r) => (lang === 'sv' ? r.name_sv : r.name_en)).sort((x, y) => x.localeCompare(y, lang));
+
+    const refused = await upstreamCall(up.url, `services/${record.id}/transition/`, { body: { to: 4 }, token: tokens.buddy });
+    expect(refused).toMatchObject({ status: 409, body: { error: { message: 'checklist_incomplete', fields: { status: 'validation.checklistIncomplete' } } } });
+    expect(refused.body.error.cause).toBe(`Answer the required check items before finishing the service: ${names('en').join(', ')}.`);
+    const swedish = await fetch(`${up.url}services/${record.id}/transition/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.buddy}`, 'accept-language': 'sv' },
+      body: JSON.stringify({ to: 4 }),
+    });
+    const sv = (await swedish.json()) as { error: { cause: string } };
+    expect(sv.error.cause).toBe(`Besvara de obligatoriska kontrollpunkterna innan servicen avslutas: ${names('sv').join(', ')}.`);
+    expect(names('sv')).toContain('Däck');
+
+    // Every way of finishing is refused alike: the Admin's form (PATCH) and an Admin's override of the date rule.
+    const current = (await call(`services/${record.id}/`)).body.data;
+    expect(await call(`services/${record.id}/`, { method: 'PATCH', body: { version: current.version, status: 4 } })).toMatchObject({
+      status: 409,
+      body: { error: { message: 'checklist_incomplete' } },
+    });
+    expect(await call(`services/${record.id}/transition/`, { body: { to: 4, force: true } })).toMatchObject({ status: 409, body: { error: { message: 'checklist_incomplete' } } });
+    expect((await call(`services/${record.id}/`)).body.data.status).toBe(2);
+
+    // Optional items may stay open; with the required ones answered the service is finished.
+    await answerRequired(record.id);
+    const finished = await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' });
+    expect(finished.status, JSON.stringify(finished.body)).toBe(200);
+    expect(finished.body.data.status).toBe(4);
+  });
+});
+
+describe('service photos (§9 service_image, ADR 043)', () => {
+  /** A file stored through the signed upload flow, as the phone's camera would send it. */
+  async function uploaded(as: string, kind = 'service_image') {
+    const signed = await call(`upload/?kind=${kind}&content_type=image%2Fpng`, { as });
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAgH/2ZrGgwAAAABJRU5ErkJggg==', 'base64');
+    const put = await fetch(signed.body.data.url, { method: 'PUT', headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' }, body: png });
+    expect(put.status).toBeLessThan(300);
+    return signed.body.data.access_url as string;
+  }
+
+  it('are added and removed by the service’s Buddy while it is booked, from our uploads only, and read with the service', async () => {
+    const record = await bookedService();
+    const url = await uploaded('buddy');
+    const added = await call(`services/${record.id}/images/`, { body: { url }, as: 'buddy' });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    expect(added.body.data).toMatchObject({ id: expect.any(Number), url, created_at: expect.any(String) });
+    expect((await call(`services/${record.id}/images/`, { as: 'buddy' })).body.data).toEqual([added.body.data]);
+
+    // Not a file from elsewhere, not another kind's upload, not another person's upload.
+    const refusedImage = { status: 400, body: { error: { fields: { url: 'validation.uploadedImage' } } } };
+    expect(await call(`services/${record.id}/images/`, { body: { url: 'https://evil.example/x.png' }, as: 'buddy' })).toMatchObject(refusedImage);
+    expect(await call(`services/${record.id}/images/`, { body: { url: await uploaded('buddy', 'service_detail_image') }, as: 'buddy' })).toMatchObject(refusedImage);
+    expect(await call(`services/${record.id}/images/`, { body: { url: await uploaded('admin') }, as: 'buddy' })).toMatchObject(refusedImage);
+
+    // Another buddy's service is not theirs to see or change (the shop's account is a Buddy too).
+    const others = await bookedService();
+    await up.db.query('update services set buddy_id = $2 where id = $1', [others.id, otherBuddy]);
+    expect((await call(`services/${others.id}/images/`, { as: 'buddy' })).status).toBe(404);
+    expect((await call(`services/${others.id}/images/`, { body: { url: await uploaded('buddy') }, as: 'buddy' })).status).toBe(404);
+    expect((await call(`services/${record.id}/images/`, { as: 'shop' })).status).toBe(404);
+    expect((await call(`services/${record.id}/images/${added.body.data.id}/`, { method: 'DELETE', as: 'shop' })).status).toBe(404);
+    expect((await call(`services/${record.id}/images/`, { as: 'buddy' })).body.data).toHaveLength(1);
+
+    // The bicycle's history shows the service's photos.
+    const history = (await call(`bicycles/1/services/?page_size=100`)).body.data.results as { id: number; photos: string[] }[];
+    expect(history.find((h) => h.id === record.id)!.photos).toEqual([url]);
+
+    // Removed by its Buddy; a finished service's photos are the record of the work.
+    expect((await call(`services/${record.id}/images/${added.body.data.id}/`, { method: 'DELETE', as: 'buddy' })).status).toBe(200);
+    expect((await call(`services/${record.id}/images/`, { as: 'buddy' })).body.data).toEqual([]);
+    const kept = await call(`services/${record.id}/images/`, { body: { url }, as: 'buddy' });
+    expect((await call(`services/${record.id}/transition/`, { body: { to: 4 }, as: 'buddy' })).status).toBe(200);
+    expect(await call(`services/${record.id}/images/${kept.body.data.id}/`, { method: 'DELETE', as: 'buddy' })).toMatchObject({
+      status: 409,
+      body: { error: { message: 'service_not_booked' } },
+    });
   });
 });
 

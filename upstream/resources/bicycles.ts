@@ -111,7 +111,8 @@ async function historyPage(db: Db, req: FastifyRequest, reply: FastifyReply, fet
               (select r.name_${lang} from service_types r where r.id = s.service_type_id) as service_type_label,
               (select ${USER_FULL_NAME_SQL} from users r where r.id = s.buddy_id) as buddy_label,
               (select count(*) from service_details d where d.service_id = s.id and d.check_status is not null)::int as checked,
-              (select count(*) from service_details d where d.service_id = s.id and d.needs_repair)::int as needs_repair
+              (select count(*) from service_details d where d.service_id = s.id and d.needs_repair)::int as needs_repair,
+              array(select m.url from service_images m where m.service_id = s.id order by m.id limit 100) as photos
          from services s where s.bicycle_id = $1
         order by s.service_date desc, s.id desc limit ${page_size} offset ${(page - 1) * page_size}`,
       [id],
@@ -129,6 +130,7 @@ async function historyPage(db: Db, req: FastifyRequest, reply: FastifyReply, fet
     rating: r.rating === null ? null : Number(r.rating),
     checked: Number(r.checked),
     needs_repair: Number(r.needs_repair),
+    photos: Array.isArray(r.photos) ? r.photos.map(String) : [],
   }));
   return ok(reply, { results, paginator: { page, page_size, count, total_pages: Math.ceil(count / page_size) } });
 }

@@ -24,6 +24,7 @@ import {
   type EntityRecord,
   type FieldDef,
   type Paginator,
+  type SubResourceDef,
 } from '../../shared/entity/define.ts';
 import { calendarParamsSchema, createSchema, listParamsSchema } from '../../shared/entity/schemas.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
@@ -123,6 +124,8 @@ export interface WriteContext {
   current: EntityRecord | null;
   /** An Admin's explicit override (`force` on a transition) of a rule the entity's API checks beyond the status table (ADR 028, 032). */
   force?: boolean;
+  /** The caller's language (`Accept-Language`), for a refusal that names records (a checklist's items). */
+  lang?: Lang;
 }
 
 /**
@@ -526,7 +529,7 @@ function registerCreate(app: FastifyInstance, r: Resource) {
     const input = parseBody(r.create, req.body) as Record<string, unknown>;
     try {
       const record = await r.db.transaction(async (tx) => {
-        const extra = await rulesOfWrite(r, input, { tx, user, current: null });
+        const extra = await rulesOfWrite(r, input, { tx, user, current: null, lang: langOf(req) });
         const { values, stamped } = assignments(r, input, extra, r.status ? stampsFor(r, null, Number(input[r.status[0]])) : {});
         const names = [...values.map(([k]) => k), ...stamped.map(([c]) => c)];
         const placeholders = [...values.map((_, i) => `$${i + 1}`), ...stamped.map(([, v]) => (v === 'now' ? 'now()' : 'null'))];
@@ -576,7 +579,7 @@ export async function writeRecord(r: Resource, req: FastifyRequest, change: Reco
       const input = change.parsed ? change.values(current) : (parseBody(r.create, change.values(current)) as Record<string, unknown>);
       const previous = r.status ? Number(current[r.status[0]]) : null;
       if (change.statusOnly && r.status && previous === Number(input[r.status[0]])) return current;
-      const extra = await rulesOfWrite(r, input, { tx, user, current, force: change.force });
+      const extra = await rulesOfWrite(r, input, { tx, user, current, force: change.force, lang: langOf(req) });
       const { values, stamped } = assignments(r, input, extra, r.status ? stampsFor(r, previous, Number(input[r.status[0]])) : {});
       const sets = [...values.map(([key], i) => `${key} = $${i + 2}`), ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
       await tx.query(`update ${r.def.table} set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1`, [change.id, ...values.map(([, v]) => v)]);
@@ -716,7 +719,7 @@ export interface EntityHandlers {
    */
   servesOwn?: readonly OwnRoute[];
   actions?: Record<string, EntityRouteHandler>;
-  subResources?: Record<string, { list?: EntityRouteHandler; add?: EntityRouteHandler; set?: EntityRouteHandler; remove?: EntityRouteHandler }>;
+  subResources?: Record<string, { list?: EntityRouteHandler; add?: EntityRouteHandler; set?: EntityRouteHandler; setMany?: EntityRouteHandler; remove?: EntityRouteHandler }>;
   routes?: (app: FastifyInstance, resource: EntityResource) => void;
 }
 
@@ -770,7 +773,13 @@ function askedValues(input: Readonly<Record<string, FieldDef>> | undefined, body
   return Object.fromEntries(Object.entries(askedOf(input, body)).map(([name, [, value]]) => [name, value]));
 }
 
-/** GET (and the declared POST, PUT :key, DELETE :key) of every sub-resource under <resource>/<id>/<path>/. */
+/** The items a `setMany` body asks to set, each with its declared input values (for its history entry). */
+function askedItems(sub: SubResourceDef, body: unknown): Record<string, unknown>[] {
+  const items = (body as { items?: unknown } | null)?.items;
+  return Array.isArray(items) ? items.map((item) => ({ key: (item as { key?: unknown } | null)?.key ?? null, ...askedValues(sub.set, item) })) : [];
+}
+
+/** GET (and the declared POST, PUT, PUT :key, DELETE :key) of every sub-resource under <resource>/<id>/<path>/. */
 function registerSubResources(app: FastifyInstance, r: EntityResource, handlers: EntityHandlers) {
   const { def, config } = r;
   for (const [key, sub] of Object.entries(def.subResources ?? {})) {
@@ -795,6 +804,11 @@ function registerSubResources(app: FastifyInstance, r: EntityResource, handlers:
       app.put(`${at}:key/`, { preHandler: writer }, (req, reply) =>
         audited(r, req, `${key}.set`, true, { [key]: [null, { key: itemKey(req), ...askedValues(sub.set, req.body) }] }, () => set(req, reply, r)),
       );
+    }
+    if (sub.setMany) {
+      // Many items at once, in one transaction of the handler's (ADR 043); the history entry lists them all.
+      const setMany = handlerOf(def, `${key}.setMany`, own.setMany);
+      app.put(at, { preHandler: writer }, (req, reply) => audited(r, req, `${key}.setMany`, true, { [key]: [null, askedItems(sub, req.body)] }, () => setMany(req, reply, r)));
     }
     if (sub.remove) {
       const remove = handlerOf(def, `${key}.remove`, own.remove);

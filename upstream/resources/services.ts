@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { CAPACITY_STATUSES, SERVICE_STATUS, servicesEntity } from '../../shared/entities/services.ts';
 import { writeRoles } from '../../shared/entity/define.ts';
+import { subResourceSetManySchema } from '../../shared/entity/schemas.ts';
 import { isWithinRange } from '../../shared/geo.ts';
 import { serviceDetailInput, type ServiceDetailRow } from '../../shared/schemas/services.ts';
 import type { UpstreamConfig } from '../config.ts';
@@ -12,11 +13,12 @@ import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { checkCapacity, lockBuddyDays } from './capacity.ts';
 import { orderRoute } from './service-route-order.ts';
-import type { EntityHandlersFactory, EntityResource, WriteContext } from './entity-resource.ts';
+import type { EntityHandlersFactory, EntityResource, Lang, WriteContext } from './entity-resource.ts';
 
 const itemKey = idParam.extend({ key: idParam.shape.id });
 const imageParams = itemKey.extend({ imageId: idParam.shape.id });
 const imageInput = z.object({ url: z.url({ protocol: /^https?$/ }).max(2048) });
+const detailsSetMany = subResourceSetManySchema(servicesEntity.subResources!.details);
 
 const FINAL_STATUSES: readonly number[] = [SERVICE_STATUS.CanceledByBuddy, SERVICE_STATUS.Finished, SERVICE_STATUS.CanceledByUserOrAdmin];
 
@@ -30,6 +32,8 @@ export function serviceWriteRules(config: UpstreamConfig) {
   return async function beforeWrite(input: Record<string, unknown>, ctx: WriteContext) {
     checkServiceChange(input, ctx);
     const { tx, current } = ctx;
+    if (current && Number(input.status) === SERVICE_STATUS.Finished && Number(current.status) !== SERVICE_STATUS.Finished)
+      await checkRequiredAnswered(tx, current.id, ctx.lang ?? 'en');
     const point = { lat: Number(input.latitude), lng: Number(input.longitude) };
     const moved = !current || Number(current.latitude) !== point.lat || Number(current.longitude) !== point.lng;
     if (moved && !isWithinRange(config.operationRange, point)) throw new ApiError(400, 'invalid_address', undefined, { address: 'validation.invalidAddress' });
@@ -67,6 +71,28 @@ export function checkServiceChange(input: Record<string, unknown>, { current, fo
   if (finishing && !force && String(input.service_date) > latestToday) throw new ApiError(409, 'finish_before_date', undefined, { status: 'validation.finishBeforeDate' });
 }
 
+const UNANSWERED_REFUSAL: Record<Lang, (names: string) => string> = {
+  en: (names) => `Answer the required check items before finishing the service: ${names}.`,
+  sv: (names) => `Besvara de obligatoriska kontrollpunkterna innan servicen avslutas: ${names}.`,
+};
+
+/**
+ * A service is finished only with every required service item answered (ADR 043): whoever finishes it, through
+ * whichever write. The refusal names the unanswered items in the caller's language, for the screens to show as is.
+ */
+async function checkRequiredAnswered(tx: Db, serviceId: number, lang: Lang): Promise<void> {
+  const { rows } = await tx.query<{ name_en: string; name_sv: string }>(
+    `select i.name_en, i.name_sv from service_items i
+       left join service_details d on d.service_item_id = i.id and d.service_id = $1
+      where i.is_required and d.check_status is null
+      order by i.name_${lang}, i.id`,
+    [serviceId],
+  );
+  if (rows.length === 0) return;
+  const names = rows.map((r) => (lang === 'sv' ? r.name_sv : r.name_en)).join(', ');
+  throw new ApiError(409, 'checklist_incomplete', UNANSWERED_REFUSAL[lang](names), { status: 'validation.checklistIncomplete' });
+}
+
 /** The service as the caller may see it (a Buddy: only theirs), or 404. */
 async function visibleService({ fetchOne }: EntityResource, id: number, user: AuthUser, tx: Db) {
   const service = await fetchOne(id, tx, user);
@@ -85,7 +111,7 @@ async function editableService({ fetchOne }: EntityResource, id: number, user: A
 /** The checklist of a service: every service item, with its detail and images where one was recorded. */
 async function detailRows(tx: Db, serviceId: number): Promise<ServiceDetailRow[]> {
   const { rows: items } = await tx.query<Record<string, unknown>>(
-    `select i.id as service_item_id, i.name_en, i.name_sv, i.description,
+    `select i.id as service_item_id, i.name_en, i.name_sv, i.description, i.is_required,
             d.id as detail_id, d.check_status, d.needs_repair, d.notes, d.version, d.updated_at
        from service_items i left join service_details d on d.service_item_id = i.id and d.service_id = $1
       order by i.name_en, i.id`,
@@ -100,6 +126,7 @@ async function detailRows(tx: Db, serviceId: number): Promise<ServiceDetailRow[]
     name_en: String(r.name_en),
     name_sv: String(r.name_sv),
     description: (r.description as string | null) ?? null,
+    is_required: Boolean(r.is_required),
     detail:
       r.detail_id === null || r.detail_id === undefined
         ? null
@@ -145,7 +172,69 @@ function detailHandlers(db: Db) {
     return ok(reply, result);
   }
 
-  return { list, set };
+  /** The whole checklist as one form (ADR 043): every item asked is written, or none; answers the checklist. */
+  async function setMany(req: FastifyRequest, reply: FastifyReply, resource: EntityResource) {
+    const { id } = parseBody(idParam, req.params);
+    const { items } = parseBody(detailsSetMany, req.body);
+    const result = await db.transaction(async (tx) => {
+      await editableService(resource, id, req.user!, tx);
+      const keys = items.map((item) => Number(item.key));
+      const { rows: known } = await tx.query<{ id: number }>('select id from service_items where id = any($1::bigint[])', [keys]);
+      const found = new Set(known.map((r) => Number(r.id)));
+      const unknown = keys.findIndex((key) => !found.has(key));
+      if (unknown >= 0) throw new ApiError(400, 'validation_error', undefined, { [`items.${unknown}.key`]: 'validation.option' });
+      for (const item of items)
+        await tx.query(
+          `insert into service_details (service_id, service_item_id, check_status, needs_repair, notes) values ($1, $2, $3, $4, $5)
+           on conflict (service_id, service_item_id)
+           do update set check_status = excluded.check_status, needs_repair = excluded.needs_repair, notes = excluded.notes, version = service_details.version + 1, updated_at = now()`,
+          [id, item.key, item.check_status, item.needs_repair ?? false, (typeof item.notes === 'string' && item.notes.trim()) || null],
+        );
+      return detailRows(tx, id);
+    });
+    return ok(reply, result);
+  }
+
+  return { list, set, setMany };
+}
+
+/** The service's photos (§9 `service_image`): read by whoever sees the service, added and removed while it is booked. */
+function photoHandlers(db: Db, config: UpstreamConfig) {
+  async function list(req: FastifyRequest, reply: FastifyReply, resource: EntityResource) {
+    const { id } = parseBody(idParam, req.params);
+    await visibleService(resource, id, req.user!, db);
+    const { rows } = await db.query<{ id: number; url: string; created_at: Date }>('select id, url, created_at from service_images where service_id = $1 order by id', [id]);
+    return ok(
+      reply,
+      rows.map((r) => ({ id: Number(r.id), url: r.url, created_at: new Date(r.created_at).toISOString() })),
+    );
+  }
+
+  async function add(req: FastifyRequest, reply: FastifyReply, resource: EntityResource) {
+    const { id } = parseBody(idParam, req.params);
+    const { url } = parseBody(imageInput, req.body);
+    const user = req.user!;
+    // Only files stored through our own signed uploads, and a Buddy's own, can be attached (ADR 020).
+    await checkUploadedImage(db, config, url, { field: 'url', kind: 'service_image', current: null, uploadedBy: user.roles.includes('Admin') ? undefined : [user.id] });
+    const result = await db.transaction(async (tx) => {
+      await editableService(resource, id, user, tx);
+      const { rows } = await tx.query<{ id: number; created_at: Date }>('insert into service_images (service_id, url) values ($1, $2) returning id, created_at', [id, url]);
+      return { id: Number(rows[0]!.id), url, created_at: new Date(rows[0]!.created_at).toISOString() };
+    });
+    return ok(reply, result, 201);
+  }
+
+  async function remove(req: FastifyRequest, reply: FastifyReply, resource: EntityResource) {
+    const { id, key: imageId } = parseBody(itemKey, req.params);
+    await db.transaction(async (tx) => {
+      await editableService(resource, id, req.user!, tx);
+      const { rows } = await tx.query('delete from service_images where id = $1 and service_id = $2 returning id', [imageId, id]);
+      if (!rows[0]) throw new ApiError(404, 'not_found');
+    });
+    return ok(reply, { id: imageId });
+  }
+
+  return { list, add, remove };
 }
 
 // The images of a checklist row: routes of their own (not declared: an item of an item).
@@ -191,6 +280,6 @@ function imageRoutes(db: Db, config: UpstreamConfig) {
 export const handlers: EntityHandlersFactory = ({ db, config }) => ({
   hooks: { beforeWrite: serviceWriteRules(config) },
   actions: { orderRoute: orderRoute(db) },
-  subResources: { details: detailHandlers(db) },
+  subResources: { details: detailHandlers(db), images: photoHandlers(db, config) },
   routes: imageRoutes(db, config),
 });
