@@ -21,6 +21,7 @@ import { ReferencePicker } from './reference-choices.tsx';
 import '../components/data-table.css';
 import { cellLabelStyle } from '../components/data-table.ts';
 import { FilterBar } from '../components/filter-bar.tsx';
+import { formatDateTime } from '../components/format.ts';
 
 /**
  * A row's link to its record: the router follows it as React Router's Link would, without Link's hooks
@@ -109,7 +110,7 @@ function RangeFilter({
 
 function MetaValue({ column, record }: { column: 'id' | 'created_at'; record: EntityRecord }) {
   const { i18n } = useTranslation();
-  return <>{column === 'id' ? record.id : new Date(record.created_at).toLocaleString(i18n.language === 'sv' ? 'sv-SE' : 'en-GB', { dateStyle: 'short', timeStyle: 'short' })}</>;
+  return <>{column === 'id' ? record.id : formatDateTime(record.created_at, i18n.language)}</>;
 }
 
 function FilterSelect({

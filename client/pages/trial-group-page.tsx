@@ -14,6 +14,7 @@ import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import { DataTable } from '../components/data-table.ts';
+import { formatDate } from '../components/format.ts';
 
 const Section = styled.section`
   margin-top: 32px;
@@ -30,7 +31,7 @@ const Table = styled(DataTable)`
   }
 `;
 
-const dateText = (value: string | null, lang: string) => (value ? new Date(value).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB') : '—');
+const dateText = (value: string | null, lang: string) => (value ? formatDate(value, lang) : '—');
 
 function useRefreshGroup(id: number) {
   const utils = trpc.useUtils();

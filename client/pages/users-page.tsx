@@ -28,6 +28,7 @@ import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import { DataTable } from '../components/data-table.ts';
 import { FilterBar } from '../components/filter-bar.tsx';
+import { formatDate } from '../components/format.ts';
 import { WIDE_MEDIA } from '../components/breakpoints.ts';
 
 const Table = styled(DataTable)`
@@ -66,7 +67,7 @@ function RoleChoice({ value, onChange }: { value: string[]; onChange: (roles: st
   );
 }
 
-const date = (value: string | null | undefined, lang: string) => (value ? new Date(value).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB') : '—');
+const date = (value: string | null | undefined, lang: string) => (value ? formatDate(value, lang) : '—');
 
 /**
  * An invitation dialog's submit: the form validated, `send` run, the users list refreshed, then `after`; a
