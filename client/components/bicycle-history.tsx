@@ -47,7 +47,7 @@ function HistoryRow({ service: s, columns }: { service: BicycleHistoryRow; colum
       <td data-label={columns.date}>
         <span>
           <Link to={`/services/${s.id}`} style={{ whiteSpace: 'nowrap' }}>
-            {formatDate(s.service_date, i18n.language)}
+            <time dateTime={s.service_date}>{formatDate(s.service_date, i18n.language)}</time>
           </Link>
           {s.slot_label && <span className="muted"> · {s.slot_label}</span>}
         </span>

@@ -4,6 +4,7 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isOverdue, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { todayIso } from '../components/calendar-dates.ts';
+import { breakableText } from '../components/breakable-text.tsx';
 import { formatDate, formatDateTime, formatMoney, formatNumber, formatTime } from '../components/format.ts';
 import { StatusLabel, statusText } from './status-label.tsx';
 
@@ -32,7 +33,9 @@ export function fieldValueContent(t: TFunction, lang: string, def: EntityDef, na
       if (field.status) return <StatusLabel def={def} field={name} flow={field.status} value={value} text={statusText(t, def, name, value)} />;
       return t(`resources.${def.name}.options.${name}.${String(value)}`, { defaultValue: String(value) });
     case 'reference':
-      return String(record[`${name}_label`] ?? value);
+      return breakableText(String(record[`${name}_label`] ?? value));
+    case 'email':
+      return breakableText(String(value));
     case 'datetime':
       return formatDateTime(value, lang);
     case 'date':

@@ -21,7 +21,7 @@ import { ReferencePicker } from './reference-choices.tsx';
 import '../components/data-table.css';
 import { cellLabelStyle } from '../components/data-table.ts';
 import { FilterBar } from '../components/filter-bar.tsx';
-import { formatDateTime } from '../components/format.ts';
+import { formatDate, formatDateTime } from '../components/format.ts';
 
 /**
  * A row's link to its record: the router follows it as React Router's Link would, without Link's hooks
@@ -308,7 +308,7 @@ function ListRow({ def, record, cols, meta, t, language, navigate, actions }: Ro
             </RowLink>
           ) : field.kind === 'date' && !field.due && record[key] != null && record[key] !== '' ? (
             // Kept on one line by the table's style (nowrapColumns), not a span per cell; a due date may carry its flag.
-            String(record[key])
+            formatDate(record[key], language)
           ) : (
             fieldValueContent(t, language, def, key, field, record)
           )}

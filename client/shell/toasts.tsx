@@ -2,7 +2,10 @@ import { createContext, useCallback, useContext, useEffect, useMemo, useRef, use
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 
-/** §9: toasts close by themselves after 5 s; the container sits at z-index 1999. */
+/**
+ * §9: toasts close by themselves after 5 s; the container sits at z-index 1999, below the sticky header
+ * (`--app-header-height`, client/styles.css) so a toast never covers the header's controls (ADR 045).
+ */
 export const TOAST_AUTO_CLOSE_MS = 5000;
 export const TOAST_Z_INDEX = 1999;
 
@@ -38,7 +41,7 @@ const COLORS: Record<ToastKind, string> = {
 
 const Region = styled.div`
   position: fixed;
-  top: 16px;
+  top: calc(var(--app-header-height, 0px) + 8px);
   right: 16px;
   z-index: ${TOAST_Z_INDEX};
   display: flex;
