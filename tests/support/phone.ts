@@ -77,6 +77,8 @@ export interface LayoutReport extends OverflowReport {
   spilling: string[];
   /** Table header cells whose text is cut: wider than the cell, outside a clipping box, or covered by another cell. */
   clippedHeaders: string[];
+  /** E-mail addresses in tables wrapped inside a word (a line of one may start only at its "@"). */
+  brokenEmails: string[];
 }
 
 /**
@@ -174,7 +176,29 @@ export async function layoutReport(page: Page): Promise<LayoutReport> {
                 })();
         if (problem) clippedHeaders.push(`${describe(th)}: ${problem}`);
       }
-      return { overlaps: overlaps.slice(0, 15), spilling: spilling.slice(0, 15), clippedHeaders: clippedHeaders.slice(0, 15) };
+      const brokenEmails: string[] = [];
+      const email = /[^\s@]+@[^\s@]+\.[^\s@]+/;
+      for (const cell of document.querySelectorAll('td')) {
+        if (!email.test(cell.textContent ?? '') || !shown(cell)) continue;
+        // Where each line of the cell's text starts: the characters whose box is below the one before.
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        let previous: { top: number; char: string } | null = null;
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          const text = node.textContent ?? '';
+          for (let i = 0; i < text.length; i++) {
+            const range = document.createRange();
+            range.setStart(node, i);
+            range.setEnd(node, i + 1);
+            const r = range.getBoundingClientRect();
+            if (r.width === 0 && r.height === 0) continue;
+            if (previous && r.top > previous.top + r.height / 2 && /\S/.test(previous.char) && /[^\s@]/.test(text[i]!)) {
+              brokenEmails.push(`${describe(cell)}: a line starts at "${text.slice(i, i + 12)}"`);
+            }
+            previous = { top: r.top, char: text[i]! };
+          }
+        }
+      }
+      return { overlaps: overlaps.slice(0, 15), spilling: spilling.slice(0, 15), clippedHeaders: clippedHeaders.slice(0, 15), brokenEmails: brokenEmails.slice(0, 15) };
     }),
   ]);
   return { ...overflow, ...rest };
@@ -192,5 +216,6 @@ export function layoutProblems(report: LayoutReport): string[] {
   list('overlapping controls', report.overlaps);
   list('text spilling out of a control', report.spilling);
   list('clipped headers', report.clippedHeaders);
+  list('e-mails broken inside a word', report.brokenEmails);
   return lines;
 }
