@@ -53,7 +53,7 @@ export function fieldValueContent(t: TFunction, lang: string, def: EntityDef, na
         </span>
       );
     case 'time':
-      return formatTime(value, lang);
+      return formatTime(value);
     case 'decimal':
       return field.scale
         ? formatNumber(Number(value), lang, { minimumFractionDigits: Math.min(field.scale, 5), maximumFractionDigits: Math.min(field.scale, 5) })

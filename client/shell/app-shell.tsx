@@ -33,8 +33,6 @@ const Header = styled.header`
   display: flex;
   align-items: center;
   gap: 12px;
-  box-sizing: border-box;
-  height: var(--app-header-height);
   padding: 8px 16px;
   background: var(--bgColor-inset, #f6f8fa);
   border-bottom: 1px solid var(--borderColor-default, #d0d7de);
