@@ -259,7 +259,8 @@ describe('events in the browser', () => {
       .locator('tbody tr')
       .evaluateAll((trs) => trs.map((r) => r.textContent ?? ''));
     expect(dates).toHaveLength(expected);
-    expect(dates.every((text) => text.includes(today))).toBe(true);
+    // The list writes dates as the app does (ADR 045): "26 Nov 2026".
+    expect(dates.every((text) => text.includes(formatDate(today, 'en')))).toBe(true);
     await screenshot(page, 'event-bookings-filtered');
   });
 
