@@ -8,10 +8,14 @@ import { Fragment, type ReactNode } from 'react';
 export function breakableText(text: string): ReactNode {
   if (!text.includes('@')) return text;
   const parts = text.split(/(?=@)/);
-  return parts.map((part, i) => (i === 0 ? part : (
+  return parts.map((part, i) =>
+    i === 0 ? (
+      part
+    ) : (
       <Fragment key={i}>
         <wbr />
         {part}
       </Fragment>
-    )));
+    ),
+  );
 }

@@ -262,7 +262,12 @@ describe('in Swedish (issue 19)', () => {
     const small = await phone.newPage();
     await swedish(phone, small);
     const smallSettled = trackRequests(small);
-    const failures = await sweepLayout(small, urls.map((u) => u.url), 'sv-360', (url) => navigate(small, smallSettled, url));
+    const failures = await sweepLayout(
+      small,
+      urls.map((u) => u.url),
+      'sv-360',
+      (url) => navigate(small, smallSettled, url),
+    );
     // The subscription cards on a phone, looked at: their action buttons side by side, each word readable.
     await navigate(small, smallSettled, '/users?tab=subscriptions');
     const cards = small.getByTestId('list-table').locator('tbody tr');
