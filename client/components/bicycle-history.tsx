@@ -10,6 +10,7 @@ import { StatusLabel } from '../entity/status-label.tsx';
 import { errorText } from '../errors.ts';
 import { trpc } from '../trpc.ts';
 import { DataTable } from './data-table.ts';
+import { formatDate } from './format.ts';
 import { Pager } from './pager.tsx';
 import { historyParams } from './bicycle-history-params.ts';
 
@@ -68,17 +69,19 @@ type HistoryColumns = Record<'date' | 'type' | 'status' | 'buddy' | 'findings' |
 
 /** One service of the history: its date and slot, type, status, buddy, findings (checklist, repairs, notes) and rating. */
 function HistoryRow({ service: s, columns, linked }: { service: BicycleHistoryRow; columns: HistoryColumns; linked: boolean }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   return (
     <tr data-testid={`history-${s.id}`}>
       <td data-label={columns.date}>
         <span>
           {linked ? (
             <Link to={`/services/${s.id}`} style={{ whiteSpace: 'nowrap' }}>
-              {s.service_date}
+              <time dateTime={s.service_date}>{formatDate(s.service_date, i18n.language)}</time>
             </Link>
           ) : (
-            <span style={{ whiteSpace: 'nowrap' }}>{s.service_date}</span>
+            <span style={{ whiteSpace: 'nowrap' }}>
+              <time dateTime={s.service_date}>{formatDate(s.service_date, i18n.language)}</time>
+            </span>
           )}
           {s.slot_label && <span className="muted"> · {s.slot_label}</span>}
         </span>

@@ -1,3 +1,5 @@
+import { formatDate as formatAnyDate } from './format.ts';
+
 /** Calendar dates are ISO `YYYY-MM-DD` strings, computed in UTC so no time zone shifts a day. */
 export type IsoDate = string;
 export type CalendarView = 'month' | 'week' | 'day';
@@ -45,6 +47,7 @@ export function daysOf(view: CalendarView, iso: IsoDate): IsoDate[] {
   return days;
 }
 
+/** A calendar heading's date ("Wednesday 25 November"), written by the app's one formatter (ADR 045). */
 export function formatDate(iso: IsoDate, lang: string, options: Intl.DateTimeFormatOptions): string {
-  return toDate(iso).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB', { timeZone: 'UTC', ...options });
+  return formatAnyDate(iso, lang, options);
 }

@@ -24,7 +24,6 @@ export const DataTable = styled.table.attrs({ className: 'data-table' })`
   th {
     font-weight: 600;
     background: var(--bgColor-muted, #f6f8fa);
-    white-space: nowrap;
   }
 `;
 

@@ -74,7 +74,7 @@ export function FilterBar({ search, active, children }: { search: ReactNode; act
         <>
           <FilterToggle type="button" className="phone-only" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)} data-testid="filters-toggle">
             <FilterIcon />
-            {active ? t('phone.filtersActive', { count: active }) : t('phone.filters')}
+            {active ? t('phone.filtersActive', { n: active }) : t('phone.filters')}
           </FilterToggle>
           <div id={id} data-filters="" data-open={open}>
             {children}

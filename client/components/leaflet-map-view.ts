@@ -56,10 +56,12 @@ export function createMapView(element: HTMLElement, options: MapViewOptions): Ma
   const { map, range } = rangeMap(element, options);
   let marker: L.CircleMarker | null = null;
 
+  // Not animated: a map removed during a zoom animation (the page left at once) throws from Leaflet's
+  // transition end ("reading '_leaflet_pos'"), which the layout sweep's quick navigation met (ADR 045).
   const fit = () => {
     const bounds = range.getBounds();
     if (marker) bounds.extend(marker.getLatLng());
-    map.fitBounds(bounds, { padding: [16, 16] });
+    map.fitBounds(bounds, { padding: [16, 16], animate: false });
   };
 
   const place = (point: { lat: number; lng: number } | null) => {
@@ -129,7 +131,7 @@ export function createStopsMapView(element: HTMLElement, options: RangeOptions &
       if (options.onStop) marker.on('click', () => options.onStop?.(stop.number));
       bounds.extend(at);
     }
-    map.fitBounds(bounds, { padding: [28, 28] });
+    map.fitBounds(bounds, { padding: [28, 28], animate: false });
   };
   setStops(options.stops);
   return {

@@ -9,6 +9,7 @@ import { errorText, fieldText } from '../errors.ts';
 import { usePublicConfig } from '../public-config.tsx';
 import { trpc } from '../trpc.ts';
 import { LeafletMap } from './leaflet-map.tsx';
+import { formatNumber } from './format.ts';
 
 interface Props {
   def: EntityDef;
@@ -43,7 +44,7 @@ export function LocationInput({ def, location, values, errors, required, onChang
   const outside = Boolean(location.withinOperationRange && point && !isWithinRange(map, point));
   const label = (field: string) => t(`resources.${def.name}.fields.${field}`);
   const message = fieldText(t, errors[location.latitude] ?? errors[location.longitude] ?? errors[location.address] ?? (outside ? 'validation.invalidAddress' : undefined));
-  const km = (metres: number) => (metres / 1000).toLocaleString(i18n.language === 'sv' ? 'sv-SE' : 'en-GB', { maximumFractionDigits: 1 });
+  const km = (metres: number) => formatNumber(metres / 1000, i18n.language, { maximumFractionDigits: 1 });
 
   const pick = async (p: { lat: number; lng: number }) => {
     onChange({ [location.latitude]: round(p.lat), [location.longitude]: round(p.lng) });

@@ -2,6 +2,7 @@ import { Button, Select } from './controls.tsx';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import type { Paginator } from '../../shared/entity/define.ts';
+import { formatNumber } from './format.ts';
 
 const SIZES = [10, 25, 50, 100] as const;
 
@@ -39,8 +40,8 @@ export function Pager({ paginator, onPage, onPageSize }: { paginator: Paginator;
  * 230,000 results": an estimate is rounded to two significant digits and always says "about".
  */
 export function pageSummary(t: TFunction, lang: string, paginator: Paginator): string {
-  const number = new Intl.NumberFormat(lang, { maximumSignificantDigits: paginator.estimated ? 2 : 21 });
+  const total = formatNumber(paginator.count, lang, { maximumSignificantDigits: paginator.estimated ? 2 : 21 });
   const pages = Math.max(1, paginator.total_pages);
-  if (paginator.estimated) return t('list.summaryAbout', { page: paginator.page, pages: number.format(pages), total: number.format(paginator.count) });
-  return t('list.summary', { page: paginator.page, pages, count: paginator.count, total: number.format(paginator.count) });
+  if (paginator.estimated) return t('list.summaryAbout', { page: paginator.page, pages: formatNumber(pages, lang, { maximumSignificantDigits: 2 }), total });
+  return t('list.summary', { page: paginator.page, pages, count: paginator.count, total });
 }

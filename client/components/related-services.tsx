@@ -4,12 +4,13 @@ import { Link } from 'react-router-dom';
 import { SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import { StatusLabel } from '../entity/status-label.tsx';
 import { trpc } from '../trpc.ts';
+import { formatDate } from './format.ts';
 
 type ServiceFilter = { owner_id: string } | { bicycle_id: string } | { buddy_id: string };
 
 /** The services of a user or a bicycle, newest first, each linking to its record. */
 export function RelatedServices({ filters, title, other, testId }: { filters: ServiceFilter; title: string; other: 'bicycle_id' | 'buddy_id' | 'owner_id'; testId: string }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const services = trpc.services.list.useQuery({ page: 1, page_size: 25, ordering: '-service_date', filters });
   const data = services.data;
   return (
@@ -25,7 +26,7 @@ export function RelatedServices({ filters, title, other, testId }: { filters: Se
             {data.results.map((s) => (
               <li key={s.id}>
                 <Link to={`/services/${s.id}`}>
-                  {String(s.service_date)} · {String(s.service_slot_id_label ?? '')}
+                  {formatDate(s.service_date, i18n.language)} · {String(s.service_slot_id_label ?? '')}
                 </Link>{' '}
                 <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={s.status} />{' '}
                 <span style={{ color: 'var(--fgColor-muted)' }}>{String(s[`${other}_label`] ?? '')}</span>

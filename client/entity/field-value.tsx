@@ -4,21 +4,9 @@ import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { isOverdue, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { todayIso } from '../components/calendar-dates.ts';
+import { breakableText } from '../components/breakable-text.tsx';
+import { formatDate, formatDateTime, formatMoney, formatNumber, formatTime } from '../components/format.ts';
 import { StatusLabel, statusText } from './status-label.tsx';
-
-const CURRENCY = { sek: { suffix: ' kr', prefix: '' }, gbp: { suffix: '', prefix: '£' } } as const;
-
-export function formatMoney(value: unknown, currency: 'sek' | 'gbp', lang: string): string {
-  const n = typeof value === 'number' ? value : Number(value);
-  if (value === null || value === undefined || value === '' || Number.isNaN(n)) return '';
-  const text = n.toLocaleString(lang === 'sv' ? 'sv-SE' : 'en-GB', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-  return `${CURRENCY[currency].prefix}${text}${CURRENCY[currency].suffix}`;
-}
-
-/** A moment (an ISO timestamp) as the app shows date-times in a language. */
-export function formatDateTime(value: unknown, lang: string): string {
-  return new Date(String(value)).toLocaleString(lang === 'sv' ? 'sv-SE' : 'en-GB');
-}
 
 /** A money field's currency: fixed by the field, or read from another field of the record. */
 function currencyOf(field: FieldDef, record: EntityRecord): 'sek' | 'gbp' {
@@ -45,13 +33,15 @@ export function fieldValueContent(t: TFunction, lang: string, def: EntityDef, na
       if (field.status) return <StatusLabel def={def} field={name} flow={field.status} value={value} text={statusText(t, def, name, value)} />;
       return t(`resources.${def.name}.options.${name}.${String(value)}`, { defaultValue: String(value) });
     case 'reference':
-      return String(record[`${name}_label`] ?? value);
+      return breakableText(String(record[`${name}_label`] ?? value));
+    case 'email':
+      return breakableText(String(value));
     case 'datetime':
       return formatDateTime(value, lang);
     case 'date':
       return (
         <span className="bo-nowrap">
-          {String(value)}
+          {formatDate(value, lang)}
           {isOverdue(field, value, record, todayIso()) && (
             <>
               {' '}
@@ -63,9 +53,11 @@ export function fieldValueContent(t: TFunction, lang: string, def: EntityDef, na
         </span>
       );
     case 'time':
-      return String(value).slice(0, 5);
+      return formatTime(value);
     case 'decimal':
-      return field.scale ? Number(value).toFixed(field.scale > 5 ? 5 : field.scale) : String(value);
+      return field.scale
+        ? formatNumber(Number(value), lang, { minimumFractionDigits: Math.min(field.scale, 5), maximumFractionDigits: Math.min(field.scale, 5) })
+        : formatNumber(Number(value), lang);
     default:
       return String(value);
   }

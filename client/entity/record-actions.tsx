@@ -1,8 +1,9 @@
 import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { labelOf, routerKey, statusFieldOf, type ActionDef, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
+import { labelOf, routerKey, statusFieldOf, type ActionDef, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { Button, Spinner } from '../components/controls.tsx';
+import { formatDate, formatDateTime } from '../components/format.ts';
 import { appCodeOf, errorText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
@@ -14,11 +15,21 @@ import { statusText } from './status-label.tsx';
 /** The conventional test id: `transition-<to>`, `<key>-<variant>`, `<key>`. */
 const defaultTestId = (button: ActionButton) => (button.to !== undefined ? `transition-${button.to}` : button.variant ? `${button.key}-${button.variant}` : button.key);
 
-/** What an action's texts interpolate: the record's plain fields, its `name` (label) and its `status` (translated). */
+/** How a field's value reads inside a sentence: dates and moments as the app writes them (ADR 045). */
+function textValue(field: FieldDef | undefined, value: unknown, lang: string): string {
+  if (value === null || value === undefined) return '';
+  if (field?.kind === 'date') return formatDate(value, lang);
+  if (field?.kind === 'datetime') return formatDateTime(value, lang);
+  return String(value);
+}
+
+/**
+ * What an action's texts interpolate: the record's plain fields (dates written as the app writes dates,
+ * "31 Dec 2026"), its `name` (label) and its `status` (translated).
+ */
 function textValues(t: TFunction, def: EntityDef, record: Record<string, unknown>, lang: string): Record<string, string> {
   const values: Record<string, string> = {};
-  for (const [key, value] of Object.entries(record))
-    if (value === null || value === undefined || typeof value !== 'object') values[key] = value === null || value === undefined ? '' : String(value);
+  for (const [key, value] of Object.entries(record)) if (value === null || value === undefined || typeof value !== 'object') values[key] = textValue(def.fields[key], value, lang);
   values.name = labelOf(def, record, lang);
   const status = statusFieldOf(def);
   if (status) values.status = statusText(t, def, status[0], record[status[0]]);

@@ -10,7 +10,8 @@ import { PageSpinner } from '../components/page-spinner.tsx';
 import { Pager } from '../components/pager.tsx';
 import { errorText } from '../errors.ts';
 import { trpc } from '../trpc.ts';
-import { fieldValueContent, formatDateTime } from './field-value.tsx';
+import { formatDateTime } from '../components/format.ts';
+import { fieldValueContent } from './field-value.tsx';
 
 const Timeline = styled.ol`
   list-style: none;

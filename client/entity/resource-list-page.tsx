@@ -21,6 +21,7 @@ import { ReferencePicker } from './reference-choices.tsx';
 import '../components/data-table.css';
 import { cellLabelStyle } from '../components/data-table.ts';
 import { FilterBar } from '../components/filter-bar.tsx';
+import { formatDate, formatDateTime } from '../components/format.ts';
 
 /**
  * A row's link to its record: the router follows it as React Router's Link would, without Link's hooks
@@ -109,7 +110,7 @@ function RangeFilter({
 
 function MetaValue({ column, record }: { column: 'id' | 'created_at'; record: EntityRecord }) {
   const { i18n } = useTranslation();
-  return <>{column === 'id' ? record.id : new Date(record.created_at).toLocaleString(i18n.language === 'sv' ? 'sv-SE' : 'en-GB', { dateStyle: 'short', timeStyle: 'short' })}</>;
+  return <>{column === 'id' ? record.id : formatDateTime(record.created_at, i18n.language)}</>;
 }
 
 function FilterSelect({
@@ -307,7 +308,7 @@ function ListRow({ def, record, cols, meta, t, language, navigate, actions }: Ro
             </RowLink>
           ) : field.kind === 'date' && !field.due && record[key] != null && record[key] !== '' ? (
             // Kept on one line by the table's style (nowrapColumns), not a span per cell; a due date may carry its flag.
-            String(record[key])
+            formatDate(record[key], language)
           ) : (
             fieldValueContent(t, language, def, key, field, record)
           )}

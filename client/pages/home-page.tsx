@@ -13,6 +13,7 @@ import { PageSpinner } from '../components/page-spinner.tsx';
 import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { PHONE_MEDIA } from '../components/breakpoints.ts';
+import { formatDate, formatNumber } from '../components/format.ts';
 
 const Cards = styled.dl`
   display: grid;
@@ -104,12 +105,12 @@ const STATUS_COLOUR: Record<string, string> = {
 };
 
 function number(value: number, lang: string): string {
-  return value.toLocaleString(lang === 'sv' ? 'sv-SE' : 'en-GB');
+  return formatNumber(value, lang);
 }
 
 /** "22 Nov" / "22 nov.": short enough for an axis. */
 function shortDay(day: string, lang: string): string {
-  return new Date(`${day}T12:00:00Z`).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
+  return formatDate(day, lang, { day: 'numeric', month: 'short' });
 }
 
 function CounterCards({ t, lang, keys, counters }: { t: TFunction; lang: string; keys: readonly string[]; counters: Record<string, number> }) {
@@ -182,7 +183,7 @@ function StatisticsSection() {
           testId="stats-members"
           color="var(--fgColor-success, #1a7f37)"
           columns={data.usersByMonth.map((m) => ({
-            label: new Date(`${m.month}-15T12:00:00Z`).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB', { month: 'short', timeZone: 'UTC' }),
+            label: formatDate(`${m.month}-15`, lang, { month: 'short' }),
             value: m.total,
           }))}
           tickEvery={2}

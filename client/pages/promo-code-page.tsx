@@ -4,6 +4,8 @@ import { Link } from 'react-router-dom';
 import { promoCodesEntity } from '../../shared/entities/promo-codes.ts';
 import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
 import { trpc } from '../trpc.ts';
+import { breakableText } from '../components/breakable-text.tsx';
+import { formatDate } from '../components/format.ts';
 
 /** Promo code = the generic detail page plus the users who used the code. */
 function PromoCodeUsers({ id }: { id: number }) {
@@ -20,8 +22,8 @@ function PromoCodeUsers({ id }: { id: number }) {
         <ul>
           {users.data.map((u) => (
             <li key={u.user_id}>
-              <Link to={`/users/${u.user_id}`}>{[u.first_name, u.last_name].filter(Boolean).join(' ') || u.email}</Link> — {u.email} ·{' '}
-              {new Date(u.used_at).toLocaleDateString(i18n.language === 'sv' ? 'sv-SE' : 'en-GB')}
+              <Link to={`/users/${u.user_id}`}>{[u.first_name, u.last_name].filter(Boolean).join(' ') || u.email}</Link> — {breakableText(u.email)} ·{' '}
+              {formatDate(u.used_at, i18n.language)}
             </li>
           ))}
         </ul>

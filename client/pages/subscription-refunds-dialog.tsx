@@ -2,14 +2,13 @@ import { Dialog } from '@primer/react';
 import { useTranslation } from 'react-i18next';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { ErrorState } from '../components/error-state.tsx';
-import { formatMoney } from '../entity/field-value.tsx';
+import { formatDateTime, formatMoney } from '../components/format.ts';
 import { trpc } from '../trpc.ts';
 
 /** The refunds one subscription paid out (issue 13): date, amount in its currency, days, who cancelled. Loaded on demand. */
 export default function SubscriptionRefundsDialog({ record, onClose }: { record: EntityRecord; onClose: () => void }) {
   const { t, i18n } = useTranslation();
   const refunds = trpc.subscriptions.refunds.list.useQuery({ id: record.id });
-  const locale = i18n.language === 'sv' ? 'sv-SE' : 'en-GB';
   return (
     <Dialog
       title={t('subscriptionActions.refundsTitle', { id: record.id })}
@@ -48,9 +47,7 @@ export default function SubscriptionRefundsDialog({ record, onClose }: { record:
                 <tbody>
                   {refunds.data.map((refund) => (
                     <tr key={refund.id} data-testid={`refund-${refund.id}`}>
-                      <td style={{ padding: '4px 8px', whiteSpace: 'nowrap' }}>
-                        {new Date(refund.created_at).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' })}
-                      </td>
+                      <td style={{ padding: '4px 8px', whiteSpace: 'nowrap' }}>{formatDateTime(refund.created_at, i18n.language)}</td>
                       <td style={{ padding: '4px 8px', textAlign: 'right', whiteSpace: 'nowrap' }}>{formatMoney(refund.amount, refund.currency, i18n.language)}</td>
                       <td style={{ padding: '4px 8px' }}>{t('subscriptionActions.days', { unused: refund.unused_days, days: refund.period_days })}</td>
                       <td style={{ padding: '4px 8px' }}>{refund.created_by_label ?? t('subscriptionActions.unknownPerson')}</td>

@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { endsWithPeriod, subscriptionsEntity } from '../../shared/entities/subscriptions.ts';
 import type { Refund, SubscriptionActionResult } from '../../shared/schemas/subscriptions.ts';
-import { formatMoney } from '../entity/field-value.tsx';
+import { formatDate, formatMoney } from '../components/format.ts';
 import type { ActionButton } from '../entity/action-buttons.ts';
 import { RecordActions, type ActionOutcome } from '../entity/record-actions.tsx';
 import { ResourceListPage } from '../entity/resource-list-page.tsx';
@@ -51,10 +51,13 @@ function Feedback({ state, onReset }: { state: SubscriptionFeedback; onReset: ()
       role="status"
     >
       <div style={{ flex: 1 }}>
-        {state.error ?? t('subscriptions.updated', { id: updated!.id, status: statusName(t, i18n.language, updated!) })}
-        {!state.error && updated && endsWithPeriod(updated) && (
-          <div data-testid="subscription-ends">{t('subscriptionActions.endsOn', { end: String(updated.current_period_end ?? '') })}</div>
-        )}
+        {/* Told to end with its period, the subscription is still active: say when it ends, not "is now active". */}
+        {state.error ??
+          (endsWithPeriod(updated!) ? (
+            <span data-testid="subscription-ends">{t('subscriptions.endsAtPeriodEnd', { id: updated!.id, end: formatDate(updated!.current_period_end, i18n.language) })}</span>
+          ) : (
+            t('subscriptions.updated', { id: updated!.id, status: statusName(t, i18n.language, updated!) })
+          ))}
         {!state.error && refund && (
           <div data-testid="subscription-refund">
             {t('subscriptions.refund', { amount: formatMoney(refund.amount, refund.currency, i18n.language), unused: refund.unused_days, days: refund.period_days })}
@@ -74,7 +77,7 @@ function Feedback({ state, onReset }: { state: SubscriptionFeedback; onReset: ()
  * their past refunds: all of them, or one user's.
  */
 export function SubscriptionsList({ userId }: { userId?: number }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [feedback, setFeedback] = useState<SubscriptionFeedback>(EMPTY);
   const [refundsOf, setRefundsOf] = useState<EntityRecord | null>(null);
   const onResult = useCallback((outcome: ActionOutcome) => setFeedback((current) => feedbackOf(outcome, current)), []);
@@ -88,7 +91,7 @@ export function SubscriptionsList({ userId }: { userId?: number }) {
         <span style={{ display: 'inline-flex', gap: 4, flexWrap: 'wrap', alignItems: 'center' }}>
           {endsWithPeriod(record) && (
             <Label variant="attention" data-testid={`ends-${record.id}`}>
-              {t('subscriptionActions.endsOn', { end: String(record.current_period_end ?? '') })}
+              {t('subscriptionActions.endsOn', { end: formatDate(record.current_period_end, i18n.language) })}
             </Label>
           )}
           <RecordActions def={subscriptionsEntity} record={record} variant="compact" testId={testIdOf(record)} onResult={onResult} />

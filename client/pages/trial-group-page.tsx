@@ -14,6 +14,8 @@ import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import { DataTable } from '../components/data-table.ts';
+import { breakableText } from '../components/breakable-text.tsx';
+import { formatDate } from '../components/format.ts';
 
 const Section = styled.section`
   margin-top: 32px;
@@ -30,7 +32,7 @@ const Table = styled(DataTable)`
   }
 `;
 
-const dateText = (value: string | null, lang: string) => (value ? new Date(value).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB') : '—');
+const dateText = (value: string | null, lang: string) => (value ? formatDate(value, lang) : '—');
 
 function useRefreshGroup(id: number) {
   const utils = trpc.useUtils();
@@ -212,7 +214,7 @@ function Invites({ id }: { id: number }) {
             <tbody>
               {invites.data.map((invite) => (
                 <tr key={invite.id} data-testid={`invite-${invite.email}`}>
-                  <td data-label={inviteLabels.email}>{invite.email}</td>
+                  <td data-label={inviteLabels.email}>{breakableText(invite.email)}</td>
                   <td data-label={inviteLabels.status}>
                     <Label variant={invite.status === 'registered' ? 'success' : 'attention'}>{t(`trialGroups.status.${invite.status}`)}</Label>
                   </td>
@@ -312,7 +314,7 @@ function MembersTable({ id, members }: { id: number; members: TrialGroupMember[]
                 <td data-label={t('users.fields.name')}>
                   <Link to={`/users/${m.user_id}`}>{name}</Link>
                 </td>
-                <td data-label={t('users.fields.email')}>{m.email}</td>
+                <td data-label={t('users.fields.email')}>{breakableText(m.email)}</td>
                 <td data-label={t('trialGroups.columns.addedAt')}>{dateText(m.added_at, i18n.language)}</td>
                 <td style={{ textAlign: 'right' }}>
                   <IconButton

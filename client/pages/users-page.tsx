@@ -28,6 +28,8 @@ import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import { DataTable } from '../components/data-table.ts';
 import { FilterBar } from '../components/filter-bar.tsx';
+import { breakableText } from '../components/breakable-text.tsx';
+import { formatDate } from '../components/format.ts';
 import { WIDE_MEDIA } from '../components/breakpoints.ts';
 
 const Table = styled(DataTable)`
@@ -36,9 +38,12 @@ const Table = styled(DataTable)`
     padding: 8px;
     vertical-align: top;
   }
-  /* Ten columns fit a laptop screen when long values wrap; dates and the action stay on one line. */
+  /*
+   * Ten columns fit a laptop screen when long values wrap between words, e-mails before their "@" and
+   * dots (breakableText); dates and the action stay on one line. Never mid-word (issue 19).
+   */
   td {
-    overflow-wrap: anywhere;
+    overflow-wrap: normal;
   }
   ${WIDE_MEDIA} {
     td:nth-last-child(-n + 3) {
@@ -66,7 +71,7 @@ function RoleChoice({ value, onChange }: { value: string[]; onChange: (roles: st
   );
 }
 
-const date = (value: string | null | undefined, lang: string) => (value ? new Date(value).toLocaleDateString(lang === 'sv' ? 'sv-SE' : 'en-GB') : '—');
+const date = (value: string | null | undefined, lang: string) => (value ? formatDate(value, lang) : '—');
 
 /**
  * An invitation dialog's submit: the form validated, `send` run, the users list refreshed, then `after`; a
@@ -295,7 +300,7 @@ function UserTableRow({ u, isAdmin, label }: { u: UserRow; isAdmin: boolean; lab
   return (
     <tr>
       <td data-label={label.name}>{isAdmin ? <Link to={`/users/${u.id}`}>{name}</Link> : name}</td>
-      <td data-label={label.email}>{u.email}</td>
+      <td data-label={label.email}>{breakableText(u.email)}</td>
       <td data-label={label.phone_number}>{u.phone_number ?? '—'}</td>
       <td data-label={label.country}>{u.country ? t(`profile.countries.${u.country}`) : '—'}</td>
       <td data-label={label.language}>{u.language ? t(`languages.${u.language}`) : '—'}</td>

@@ -4,6 +4,7 @@ import { DEFAULT_OPERATION_RANGE } from '../../shared/geo.ts';
 import { join } from 'node:path';
 import { SCREENSHOT_DIR, gotoHydrated, hydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { daysFromToday } from '../support/entity-samples.ts';
+import { formatDate } from '../../client/components/format.ts';
 import { agent, mutate, query, signIn, type Agent } from '../support/http.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 
@@ -233,7 +234,7 @@ describe('bicycle service history', () => {
     expect(await rows.count()).toBe(10);
     const first = history.getByTestId(`history-${created[10]}`);
     expect(await rows.first().getAttribute('data-testid')).toBe(`history-${created[10]}`);
-    await first.getByText(daysFromToday(50)).waitFor();
+    await first.getByText(formatDate(daysFromToday(50), 'en')).waitFor();
     await first.getByText('Premium').waitFor();
     await first.getByText('Finished').waitFor();
     await first.getByText('Bo Buddy').waitFor();
@@ -241,14 +242,15 @@ describe('bicycle service history', () => {
     await first.getByText('1 needs repair').waitFor();
     await first.getByText('“Chain replaced, customer happy”').waitFor();
     expect(await first.getByLabel('Rated 5 of 5').innerText()).toContain('5/5');
-    const dates = await rows.locator('td:first-child a').allInnerTexts();
+    // Dates read as the app writes them ("25 Nov 2026"); their order is checked on the machine-readable <time>.
+    const dates = await rows.locator('td:first-child time').evaluateAll((times) => times.map((time) => time.getAttribute('datetime')!));
     expect(dates).toEqual([...dates].sort().reverse());
     await screenshot(page, 'bicycle-history');
 
     await history.getByTestId('page-next').click();
     await page.waitForURL(/history_page=2/);
     await history.getByText('Page 2 of', { exact: false }).waitFor();
-    const older = await history.locator('tbody tr td:first-child a').allInnerTexts();
+    const older = await history.locator('tbody tr td:first-child time').evaluateAll((times) => times.map((time) => time.getAttribute('datetime')!));
     expect(older.every((d) => d <= dates[dates.length - 1]!)).toBe(true);
     await page.reload();
     await history.getByText('Page 2 of', { exact: false }).waitFor();
@@ -256,7 +258,7 @@ describe('bicycle service history', () => {
     await gotoHydrated(page, `${stack.baseUrl}/bicycles/${bicycle}`);
     await history
       .getByTestId(`history-${created[10]}`)
-      .getByRole('link', { name: daysFromToday(50) })
+      .getByRole('link', { name: formatDate(daysFromToday(50), 'en') })
       .click();
     await page.waitForURL(`${stack.baseUrl}/services/${created[10]}`);
   });

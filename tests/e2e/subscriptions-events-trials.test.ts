@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatMoney } from '../../client/entity/field-value.tsx';
+import { formatDate, formatMoney } from '../../client/components/format.ts';
 import { proRataRefund, todayUtc } from '../../upstream/lib/refund.ts';
 import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { activateAccount } from '../support/browser-stack.ts';
@@ -87,14 +87,18 @@ describe('subscriptions in the browser', () => {
   it('an admin sets a subscription to end with its period behind a confirm dialog, sees it flagged, and resumes it (issue 13)', async () => {
     const id = await activeSubscription('sek');
     const { rows } = await stack.upstream.db.query<{ end: string }>("select to_char(current_period_end, 'YYYY-MM-DD') as end from subscriptions where id = $1", [id]);
-    const end = rows[0]!.end;
+    const end = formatDate(rows[0]!.end, 'en');
+    expect(end).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}$/);
     await gotoHydrated(page, stack.baseUrl + '/users?tab=subscriptions&f_status=active');
     const row = page.getByTestId(`row-${id}`);
     await row.getByTestId(`cancel-at-end-${id}`).click();
     await page.getByRole('heading', { name: 'Cancel at the end of the period' }).waitFor();
     await page.getByTestId('confirm-message').getByText(`ends on ${end}?`, { exact: false }).waitFor();
     await page.getByRole('button', { name: 'Yes', exact: true }).click();
-    await page.getByTestId('toasts').getByText(`Subscription #${id} will end on ${end}.`).waitFor();
+    // What happened, in words: the subscription ends on that day and stays active until then (issue 19).
+    await page.getByTestId('toasts').getByText(`Subscription #${id} will end on ${end}; it stays active until then.`).waitFor();
+    await page.getByTestId('subscription-ends').getByText(`Subscription #${id} will end on ${end}; it stays active until then, and nothing is refunded.`).waitFor();
+    expect(await page.getByTestId('subscription-feedback').innerText()).not.toContain('is now active');
     await row.getByTestId(`ends-${id}`).getByText(`Ends ${end}`).waitFor();
     await row.getByText('Active', { exact: true }).waitFor();
     expect(await row.getByTestId(`cancel-at-end-${id}`).count()).toBe(0);
@@ -211,7 +215,7 @@ describe('events in the browser', () => {
     await dialog.getByText("The slot must be within the event's dates.").waitFor();
     await dialog.getByLabel('Date').fill('2026-10-12');
     await dialog.getByTestId('form-save').click();
-    await slots.getByRole('cell', { name: '2026-10-12', exact: true }).waitFor();
+    await slots.getByRole('cell', { name: '12 Oct 2026', exact: true }).waitFor();
 
     await page.getByTestId('form-events').getByLabel('Location').fill('2 Cycle Lane, London');
     await page.getByTestId('form-events').getByTestId('form-save').click();
@@ -255,7 +259,8 @@ describe('events in the browser', () => {
       .locator('tbody tr')
       .evaluateAll((trs) => trs.map((r) => r.textContent ?? ''));
     expect(dates).toHaveLength(expected);
-    expect(dates.every((text) => text.includes(today))).toBe(true);
+    // The list writes dates as the app does (ADR 045): "26 Nov 2026".
+    expect(dates.every((text) => text.includes(formatDate(today, 'en')))).toBe(true);
     await screenshot(page, 'event-bookings-filtered');
   });
 
