@@ -1,8 +1,8 @@
-import { FilterIcon } from '@primer/octicons-react';
 import { useId, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import { PHONE_MEDIA } from './breakpoints.ts';
+import { SpriteIcon } from './sprite-icon.tsx';
 
 const Bar = styled.div`
   display: flex;
@@ -73,7 +73,7 @@ export function FilterBar({ search, active, children }: { search: ReactNode; act
       {children && (
         <>
           <FilterToggle type="button" className="phone-only" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)} data-testid="filters-toggle">
-            <FilterIcon />
+            <SpriteIcon name="filter" />
             {active ? t('phone.filtersActive', { n: active }) : t('phone.filters')}
           </FilterToggle>
           <div id={id} data-filters="" data-open={open}>

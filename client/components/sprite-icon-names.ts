@@ -42,6 +42,9 @@ export const SPRITE_ICON_OCTICONS: Record<string, string> = {
   x: 'XIcon',
   'triangle-up': 'TriangleUpIcon',
   'triangle-down': 'TriangleDownIcon',
+  'chevron-left': 'ChevronLeftIcon',
+  'chevron-right': 'ChevronRightIcon',
+  filter: 'FilterIcon',
 };
 
 /** The module whose default export is the sprite's address (`/static/icons-<hash>.svg`, shared/static-assets.ts). */

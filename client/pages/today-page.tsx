@@ -1,4 +1,3 @@
-import { ChevronLeftIcon, ChevronRightIcon } from '@primer/octicons-react';
 import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams, type SetURLSearchParams } from 'react-router-dom';
@@ -10,6 +9,7 @@ import { isWithinRange } from '../../shared/geo.ts';
 import { addDays, formatDate, todayIso } from '../components/calendar-dates.ts';
 import { ErrorState } from '../components/error-state.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
+import { SpriteIcon } from '../components/sprite-icon.tsx';
 import { StopsMap, type Stop } from '../components/stops-map.tsx';
 import { useAccess } from '../entity/access.ts';
 import type { ActionButton } from '../entity/action-buttons.ts';
@@ -377,7 +377,7 @@ function DayHeader({ date, dayHref }: { date: string; dayHref: (day: string) => 
       </div>
       <DayNav aria-label={t('today.days')}>
         <Link to={dayHref(addDays(date, -1))} aria-label={t('agenda.previousDay')} data-testid="today-previous">
-          <ChevronLeftIcon />
+          <SpriteIcon name="chevron-left" />
         </Link>
         {date !== today && (
           <Link to={dayHref(today)} data-testid="today-today">
@@ -385,7 +385,7 @@ function DayHeader({ date, dayHref }: { date: string; dayHref: (day: string) => 
           </Link>
         )}
         <Link to={dayHref(addDays(date, 1))} aria-label={t('agenda.nextDay')} data-testid="today-next">
-          <ChevronRightIcon />
+          <SpriteIcon name="chevron-right" />
         </Link>
       </DayNav>
     </Top>

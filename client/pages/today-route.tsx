@@ -5,6 +5,7 @@ import styled from 'styled-components';
 import { SERVICE_STATUS } from '../../shared/entities/services.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { suggestRouteOrder } from '../../shared/route-order.ts';
+import { formatNumber } from '../components/format.ts';
 import { errorText, fieldErrorsOf, fieldText } from '../errors.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
@@ -58,7 +59,7 @@ export default function RoutePanel({ stops, onDone }: { stops: readonly EntityRe
       ),
     [stops],
   );
-  const km = (metres: number) => new Intl.NumberFormat(i18n.language, { style: 'unit', unit: 'kilometer', maximumFractionDigits: 1 }).format(metres / 1000);
+  const km = (metres: number) => formatNumber(metres / 1000, i18n.language, { style: 'unit', unit: 'kilometer', maximumFractionDigits: 1 });
   const byId = new Map(stops.map((s) => [s.id, s]));
   const current = stops.map((s) => s.id);
   const same = suggestion.order.every((id, i) => id === current[i]);
