@@ -621,7 +621,16 @@ describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
       [day, DEFAULT_OPERATION_RANGE.centre.lat, DEFAULT_OPERATION_RANGE.centre.lng],
     );
     stops = rows.map((r) => r.id);
+    await answerRequiredItems(stops);
   });
+
+  /** Finishing needs the required check items answered (ADR 043): answered as another device would have. */
+  const answerRequiredItems = (ids: number[]) =>
+    stack.upstream.db.query(
+      `insert into service_details (service_id, service_item_id, check_status)
+       select s.id, i.id, 3 from services s cross join service_items i where s.id = any($1::bigint[]) and i.is_required on conflict do nothing`,
+      [ids],
+    );
 
   const transitionsOf = async (id: number) =>
     Number(
@@ -747,6 +756,7 @@ describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
         [day, DEFAULT_OPERATION_RANGE.centre.lat, DEFAULT_OPERATION_RANGE.centre.lng],
       )
     ).rows.map((r) => r.id) as [number];
+    await answerRequiredItems([id]);
     const buddy = agent(stack);
     await signIn(buddy, 'buddy@example.com', DEMO_PASSWORD);
     const version = (await serviceRow(id)).version;

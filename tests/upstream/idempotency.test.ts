@@ -42,7 +42,12 @@ async function bookedService() {
     body: { buddy_id: buddy, bicycle_id: 1, service_slot_id: 1, service_date: date, status: 2, origin_type: 'one_off', latitude: lat, longitude: lng, address: 'Sergels torg' },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return res.body.data as { id: number; version: number };
+  const service = res.body.data as { id: number; version: number };
+  // Finishing needs the required check items answered (ADR 043): answered beforehand, as on another device.
+  await up.db.query(`insert into service_details (service_id, service_item_id, check_status) select $1, i.id, 3 from service_items i where i.is_required on conflict do nothing`, [
+    service.id,
+  ]);
+  return service;
 }
 
 beforeAll(async () => {
