@@ -8,9 +8,6 @@ export default defineConfig({
   test: {
     // Every test server logs to tests/.logs/; the run fails if a secret reaches any of those logs.
     globalSetup: ['./tests/global-setup.ts'],
-    // Two files at a time: a browser file (one at a time, below) beside an integration or unit file. Left to
-    // itself vitest ran one file at a time on this two-core machine, and most of a browser test's time is waiting.
-    maxWorkers: 2,
     projects: [
       { extends: './vite.config.ts', test: { name: 'unit', include: ['tests/unit/**/*.test.{ts,tsx}'], environment: 'node' } },
       {
