@@ -1,4 +1,4 @@
-import { lazy, Suspense, useId, useState } from 'react';
+import { lazy, Suspense, useId, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import type { EntityRecord } from '../../shared/entity/define.ts';
@@ -32,44 +32,39 @@ export const Disclosure = styled.button`
   }
 `;
 
-/** The bicycle's past services and findings, read-only, opened from the stop's card. */
-export function BicycleHistoryToggle({ bicycleId }: { bicycleId: number }) {
+/** A button that opens a part of the page below it; the part (lazy code) is rendered only while open. */
+function LazyDisclosure({ labels, testId, children }: { labels: [closed: string, open: string]; testId: string; children: (close: () => void) => ReactNode }) {
   const { t } = useTranslation();
   const [open, setOpen] = useState(false);
   const id = useId();
   return (
     <>
-      <Disclosure type="button" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)} data-testid="stop-history-toggle">
-        {t(open ? 'today.hideHistory' : 'today.showHistory')}
+      <Disclosure type="button" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)} data-testid={testId}>
+        {t(open ? labels[1] : labels[0])}
       </Disclosure>
       <div id={id} hidden={!open}>
-        {open && (
-          <Suspense fallback={<PageSpinner />}>
-            <BicycleHistory bicycleId={bicycleId} embedded />
-          </Suspense>
-        )}
+        {open && <Suspense fallback={<PageSpinner />}>{children(() => setOpen(false))}</Suspense>}
       </div>
     </>
   );
 }
 
+/** The bicycle's past services and findings, read-only, opened from the stop's card. */
+export function BicycleHistoryToggle({ bicycleId }: { bicycleId: number }) {
+  return (
+    <LazyDisclosure labels={['today.showHistory', 'today.hideHistory']} testId="stop-history-toggle">
+      {() => <BicycleHistory bicycleId={bicycleId} embedded />}
+    </LazyDisclosure>
+  );
+}
+
 /** The day's stops in a suggested order that shortens the way between them, to apply or leave. */
 export function RouteOrderToggle({ stops }: { stops: readonly EntityRecord[] }) {
-  const { t } = useTranslation();
-  const [open, setOpen] = useState(false);
-  const id = useId();
   return (
     <div style={{ display: 'grid', gap: 8, margin: '0 0 12px' }}>
-      <Disclosure type="button" aria-expanded={open} aria-controls={id} onClick={() => setOpen((o) => !o)} data-testid="route-toggle">
-        {t(open ? 'today.hideRoute' : 'today.suggestRoute')}
-      </Disclosure>
-      <div id={id} hidden={!open}>
-        {open && (
-          <Suspense fallback={<PageSpinner />}>
-            <RoutePanel stops={stops} onDone={() => setOpen(false)} />
-          </Suspense>
-        )}
-      </div>
+      <LazyDisclosure labels={['today.suggestRoute', 'today.hideRoute']} testId="route-toggle">
+        {(close) => <RoutePanel stops={stops} onDone={close} />}
+      </LazyDisclosure>
     </div>
   );
 }
