@@ -283,6 +283,8 @@ describe('lists and calendars on a phone', () => {
     // The scheduler calendar too: the day's slots with the buddy's shifts.
     await gotoHydrated(page, `${stack.baseUrl}/bike-buddy-scheduler/calendar`);
     expect(await page.getByTestId('calendar-agenda').isVisible()).toBe(true);
+    // The shifts arrive with the calendar's own query after hydration: wait for the second before counting.
+    await page.getByTestId('calendar-agenda').getByTestId('calendar-work-slot').nth(1).waitFor();
     expect(await page.getByTestId('calendar-agenda').getByTestId('calendar-work-slot').count()).toBeGreaterThanOrEqual(2);
     await screenshot(page, 'phone-buddy-scheduler-agenda');
     await page.context().close();
