@@ -98,10 +98,12 @@ export async function runLighthouse(db: BenchDb, opts: { runs?: number } = {}): 
     const setSession = async (cookie: string | null) => {
       const browser = await playwright.connectOverCDP(`http://127.0.0.1:${chromium.port}`);
       const context = browser.contexts()[0]!;
-      // Every run starts cold, as a first visit would: no cached assets (storage is not reset by Lighthouse here).
+      // Every run starts cold, as a first visit would: no cached assets, no service worker or its caches from
+      // the run before (what Lighthouse's own storage reset clears, but the cookies).
       const page = context.pages()[0] ?? (await context.newPage());
       const cdp = await context.newCDPSession(page);
       await cdp.send('Network.clearBrowserCache');
+      await cdp.send('Storage.clearDataForOrigin', { origin: stack.target, storageTypes: 'service_workers,cache_storage,local_storage,indexeddb' });
       await cdp.detach();
       await context.clearCookies();
       if (cookie)

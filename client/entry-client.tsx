@@ -9,6 +9,7 @@ import { completeTranslations, contentLanguage, createI18n, loadLanguages } from
 import { persistLanguage, storedLanguage } from './language-preference.ts';
 import { createQueryClient } from './query-client.ts';
 import { preloadRoute, routeTranslations } from './routes.tsx';
+import { afterLoad, whenIdle } from './shell/idle.ts';
 import { unpackRecords, type SsrState } from './ssr-state.ts';
 import { STATE_ELEMENT_ID } from '../shared/ssr-contract.ts';
 import { createTrpcClient } from './trpc.ts';
@@ -60,12 +61,12 @@ async function start() {
   });
   if (switchTo) void i18n.changeLanguage(switchTo);
   // The texts a list page left out, for the screens the user opens next (ADR 024); they wait for it anyway.
-  const whenIdle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 200));
   whenIdle(() => void completeTranslations().catch(() => undefined));
   // Live updates (ADR 037) on signed-in pages: changes others make mark the answers on screen stale.
   if (match?.route.roles) whenIdle(() => void import('./shell/live-updates.ts').then((live) => live.startLiveUpdates(queryClient)));
-  // §2: any leftover service worker is unregistered, all but ours, which signed-in pages register (ADR 042).
-  whenIdle(() => void import('./shell/offline-worker.ts').then((worker) => worker.startOfflineWorker(queryClient, Boolean(match?.route.roles))));
+  // §2: any leftover service worker is unregistered, all but ours, which signed-in pages register (ADR 042),
+  // once the page has loaded: the worker's install fetches the page's assets again (ADR 048).
+  afterLoad(() => void import('./shell/offline-worker.ts').then((worker) => worker.startOfflineWorker(queryClient, Boolean(match?.route.roles))));
 }
 
 void start();

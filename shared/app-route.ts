@@ -20,6 +20,12 @@ export interface AppRoute {
    * route was last open — the dispatch board counts new service requests.
    */
   sidebar?: { icon: string; order: number; counts?: { entity: string; action: string } };
+  /**
+   * The page works through a dead spot (ADR 042): its HTML lists every chunk its on-demand parts may load
+   * (dialogs, panels opened later), and the service worker keeps them with the page, off the main thread
+   * (ADR 048). The worker's own rules for the page and its data are in client/public/sw.js.
+   */
+  offline?: true;
   /** A screen of an entity (derived from its definition): the generic list or record screen, or `page`. */
   screen?: { entity: string; kind: 'list' | 'detail'; page?: string };
 }

@@ -30,7 +30,7 @@ const OTHER_ROUTES: readonly AppRoute[] = [
   { path: '/profile', titleKey: 'routes.profile', roles: STAFF },
   { path: '/', titleKey: 'routes.home', roles: STAFF, sidebar: { icon: 'home', order: 10 } },
   // Issue 13: a buddy's day on the phone (ADR 021); an Admin sees every buddy's, or picks one.
-  { path: '/today', titleKey: 'routes.today', roles: STAFF, sidebar: { icon: 'sun', order: 15 } },
+  { path: '/today', titleKey: 'routes.today', roles: STAFF, sidebar: { icon: 'sun', order: 15 }, offline: true },
   { path: '/bike-buddy-scheduler', titleKey: 'routes.scheduler', roles: STAFF, sidebar: { icon: 'calendar', order: 20 } },
   { path: '/bike-buddy-scheduler/calendar', titleKey: 'routes.schedulerCalendar', roles: STAFF },
   { path: '/services/calendar', titleKey: 'routes.servicesCalendar', roles: STAFF },

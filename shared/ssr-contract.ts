@@ -13,6 +13,8 @@ import type { Language } from './languages.ts';
 export const STATE_ELEMENT_ID = '__BO_STATE__';
 /** The element holding what the public pages' script needs from the server (`PublicBoot`, ADR 024). */
 export const PUBLIC_BOOT_ID = '__BO_PUBLIC__';
+/** The element with an offline route's on-demand chunks (a JSON array of URLs) for the service worker (ADR 048). */
+export const OFFLINE_ASSETS_ID = '__BO_OFFLINE__';
 /** `workerData.role` of a render worker (server/ssr/render-pool.ts starts them; the entry answers them). */
 export const RENDER_WORKER_ROLE = 'backoffice-ssr-render';
 

@@ -30,10 +30,6 @@ export interface QueuedStep {
   message?: string;
 }
 
-// A step asks first (ADR 013's confirm dialog, loaded on first use): fetched now, while the phone is online,
-// so the service worker has it for a dead spot.
-void import('../shell/confirm-dialog.tsx');
-
 /** Thrown to RecordActions when a step is kept to send later: it then shows no error (`queued`). */
 const queuedAction = () => Object.assign(new Error('queued'), { queued: true });
 

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useState, useSyncExternalStore } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams, type SetURLSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
@@ -16,6 +16,7 @@ import type { ActionButton } from '../entity/action-buttons.ts';
 import { RecordActions, type ActionOutcome, type ActionSender } from '../entity/record-actions.tsx';
 import { StatusLabel } from '../entity/status-label.tsx';
 import { usePublicConfig } from '../public-config.tsx';
+import { afterLoad } from '../shell/idle.ts';
 import { useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { inVisitOrder, isCanceled, stopTime, todayDate, todayQuery } from './today-query.ts';
@@ -435,6 +436,58 @@ function StopsAside({ stops }: { stops: Stop[] }) {
 }
 
 /**
+ * The Today page's offline queue (ADR 042). Not needed for the first paint, it is loaded once the page has
+ * loaded and the browser is idle (ADR 048), or at the first step a buddy takes before then: every step goes
+ * through it, so a step taken in a dead spot right after a reload is kept like any other.
+ */
+function useOfflineQueue(userId: string | null, onSent: () => void) {
+  // The module and queue are kept aside: the page shows them only through `steps`, so loading them does not
+  // render the day again when nothing waits (the usual case).
+  const offline = useRef<{ module: OfflineModule; queue: OfflineQueue } | null>(null);
+  const [steps, setSteps] = useState<readonly QueuedStep[]>([]);
+  const [reachable, setReachable] = useState(true);
+  const sent = useRef(onSent);
+  sent.current = onSent;
+  const open = useRef<(() => Promise<OfflineQueue>) | null>(null);
+  useEffect(() => {
+    if (!userId) return;
+    let opening: Promise<OfflineQueue> | undefined;
+    let queue: OfflineQueue | undefined;
+    let unsubscribe = () => {};
+    let gone = false;
+    open.current = () =>
+      (opening ??= import('./today-offline.tsx').then((module) => {
+        if (gone) throw new Error('The Today page was left before its offline queue loaded.');
+        const opened = (queue = module.openOfflineQueue(userId, () => sent.current()));
+        offline.current = { module, queue: opened };
+        const show = () => {
+          const now = opened.steps();
+          setSteps((before) => (before.length === 0 && now.length === 0 ? before : now));
+          setReachable(opened.reachable());
+        };
+        unsubscribe = opened.subscribe(show);
+        show();
+        return opened;
+      }));
+    const cancel = afterLoad(() => void open.current?.());
+    return () => {
+      gone = true;
+      open.current = null;
+      offline.current = null;
+      cancel();
+      unsubscribe();
+      queue?.close();
+    };
+  }, [userId]);
+  const send = useCallback<ActionSender>(async (path, input, record) => {
+    const queue = await open.current?.();
+    if (!queue) throw new Error('The Today page was left before its offline queue loaded.');
+    return queue.submit(path, input, record);
+  }, []);
+  return { offline: steps.length > 0 ? offline.current : null, steps, reachable, send: userId ? send : undefined };
+}
+
+/**
  * /today (issue 13): a buddy's services of the day in the order they visit them, each with its address
  * (directions in the phone's maps app), bicycle, owner and the status steps open to them as big buttons;
  * a map of the numbered stops in the operation range below (beside, on a wide screen). An Admin sees
@@ -453,33 +506,7 @@ export default function TodayPage() {
   const browserOnline = useOnline();
   const { user } = useSession();
   const utils = trpc.useUtils();
-  const [offline, setOffline] = useState<{ module: OfflineModule; queue: OfflineQueue } | null>(null);
-  const [steps, setSteps] = useState<readonly QueuedStep[]>([]);
-  const [reachable, setReachable] = useState(true);
-  const userId = user ? String(user.id) : null;
-  // The queue is not needed for the first paint: loaded after it, it sends what a dead spot kept.
-  useEffect(() => {
-    if (!userId) return;
-    let queue: OfflineQueue | undefined;
-    let unsubscribe = () => {};
-    let gone = false;
-    void import('./today-offline.tsx').then((module) => {
-      if (gone) return;
-      queue = module.openOfflineQueue(userId, () => void utils.services.calendar.invalidate());
-      const show = () => {
-        setSteps(queue!.steps());
-        setReachable(queue!.reachable());
-      };
-      unsubscribe = queue.subscribe(show);
-      show();
-      setOffline({ module, queue });
-    });
-    return () => {
-      gone = true;
-      unsubscribe();
-      queue?.close();
-    };
-  }, [userId, utils]);
+  const { offline, steps, reachable, send } = useOfflineQueue(user ? String(user.id) : null, () => void utils.services.calendar.invalidate());
   const buddy = 'buddy_id' in query.filters ? Number(query.filters.buddy_id) : null;
   const dayHref = (day: string) => `?${new URLSearchParams({ ...Object.fromEntries(search), date: day })}`;
 
@@ -530,7 +557,7 @@ export default function TodayPage() {
         showBuddy={!access.ownerScoped && buddy === null}
         error={errors[service.id]}
         onResult={onResult}
-        send={offline?.queue.submit}
+        send={send}
         step={step}
         note={note}
       />

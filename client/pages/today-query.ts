@@ -33,6 +33,8 @@ export function stopTime(service: EntityRecord): string {
 export function inVisitOrder(services: readonly EntityRecord[]): EntityRecord[] {
   const open = services.filter((s) => !isCanceled(s));
   const routed = open.length > 0 && open.every((s) => Number(s.route_position) > 0 && s.buddy_id === open[0]!.buddy_id);
-  const byTime = (a: EntityRecord, b: EntityRecord) => (stopTime(a) || '99:99').localeCompare(stopTime(b) || '99:99') || a.id - b.id;
+  // `HH:MM` compares as plain text (localeCompare would build a collator per call).
+  const time = (s: EntityRecord) => stopTime(s) || '99:99';
+  const byTime = (a: EntityRecord, b: EntityRecord) => (time(a) < time(b) ? -1 : time(a) > time(b) ? 1 : a.id - b.id);
   return [...services].sort(routed ? (a, b) => Number(a.route_position) - Number(b.route_position) || byTime(a, b) : byTime);
 }

@@ -1,3 +1,4 @@
+import { OFFLINE_ASSETS_ID } from '../../shared/ssr-contract.ts';
 import type { QueryClient } from '@tanstack/react-query';
 
 /** Our service worker (`client/public/sw.js`, ADR 042): one fixed URL, the whole app as its scope. */
@@ -55,9 +56,13 @@ export async function startOfflineWorker(queryClient: QueryClient, signedIn: boo
   }
   await container.register(WORKER_URL, { scope: '/' });
   const ready = await container.ready;
+  // And, on a page that works offline, the chunks its parts load on demand (a dialog, a panel), which the
+  // server lists in the page (ADR 048): the worker fetches them, not the page.
+  const onDemand = JSON.parse(document.getElementById(OFFLINE_ASSETS_ID)?.textContent ?? '[]') as string[];
   const urls = performance
     .getEntriesByType('resource')
     .map((entry) => entry.name)
-    .concat([...document.querySelectorAll<HTMLScriptElement | HTMLLinkElement>('script[src], link[href]')].map((el) => ('src' in el ? el.src : el.href)));
+    .concat([...document.querySelectorAll<HTMLScriptElement | HTMLLinkElement>('script[src], link[href]')].map((el) => ('src' in el ? el.src : el.href)))
+    .concat(onDemand.map((path) => new URL(path, location.href).href));
   ready.active?.postMessage({ type: 'keep', urls: [...new Set(urls)], page: location.pathname + location.search });
 }

@@ -9,6 +9,8 @@ export interface ClientAssets {
   preloads: string[];
   /** Style sheets put into the page itself (the public pages' one small sheet: no request before first paint). */
   inlineStyles?: string[];
+  /** An offline route's on-demand chunks and their CSS, which the page itself does not load (ADR 048). */
+  offline?: string[];
 }
 
 export const CLIENT_ENTRY = 'client/entry-client.tsx';
@@ -43,7 +45,7 @@ export function loadPublicAssets(clientDir: string): ClientAssets {
  * of the route's lazy modules (layout, page) with everything they import, and modulepreload links for
  * those chunks, so the browser fetches the page's code in parallel with the entry instead of after it.
  */
-export function loadClientAssets(clientDir: string): (modules: readonly string[]) => ClientAssets {
+export function loadClientAssets(clientDir: string): (modules: readonly string[], offline?: boolean) => ClientAssets {
   const manifest = JSON.parse(readFileSync(join(clientDir, '.vite', 'manifest.json'), 'utf8')) as Manifest;
   const moduleChunks = JSON.parse(readFileSync(join(clientDir, MODULE_CHUNKS_FILE), 'utf8')) as ModuleChunks;
   const entry = manifest[CLIENT_ENTRY];
@@ -55,8 +57,36 @@ export function loadClientAssets(clientDir: string): (modules: readonly string[]
     .map((chunk) => '/' + chunk.file);
   const cache = new Map<string, ClientAssets>();
 
-  return (modules) => {
-    const cacheKey = modules.join('|');
+  /**
+   * Every chunk and style sheet the route's modules may load later (their dynamic imports, with what those
+   * import) and the shell's own on-demand parts (client/shell/: the confirm dialog, the account menu), less
+   * what the page loads anyway: what an offline route needs kept for a dead spot. The entry's other dynamic
+   * imports are the other pages and languages, which stay out.
+   */
+  const onDemand = (modules: readonly string[], loaded: ClientAssets): string[] => {
+    const files = new Set<string>();
+    const seen = new Set<string>();
+    const visit = (key: string) => {
+      if (seen.has(key)) return;
+      seen.add(key);
+      const chunk = manifest[key];
+      if (!chunk) return;
+      files.add('/' + chunk.file);
+      chunk.css?.forEach((css) => files.add('/' + css));
+      chunk.imports?.forEach(visit);
+      (key === CLIENT_ENTRY ? chunk.dynamicImports?.filter((module) => module.startsWith('client/shell/')) : chunk.dynamicImports)?.forEach(visit);
+    };
+    visit(CLIENT_ENTRY);
+    for (const module of modules) {
+      const key = manifestKeyOf(manifest, moduleChunks, module);
+      if (key) visit(key);
+    }
+    for (const file of [...loaded.styles, ...loaded.scripts, ...loaded.preloads]) files.delete(file);
+    return [...files];
+  };
+
+  return (modules, offline = false) => {
+    const cacheKey = `${modules.join('|')}${offline ? '|offline' : ''}`;
     const cached = cache.get(cacheKey);
     if (cached) return cached;
     const styles = new Set<string>(global);
@@ -77,7 +107,8 @@ export function loadClientAssets(clientDir: string): (modules: readonly string[]
       const key = manifestKeyOf(manifest, moduleChunks, module);
       if (key) visit(key);
     }
-    const assets = { styles: [...styles], scripts: ['/' + entry.file], preloads: [...preloads] };
+    const assets: ClientAssets = { styles: [...styles], scripts: ['/' + entry.file], preloads: [...preloads] };
+    if (offline) assets.offline = onDemand(modules, assets);
     cache.set(cacheKey, assets);
     return assets;
   };

@@ -1,3 +1,5 @@
+import { OFFLINE_ASSETS_ID } from '../../shared/ssr-contract.ts';
+
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
@@ -16,6 +18,8 @@ export interface DocumentParts {
   inlineStyles?: string[];
   scripts: string[];
   preloads: string[];
+  /** An offline route's on-demand chunks, for the service worker (ADR 048). */
+  offline?: string[];
 }
 
 /**
@@ -49,6 +53,7 @@ export function renderDocument(p: DocumentParts): string {
     '<body>',
     `<div id="root">${p.html}</div>`,
     `<script id="${escapeHtml(p.stateId)}" type="application/json" nonce="${n}">${p.state}</script>`,
+    ...(p.offline?.length ? [`<script id="${OFFLINE_ASSETS_ID}" type="application/json" nonce="${n}">${JSON.stringify(p.offline).replace(/</g, '\\u003c')}</script>`] : []),
     ...(deferScripts ? [startScriptsAfterStyles(p.scripts, p.preloads, p.nonce)] : p.scripts.map((src) => `<script type="module" src="${escapeHtml(src)}" nonce="${n}"></script>`)),
     '</body>',
     '</html>',

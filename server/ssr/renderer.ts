@@ -18,6 +18,7 @@ import type { Context } from '../trpc/context.ts';
 import { appRouter } from '../trpc/router.ts';
 import { loadClientAssets, loadPublicAssets, type ClientAssets } from './assets.ts';
 import { renderDocument } from './document.ts';
+import { matchRoute } from '../../shared/route-table.ts';
 
 export type SsrMode =
   /**
@@ -81,7 +82,7 @@ async function productionSource(app: FastifyInstance, mode: Extract<SsrMode, { k
   const assets = loadClientAssets(mode.clientDir);
   const entry = ((await import(pathToFileURL(mode.entryServerPath).href)) as EntryModule).ssrEntry;
   const loadEntry = async () => entry;
-  const assetsFor = async (_url: string, modules: readonly string[]) => assets(modules);
+  const assetsFor = async (url: string, modules: readonly string[]) => assets(modules, Boolean(matchRoute(new URL(url, 'http://x').pathname)?.route.offline));
   const publicAssets = loadPublicAssets(mode.clientDir);
   const publicAssetsFor = async () => publicAssets;
   if ((mode.renderWorkers ?? 0) > 0) {

@@ -7,6 +7,7 @@ import { PUBLIC_PAGES } from '../../client/public-pages/public-routes.tsx';
 import { languageModules } from '../../client/i18n.ts';
 import { routeModules, routeTranslations } from '../../client/routes.tsx';
 import { APP_ROUTES, type AppRoute } from '../../shared/route-table.ts';
+import { loadClientAssets } from '../../server/ssr/assets.ts';
 import { manifestKeyOf } from '../../server/ssr/manifest.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
 
@@ -72,4 +73,24 @@ describe('bundle budgets', () => {
       expect(budget.css.enforced).toBeLessThanOrEqual(budget.css.target);
     });
   }
+
+  it('lists for an offline route the chunks its page and the shell load on demand, and no other page (ADR 048)', () => {
+    const assetsOf = loadClientAssets(clientDir);
+    const fileOf = (module: string) => '/' + build.manifest[manifestKeyOf(build.manifest, build.moduleChunks, module)!]!.file;
+    const offlineRoutes = routes.filter((route) => route.offline);
+    expect(offlineRoutes.map((route) => route.path)).toEqual(['/today']);
+    const today = assetsOf(routeModules('/today'), true);
+    const listed = new Set(today.offline);
+    // The step's confirm dialog (with its CSS), the queue, and the panels a stop card opens.
+    for (const module of ['client/shell/confirm-dialog.tsx', 'client/pages/today-offline.tsx', 'client/components/bicycle-history.tsx', 'client/pages/today-route.tsx'])
+      expect(listed.has(fileOf(module)), module).toBe(true);
+    expect([...listed].some((file) => file.endsWith('.css'))).toBe(true);
+    // Not what the page loads anyway, nor the other pages and languages.
+    for (const file of [...today.styles, ...today.scripts, ...today.preloads]) expect(listed.has(file), file).toBe(false);
+    for (const module of ['client/pages/dispatch-page.tsx', 'client/pages/users-page.tsx', 'client/entity/resource-detail-page.tsx'])
+      expect(listed.has(fileOf(module)), module).toBe(false);
+    expect([...listed].filter((file) => /\/(en|sv)[-/]/.test(file))).toEqual([]);
+    // A route that does not work offline lists nothing.
+    expect(assetsOf(routeModules('/bicycles')).offline).toBeUndefined();
+  });
 });
