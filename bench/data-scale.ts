@@ -18,6 +18,8 @@ export interface ScaleQuery {
   needs?: string;
   /** Who asks (a demo account); the admin when left out. */
   as?: string;
+  /** The page is the one after this path's page, reached by Next: its `next_after` cursor is sent (keyset paging, ADR 051). */
+  after?: string;
 }
 
 /** A date `days` before today (the generated services span ~640 days back to 90 ahead). */
@@ -38,6 +40,13 @@ export const SCALE_QUERIES: ScaleQuery[] = [
     target: LIST,
   },
   { name: 'bicycles: sort + filter, page 200, no search (counts 857k rows)', path: 'bicycles/?page=200&page_size=25&ordering=serial_number&is_active=true', target: LIST },
+  {
+    name: 'bicycles: the same page 200 reached by Next from page 199 (its cursor)',
+    path: 'bicycles/?page=200&page_size=25&ordering=serial_number&is_active=true',
+    after: 'bicycles/?page=199&page_size=25&ordering=serial_number&is_active=true',
+    target: LIST,
+  },
+  { name: 'bicycles: page 2 000 reached by Next (newest first)', path: 'bicycles/?page=2000&page_size=25', after: 'bicycles/?page=1999&page_size=25', target: LIST },
   { name: 'users: search e-mail + sort + filter', path: 'users/?page=1&page_size=25&search=nilsson77&ordering=last_name&user_type=1', target: LIST },
   { name: 'users: search by full name + sort', path: 'users/?page=1&page_size=25&search=anna%20andersson&ordering=-member_since', target: LIST },
   // Services (2M rows): what the services list sends, and the calendar's range.
@@ -106,8 +115,14 @@ export async function runDataScale(db: BenchDb, generated: GenerateReport[], opt
     const tables = new Set(generated.filter((g) => !g.skipped).map((g) => g.table));
     const queries: ScaleQueryResult[] = [];
     for (const query of SCALE_QUERIES) {
-      const url = stack.api + query.path;
       const token = await tokenFor(query.as);
+      let url = stack.api + query.path;
+      if (query.after) {
+        const before = await request(stack.api + query.after, { headers: { authorization: `Bearer ${token}` }, dispatcher });
+        const cursor = ((await before.body.json()) as { data?: { paginator?: { next_after?: string } } }).data?.paginator?.next_after;
+        if (!cursor) throw new Error(`${query.after} gave no next_after`);
+        url += `&after=${cursor}`;
+      }
       const targetMs = query.target[db.kind === 'postgres' ? 'postgres' : 'pglite'];
       const get = async () => {
         const res = await request(url, { headers: { authorization: `Bearer ${token}` }, dispatcher });

@@ -6,8 +6,11 @@ import { formatNumber } from './format.ts';
 
 const SIZES = [10, 25, 50, 100] as const;
 
-/** Result count, page size choice (10/25/50/100) and previous/next, for every paged list. */
-export function Pager({ paginator, onPage, onPageSize }: { paginator: Paginator; onPage: (page: number) => void; onPageSize: (size: number) => void }) {
+/**
+ * Result count, page size choice (10/25/50/100) and previous/next, for every paged list. Next hands on where
+ * the next page starts when the list gives it (keyset paging, ADR 051).
+ */
+export function Pager({ paginator, onPage, onPageSize }: { paginator: Paginator; onPage: (page: number, after?: string) => void; onPageSize: (size: number) => void }) {
   const { t, i18n } = useTranslation();
   const hasNext = paginator.has_next ?? paginator.page < paginator.total_pages;
   return (
@@ -27,7 +30,7 @@ export function Pager({ paginator, onPage, onPageSize }: { paginator: Paginator;
         <Button size="small" disabled={paginator.page <= 1} onClick={() => onPage(paginator.page - 1)}>
           {t('list.previous')}
         </Button>
-        <Button size="small" disabled={!hasNext} onClick={() => onPage(paginator.page + 1)} data-testid="page-next">
+        <Button size="small" disabled={!hasNext} onClick={() => onPage(paginator.page + 1, paginator.next_after)} data-testid="page-next">
           {t('list.next')}
         </Button>
       </div>

@@ -4,7 +4,8 @@ import { DEFAULT_PAGE_SIZE, PAGE_SIZES, filterKeys, sortableKeys, type EntityDef
 
 /**
  * The whole list state lives in the URL (`?page=2&page_size=50&search=x&ordering=-name&f_is_active=true`),
- * so reload, back and shared links keep it. Unknown or invalid values fall back to defaults.
+ * so reload, back and shared links keep it. Unknown or invalid values fall back to defaults. A page reached by
+ * Next also carries where it starts (`after`, ADR 051), which only that step sets.
  */
 export function parseListParams(def: EntityDef, search: URLSearchParams): ListParams {
   const page = Math.max(1, Math.min(1_000_000, Number.parseInt(search.get('page') ?? '1', 10) || 1));
@@ -17,10 +18,13 @@ export function parseListParams(def: EntityDef, search: URLSearchParams): ListPa
     if (value !== null && value !== '') filters[key] = value.slice(0, 100);
   }
   const text = search.get('search')?.trim().slice(0, 200);
+  const after = search.get('after');
   return {
     page,
     page_size: (PAGE_SIZES as readonly number[]).includes(size) ? size : DEFAULT_PAGE_SIZE,
     ...(text ? { search: text } : {}),
+    // Where the page starts when it was reached by Next (ADR 051); any other change of the list drops it.
+    ...(after && page > 1 && /^[\w-]{1,200}$/.test(after) ? { after } : {}),
     ordering: valid.includes(ordering) ? ordering : undefined,
     filters,
   };
@@ -41,6 +45,7 @@ export function useListState(def: EntityDef) {
           else next.set(key, String(value));
         }
         if (resetPage && !('page' in changes)) next.delete('page');
+        if (!('after' in changes)) next.delete('after');
         return next;
       });
     },

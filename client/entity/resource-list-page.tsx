@@ -582,7 +582,7 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
         />
       )}
 
-      {data && <Pager paginator={data.paginator} onPage={(page) => update({ page }, false)} onPageSize={(size) => update({ page_size: size })} />}
+      {data && <Pager paginator={data.paginator} onPage={(page, after) => update({ page, after }, false)} onPageSize={(size) => update({ page_size: size })} />}
 
       {editing && (
         <Suspense fallback={null}>

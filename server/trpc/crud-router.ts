@@ -21,7 +21,7 @@ const idInput = z.object({ id: z.number().int().positive() });
 
 /** Flattens list state into the upstream's query string (ADR 006). */
 export function listQuery(params: ListParams): Record<string, string | number | boolean | undefined> {
-  return { page: params.page, page_size: params.page_size, search: params.search || undefined, ordering: params.ordering, ...params.filters };
+  return { page: params.page, page_size: params.page_size, search: params.search || undefined, ordering: params.ordering, after: params.after, ...params.filters };
 }
 
 function expectPaged(data: unknown): Paged<EntityRecord> {

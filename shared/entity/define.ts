@@ -414,6 +414,11 @@ export interface Paginator {
   estimated?: boolean;
   /** A next page exists (known from the page's own rows, whatever the count). */
   has_next?: boolean;
+  /**
+   * Where the next page starts (its `after`), when the list's order allows keyset paging (ADR 051): the
+   * next page is then read from there rather than by skipping the rows before it.
+   */
+  next_after?: string;
 }
 
 export interface Paged<T> {
@@ -523,6 +528,8 @@ export type ListParams = {
   page_size: number;
   search?: string;
   ordering?: string;
+  /** The page follows the row of this cursor (the previous page's `next_after`). */
+  after?: string;
   filters: Record<string, string | number | boolean | undefined>;
 };
 

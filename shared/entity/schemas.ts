@@ -159,6 +159,11 @@ export function listParamsSchema(def: EntityDef) {
     ...pageParams(PAGE_SIZES, DEFAULT_PAGE_SIZE),
     search: storableText(200).optional(),
     ordering: z.enum(orderings).optional(),
+    after: z
+      .string()
+      .max(200)
+      .regex(/^[\w-]+$/, { error: 'validation.option' })
+      .optional(),
     filters: z.object(filters).strict().default({}),
   });
 }

@@ -177,4 +177,36 @@ describe('users and bicycles in the browser', () => {
     expect(rows.length - 1).toBe(total);
     await page.getByTestId('toasts').getByText(`Exported ${total} rows.`).waitFor();
   });
+
+  it('Next reads the next page from where the page before ended (ADR 051); Previous and any other change leave the cursor', async () => {
+    const ids = async () =>
+      page
+        .getByTestId('list-table')
+        .locator('tbody tr[data-testid^="row-"]')
+        .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-testid')));
+    await gotoHydrated(page, stack.baseUrl + '/bicycles?page_size=10');
+    const first = await ids();
+    expect(first).toHaveLength(10);
+    await page.getByTestId('page-next').click();
+    await page.waitForURL(/[?&]after=[\w-]+/);
+    expect(new URL(page.url()).searchParams.get('page')).toBe('2');
+    const shows = (before: string | null | undefined) =>
+      page.waitForFunction(
+        (gone) => !document.querySelector(`[data-testid="${gone}"]`) && document.querySelectorAll('[data-testid="list-table"] tbody tr[data-testid^="row-"]').length > 0,
+        before,
+      );
+    await shows(first[0]);
+    const second = await ids();
+    const reachedByNext = page.url();
+    // The same rows as the second page read by its number, and none of the first page's.
+    await gotoHydrated(page, stack.baseUrl + '/bicycles?page_size=10&page=2');
+    expect(await ids()).toEqual(second);
+    expect(second.filter((id) => first.includes(id))).toEqual([]);
+    await gotoHydrated(page, reachedByNext);
+    expect(await ids()).toEqual(second);
+    await page.getByRole('button', { name: 'Previous' }).click();
+    await page.waitForURL((url) => !url.searchParams.has('after') && (url.searchParams.get('page') ?? '1') === '1');
+    await shows(second[0]);
+    expect(await ids()).toEqual(first);
+  });
 });

@@ -136,6 +136,16 @@ describe('list params', () => {
     expect(parseListParams(companies, new URLSearchParams('page=-4&page_size=7&ordering=password'))).toEqual({ page: 1, page_size: 25, ordering: undefined, filters: {} });
   });
 
+  it('carry where a page reached by Next starts (ADR 051), only past the first page and only as a cursor', () => {
+    const companies = ENTITIES.find((e) => e.name === 'companies')!;
+    expect(parseListParams(companies, new URLSearchParams('page=2&after=WzEyLDEyXQ')).after).toBe('WzEyLDEyXQ');
+    expect(parseListParams(companies, new URLSearchParams('page=1&after=WzEyLDEyXQ')).after).toBeUndefined();
+    expect(parseListParams(companies, new URLSearchParams('page=2&after=%3Cscript%3E')).after).toBeUndefined();
+    const schema = listParamsSchema(companies);
+    expect(schema.safeParse({ page: 2, page_size: 25, after: 'WzEyLDEyXQ', filters: {} }).success).toBe(true);
+    expect(schema.safeParse({ page: 2, page_size: 25, after: 'a b', filters: {} }).success).toBe(false);
+  });
+
   it('the server schema refuses unknown orderings, filters and page sizes', () => {
     const schema = listParamsSchema(serviceSlotsEntity);
     expect(schema.safeParse({ ordering: 'password' }).success).toBe(false);

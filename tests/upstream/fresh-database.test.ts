@@ -3,7 +3,7 @@ import { openDatabase, type Db } from '../../upstream/db.ts';
 import { recordChange, verifyChain } from '../../upstream/lib/audit.ts';
 import { pruneHistory } from '../../upstream/lib/audit-retention.ts';
 import { countRows, estimateRows } from '../../upstream/lib/count.ts';
-import { isNullableColumn, listOrder, listPage, pageQuery } from '../../upstream/lib/page-query.ts';
+import { cursorFits, decodeCursor, encodeCursor, isKeysetColumn, isNullableColumn, listOrder, listPage, pageQuery } from '../../upstream/lib/page-query.ts';
 import { assetsEntity } from '../../shared/entities/assets.ts';
 import type { EntityDef } from '../../shared/entity/define.ts';
 import { migrate } from '../../upstream/migrate.ts';
@@ -119,6 +119,70 @@ describe('list pages (issue 22, ADR 047)', () => {
     const all = await listPage<{ id: number }>(db, { ...q, exactUpTo: 1000 });
     expect(all).toMatchObject({ count: 60, estimated: false });
     expect(under.rows.map((r) => r.id)).toEqual(all.rows.map((r) => r.id));
+  });
+});
+
+describe('keyset pages (issue 22, ADR 051)', () => {
+  const def = assetsEntity as EntityDef;
+  const base = {
+    select: 'select t.id, t.status, t.name from assets t',
+    from: 'assets t',
+    alias: 't',
+    where: '',
+    params: [] as unknown[],
+    nullable: false,
+    limit: 7,
+    exactUpTo: 10,
+  };
+
+  it('pages from the cursor of the page before exactly as by offset: the id and a column of ties, both ways', async () => {
+    for (const column of ['id', 'status', 'name']) {
+      for (const desc of [false, true]) {
+        const byOffset: number[] = [];
+        const byCursor: number[] = [];
+        let after: ReturnType<typeof decodeCursor> = null;
+        for (let page = 0; page < 9; page++) {
+          const q = { ...base, column, desc, offset: page * 7 };
+          byOffset.push(...(await listPage<{ id: number }>(db, q)).rows.map((r) => r.id));
+          const { rows, estimated }: { rows: Record<string, unknown>[]; estimated: boolean } = await listPage<Record<string, unknown>>(db, { ...q, after });
+          expect(estimated, 'the many-rows way, where pages are read in index order').toBe(true);
+          byCursor.push(...rows.map((r: Record<string, unknown>) => Number(r.id)));
+          after = rows.length ? decodeCursor(encodeCursor(rows[rows.length - 1]!, column)) : null;
+        }
+        expect(byCursor, `${desc ? '-' : ''}${column}`).toEqual(byOffset);
+        expect(new Set(byCursor).size).toBe(60);
+      }
+    }
+  });
+
+  it('seeks in the index from a cursor instead of reading the rows before it', async () => {
+    const cursor = decodeCursor(encodeCursor({ id: 20, name: 'Count asset 20' }, 'id'))!;
+    expect(cursor).toEqual({ value: 20, id: 20 });
+    // Sixty rows would be read whole: as on a large table, the planner is kept to reading an index in order.
+    await db.exec('set enable_seqscan = off; set enable_bitmapscan = off; set enable_sort = off');
+    try {
+      const { rows } = await db.query<{ 'QUERY PLAN': string }>('explain select t.id from assets t where t.id < $1 order by t.id desc limit 26', [cursor.id]);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan).toMatch(/Index (Only )?Scan Backward using assets_pkey/);
+      expect(plan).toMatch(/Index Cond: \(id < /);
+      expect(plan).not.toMatch(/\bSort\b/);
+    } finally {
+      await db.exec('set enable_seqscan = on; set enable_bitmapscan = on; set enable_sort = on');
+    }
+  });
+
+  it('pages by cursor only where the values come back exactly and are never empty; anything else is not a cursor', () => {
+    expect(isKeysetColumn(def, 'id')).toBe(true);
+    expect(isKeysetColumn(def, 'status')).toBe(true);
+    expect(isKeysetColumn(def, 'next_inspection')).toBe(false);
+    expect(isKeysetColumn(def, 'created_at')).toBe(false);
+    // A cursor's value must be one of the column's: the client's text is never cast blindly.
+    expect(cursorFits(def, 'status', { value: 2, id: 4 })).toBe(true);
+    expect(cursorFits(def, 'status', { value: 'two', id: 4 })).toBe(false);
+    expect(cursorFits(def, 'name', { value: 'Count asset 3', id: 3 })).toBe(true);
+    expect(cursorFits(def, 'name', { value: 3, id: 3 })).toBe(false);
+    for (const junk of ['', 'abc', Buffer.from('[1]').toString('base64url'), Buffer.from('["x", -1]').toString('base64url'), Buffer.from('[{"a":1}, 3]').toString('base64url')])
+      expect(decodeCursor(junk), junk).toBeNull();
   });
 });
 

@@ -13,6 +13,73 @@ export function isNullableColumn(def: EntityDef, column: string): boolean {
 }
 
 /**
+ * Whether a list sorted by `column` can be paged from a cursor (keyset paging, ADR 051): the id, or a column
+ * that holds no NULL and whose values come back from the database exactly (not a timestamp, which JavaScript
+ * reads to the millisecond, nor a decimal read as a float).
+ */
+export function isKeysetColumn(def: EntityDef, column: string): boolean {
+  if (column === 'id') return true;
+  const field = def.fields[column];
+  return Boolean(field) && !isNullableColumn(def, column) && !['datetime', 'decimal', 'money'].includes(field!.kind);
+}
+
+/** Where a page starts when it follows another: the previous page's last row's sort value and id. */
+export interface PageCursor {
+  value: string | number | boolean;
+  id: number;
+}
+
+/** The cursor of a listed row, as the paginator's `next_after` carries it: opaque text, safe in a URL. */
+export function encodeCursor(row: Record<string, unknown>, column: string): string {
+  return Buffer.from(JSON.stringify([row[column], Number(row.id)])).toString('base64url');
+}
+
+/** A cursor read back, or null when it is not one (the list then answers 400). */
+export function decodeCursor(text: string): PageCursor | null {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (!Array.isArray(parsed) || parsed.length !== 2) return null;
+    const [value, id] = parsed as [unknown, unknown];
+    if (!['string', 'number', 'boolean'].includes(typeof value) || !Number.isSafeInteger(id) || (id as number) < 1) return null;
+    return { value: value as PageCursor['value'], id: id as number };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a cursor's sort value is a value of `column` (a cursor is the client's text: never cast blindly). */
+export function cursorFits(def: EntityDef, column: string, cursor: PageCursor): boolean {
+  if (column === 'id') return true;
+  const { value } = cursor;
+  const field = def.fields[column];
+  switch (field?.kind) {
+    case 'enum':
+      return (field.options as readonly unknown[] | undefined)?.includes(value) ?? false;
+    case 'integer':
+    case 'reference':
+      return Number.isSafeInteger(value);
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'date':
+      return typeof value === 'string' && /^\d{4}-\d\d-\d\d$/.test(value) && !Number.isNaN(Date.parse(value));
+    case 'time':
+      return typeof value === 'string' && /^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/.test(value);
+    default:
+      return typeof value === 'string' && value.length <= 1000 && !value.includes('\u0000');
+  }
+}
+
+/**
+ * The condition of the rows after a cursor in the list's order, with its parameters numbered from `from`: a
+ * page read from it seeks in the sort index instead of skipping `offset` rows.
+ */
+export function afterCursor(alias: string, column: string, desc: boolean, cursor: PageCursor, from: number): { sql: string; params: unknown[] } {
+  const op = desc ? '<' : '>';
+  if (column === 'id') return { sql: `${alias}.id ${op} $${from}`, params: [cursor.id] };
+  return { sql: `(${alias}.${column}, ${alias}.id) ${op} ($${from}, $${from + 1})`, params: [cursor.value, cursor.id] };
+}
+
+/**
  * A list page's ORDER BY, with the id as the tie-break (issue 22, ADR 047). Empty values come last both
  * ways, but only a nullable column sorted descending has to say so: `asc` already puts NULLs last, and a
  * `desc nulls last` on a column that has none would keep PostgreSQL from reading its b-tree backwards
@@ -50,6 +117,8 @@ export interface ListPageQuery {
   offset: number;
   /** Counted exactly up to here; past it the planner's estimate (ADR 040). */
   exactUpTo: number;
+  /** The page follows the row of this cursor (a keyset column only, `isKeysetColumn`): read from it, not at `offset`. */
+  after?: PageCursor | null;
 }
 
 /**
@@ -82,9 +151,15 @@ export async function listPage<T>(db: Db, q: ListPageQuery): Promise<{ rows: T[]
       return { rows, count: matched, estimated: false };
     }
   }
+  // Past the first pages, a page that follows another seeks from its cursor: page 200 no longer reads the
+  // 4 975 index entries before it.
+  const seek = q.after ? afterCursor(a, column, q.desc, q.after, q.params.length + 1) : null;
+  const page = seek
+    ? pageQuery({ select: q.select, from: q.from, alias: a, where: `${q.where ? `${q.where} and` : ' where'} ${seek.sql}`, order, limit: q.limit, offset: 0 })
+    : pageQuery({ select: q.select, from: q.from, alias: a, where: q.where, order, limit: q.limit, offset: q.offset });
   const [counted, { rows }] = await Promise.all([
     db.query<{ n: number }>(`select count(*)::int as n from (select 1 ${from} limit ${q.exactUpTo + 1}) c`, q.params),
-    db.query<T>(pageQuery({ select: q.select, from: q.from, alias: a, where: q.where, order, limit: q.limit, offset: q.offset }), q.params),
+    db.query<T>(page, seek ? [...q.params, ...seek.params] : q.params),
   ]);
   const exact = Number(counted.rows[0]?.n ?? 0);
   return exact <= q.exactUpTo ? { rows, count: exact, estimated: false } : { rows, count: Math.max(q.exactUpTo + 1, estimate), estimated: true };

@@ -35,7 +35,7 @@ import { recordRequestChange, recordRequestEvent, type Changes } from '../lib/au
 import { askedOf, inActionScope } from '../lib/audit-scope.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
-import { isNullableColumn, listPage } from '../lib/page-query.ts';
+import { cursorFits, decodeCursor, encodeCursor, isKeysetColumn, isNullableColumn, listPage } from '../lib/page-query.ts';
 import { readThroughRoles, upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { csvRowWriter } from './csv-rows.ts';
@@ -340,7 +340,8 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
     scopeOf,
     whereOf,
     filtersOf,
-    parseList: (query) => parseBody(listParams, { page: query.page, page_size: query.page_size, search: query.search, ordering: query.ordering, filters: filtersOf(query) }),
+    parseList: (query) =>
+      parseBody(listParams, { page: query.page, page_size: query.page_size, search: query.search, ordering: query.ordering, after: query.after, filters: filtersOf(query) }),
   };
 }
 
@@ -349,13 +350,17 @@ function registerList(app: FastifyInstance, r: Resource) {
   const sortable = new Set(sortableKeys(r.def));
   app.get(r.base, { preHandler: r.read }, async (req, reply) => {
     const query = req.query as Record<string, string>;
-    const { page, page_size, search, ordering } = r.parseList(query);
+    const { page, page_size, search, ordering, after } = r.parseList(query);
     const lang = langOf(req);
     const { sql: whereSql, params } = r.whereOf(query, search, req.user, lang);
     const order = ordering ?? r.def.defaultSort;
     const desc = order.startsWith('-');
     const column = order.replace(/^-/, '');
     if (!sortable.has(column)) throw new ApiError(400, 'validation_error', undefined, { ordering: 'validation.option' });
+    const keyset = isKeysetColumn(r.def, column);
+    const decoded = after && keyset ? decodeCursor(after) : null;
+    const cursor = decoded && cursorFits(r.def, column, decoded) ? decoded : null;
+    if (after && keyset && !cursor) throw new ApiError(400, 'validation_error', undefined, { after: 'validation.option' });
     // One row more than the page: whether a next page exists, whatever the count says.
     const { rows, ...counted } = await listPage<Record<string, unknown>>(r.db, {
       select: r.selects[lang],
@@ -369,9 +374,11 @@ function registerList(app: FastifyInstance, r: Resource) {
       limit: page_size + 1,
       offset: (page - 1) * page_size,
       exactUpTo: r.config.exactCountUpTo,
+      after: cursor,
     });
     const paginator: Paginator = { page, page_size, count: counted.count, total_pages: Math.ceil(counted.count / page_size), has_next: rows.length > page_size };
     if (counted.estimated) paginator.estimated = true;
+    if (paginator.has_next && keyset) paginator.next_after = encodeCursor(rows[page_size - 1]!, column);
     return ok(reply, { results: rows.slice(0, page_size).map((row) => normalizeRow(r.def, row)), paginator });
   });
 }
