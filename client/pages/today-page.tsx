@@ -468,8 +468,12 @@ function useOfflineQueue(userId: string | null, onSent: () => void) {
         unsubscribe = opened.subscribe(show);
         show();
         return opened;
-      }));
-    const cancel = afterLoad(() => void open.current?.());
+      })).catch((error: unknown) => {
+        // Not loaded (no network, not kept yet): the next step tries again.
+        opening = undefined;
+        throw error;
+      });
+    const cancel = afterLoad(() => void open.current?.().catch(() => undefined));
     return () => {
       gone = true;
       open.current = null;
