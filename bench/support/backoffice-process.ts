@@ -91,7 +91,14 @@ serveCommands({
       rssAnonMb: Math.round(st('RssAnon') / 1024),
       rssFileMb: Math.round(st('RssFile') / 1024),
       pssMb: Math.round(kb('Pss') / 1024),
-      mainHeap: { totalMb: mb(heap.total_heap_size), usedMb: mb(heap.used_heap_size), externalMb: mb(usage.external), arrayBuffersMb: mb(usage.arrayBuffers), mallocedMb: mb(heap.malloced_memory), codeMb: mb(heap.total_heap_size - heap.used_heap_size) },
+      mainHeap: {
+        totalMb: mb(heap.total_heap_size),
+        usedMb: mb(heap.used_heap_size),
+        externalMb: mb(usage.external),
+        arrayBuffersMb: mb(usage.arrayBuffers),
+        mallocedMb: mb(heap.malloced_memory),
+        codeMb: mb(heap.total_heap_size - heap.used_heap_size),
+      },
       workers: workers.map((h) => ({ totalMb: mb(h.total_heap_size), usedMb: mb(h.used_heap_size), mallocedMb: mb(h.malloced_memory), limitMb: mb(h.heap_size_limit) })),
       spaces: getHeapSpaceStatistics().map((s) => ({ name: s.space_name, sizeMb: mb(s.space_size), usedMb: mb(s.space_used_size) })),
     };
