@@ -97,7 +97,7 @@ serveCommands({
         externalMb: mb(usage.external),
         arrayBuffersMb: mb(usage.arrayBuffers),
         mallocedMb: mb(heap.malloced_memory),
-        codeMb: mb(heap.total_heap_size - heap.used_heap_size),
+        unusedMb: mb(heap.total_heap_size - heap.used_heap_size),
       },
       workers: workers.map((h) => ({ totalMb: mb(h.total_heap_size), usedMb: mb(h.used_heap_size), mallocedMb: mb(h.malloced_memory), limitMb: mb(h.heap_size_limit) })),
       spaces: getHeapSpaceStatistics().map((s) => ({ name: s.space_name, sizeMb: mb(s.space_size), usedMb: mb(s.space_used_size) })),

@@ -38,7 +38,7 @@ describe('the V8 flags production runs with (ADR 049)', () => {
 
   it('started without them, the process re-executes itself in place with them, its arguments and environment kept', () => {
     const script = relaunchingScript();
-    const env = { ...process.env, NODE_FLAGS_TEST: 'kept', NODE_OPTIONS: '' };
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_FLAGS_TEST: 'kept', NODE_OPTIONS: '' };
     delete env.MALLOC_MMAP_THRESHOLD_;
     const run = spawnSync(process.execPath, [script, '--some', 'argument'], { encoding: 'utf8', env });
     expect(run.status, run.stderr).toBe(0);
