@@ -13,6 +13,7 @@ import { join } from 'node:path';
 const { ensureBuild } = await import('../scripts/ensure-build.ts');
 ensureBuild();
 const { startChild } = await import('./support/ipc.ts');
+const { missingNodeEnv, NODE_FLAGS } = await import('../server/node-flags.ts');
 
 const duration = Number(process.env.MEMORY_DURATION ?? 120);
 const connections = Number(process.env.CONNECTIONS ?? 50);
@@ -21,7 +22,11 @@ rmSync(dir, { recursive: true, force: true });
 mkdirSync(dir, { recursive: true });
 const log = (line: string) => process.stderr.write(`[memory] ${line}\n`);
 
-const server = await startChild(join(import.meta.dirname, 'support', 'memory-process.ts'), { BENCH_PGLITE_DIR: dir }, { execArgv: ['--expose-gc'] });
+const server = await startChild(
+  join(import.meta.dirname, 'support', 'memory-process.ts'),
+  { ...missingNodeEnv(), BENCH_PGLITE_DIR: dir },
+  { execArgv: ['--expose-gc', ...NODE_FLAGS] },
+);
 const target = String(server.ready.url);
 type Sample = Record<string, number | number[]>;
 const samples: Array<{ at: number } & Sample> = [];

@@ -2,15 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
-import pino from 'pino';
-import { startUpstream } from '../upstream/start.ts';
-import { buildApp, LOG_REDACT_PATHS } from './app.ts';
-import { loadEnv } from './env.ts';
-import { inProcessUpstreamOptions } from './in-process-upstream.ts';
-import { projectRoot } from '../shared/project-root.server.ts';
+import { fileURLToPath } from 'node:url';
+import { relaunchWithNodeFlags } from './node-flags.ts';
+
+const dev = process.argv.includes('--dev');
+// Production runs with the V8 flags of ADR 049: started without them, the process re-executes itself with them
+// here, before the server's modules are loaded (they are imported below, not at the top, for that reason).
+if (!dev) relaunchWithNodeFlags(fileURLToPath(import.meta.url));
+
+const { default: pino } = await import('pino');
+const { buildApp, LOG_REDACT_PATHS } = await import('./app.ts');
+const { loadEnv } = await import('./env.ts');
+const { projectRoot } = await import('../shared/project-root.server.ts');
 
 const root = projectRoot(import.meta.url);
-const dev = process.argv.includes('--dev');
 
 function fail(message: string): never {
   process.stderr.write(`\n${message}\n\n`);
@@ -45,9 +50,12 @@ const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
 // One operation range for both: the in-process API enforces it, the back office draws it.
 const range = { centre: { lat: env.OPERATION_CENTRE_LAT, lng: env.OPERATION_CENTRE_LNG }, radiusMetres: env.OPERATION_RADIUS_METRES };
 
-let upstream: Awaited<ReturnType<typeof startUpstream>> | null = null;
+let upstream: Awaited<ReturnType<typeof import('../upstream/start.ts').startUpstream>> | null = null;
 let upstreamUrl = env.UPSTREAM_URL;
 if (!upstreamUrl) {
+  // The reference API (PGlite or pg, its routes and migrations) is loaded only when it runs here (ADR 049).
+  const { startUpstream } = await import('../upstream/start.ts');
+  const { inProcessUpstreamOptions } = await import('./in-process-upstream.ts');
   upstream = await startUpstream(inProcessUpstreamOptions(env, { root, publicUrl, logger: logger.child({ service: 'upstream' }) }));
   upstreamUrl = upstream.url;
 }

@@ -1,5 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { peakRssMb, resetPeakRss, serveCommands } from './ipc.ts';
 
 // React's production build, as `npm start` runs it (set before React loads: the imports are dynamic).
@@ -72,6 +74,34 @@ serveCommands({
   cpuMs: () => {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
+  },
+  /** Where the resting memory is (ADR 049): RSS by kind, the main isolate's heap, each render worker's heap. */
+  memory: async () => {
+    global.gc?.();
+    const mb = (n: number) => Math.round(n / 1048576);
+    const rollup = readFileSync('/proc/self/smaps_rollup', 'utf8');
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(rollup)?.[1] ?? 0);
+    const status = readFileSync('/proc/self/status', 'utf8');
+    const st = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
+    const heap = getHeapStatistics();
+    const usage = process.memoryUsage();
+    const workers = await Promise.all(app.renderThreads().map((w) => w.getHeapStatistics()));
+    return {
+      rssMb: mb(usage.rss),
+      rssAnonMb: Math.round(st('RssAnon') / 1024),
+      rssFileMb: Math.round(st('RssFile') / 1024),
+      pssMb: Math.round(kb('Pss') / 1024),
+      mainHeap: {
+        totalMb: mb(heap.total_heap_size),
+        usedMb: mb(heap.used_heap_size),
+        externalMb: mb(usage.external),
+        arrayBuffersMb: mb(usage.arrayBuffers),
+        mallocedMb: mb(heap.malloced_memory),
+        unusedMb: mb(heap.total_heap_size - heap.used_heap_size),
+      },
+      workers: workers.map((h) => ({ totalMb: mb(h.total_heap_size), usedMb: mb(h.used_heap_size), mallocedMb: mb(h.malloced_memory), limitMb: mb(h.heap_size_limit) })),
+      spaces: getHeapSpaceStatistics().map((s) => ({ name: s.space_name, sizeMb: mb(s.space_size), usedMb: mb(s.space_used_size) })),
+    };
   },
   endWindow: () => {
     loop.disable();

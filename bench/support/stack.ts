@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { request } from 'undici';
+import { NODE_FLAGS, missingNodeEnv } from '../../server/node-flags.ts';
 import { startChild, type Child } from './ipc.ts';
 
 /** Where a benchmark's API keeps its data: a PostgreSQL database, or a PGlite directory. */
@@ -31,8 +32,9 @@ export async function startStack(db: BenchDb, opts: { accessTtlSeconds?: number;
   const api = String(upstream.ready.url);
   const backOffice = await startChild(
     join(import.meta.dirname, 'backoffice-process.ts'),
-    { BENCH_UPSTREAM_URL: api, BENCH_FORWARDED_SECRET: secret },
-    { execArgv: ['--expose-gc', ...(opts.execArgv ?? [])] },
+    { ...missingNodeEnv(), BENCH_UPSTREAM_URL: api, BENCH_FORWARDED_SECRET: secret },
+    // The V8 flags production runs with (server/node-flags.ts, ADR 049).
+    { execArgv: ['--expose-gc', ...NODE_FLAGS, ...(opts.execArgv ?? [])] },
   );
   return {
     upstream,
