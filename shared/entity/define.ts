@@ -21,6 +21,13 @@ export interface FieldDef {
   /** Unique (case-insensitive for text); a duplicate is refused with `<entity>.<field>_exists`. */
   unique?: boolean;
   searchable?: boolean;
+  /**
+   * A searchable single-line text whose values repeat across many rows (a model, a street address, an
+   * insurer): searched through its distinct values, kept in `search_terms` by a trigger, and a b-tree on
+   * `lower(<field>)` (ADR 050), both created by a migration. Same rows as the trigram search, without
+   * reading a common trigram's posting list over the whole table.
+   */
+  valuesRepeat?: boolean;
   sortable?: boolean;
   /**
    * Offered as a list filter: `true` matches one value (`?<field>=value`); `'range'` (dates, numbers)

@@ -35,7 +35,18 @@ import { recordRequestChange, recordRequestEvent, type Changes } from '../lib/au
 import { askedOf, inActionScope } from '../lib/audit-scope.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
-import { cursorFits, decodeCursor, encodeCursor, isKeysetColumn, isNullableColumn, listPage } from '../lib/page-query.ts';
+import {
+  containsPattern,
+  cursorFits,
+  decodeCursor,
+  emailMayContain,
+  encodeCursor,
+  isKeysetColumn,
+  isNullableColumn,
+  listPage,
+  matchingTerms,
+  termSource,
+} from '../lib/page-query.ts';
 import { readThroughRoles, upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { csvRowWriter } from './csv-rows.ts';
@@ -178,7 +189,7 @@ interface Resource extends EntityResource {
     user: AuthUser | undefined,
     lang: Lang,
     extra?: { sql: string; params: unknown[] }[],
-  ): { sql: string; params: unknown[] };
+  ): Promise<{ sql: string; params: unknown[] }>;
   parseList(query: Record<string, string>): z.output<ReturnType<typeof listParamsSchema>>;
   filtersOf(query: Record<string, string>): Record<string, string>;
 }
@@ -230,14 +241,27 @@ function derivedColumns(def: EntityDef, lang: Lang): string[] {
 }
 
 /**
- * A searchable reference is searched by its label (a bicycle by its owner's e-mail): the matching ids are
- * found first (through the label's index) and the rows then by their indexed reference column, so
- * PostgreSQL can OR it with the other columns' trigram indexes instead of scanning every row.
+ * One searchable field's condition, or none when no stored value can contain the search. A searchable
+ * reference is searched by its label (a bicycle by its owner's e-mail): the matching ids are found first
+ * (through the label's index) and the rows then by their indexed reference column, so PostgreSQL can OR it
+ * with the other columns' trigram indexes instead of scanning every row. A field whose values repeat is
+ * searched by its matching terms (`terms`, ADR 050) and its b-tree on `lower(<field>)`.
  */
-function searchCondition(def: EntityDef, key: string, param: string, lang: Lang): string {
+function searchCondition(def: EntityDef, key: string, search: string, param: () => string, lang: Lang, terms: (key: string) => string): string | undefined {
   const field = def.fields[key]!;
-  if (field.kind !== 'reference') return `lower(t.${key}) like ${param}`;
-  return `t.${key} = any(array(select r.id from ${referenceTable(field)} r where lower(${labelExpression(field, lang)}) like ${param}))`;
+  if (field.kind === 'email' && !emailMayContain(search)) return undefined;
+  if (field.valuesRepeat) return `lower(t.${key}) = any(${terms(key)}::text[])`;
+  if (field.kind !== 'reference') return `lower(t.${key}) like ${param()}`;
+  if (isEmailLabel(field) && !emailMayContain(search)) return undefined;
+  return `t.${key} = any(array(select r.id from ${referenceTable(field)} r where lower(${labelExpression(field, lang)}) like ${param()}))`;
+}
+
+/** A reference labelled by the referenced record's e-mail address alone (`{email}`, an e-mail field). */
+function isEmailLabel(field: FieldDef): boolean {
+  const reference = field.reference!;
+  const template = reference.label ?? entityByName(reference.entity)?.label;
+  const only = !reference.labelSql && template ? /^\{(\w+)\}$/.exec(template) : null;
+  return Boolean(only && entityByName(reference.entity)?.fields[only[1]!]?.kind === 'email');
 }
 
 /** A record's SELECT in a language: its row and its references' labels and lookups. */
@@ -253,6 +277,7 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
   const searchable = Object.entries(def.fields)
     .filter(([, f]) => f.searchable)
     .map(([k]) => k);
+  const termSources = searchable.filter((k) => def.fields[k]!.valuesRepeat).map((k) => termSource(t, k));
   const filters = filterSpecs(def);
   const ownerField = def.access?.ownerField;
   const selects: Record<Lang, string> = { en: selectOf(def, 'en'), sv: selectOf(def, 'sv') };
@@ -291,12 +316,18 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
   }
 
   /** WHERE clause of a list, export or calendar from its query string (search, filters, owner), parameterised. */
-  function whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra: { sql: string; params: unknown[] }[] = []) {
+  async function whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra: { sql: string; params: unknown[] }[] = []) {
     const where: string[] = [];
     const params: unknown[] = [];
     if (search && searchable.length) {
-      params.push(`%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-      where.push(`(${searchable.map((k) => searchCondition(def, k, `$${params.length}`, lang)).join(' or ')})`);
+      const pattern = containsPattern(search);
+      const matched = await matchingTerms(db, termSources, pattern);
+      // Parameters as the conditions ask for them: an unused one has no type PostgreSQL could infer.
+      let patternParam = '';
+      const param = () => patternParam || ((patternParam = `$${params.push(pattern)}`), patternParam);
+      const terms = (key: string) => `$${params.push(matched.get(termSource(t, key)) ?? [])}`;
+      const conditions = searchable.map((k) => searchCondition(def, k, search, param, lang, terms)).filter((c) => c !== undefined);
+      where.push(conditions.length ? `(${conditions.join(' or ')})` : 'false');
     }
     for (const spec of filters) {
       if (query[spec.key] === undefined || query[spec.key] === '') continue;
@@ -352,7 +383,7 @@ function registerList(app: FastifyInstance, r: Resource) {
     const query = req.query as Record<string, string>;
     const { page, page_size, search, ordering, after } = r.parseList(query);
     const lang = langOf(req);
-    const { sql: whereSql, params } = r.whereOf(query, search, req.user, lang);
+    const { sql: whereSql, params } = await r.whereOf(query, search, req.user, lang);
     const order = ordering ?? r.def.defaultSort;
     const desc = order.startsWith('-');
     const column = order.replace(/^-/, '');
@@ -390,7 +421,7 @@ function registerCalendar(app: FastifyInstance, r: Resource, dateColumn: string)
     const query = req.query as Record<string, string>;
     const { from, to } = parseBody(calendarParams, { from: query.from, to: query.to, filters: r.filtersOf(query) });
     const lang = langOf(req);
-    const { sql: whereSql, params } = r.whereOf(query, undefined, req.user, lang, [{ sql: `t.${dateColumn} between $1 and $2`, params: [from, to] }]);
+    const { sql: whereSql, params } = await r.whereOf(query, undefined, req.user, lang, [{ sql: `t.${dateColumn} between $1 and $2`, params: [from, to] }]);
     const { rows } = await r.db.query(`${r.selects[lang]}${whereSql} order by t.${dateColumn}, t.id limit ${MAX_CALENDAR_ROWS + 1}`, params);
     return ok(reply, { results: rows.slice(0, MAX_CALENDAR_ROWS).map((row) => normalizeRow(r.def, row)), truncated: rows.length > MAX_CALENDAR_ROWS });
   });
@@ -430,7 +461,7 @@ function registerExport(app: FastifyInstance, r: Resource) {
     const query = req.query as Record<string, string>;
     const { search } = r.parseList({ ...query, page: undefined as unknown as string, page_size: undefined as unknown as string, ordering: undefined as unknown as string });
     const lang = langOf(req);
-    const where = r.whereOf(query, search, req.user, lang);
+    const where = await r.whereOf(query, search, req.user, lang);
     // Who took the data out, and which part of it: the query it was asked with.
     const asked = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== '' && v !== undefined));
     await r.db.transaction((tx) => recordRequestEvent(tx, r.config.auditKey, req, { entity: r.def.name, recordId: null, action: 'export', changes: { query: [null, asked] } }));
