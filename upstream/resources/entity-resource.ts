@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
 import {
   MAX_CALENDAR_ROWS,
+  labelFields,
+  labelSearchFields,
   labelSql,
   actionRoles,
   filterSpecs,
@@ -240,28 +242,70 @@ function derivedColumns(def: EntityDef, lang: Lang): string[] {
   return [...labels, ...lookups];
 }
 
+/** How one search reads a field: the search's pattern parameter, and the parameter of a source's matching terms. */
+interface SearchParams {
+  search: string;
+  pattern: () => string;
+  terms: (source: string) => string;
+}
+
+/**
+ * A text field's contains-search over the row `alias` of `table`, or none when no stored value can hold
+ * the search. A field whose values repeat is searched by its matching terms and its b-tree on
+ * `lower(<field>)` (ADR 050).
+ */
+function textCondition(table: string, alias: string, key: string, field: FieldDef, p: SearchParams): string | undefined {
+  if (field.kind === 'email' && !emailMayContain(p.search)) return undefined;
+  if (field.valuesRepeat) return `lower(${alias}.${key}) = any(${p.terms(termSource(table, key))}::text[])`;
+  return `lower(${alias}.${key}) like ${p.pattern()}`;
+}
+
+/**
+ * The fields of the referenced entity a reference's label search is split into (`labelSearchFields`,
+ * ADR 050), when each is a text never NULL; undefined when the label is searched whole.
+ */
+function splitLabel(field: FieldDef, search: string, lang: Lang): { target: EntityDef; fields: string[] } | undefined {
+  const reference = field.reference!;
+  const target = entityByName(reference.entity);
+  const template = reference.label ?? target?.label;
+  if (!target || reference.labelSql || !template) return undefined;
+  const fields = labelSearchFields(template, search, lang);
+  const textual = (key: string) => {
+    const f = target.fields[key];
+    return f && (f.kind === 'text' || f.kind === 'email' || f.kind === 'phone') && f.required;
+  };
+  return fields && fields.every(textual) ? { target, fields } : undefined;
+}
+
 /**
  * One searchable field's condition, or none when no stored value can contain the search. A searchable
  * reference is searched by its label (a bicycle by its owner's e-mail): the matching ids are found first
- * (through the label's index) and the rows then by their indexed reference column, so PostgreSQL can OR it
- * with the other columns' trigram indexes instead of scanning every row. A field whose values repeat is
- * searched by its matching terms (`terms`, ADR 050) and its b-tree on `lower(<field>)`.
+ * (through the label's index, or its fields' own searches when the label can be split: ADR 050) and the
+ * rows then by their indexed reference column, so PostgreSQL can OR it with the other columns' indexes
+ * instead of scanning every row.
  */
-function searchCondition(def: EntityDef, key: string, search: string, param: () => string, lang: Lang, terms: (key: string) => string): string | undefined {
+function searchCondition(def: EntityDef, key: string, lang: Lang, p: SearchParams): string | undefined {
   const field = def.fields[key]!;
-  if (field.kind === 'email' && !emailMayContain(search)) return undefined;
-  if (field.valuesRepeat) return `lower(t.${key}) = any(${terms(key)}::text[])`;
-  if (field.kind !== 'reference') return `lower(t.${key}) like ${param()}`;
-  if (isEmailLabel(field) && !emailMayContain(search)) return undefined;
-  return `t.${key} = any(array(select r.id from ${referenceTable(field)} r where lower(${labelExpression(field, lang)}) like ${param()}))`;
+  if (field.kind !== 'reference') return textCondition(def.table, 't', key, field, p);
+  const table = referenceTable(field);
+  const split = splitLabel(field, p.search, lang);
+  if (!split) return `t.${key} = any(array(select r.id from ${table} r where lower(${labelExpression(field, lang)}) like ${p.pattern()}))`;
+  const parts = split.fields.map((f) => textCondition(table, 'r', f, split.target.fields[f]!, p)).filter((c) => c !== undefined);
+  return parts.length ? `t.${key} = any(array(select r.id from ${table} r where ${parts.join(' or ')}))` : undefined;
 }
 
-/** A reference labelled by the referenced record's e-mail address alone (`{email}`, an e-mail field). */
-function isEmailLabel(field: FieldDef): boolean {
-  const reference = field.reference!;
-  const template = reference.label ?? entityByName(reference.entity)?.label;
-  const only = !reference.labelSql && template ? /^\{(\w+)\}$/.exec(template) : null;
-  return Boolean(only && entityByName(reference.entity)?.fields[only[1]!]?.kind === 'email');
+/** The `search_terms` sources a search of these fields may read (its own fields' and its references' labels'). */
+function termSourcesOf(def: EntityDef, searchable: readonly string[]): string[] {
+  return searchable.flatMap((key) => {
+    const field = def.fields[key]!;
+    if (field.kind !== 'reference') return field.valuesRepeat ? [termSource(def.table, key)] : [];
+    const target = entityByName(field.reference!.entity);
+    const template = field.reference!.label ?? target?.label;
+    if (!target || field.reference!.labelSql || !template) return [];
+    return labelFields(template)
+      .filter((f) => target.fields[f]?.valuesRepeat)
+      .map((f) => termSource(target.table, f));
+  });
 }
 
 /** A record's SELECT in a language: its row and its references' labels and lookups. */
@@ -277,7 +321,7 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
   const searchable = Object.entries(def.fields)
     .filter(([, f]) => f.searchable)
     .map(([k]) => k);
-  const termSources = searchable.filter((k) => def.fields[k]!.valuesRepeat).map((k) => termSource(t, k));
+  const termSources = termSourcesOf(def, searchable);
   const filters = filterSpecs(def);
   const ownerField = def.access?.ownerField;
   const selects: Record<Lang, string> = { en: selectOf(def, 'en'), sv: selectOf(def, 'sv') };
@@ -324,9 +368,13 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
       const matched = await matchingTerms(db, termSources, pattern);
       // Parameters as the conditions ask for them: an unused one has no type PostgreSQL could infer.
       let patternParam = '';
-      const param = () => patternParam || ((patternParam = `$${params.push(pattern)}`), patternParam);
-      const terms = (key: string) => `$${params.push(matched.get(termSource(t, key)) ?? [])}`;
-      const conditions = searchable.map((k) => searchCondition(def, k, search, param, lang, terms)).filter((c) => c !== undefined);
+      const termParams = new Map<string, string>();
+      const p: SearchParams = {
+        search,
+        pattern: () => patternParam || ((patternParam = `$${params.push(pattern)}`), patternParam),
+        terms: (source) => termParams.get(source) ?? termParams.set(source, `$${params.push(matched.get(source) ?? [])}`).get(source)!,
+      };
+      const conditions = searchable.map((k) => searchCondition(def, k, lang, p)).filter((c) => c !== undefined);
       where.push(conditions.length ? `(${conditions.join(' or ')})` : 'false');
     }
     for (const spec of filters) {
