@@ -308,6 +308,27 @@ function termSourcesOf(def: EntityDef, searchable: readonly string[]): string[] 
   });
 }
 
+/**
+ * A list's search over an entity's searchable fields (`t` its row), its parameters appended to `params`:
+ * each field's contains-search, OR-ed; `false` when no field can hold the text. The terms of the fields
+ * whose values repeat are read first, in one query (ADR 050).
+ */
+export async function searchClause(db: Db, def: EntityDef, search: string, lang: Lang, params: unknown[]): Promise<string> {
+  const searchable = Object.keys(def.fields).filter((k) => def.fields[k]!.searchable);
+  const pattern = containsPattern(search);
+  const matched = await matchingTerms(db, termSourcesOf(def, searchable), pattern);
+  // Parameters as the conditions ask for them: an unused one has no type PostgreSQL could infer.
+  let patternParam = '';
+  const termParams = new Map<string, string>();
+  const p: SearchParams = {
+    search,
+    pattern: () => patternParam || ((patternParam = `$${params.push(pattern)}`), patternParam),
+    terms: (source) => termParams.get(source) ?? termParams.set(source, `$${params.push(matched.get(source) ?? [])}`).get(source)!,
+  };
+  const conditions = searchable.map((k) => searchCondition(def, k, lang, p)).filter((c) => c !== undefined);
+  return conditions.length ? `(${conditions.join(' or ')})` : 'false';
+}
+
 /** A record's SELECT in a language: its row and its references' labels and lookups. */
 function selectOf(def: EntityDef, lang: Lang): string {
   return `select t.*${derivedColumns(def, lang)
@@ -321,7 +342,6 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
   const searchable = Object.entries(def.fields)
     .filter(([, f]) => f.searchable)
     .map(([k]) => k);
-  const termSources = termSourcesOf(def, searchable);
   const filters = filterSpecs(def);
   const ownerField = def.access?.ownerField;
   const selects: Record<Lang, string> = { en: selectOf(def, 'en'), sv: selectOf(def, 'sv') };
@@ -363,20 +383,7 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
   async function whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra: { sql: string; params: unknown[] }[] = []) {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (search && searchable.length) {
-      const pattern = containsPattern(search);
-      const matched = await matchingTerms(db, termSources, pattern);
-      // Parameters as the conditions ask for them: an unused one has no type PostgreSQL could infer.
-      let patternParam = '';
-      const termParams = new Map<string, string>();
-      const p: SearchParams = {
-        search,
-        pattern: () => patternParam || ((patternParam = `$${params.push(pattern)}`), patternParam),
-        terms: (source) => termParams.get(source) ?? termParams.set(source, `$${params.push(matched.get(source) ?? [])}`).get(source)!,
-      };
-      const conditions = searchable.map((k) => searchCondition(def, k, lang, p)).filter((c) => c !== undefined);
-      where.push(conditions.length ? `(${conditions.join(' or ')})` : 'false');
-    }
+    if (search && searchable.length) where.push(await searchClause(db, def, search, lang, params));
     for (const spec of filters) {
       if (query[spec.key] === undefined || query[spec.key] === '') continue;
       params.push(filterValue(spec.key, def.fields[spec.field]!, query[spec.key]));
