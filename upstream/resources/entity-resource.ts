@@ -38,11 +38,14 @@ import { askedOf, inActionScope } from '../lib/audit-scope.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import {
+  cheapestPart,
+  columnSample,
   containsPattern,
   cursorFits,
   decodeCursor,
   emailMayContain,
   encodeCursor,
+  fewTerms,
   isKeysetColumn,
   isNullableColumn,
   listPage,
@@ -246,7 +249,10 @@ function derivedColumns(def: EntityDef, lang: Lang): string[] {
 interface SearchParams {
   search: string;
   pattern: () => string;
-  terms: (source: string) => string;
+  /** The parameter of a source's matching terms; undefined when they are too many to be worth it (`fewTerms`). */
+  terms: (source: string) => string | undefined;
+  /** The contains-search of `table.column` by a cheaper part of the text (`cheapestPart`), or undefined. */
+  byPart: (table: string, column: string, expression: string) => string | undefined;
 }
 
 /**
@@ -256,8 +262,9 @@ interface SearchParams {
  */
 function textCondition(table: string, alias: string, key: string, field: FieldDef, p: SearchParams): string | undefined {
   if (field.kind === 'email' && !emailMayContain(p.search)) return undefined;
-  if (field.valuesRepeat) return `lower(${alias}.${key}) = any(${p.terms(termSource(table, key))}::text[])`;
-  return `lower(${alias}.${key}) like ${p.pattern()}`;
+  const terms = field.valuesRepeat ? p.terms(termSource(table, key)) : undefined;
+  if (terms) return `lower(${alias}.${key}) = any(${terms}::text[])`;
+  return p.byPart(table, key, `lower(${alias}.${key})`) ?? `lower(${alias}.${key}) like ${p.pattern()}`;
 }
 
 /**
@@ -294,6 +301,22 @@ function searchCondition(def: EntityDef, key: string, lang: Lang, p: SearchParam
   return parts.length ? `t.${key} = any(array(select r.id from ${table} r where ${parts.join(' or ')}))` : undefined;
 }
 
+/** Samples (`columnSample`) of the text columns a search of these fields reads by a trigram index, by `table.column`. */
+async function samplesOf(db: Db, def: EntityDef, searchable: readonly string[]): Promise<Map<string, string[]>> {
+  const columns = searchable.flatMap((key): [string, string][] => {
+    const field = def.fields[key]!;
+    if (field.kind !== 'reference') return field.valuesRepeat ? [] : [[def.table, key]];
+    const target = entityByName(field.reference!.entity);
+    const template = field.reference!.label ?? target?.label;
+    if (!target || field.reference!.labelSql || !template) return [];
+    return labelFields(template)
+      .filter((f) => target.fields[f] && !target.fields[f]!.valuesRepeat)
+      .map((f): [string, string] => [target.table, f]);
+  });
+  const values = await Promise.all(columns.map(([table, column]) => columnSample(db, table, column)));
+  return new Map(columns.map(([table, column], i) => [`${table}.${column}`, values[i]!]));
+}
+
 /** The `search_terms` sources a search of these fields may read (its own fields' and its references' labels'). */
 function termSourcesOf(def: EntityDef, searchable: readonly string[]): string[] {
   return searchable.flatMap((key) => {
@@ -316,14 +339,24 @@ function termSourcesOf(def: EntityDef, searchable: readonly string[]): string[] 
 export async function searchClause(db: Db, def: EntityDef, search: string, lang: Lang, params: unknown[]): Promise<string> {
   const searchable = Object.keys(def.fields).filter((k) => def.fields[k]!.searchable);
   const pattern = containsPattern(search);
-  const matched = await matchingTerms(db, termSourcesOf(def, searchable), pattern);
+  const [matched, sampled] = await Promise.all([matchingTerms(db, termSourcesOf(def, searchable), pattern), samplesOf(db, def, searchable)]);
   // Parameters as the conditions ask for them: an unused one has no type PostgreSQL could infer.
   let patternParam = '';
+  let textParam = '';
   const termParams = new Map<string, string>();
   const p: SearchParams = {
     search,
     pattern: () => patternParam || ((patternParam = `$${params.push(pattern)}`), patternParam),
-    terms: (source) => termParams.get(source) ?? termParams.set(source, `$${params.push(matched.get(source) ?? [])}`).get(source)!,
+    terms: (source) => {
+      const terms = fewTerms(matched.get(source));
+      return terms && (termParams.get(source) ?? termParams.set(source, `$${params.push(terms)}`).get(source)!);
+    },
+    byPart: (table, column, expression) => {
+      const part = cheapestPart(search, sampled.get(`${table}.${column}`) ?? []);
+      if (!part) return undefined;
+      textParam ||= `$${params.push(search.toLowerCase())}`;
+      return `(${expression} like $${params.push(`%${part}%`)} and strpos(${expression}, ${textParam}) > 0)`;
+    },
   };
   const conditions = searchable.map((k) => searchCondition(def, k, lang, p)).filter((c) => c !== undefined);
   return conditions.length ? `(${conditions.join(' or ')})` : 'false';
