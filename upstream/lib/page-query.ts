@@ -225,13 +225,14 @@ function innerTrigrams(word: string): string[] {
  * in e-mails made of Swedish names) lists a large part of the table, while the text's rare trigrams ("435",
  * "352") find the few candidates alone. `sample` is some of the column's values (its statistics): the part
  * is the longest run of letters and digits of the search with at least three trigrams (so that the index
- * still narrows the candidates) none of which a sample value holds, when the whole text has trigrams some
- * sample values hold. The caller asks the index with `'%<part>%'` and keeps the rows that hold the whole
+ * still narrows the candidates), none of them common (held by one sample value in twenty or more), when
+ * the whole text has common trigrams. The caller asks the index with `'%<part>%'` and keeps the rows that hold the whole
  * text, so the rows are the same.
  */
 export function cheapestPart(search: string, sample: readonly string[]): string | undefined {
   const text = search.toLowerCase();
-  const common = (trigram: string) => sample.some((v) => v.includes(trigram));
+  // Common: held by one sample value in twenty or more (a rare part's three trigrams then leave few candidates).
+  const common = (trigram: string) => sample.filter((v) => v.includes(trigram)).length * 20 >= sample.length;
   const words = text.match(/[\p{L}\p{N}]{3,}/gu) ?? [];
   if (sample.length === 0 || !words.some((w) => innerTrigrams(w).some(common))) return undefined;
   let best: string | undefined;
