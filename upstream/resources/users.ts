@@ -34,7 +34,7 @@ async function page(db: Db, exactUpTo: number, query: z.infer<typeof userListInp
     const p = `$${params.push(pattern)}`;
     const fullName = names ? `${FULL_NAME_SQL} = any($${params.push(names)}::text[])` : `${FULL_NAME_SQL} like ${p}`;
     // The e-mail's trigram index asked with the text's rare part when it has one, the whole text then checked (ADR 050).
-    const part = cheapestPart(query.search, emails);
+    const part = emailMayContain(query.search) ? cheapestPart(query.search, emails) : undefined;
     const byPart = part ? `(lower(u.email) like $${params.push(`%${part}%`)} and strpos(lower(u.email), $${params.push(query.search.toLowerCase())}) > 0)` : '';
     const email = emailMayContain(query.search) ? `${byPart || `lower(u.email) like ${p}`} or ` : '';
     where.push(`(${email}${fullName} or u.phone_number like ${p})`);
