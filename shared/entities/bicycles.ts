@@ -11,7 +11,7 @@ export const bicyclesEntity = defineEntity({
   access: { readThrough: [{ entity: 'services', field: 'bicycle_id', roles: ['Buddy'] }] },
   label: '{brand_and_model} ({serial_number})',
   fields: {
-    brand_and_model: nameField(45),
+    brand_and_model: nameField(45, { valuesRepeat: true }),
     serial_number: nameField(45),
     bicycle_type_id: { kind: 'reference', reference: { entity: 'bicycle-types' }, filter: true, list: true },
     owner_id: { kind: 'reference', reference: { entity: 'users', label: '{email}' }, filter: true, list: true, searchable: true },
@@ -20,7 +20,7 @@ export const bicyclesEntity = defineEntity({
     front_brake: { kind: 'text', required: true, max: 45 },
     lock_model: { kind: 'text', required: true, max: 20 },
     smart_lock_id: { kind: 'text', max: 45 },
-    insurance_company: { kind: 'text', max: 45, searchable: true },
+    insurance_company: { kind: 'text', max: 45, searchable: true, valuesRepeat: true },
     tyre_size: { kind: 'text', required: true, max: 20 },
     tyre_diameter: { kind: 'text', required: true, max: 20 },
     valve_type: { kind: 'enum', required: true, options: ['presta', 'schrader', 'dunlop'] },

@@ -75,7 +75,7 @@ export const servicesEntity = defineEntity({
     origin_type: { kind: 'enum', required: true, options: ORIGIN_TYPES, list: true, filter: true },
     service_type_id: { kind: 'reference', reference: { entity: 'service-types' }, filter: true },
     operational_range_id: { kind: 'reference', reference: { entity: 'operational-ranges' }, filter: true },
-    address: { kind: 'text', max: 255, searchable: true, list: true },
+    address: { kind: 'text', max: 255, searchable: true, valuesRepeat: true, list: true },
     latitude: { kind: 'decimal', required: true, requiredMessage: 'validation.locationRequired', min: -90, max: 90, scale: 7 },
     longitude: { kind: 'decimal', required: true, requiredMessage: 'validation.locationRequired', min: -180, max: 180, scale: 7 },
     notes: { kind: 'text', max: 2000, multiline: true, searchable: true },

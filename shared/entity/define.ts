@@ -21,6 +21,13 @@ export interface FieldDef {
   /** Unique (case-insensitive for text); a duplicate is refused with `<entity>.<field>_exists`. */
   unique?: boolean;
   searchable?: boolean;
+  /**
+   * A searchable single-line text whose values repeat across many rows (a model, a street address, an
+   * insurer): searched through its distinct values, kept in `search_terms` by a trigger, and a b-tree on
+   * `lower(<field>)` (ADR 050), both created by a migration. Same rows as the trigram search, without
+   * reading a common trigram's posting list over the whole table.
+   */
+  valuesRepeat?: boolean;
   sortable?: boolean;
   /**
    * Offered as a list filter: `true` matches one value (`?<field>=value`); `'range'` (dates, numbers)
@@ -712,6 +719,32 @@ function labelParts(template: string, lang: string): LabelPart[] {
   }
   if (at < source.length) parts.push({ text: source.slice(at) });
   return parts;
+}
+
+/**
+ * The fields a contains-search of a label may be split into (ADR 050): `lower(<label>) like '%text%'` holds
+ * exactly when one field's `lower(<field>) like '%text%'` does, if the text cannot meet the template's own
+ * text. That is so when each piece of the template's text holds a character other than white space and the
+ * search holds none of those characters, nor white space at either end: a match reaching into a piece would
+ * then hold only white space of it, at the match's start or end. Undefined when the label cannot be split
+ * (a formatted part, or a search that could meet the template's text); the caller also needs every field
+ * not null, as a NULL part makes the whole label NULL.
+ */
+export function labelSearchFields(template: string, search: string, lang = 'en'): string[] | undefined {
+  if (search.trim() !== search || search === '') return undefined;
+  const parts = labelParts(template, lang);
+  const fields: string[] = [];
+  const lowered = search.toLowerCase();
+  for (const part of parts) {
+    if ('field' in part) {
+      if (part.format) return undefined;
+      fields.push(part.field);
+      continue;
+    }
+    const own = [...part.text.toLowerCase()].filter((c) => !/\s/.test(c));
+    if (own.length === 0 || own.some((c) => lowered.includes(c))) return undefined;
+  }
+  return fields;
 }
 
 /** The fields a label template reads (for checks: each must be a field, a `<reference>_label` or `id`). */

@@ -3,9 +3,25 @@ import { openDatabase, type Db } from '../../upstream/db.ts';
 import { recordChange, verifyChain } from '../../upstream/lib/audit.ts';
 import { pruneHistory } from '../../upstream/lib/audit-retention.ts';
 import { countRows, estimateRows } from '../../upstream/lib/count.ts';
-import { cursorFits, decodeCursor, encodeCursor, isKeysetColumn, isNullableColumn, listOrder, listPage, pageQuery } from '../../upstream/lib/page-query.ts';
+import {
+  cheapestPart,
+  containsPattern,
+  cursorFits,
+  decodeCursor,
+  encodeCursor,
+  forgetColumnSamples,
+  isKeysetColumn,
+  isNullableColumn,
+  listOrder,
+  listPage,
+  pageQuery,
+} from '../../upstream/lib/page-query.ts';
+import { searchClause } from '../../upstream/resources/entity-resource.ts';
 import { assetsEntity } from '../../shared/entities/assets.ts';
-import type { EntityDef } from '../../shared/entity/define.ts';
+import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
+import { servicesEntity } from '../../shared/entities/services.ts';
+import { ENTITIES } from '../../shared/entities/registry.ts';
+import { labelSearchFields, type EntityDef } from '../../shared/entity/define.ts';
 import { migrate } from '../../upstream/migrate.ts';
 
 /**
@@ -183,6 +199,137 @@ describe('keyset pages (issue 22, ADR 051)', () => {
     expect(cursorFits(def, 'name', { value: 3, id: 3 })).toBe(false);
     for (const junk of ['', 'abc', Buffer.from('[1]').toString('base64url'), Buffer.from('["x", -1]').toString('base64url'), Buffer.from('[{"a":1}, 3]').toString('base64url')])
       expect(decodeCursor(junk), junk).toBeNull();
+  });
+});
+
+describe('searches of values that repeat, and of labels by their fields (ADR 050)', () => {
+  const bicycles = bicyclesEntity as EntityDef;
+  const services = servicesEntity as EntityDef;
+  const MODELS = ['Canyon Grail 7', 'Canyon Grail 8', 'Trek FX 3', 'Crescent Elis 7', 'Bike_100%'];
+  beforeAll(async () => {
+    await db.exec(
+      `insert into users (email, first_name, last_name) values ('anna.andersson4352@example.com', 'Anna', 'Andersson'), ('karl.grail@example.com', 'Karl', 'Svensson')`,
+    );
+    await db.exec(`insert into bicycles (brand_and_model, serial_number, groupset, drivetrain, front_brake, lock_model, tyre_size, tyre_diameter, valve_type, age_and_condition, purchase_date, insurance_company, owner_id)
+      select (array['${MODELS.join("','")}'])[1 + g % ${MODELS.length}], 'SN-' || g || case when g = 7 then ' grail 7' else '' end, 'x', 'x', 'x', 'x', 'x', 'x', 'presta', 'ok', date '2024-01-01' + g,
+             case when g % 3 = 0 then 'Folksam' when g % 3 = 1 then null else 'If' end, (select id from users where email = case when g % 2 = 0 then 'karl.grail@example.com' else 'anna.andersson4352@example.com' end)
+        from generate_series(1, 40) g`);
+    await db.exec(`insert into service_slots (name, start_time, end_time) values ('Morning', '08:00', '12:00')`);
+    await db.exec(`insert into services (service_date, service_slot_id, buddy_id, bicycle_id, owner_id, origin_type, latitude, longitude, address, notes)
+      select date '2026-01-01' + g, (select min(id) from service_slots), (select min(id) from users), b.id, b.owner_id, 'b2b', 59.3, 18.0,
+             (array['Hornsgatan 17, Stockholm', 'Hornsgatan 170, Stockholm', 'Ringvägen 7, Stockholm', null])[1 + g % 4], case when g % 5 = 0 then 'Grail 7 (front)' end
+        from generate_series(1, 80) g join bicycles b on b.id = (select min(id) from bicycles) + g % 40`);
+    await db.exec('analyze bicycles; analyze services; analyze users');
+  });
+
+  /** The ids a search finds through the engine, and through the plain contains-search it stands for. */
+  async function both(def: EntityDef, search: string, plain: string[]) {
+    const params: unknown[] = [];
+    const clause = await searchClause(db, def, search, 'en', params);
+    const engine = await db.query<{ id: number }>(`select t.id from ${def.table} t where ${clause} order by t.id`, params);
+    const like = await db.query<{ id: number }>(`select t.id from ${def.table} t where ${plain.map((c) => `coalesce(${c} like $1, false)`).join(' or ')} order by t.id`, [
+      containsPattern(search),
+    ]);
+    return { clause, engine: engine.rows.map((r) => Number(r.id)), plain: like.rows.map((r) => Number(r.id)) };
+  }
+  const OWNER_EMAIL = '(select lower(r.email) from users r where r.id = t.owner_id)';
+  const BICYCLE_LABEL = "(select lower(r.brand_and_model || ' (' || r.serial_number || ')') from bicycles r where r.id = t.bicycle_id)";
+  const OWNER_NAME = "(select lower(coalesce(nullif(trim(coalesce(r.first_name, '') || ' ' || coalesce(r.last_name, '')), ''), r.email)) from users r where r.id = t.owner_id)";
+
+  it('keeps each value once as a term, from the rows written and the rows changed', async () => {
+    const terms = async (source: string) => (await db.query<{ term: string }>('select term from search_terms where source = $1 order by term', [source])).rows.map((r) => r.term);
+    expect(await terms('bicycles.brand_and_model')).toEqual(MODELS.map((m) => m.toLowerCase()).sort());
+    expect(await terms('bicycles.insurance_company')).toEqual(['folksam', 'if']);
+    expect(await terms('services.address')).toEqual(['hornsgatan 17, stockholm', 'hornsgatan 170, stockholm', 'ringvägen 7, stockholm']);
+    expect(await terms('users.full_name')).toEqual(expect.arrayContaining(['anna andersson', 'karl svensson']));
+    await db.exec(`update bicycles set brand_and_model = 'Canyon Endurace 9' where id = (select max(id) from bicycles)`);
+    expect(await terms('bicycles.brand_and_model')).toContain('canyon endurace 9');
+    // Every field declared so has its b-tree on the lowered column, which the search reads.
+    const declared = ENTITIES.flatMap((e) =>
+      Object.entries(e.fields)
+        .filter(([, f]) => (f as { valuesRepeat?: boolean }).valuesRepeat)
+        .map(([k]) => [e.table, k] as const),
+    );
+    expect(declared.length).toBeGreaterThanOrEqual(3);
+    for (const [table, key] of declared) {
+      const { rows } = await db.query<{ d: string }>('select indexdef as d from pg_indexes where tablename = $1', [table]);
+      expect(rows.map((r) => r.d)).toContainEqual(expect.stringMatching(new RegExp(`USING btree \\(lower\\(${key}\\)\\)`)));
+    }
+  });
+
+  it.each(['grail 7', 'GRAIL', 'canyon grail 7', 'sn-7', '7 (', 'l 7 (sn', ') ', 'bike_1', '100%', 'folk', 'anna.andersson4352', 'anna andersson', 'nothing at all'])(
+    'a bicycles search finds the rows a plain contains-search finds: %s',
+    async (search) => {
+      const { engine, plain } = await both(bicycles, search, ['lower(t.brand_and_model)', 'lower(t.serial_number)', OWNER_EMAIL, 'lower(t.insurance_company)']);
+      expect(engine).toEqual(plain);
+      expect(engine.length > 0).toBe(!['7 (', 'l 7 (sn', ') ', 'anna andersson', 'nothing at all'].includes(search));
+    },
+  );
+
+  it.each(['hornsgatan 17', 'HORNSGATAN', 'grail 7', 'grail 7 (', 'fx 3 (sn-7', 'sn-7 grail', 'sn-12)', 'anna', 'anna andersson', 'svensson', 'ringvägen'])(
+    'a services search (its bicycle by label, its owner by name) finds the rows a plain contains-search finds: %s',
+    async (search) => {
+      const { engine, plain } = await both(services, search, [BICYCLE_LABEL, OWNER_NAME, 'lower(t.address)', 'lower(t.notes)']);
+      expect(engine).toEqual(plain);
+      expect(engine.length).toBeGreaterThan(0);
+    },
+  );
+
+  it('splits a label only where the text cannot meet its separators, and reads repeated values by their terms', async () => {
+    expect(labelSearchFields('{brand_and_model} ({serial_number})', 'canyon grail 7')).toEqual(['brand_and_model', 'serial_number']);
+    for (const search of ['grail 7 (', 'sn-1)', ' grail', 'grail ', '']) expect(labelSearchFields('{brand_and_model} ({serial_number})', search)).toBeUndefined();
+    // A separator of white space alone: "anna andersson" may span first and last name.
+    expect(labelSearchFields('{first_name} {last_name}', 'anna')).toBeUndefined();
+    expect(labelSearchFields('{email}', 'anna andersson')).toEqual(['email']);
+    const { clause } = await both(services, 'canyon grail 7', [BICYCLE_LABEL]);
+    expect(clause).toContain('lower(r.brand_and_model) = any(');
+    expect(clause).toContain('lower(t.address) = any(');
+    // An e-mail holds no space: a search with one does not look for it (the bicycles' owner label).
+    expect((await both(bicycles, 'anna andersson', [OWNER_EMAIL])).clause).not.toContain('users');
+    expect((await both(bicycles, 'anna.andersson', [OWNER_EMAIL])).clause).toContain('lower(r.email) like');
+  });
+
+  it('asks a trigram index with the rare part of a text whose other trigrams are common, and keeps the same rows', async () => {
+    const emails = ['alice.andersson101132@telia.se', 'anna.eriksson52615@example.com', 'karl.nilsson7710@gmail.com', 'freja.olsson2@example.com'];
+    expect(cheapestPart('anna.andersson4352', emails)).toBe('on4352');
+    // Nothing common in it, or no rare run of five or more: the whole text.
+    expect(cheapestPart('4f3a9', emails)).toBeUndefined();
+    expect(cheapestPart('andersson', emails)).toBeUndefined();
+    expect(cheapestPart('anna.andersson4352', [])).toBeUndefined();
+    // The users' statistics are the sample: e-mails where "and", "son"… are common.
+    // (So many sorting before and after the owners' that the histogram's bounds do not hold theirs.)
+    await db.exec(`insert into users (email) select case when g <= 150 then 'a' else 'b' end || g || '.andersson@example.com' from generate_series(1, 400) g`);
+    await db.exec('analyze users');
+    forgetColumnSamples();
+    for (const search of ['anna.andersson4352', 'andersson4352@example', 'son4352', 'karl.grail']) {
+      const { engine, plain } = await both(bicycles, search, [OWNER_EMAIL]);
+      expect(engine).toEqual(plain);
+      expect(engine.length).toBeGreaterThan(0);
+    }
+    expect((await both(bicycles, 'anna.andersson4352', [OWNER_EMAIL])).clause).toMatch(/like \$\d+ and strpos\(lower\(r\.email\)/);
+  });
+
+  it('pages a search the same way whether it is counted exactly or past the threshold (the count then labelled an estimate)', async () => {
+    const params: unknown[] = [];
+    const clause = await searchClause(db, services, 'hornsgatan', 'en', params);
+    const base = {
+      select: 'select t.id from services t',
+      from: 'services t',
+      alias: 't',
+      where: ` where ${clause}`,
+      params,
+      column: 'service_date',
+      desc: true,
+      nullable: false,
+      limit: 6,
+      offset: 5,
+    };
+    const exact = await listPage<{ id: number }>(db, { ...base, exactUpTo: 1000 });
+    const over = await listPage<{ id: number }>(db, { ...base, exactUpTo: 10 });
+    expect(exact).toMatchObject({ count: 40, estimated: false });
+    expect(over.estimated).toBe(true);
+    expect(over.count).toBeGreaterThan(10);
+    expect(over.rows.map((r) => r.id)).toEqual(exact.rows.map((r) => r.id));
   });
 });
 

@@ -164,3 +164,114 @@ export async function listPage<T>(db: Db, q: ListPageQuery): Promise<{ rows: T[]
   const exact = Number(counted.rows[0]?.n ?? 0);
   return exact <= q.exactUpTo ? { rows, count: exact, estimated: false } : { rows, count: Math.max(q.exactUpTo + 1, estimate), estimated: true };
 }
+
+/**
+ * A list's search text as a LIKE pattern: lowered, with `\`, `%` and `_` taken literally, between `%`s
+ * (a contains-search).
+ */
+export function containsPattern(search: string): string {
+  return `%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`;
+}
+
+/** Where a searched column whose values repeat keeps its terms (`search_terms.source`, ADR 050). */
+export function termSource(table: string, column: string): string {
+  return `${table}.${column}`;
+}
+
+/**
+ * The terms of columns whose values repeat that contain the search (ADR 050), by source, in one read of
+ * `search_terms` (a few thousand rows, trigram-indexed): the rows are then found by a b-tree on the same
+ * lowered expression (`lower(t.address) = any(<terms>)`) instead of reading the trigram index's posting
+ * lists, which for a common trigram of such a column list most of the table. The planner sees the terms
+ * themselves, so its estimate of the search (which `listPage` plans by) comes from their statistics.
+ */
+export async function matchingTerms(db: Db, sources: readonly string[], pattern: string): Promise<Map<string, string[]>> {
+  if (sources.length === 0) return new Map();
+  const { rows } = await db.query<{ source: string; terms: string[] }>(
+    'select source, array_agg(term order by term) as terms from search_terms where source = any($1::text[]) and term like $2 group by source',
+    [sources, pattern],
+  );
+  return new Map(rows.map((row) => [row.source, row.terms]));
+}
+
+/**
+ * The matching terms of a source when they are few enough to read the rows by (`MAX_TERMS`), else
+ * undefined: a text found in thousands of distinct values ("a", or 10 000 values "Bulk 1"…"Bulk 10000")
+ * is searched by the column's trigram index as before, as probing a b-tree thousands of times costs more.
+ */
+export function fewTerms(terms: string[] | undefined): string[] | undefined {
+  return (terms?.length ?? 0) <= MAX_TERMS ? (terms ?? []) : undefined;
+}
+const MAX_TERMS = 500;
+
+/**
+ * Whether a stored e-mail address can contain the search: addresses are validated (z.email) and hold no
+ * white space, so a search with a space (a full name) skips the e-mail's trigram index, whose common
+ * trigrams cost most of such a search ("anna andersson" over 1M users: 38 of 88 ms) to find nothing.
+ */
+export function emailMayContain(search: string): boolean {
+  return !/\s/.test(search);
+}
+
+/** The trigrams of a run of word characters, as pg_trgm reads it inside a `%…%` pattern (no padding). */
+function innerTrigrams(word: string): string[] {
+  const chars = [...word];
+  return chars.slice(0, -2).map((_, i) => chars.slice(i, i + 3).join(''));
+}
+
+/**
+ * The part of a contains-search a trigram index is better asked with (ADR 050), or undefined. A GIN search
+ * reads the posting list of every trigram of its pattern, and a trigram common in the column ("son", "and"
+ * in e-mails made of Swedish names) lists a large part of the table, while the text's rare trigrams ("435",
+ * "352") find the few candidates alone. `sample` is some of the column's values (its statistics): the part
+ * is the longest run of letters and digits of the search with at least three trigrams (so that the index
+ * still narrows the candidates), none of them common (held by one sample value in twenty or more), when
+ * the whole text has common trigrams. The caller asks the index with `'%<part>%'` and keeps the rows that hold the whole
+ * text, so the rows are the same.
+ */
+export function cheapestPart(search: string, sample: readonly string[]): string | undefined {
+  const text = search.toLowerCase();
+  // Common: held by one sample value in twenty or more (a rare part's three trigrams then leave few candidates).
+  const common = (trigram: string) => sample.filter((v) => v.includes(trigram)).length * 20 >= sample.length;
+  const words = text.match(/[\p{L}\p{N}]{3,}/gu) ?? [];
+  if (sample.length === 0 || !words.some((w) => innerTrigrams(w).some(common))) return undefined;
+  let best: string | undefined;
+  for (const word of words) {
+    const chars = [...word];
+    for (let from = 0; from + 5 <= chars.length; from++)
+      for (let to = chars.length; to >= from + 5; to--) {
+        const part = chars.slice(from, to).join('');
+        if (best && [...part].length <= [...best].length) break;
+        if (!innerTrigrams(part).some(common)) best = part;
+      }
+  }
+  return best === text ? undefined : best;
+}
+
+const samples = new Map<string, { at: number; values: Promise<string[]> }>();
+
+/** Forgets the samples read (after an ANALYZE that should count at once: tests). */
+export function forgetColumnSamples(): void {
+  samples.clear();
+}
+
+/**
+ * Some values of `table.column`, lowered, from its statistics (`pg_stats`: the histogram and the most
+ * common values ANALYZE keeps), read once per ten minutes per column; empty while it has none.
+ */
+export function columnSample(db: Db, table: string, column: string): Promise<string[]> {
+  const key = `${table}.${column}`;
+  const cached = samples.get(key);
+  if (cached && Date.now() - cached.at < 600_000) return cached.values;
+  const values = db
+    .query<{ v: string[] | null }>(
+      `select coalesce(histogram_bounds::text::text[], '{}') || coalesce(most_common_vals::text::text[], '{}') as v from pg_stats where schemaname = current_schema() and tablename = $1 and attname = $2`,
+      [table, column],
+    )
+    .then(({ rows }) => (rows[0]?.v ?? []).map((v) => v.toLowerCase()))
+    .catch(() => []);
+  samples.set(key, { at: Date.now(), values });
+  // A column without statistics yet (a new table, before ANALYZE) is asked again next time.
+  void values.then((v) => v.length === 0 && samples.get(key)?.values === values && samples.delete(key));
+  return values;
+}

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
 import {
   MAX_CALENDAR_ROWS,
+  labelFields,
+  labelSearchFields,
   labelSql,
   actionRoles,
   filterSpecs,
@@ -35,7 +37,21 @@ import { recordRequestChange, recordRequestEvent, type Changes } from '../lib/au
 import { askedOf, inActionScope } from '../lib/audit-scope.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
-import { cursorFits, decodeCursor, encodeCursor, isKeysetColumn, isNullableColumn, listPage } from '../lib/page-query.ts';
+import {
+  cheapestPart,
+  columnSample,
+  containsPattern,
+  cursorFits,
+  decodeCursor,
+  emailMayContain,
+  encodeCursor,
+  fewTerms,
+  isKeysetColumn,
+  isNullableColumn,
+  listPage,
+  matchingTerms,
+  termSource,
+} from '../lib/page-query.ts';
 import { readThroughRoles, upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { csvRowWriter } from './csv-rows.ts';
@@ -178,7 +194,7 @@ interface Resource extends EntityResource {
     user: AuthUser | undefined,
     lang: Lang,
     extra?: { sql: string; params: unknown[] }[],
-  ): { sql: string; params: unknown[] };
+  ): Promise<{ sql: string; params: unknown[] }>;
   parseList(query: Record<string, string>): z.output<ReturnType<typeof listParamsSchema>>;
   filtersOf(query: Record<string, string>): Record<string, string>;
 }
@@ -229,15 +245,121 @@ function derivedColumns(def: EntityDef, lang: Lang): string[] {
   return [...labels, ...lookups];
 }
 
+/** How one search reads a field: the search's pattern parameter, and the parameter of a source's matching terms. */
+interface SearchParams {
+  search: string;
+  pattern: () => string;
+  /** The parameter of a source's matching terms; undefined when they are too many to be worth it (`fewTerms`). */
+  terms: (source: string) => string | undefined;
+  /** The contains-search of `table.column` by a cheaper part of the text (`cheapestPart`), or undefined. */
+  byPart: (table: string, column: string, expression: string) => string | undefined;
+}
+
 /**
- * A searchable reference is searched by its label (a bicycle by its owner's e-mail): the matching ids are
- * found first (through the label's index) and the rows then by their indexed reference column, so
- * PostgreSQL can OR it with the other columns' trigram indexes instead of scanning every row.
+ * A text field's contains-search over the row `alias` of `table`, or none when no stored value can hold
+ * the search. A field whose values repeat is searched by its matching terms and its b-tree on
+ * `lower(<field>)` (ADR 050).
  */
-function searchCondition(def: EntityDef, key: string, param: string, lang: Lang): string {
+function textCondition(table: string, alias: string, key: string, field: FieldDef, p: SearchParams): string | undefined {
+  if (field.kind === 'email' && !emailMayContain(p.search)) return undefined;
+  const terms = field.valuesRepeat ? p.terms(termSource(table, key)) : undefined;
+  if (terms) return `lower(${alias}.${key}) = any(${terms}::text[])`;
+  return p.byPart(table, key, `lower(${alias}.${key})`) ?? `lower(${alias}.${key}) like ${p.pattern()}`;
+}
+
+/**
+ * The fields of the referenced entity a reference's label search is split into (`labelSearchFields`,
+ * ADR 050), when each is a text never NULL; undefined when the label is searched whole.
+ */
+function splitLabel(field: FieldDef, search: string, lang: Lang): { target: EntityDef; fields: string[] } | undefined {
+  const reference = field.reference!;
+  const target = entityByName(reference.entity);
+  const template = reference.label ?? target?.label;
+  if (!target || reference.labelSql || !template) return undefined;
+  const fields = labelSearchFields(template, search, lang);
+  const textual = (key: string) => {
+    const f = target.fields[key];
+    return f && (f.kind === 'text' || f.kind === 'email' || f.kind === 'phone') && f.required;
+  };
+  return fields && fields.every(textual) ? { target, fields } : undefined;
+}
+
+/**
+ * One searchable field's condition, or none when no stored value can contain the search. A searchable
+ * reference is searched by its label (a bicycle by its owner's e-mail): the matching ids are found first
+ * (through the label's index, or its fields' own searches when the label can be split: ADR 050) and the
+ * rows then by their indexed reference column, so PostgreSQL can OR it with the other columns' indexes
+ * instead of scanning every row.
+ */
+function searchCondition(def: EntityDef, key: string, lang: Lang, p: SearchParams): string | undefined {
   const field = def.fields[key]!;
-  if (field.kind !== 'reference') return `lower(t.${key}) like ${param}`;
-  return `t.${key} = any(array(select r.id from ${referenceTable(field)} r where lower(${labelExpression(field, lang)}) like ${param}))`;
+  if (field.kind !== 'reference') return textCondition(def.table, 't', key, field, p);
+  const table = referenceTable(field);
+  const split = splitLabel(field, p.search, lang);
+  if (!split) return `t.${key} = any(array(select r.id from ${table} r where lower(${labelExpression(field, lang)}) like ${p.pattern()}))`;
+  const parts = split.fields.map((f) => textCondition(table, 'r', f, split.target.fields[f]!, p)).filter((c) => c !== undefined);
+  return parts.length ? `t.${key} = any(array(select r.id from ${table} r where ${parts.join(' or ')}))` : undefined;
+}
+
+/** Samples (`columnSample`) of the text columns a search of these fields reads by a trigram index, by `table.column`. */
+async function samplesOf(db: Db, def: EntityDef, searchable: readonly string[]): Promise<Map<string, string[]>> {
+  const columns = searchable.flatMap((key): [string, string][] => {
+    const field = def.fields[key]!;
+    if (field.kind !== 'reference') return field.valuesRepeat ? [] : [[def.table, key]];
+    const target = entityByName(field.reference!.entity);
+    const template = field.reference!.label ?? target?.label;
+    if (!target || field.reference!.labelSql || !template) return [];
+    return labelFields(template)
+      .filter((f) => target.fields[f] && !target.fields[f]!.valuesRepeat)
+      .map((f): [string, string] => [target.table, f]);
+  });
+  const values = await Promise.all(columns.map(([table, column]) => columnSample(db, table, column)));
+  return new Map(columns.map(([table, column], i) => [`${table}.${column}`, values[i]!]));
+}
+
+/** The `search_terms` sources a search of these fields may read (its own fields' and its references' labels'). */
+function termSourcesOf(def: EntityDef, searchable: readonly string[]): string[] {
+  return searchable.flatMap((key) => {
+    const field = def.fields[key]!;
+    if (field.kind !== 'reference') return field.valuesRepeat ? [termSource(def.table, key)] : [];
+    const target = entityByName(field.reference!.entity);
+    const template = field.reference!.label ?? target?.label;
+    if (!target || field.reference!.labelSql || !template) return [];
+    return labelFields(template)
+      .filter((f) => target.fields[f]?.valuesRepeat)
+      .map((f) => termSource(target.table, f));
+  });
+}
+
+/**
+ * A list's search over an entity's searchable fields (`t` its row), its parameters appended to `params`:
+ * each field's contains-search, OR-ed; `false` when no field can hold the text. The terms of the fields
+ * whose values repeat are read first, in one query (ADR 050).
+ */
+export async function searchClause(db: Db, def: EntityDef, search: string, lang: Lang, params: unknown[]): Promise<string> {
+  const searchable = Object.keys(def.fields).filter((k) => def.fields[k]!.searchable);
+  const pattern = containsPattern(search);
+  const [matched, sampled] = await Promise.all([matchingTerms(db, termSourcesOf(def, searchable), pattern), samplesOf(db, def, searchable)]);
+  // Parameters as the conditions ask for them: an unused one has no type PostgreSQL could infer.
+  let patternParam = '';
+  let textParam = '';
+  const termParams = new Map<string, string>();
+  const p: SearchParams = {
+    search,
+    pattern: () => patternParam || ((patternParam = `$${params.push(pattern)}`), patternParam),
+    terms: (source) => {
+      const terms = fewTerms(matched.get(source));
+      return terms && (termParams.get(source) ?? termParams.set(source, `$${params.push(terms)}`).get(source)!);
+    },
+    byPart: (table, column, expression) => {
+      const part = cheapestPart(search, sampled.get(`${table}.${column}`) ?? []);
+      if (!part) return undefined;
+      textParam ||= `$${params.push(search.toLowerCase())}`;
+      return `(${expression} like $${params.push(`%${part}%`)} and strpos(${expression}, ${textParam}) > 0)`;
+    },
+  };
+  const conditions = searchable.map((k) => searchCondition(def, k, lang, p)).filter((c) => c !== undefined);
+  return conditions.length ? `(${conditions.join(' or ')})` : 'false';
 }
 
 /** A record's SELECT in a language: its row and its references' labels and lookups. */
@@ -291,13 +413,10 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
   }
 
   /** WHERE clause of a list, export or calendar from its query string (search, filters, owner), parameterised. */
-  function whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra: { sql: string; params: unknown[] }[] = []) {
+  async function whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra: { sql: string; params: unknown[] }[] = []) {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (search && searchable.length) {
-      params.push(`%${search.toLowerCase().replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-      where.push(`(${searchable.map((k) => searchCondition(def, k, `$${params.length}`, lang)).join(' or ')})`);
-    }
+    if (search && searchable.length) where.push(await searchClause(db, def, search, lang, params));
     for (const spec of filters) {
       if (query[spec.key] === undefined || query[spec.key] === '') continue;
       params.push(filterValue(spec.key, def.fields[spec.field]!, query[spec.key]));
@@ -352,7 +471,7 @@ function registerList(app: FastifyInstance, r: Resource) {
     const query = req.query as Record<string, string>;
     const { page, page_size, search, ordering, after } = r.parseList(query);
     const lang = langOf(req);
-    const { sql: whereSql, params } = r.whereOf(query, search, req.user, lang);
+    const { sql: whereSql, params } = await r.whereOf(query, search, req.user, lang);
     const order = ordering ?? r.def.defaultSort;
     const desc = order.startsWith('-');
     const column = order.replace(/^-/, '');
@@ -390,7 +509,7 @@ function registerCalendar(app: FastifyInstance, r: Resource, dateColumn: string)
     const query = req.query as Record<string, string>;
     const { from, to } = parseBody(calendarParams, { from: query.from, to: query.to, filters: r.filtersOf(query) });
     const lang = langOf(req);
-    const { sql: whereSql, params } = r.whereOf(query, undefined, req.user, lang, [{ sql: `t.${dateColumn} between $1 and $2`, params: [from, to] }]);
+    const { sql: whereSql, params } = await r.whereOf(query, undefined, req.user, lang, [{ sql: `t.${dateColumn} between $1 and $2`, params: [from, to] }]);
     const { rows } = await r.db.query(`${r.selects[lang]}${whereSql} order by t.${dateColumn}, t.id limit ${MAX_CALENDAR_ROWS + 1}`, params);
     return ok(reply, { results: rows.slice(0, MAX_CALENDAR_ROWS).map((row) => normalizeRow(r.def, row)), truncated: rows.length > MAX_CALENDAR_ROWS });
   });
@@ -430,7 +549,7 @@ function registerExport(app: FastifyInstance, r: Resource) {
     const query = req.query as Record<string, string>;
     const { search } = r.parseList({ ...query, page: undefined as unknown as string, page_size: undefined as unknown as string, ordering: undefined as unknown as string });
     const lang = langOf(req);
-    const where = r.whereOf(query, search, req.user, lang);
+    const where = await r.whereOf(query, search, req.user, lang);
     // Who took the data out, and which part of it: the query it was asked with.
     const asked = Object.fromEntries(Object.entries(query).filter(([, v]) => v !== '' && v !== undefined));
     await r.db.transaction((tx) => recordRequestEvent(tx, r.config.auditKey, req, { entity: r.def.name, recordId: null, action: 'export', changes: { query: [null, asked] } }));
