@@ -94,7 +94,7 @@ try {
     return Object.entries(BUNDLE_BUDGETS).map(([route, budget]) => ({ ...routeBundle(clientDir, build, route, budgetRouteModules(route)), budget }));
   });
   await step('ssr', () => runSsr(small!.db, quick ? { rounds: 1, seconds: 2 } : {}).then((r) => ({ ...r, db: describeDb(small!.db) })));
-  await step('lighthouse', () => runLighthouse(small!.db, { runs: quick ? 1 : 3 }));
+  await step('lighthouse', () => runLighthouse(small!.db, { runs: quick ? 1 : Number(process.env.BENCH_LIGHTHOUSE_RUNS ?? 3) }));
   await step('overhead', () => runOverhead(small!.db, quick ? { rounds: 1, seconds: 2 } : {}).then((r) => ({ ...r, db: describeDb(small!.db) })));
   await step('export', async () => ({
     k100: { db: describeDb(k100!.db), ...(await runExport(k100!.db, { repeats: quick ? 1 : 3 })) },

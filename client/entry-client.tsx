@@ -63,7 +63,7 @@ async function start() {
   // The texts a list page left out, for the screens the user opens next (ADR 024); they wait for it anyway.
   whenIdle(() => void completeTranslations().catch(() => undefined));
   // Live updates (ADR 037) on signed-in pages: changes others make mark the answers on screen stale.
-  if (match?.route.roles) whenIdle(() => void import('./shell/live-updates.ts').then((live) => live.startLiveUpdates(queryClient)));
+  if (match?.route.roles) afterLoad(() => void import('./shell/live-updates.ts').then((live) => live.startLiveUpdates(queryClient)));
   // §2: any leftover service worker is unregistered, all but ours, which signed-in pages register (ADR 042),
   // once the page has loaded: the worker's install fetches the page's assets again (ADR 048).
   afterLoad(() => void import('./shell/offline-worker.ts').then((worker) => worker.startOfflineWorker(queryClient, Boolean(match?.route.roles))));

@@ -7,6 +7,7 @@ import { ErrorState } from './components/error-state.tsx';
 import { useSession } from './session.ts';
 import { AppShell } from './shell/app-shell.tsx';
 import { withAllTranslations, type TranslationNeed } from './i18n.ts';
+import { markHydrated } from './shell/idle.ts';
 
 interface PageModule {
   default: ComponentType;
@@ -156,6 +157,7 @@ function RequireRoute({ route, children }: { route: AppRoute; children: ReactNod
 function PageReady() {
   useEffect(() => {
     document.documentElement.dataset.hydrated = 'true';
+    markHydrated();
   }, []);
   return null;
 }
