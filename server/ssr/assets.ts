@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { MODULE_CHUNKS_FILE, manifestKeyOf, type Manifest, type ModuleChunks } from './manifest.ts';
+import { MODULE_CHUNKS_FILE, manifestKeyOf, type Manifest, type ManifestChunk, type ModuleChunks } from './manifest.ts';
 
 export interface ClientAssets {
   styles: string[];
@@ -58,6 +58,28 @@ export function loadClientAssets(clientDir: string): (modules: readonly string[]
   const cache = new Map<string, ClientAssets>();
 
   /**
+   * Visits the chunks of the entry and of the route's modules, each once, depth first: `next` names the
+   * chunks a chunk leads to, and `onChunk` sees it after them (Vite's order: a chunk's own CSS comes after
+   * the CSS of what it imports).
+   */
+  const walk = (modules: readonly string[], next: (key: string, chunk: ManifestChunk) => readonly string[] | undefined, onChunk: (key: string, chunk: ManifestChunk) => void) => {
+    const seen = new Set<string>();
+    const visit = (key: string) => {
+      if (seen.has(key)) return;
+      seen.add(key);
+      const chunk = manifest[key];
+      if (!chunk) return;
+      next(key, chunk)?.forEach(visit);
+      onChunk(key, chunk);
+    };
+    visit(CLIENT_ENTRY);
+    for (const module of modules) {
+      const key = manifestKeyOf(manifest, moduleChunks, module);
+      if (key) visit(key);
+    }
+  };
+
+  /**
    * Every chunk and style sheet the route's modules may load later (their dynamic imports, with what those
    * import) and the shell's own on-demand parts (client/shell/: the confirm dialog, the account menu), less
    * what the page loads anyway: what an offline route needs kept for a dead spot. The entry's other dynamic
@@ -65,22 +87,17 @@ export function loadClientAssets(clientDir: string): (modules: readonly string[]
    */
   const onDemand = (modules: readonly string[], loaded: ClientAssets): string[] => {
     const files = new Set<string>();
-    const seen = new Set<string>();
-    const visit = (key: string) => {
-      if (seen.has(key)) return;
-      seen.add(key);
-      const chunk = manifest[key];
-      if (!chunk) return;
-      files.add('/' + chunk.file);
-      chunk.css?.forEach((css) => files.add('/' + css));
-      chunk.imports?.forEach(visit);
-      (key === CLIENT_ENTRY ? chunk.dynamicImports?.filter((module) => module.startsWith('client/shell/')) : chunk.dynamicImports)?.forEach(visit);
-    };
-    visit(CLIENT_ENTRY);
-    for (const module of modules) {
-      const key = manifestKeyOf(manifest, moduleChunks, module);
-      if (key) visit(key);
-    }
+    walk(
+      modules,
+      (key, chunk) => [
+        ...(chunk.imports ?? []),
+        ...((key === CLIENT_ENTRY ? chunk.dynamicImports?.filter((module) => module.startsWith('client/shell/')) : chunk.dynamicImports) ?? []),
+      ],
+      (_key, chunk) => {
+        files.add('/' + chunk.file);
+        chunk.css?.forEach((css) => files.add('/' + css));
+      },
+    );
     for (const file of [...loaded.styles, ...loaded.scripts, ...loaded.preloads]) files.delete(file);
     return [...files];
   };
@@ -91,22 +108,14 @@ export function loadClientAssets(clientDir: string): (modules: readonly string[]
     if (cached) return cached;
     const styles = new Set<string>(global);
     const preloads = new Set<string>();
-    const seen = new Set<string>();
-    // Imports first: a chunk's own CSS comes after the CSS of what it depends on (Vite's order).
-    const visit = (key: string) => {
-      if (seen.has(key)) return;
-      seen.add(key);
-      const chunk = manifest[key];
-      if (!chunk) return;
-      chunk.imports?.forEach(visit);
-      chunk.css?.forEach((css) => styles.add('/' + css));
-      if (key !== CLIENT_ENTRY) preloads.add('/' + chunk.file);
-    };
-    visit(CLIENT_ENTRY);
-    for (const module of modules) {
-      const key = manifestKeyOf(manifest, moduleChunks, module);
-      if (key) visit(key);
-    }
+    walk(
+      modules,
+      (_key, chunk) => chunk.imports,
+      (key, chunk) => {
+        chunk.css?.forEach((css) => styles.add('/' + css));
+        if (key !== CLIENT_ENTRY) preloads.add('/' + chunk.file);
+      },
+    );
     const assets: ClientAssets = { styles: [...styles], scripts: ['/' + entry.file], preloads: [...preloads] };
     if (offline) assets.offline = onDemand(modules, assets);
     cache.set(cacheKey, assets);

@@ -267,16 +267,23 @@ function textCondition(table: string, alias: string, key: string, field: FieldDe
   return p.byPart(table, key, `lower(${alias}.${key})`) ?? `lower(${alias}.${key}) like ${p.pattern()}`;
 }
 
+/** A reference's label as a template of its entity's fields, or undefined when the label is SQL of its own (a person's name). */
+function labelTemplateOf(field: FieldDef): { target: EntityDef; template: string } | undefined {
+  const reference = field.reference!;
+  const target = entityByName(reference.entity);
+  const template = reference.label ?? target?.label;
+  return target && !reference.labelSql && template ? { target, template } : undefined;
+}
+
 /**
  * The fields of the referenced entity a reference's label search is split into (`labelSearchFields`,
  * ADR 050), when each is a text never NULL; undefined when the label is searched whole.
  */
 function splitLabel(field: FieldDef, search: string, lang: Lang): { target: EntityDef; fields: string[] } | undefined {
-  const reference = field.reference!;
-  const target = entityByName(reference.entity);
-  const template = reference.label ?? target?.label;
-  if (!target || reference.labelSql || !template) return undefined;
-  const fields = labelSearchFields(template, search, lang);
+  const label = labelTemplateOf(field);
+  if (!label) return undefined;
+  const { target } = label;
+  const fields = labelSearchFields(label.template, search, lang);
   const textual = (key: string) => {
     const f = target.fields[key];
     return f && (f.kind === 'text' || f.kind === 'email' || f.kind === 'phone') && f.required;
@@ -306,10 +313,10 @@ async function samplesOf(db: Db, def: EntityDef, searchable: readonly string[]):
   const columns = searchable.flatMap((key): [string, string][] => {
     const field = def.fields[key]!;
     if (field.kind !== 'reference') return field.valuesRepeat ? [] : [[def.table, key]];
-    const target = entityByName(field.reference!.entity);
-    const template = field.reference!.label ?? target?.label;
-    if (!target || field.reference!.labelSql || !template) return [];
-    return labelFields(template)
+    const label = labelTemplateOf(field);
+    if (!label) return [];
+    const { target } = label;
+    return labelFields(label.template)
       .filter((f) => target.fields[f] && !target.fields[f]!.valuesRepeat)
       .map((f): [string, string] => [target.table, f]);
   });
@@ -322,10 +329,10 @@ function termSourcesOf(def: EntityDef, searchable: readonly string[]): string[] 
   return searchable.flatMap((key) => {
     const field = def.fields[key]!;
     if (field.kind !== 'reference') return field.valuesRepeat ? [termSource(def.table, key)] : [];
-    const target = entityByName(field.reference!.entity);
-    const template = field.reference!.label ?? target?.label;
-    if (!target || field.reference!.labelSql || !template) return [];
-    return labelFields(template)
+    const label = labelTemplateOf(field);
+    if (!label) return [];
+    const { target } = label;
+    return labelFields(label.template)
       .filter((f) => target.fields[f]?.valuesRepeat)
       .map((f) => termSource(target.table, f));
   });
