@@ -10,10 +10,32 @@ const RESOURCES = { en: bundle(enCommon, enResources), sv: bundle(svCommon, svRe
 const instances = new Map<Language, i18n>();
 
 /**
- * Texts asked for without options are computed once per instance and key (ADR 024). A `t()` call costs
+ * What names a text whose answer never changes: its key alone, or with a context and a default (a list's enum
+ * cells ask `t(key, { defaultValue })` for each row, ADR 053). Null for anything else: interpolation,
+ * plurals, other options, or more arguments.
+ */
+function plainTextId(key: string, rest: unknown[]): string | null {
+  if (rest.length === 0) return key;
+  const options = rest[0];
+  if (rest.length > 1 || typeof options !== 'object' || options === null) return null;
+  let context = '';
+  let fallback = '';
+  for (const [name, value] of Object.entries(options)) {
+    if (value === undefined) continue;
+    if (typeof value !== 'string') return null;
+    if (name === 'context') context = value;
+    else if (name === 'defaultValue') fallback = value;
+    else return null;
+  }
+  return `${key}\u0000${context}\u0000${fallback}`;
+}
+
+/**
+ * Texts asked for without options, or with only a context and a default, are computed once per instance and
+ * text (ADR 024, 053). A `t()` call costs
  * i18next ~8–11 µs (it merges its options object into every call), and a list page makes some eighty of
  * them per render; the server's instances never change after start, so the answer for a key does not
- * either. Calls with options (interpolation, plurals) go to i18next as they are.
+ * either. Calls with other options (interpolation, plurals) go to i18next as they are.
  */
 function rememberPlainTexts(instance: i18n): i18n {
   type FixedT = ((...args: unknown[]) => unknown) & { lng?: unknown; lngs?: unknown; ns?: unknown; keyPrefix?: unknown };
@@ -31,11 +53,12 @@ function rememberPlainTexts(instance: i18n): i18n {
     if (!texts) caches.set(scope, (texts = new Map()));
     const known = texts;
     const remembering: FixedT = (key: unknown, ...rest: unknown[]) => {
-      if (typeof key !== 'string' || rest.length > 0) return fixed(key, ...rest);
-      const text = known.get(key);
+      const id = typeof key === 'string' ? plainTextId(key, rest) : null;
+      if (id === null) return fixed(key, ...rest);
+      const text = known.get(id);
       if (text !== undefined) return text;
-      const value = fixed(key);
-      if (typeof value === 'string') known.set(key, value);
+      const value = fixed(key, ...rest);
+      if (typeof value === 'string') known.set(id, value);
       return value;
     };
     return Object.assign(remembering, { lng: fixed.lng, lngs: fixed.lngs, ns: fixed.ns, keyPrefix: fixed.keyPrefix });

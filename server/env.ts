@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RENDER_WORKER_SEMI_SPACE_MB } from './node-flags.ts';
 import {
   auditKeyField,
   auditRetentionDaysField,
@@ -62,6 +63,8 @@ export const envSchema = z
     SSR_RENDER_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
     /** Old-generation heap of each render worker, in MB (Worker resourceLimits); over it the worker is replaced (ADR 029). */
     SSR_WORKER_HEAP_MB: z.coerce.number().int().min(32).max(4096).default(256),
+    /** Semi-space size of each render worker's young generation, in MB (ADR 053); 0: the main thread's 2 MB. */
+    SSR_WORKER_SEMI_SPACE_MB: z.coerce.number().int().min(0).max(64).default(RENDER_WORKER_SEMI_SPACE_MB),
     /** Absolute lifetime of a sign-in (ADR 017): the session cookies' max age, and enforced by the in-process API. */
     SESSION_MAX_AGE_DAYS: sessionMaxAgeDaysField.default(30),
     /** The operation range (§9, ADR 011): centre and radius, enforced by the in-process API and drawn on maps. */

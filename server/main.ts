@@ -78,6 +78,7 @@ const app = await buildApp({
         renderWorkers: env.SSR_WORKERS ?? defaultRenderWorkers(),
         renderTimeoutMs: env.SSR_RENDER_TIMEOUT_MS,
         workerHeapMb: env.SSR_WORKER_HEAP_MB,
+        workerSemiSpaceMb: env.SSR_WORKER_SEMI_SPACE_MB,
       },
   version,
   logger: logger.child({ service: 'backoffice' }),

@@ -18,13 +18,31 @@ export function localeOf(lang: string): 'sv-SE' | 'en-GB' {
 }
 
 // Made once per language and options, then kept: making an Intl formatter costs far more than using one
-// (a Today page of five stops spent ~25 ms making them, ADR 048).
+// (a Today page of five stops spent ~25 ms making them, ADR 048). Found first by the options object itself,
+// so a list's 25 dates in the app's format do not each turn their options into a key (ADR 053); options
+// written inline at a call are new objects each time and are found by their text, as before.
 const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
+const byOptions = new WeakMap<object, Map<string, Intl.NumberFormat | Intl.DateTimeFormat>>();
 const formatter = (number: boolean, lang: string, options: object) => {
-  const key = `${number}${localeOf(lang)}${JSON.stringify(options)}`;
+  const locale = localeOf(lang);
+  const kind = `${number}${locale}`;
+  let known = byOptions.get(options);
+  const found = known?.get(kind);
+  if (found) return found;
+  const key = `${kind}${JSON.stringify(options)}`;
   let made = formatters.get(key);
-  if (!made) formatters.set(key, (made = number ? new Intl.NumberFormat(localeOf(lang), options) : new Intl.DateTimeFormat(localeOf(lang), options)));
+  if (!made) formatters.set(key, (made = number ? new Intl.NumberFormat(locale, options) : new Intl.DateTimeFormat(locale, options)));
+  if (!known) byOptions.set(options, (known = new Map()));
+  known.set(kind, made);
   return made;
+};
+
+/** A calendar date's options read in UTC, one object per options object (so its formatter is found as above). */
+const inUtc = new WeakMap<Intl.DateTimeFormatOptions, Intl.DateTimeFormatOptions>();
+const utcOptions = (options: Intl.DateTimeFormatOptions) => {
+  let utc = inUtc.get(options);
+  if (!utc) inUtc.set(options, (utc = { timeZone: 'UTC', ...options }));
+  return utc;
 };
 
 const empty = (value: unknown) => value === null || value === undefined || value === '';
@@ -43,7 +61,7 @@ export function formatDate(value: unknown, lang: string, options: Intl.DateTimeF
   const text = empty(value) ? '' : String(value);
   const day = /^\d{4}-\d\d-\d\d$/.test(text);
   const date = new Date(day ? `${text}T00:00:00Z` : text);
-  return Number.isNaN(date.getTime()) ? text : (formatter(false, lang, day ? { timeZone: 'UTC', ...options } : options) as Intl.DateTimeFormat).format(date);
+  return Number.isNaN(date.getTime()) ? text : (formatter(false, lang, day ? utcOptions(options) : options) as Intl.DateTimeFormat).format(date);
 }
 
 /** A moment (an ISO timestamp) as a date and a time of day. */

@@ -2,6 +2,7 @@ import type { DehydratedState } from '@tanstack/react-query';
 import { Worker, type ResourceLimits } from 'node:worker_threads';
 import type { FastifyBaseLogger } from 'fastify';
 import { RENDER_WORKER_ROLE, type AppRenderJob, type RenderOutput } from '../../shared/ssr-contract.ts';
+import { sizeNextIsolatesYoungGeneration } from '../node-flags.ts';
 
 /**
  * A render the pool gave up on (ADR 029): the worker answered nothing for `timeoutMs` while it had a job
@@ -25,6 +26,8 @@ export interface RenderPoolOptions {
    * healthy worker working through a queue under load is never cut off. 0: no timeout.
    */
   timeoutMs?: number;
+  /** Each worker's semi-space size in MB (ADR 053); 0 or unset: the process's (NODE_FLAGS). */
+  semiSpaceMb?: number;
   /** V8 limits of each worker (heap sizes in MB); a worker over them dies and is replaced. */
   resourceLimits?: ResourceLimits;
 }
@@ -115,6 +118,7 @@ export function createRenderPool(entryServerPath: string, size: number, log: Fas
   const timeoutMs = options.timeoutMs ?? 0;
 
   const spawn = (index: number) => {
+    sizeNextIsolatesYoungGeneration(options.semiSpaceMb ?? 0);
     const worker = new Worker(entryServerPath, { workerData: { role: RENDER_WORKER_ROLE }, ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}) });
     const slot: Slot = { worker, pending: new Map(), watchdog: null, retired: false, ready: false, arm: () => undefined };
     const fail = (error: Error) => {

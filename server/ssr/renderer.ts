@@ -14,6 +14,7 @@ import {
 import type { Worker } from 'node:worker_threads';
 import type { Language } from '../../shared/languages.ts';
 import { createRenderPool } from './render-pool.ts';
+import { RENDER_WORKER_SEMI_SPACE_MB } from '../node-flags.ts';
 import type { Context } from '../trpc/context.ts';
 import { appRouter } from '../trpc/router.ts';
 import { loadClientAssets, loadPublicAssets, type ClientAssets } from './assets.ts';
@@ -32,6 +33,8 @@ export type SsrMode =
       renderWorkers?: number;
       renderTimeoutMs?: number;
       workerHeapMb?: number;
+      /** Each render worker's semi-space size in MB (ADR 053); unset: RENDER_WORKER_SEMI_SPACE_MB, 0: the process's. */
+      workerSemiSpaceMb?: number;
       /** Tests only: the module the render workers load instead of entryServerPath (a renderer that loops). */
       testWorkerModule?: string;
     }
@@ -88,6 +91,7 @@ async function productionSource(app: FastifyInstance, mode: Extract<SsrMode, { k
   if ((mode.renderWorkers ?? 0) > 0) {
     const pool = createRenderPool(mode.testWorkerModule ?? mode.entryServerPath, mode.renderWorkers!, app.log, {
       timeoutMs: mode.renderTimeoutMs ?? DEFAULT_RENDER_TIMEOUT_MS,
+      semiSpaceMb: mode.workerSemiSpaceMb ?? RENDER_WORKER_SEMI_SPACE_MB,
       ...(mode.workerHeapMb ? { resourceLimits: { maxOldGenerationSizeMb: mode.workerHeapMb } } : {}),
     });
     renderThreads = () => pool.threads();

@@ -126,6 +126,23 @@ describe('the render pool', () => {
   });
 });
 
+describe("a render worker's young generation (ADR 053)", () => {
+  it('is sized by the pool: each MB of semi-space adds three to the heap limit (two semi-spaces and the large-object new space)', async () => {
+    const limitMb = async (semiSpaceMb: number) => {
+      const pool = createRenderPool(ssr(1).entryServerPath, 1, pino({ level: 'silent' }), { semiSpaceMb });
+      try {
+        await pool.render(job('/languages'));
+        return (await pool.threads()[0]!.getHeapStatistics()).heap_size_limit / 1048576;
+      } finally {
+        await pool.close();
+      }
+    };
+    const small = await limitMb(4);
+    const large = await limitMb(16);
+    expect(large - small).toBeCloseTo(3 * 12, 0);
+  });
+});
+
 describe('render limits (ADR 029)', () => {
   const log = pino({ level: 'silent' });
 

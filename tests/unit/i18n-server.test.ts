@@ -21,4 +21,28 @@ describe("the server's translations", () => {
     expect(render('en')).toBe('<p>Search | Search | X: all | Bicycles</p>');
     asked.mockRestore();
   });
+
+  it('computes a text asked with only a context or a default once too, each context and default apart (ADR 053)', () => {
+    const texts = (t: (key: string, options?: object) => string) => [
+      t('resources.bicycles.options.valve_type.presta', { defaultValue: 'presta' }),
+      t('resources.services.actions.transition.label', { context: '2' }),
+      t('resources.services.actions.transition.label', { context: '4' }),
+      t('resources.bicycles.options.valve_type.none', { defaultValue: 'A' }),
+      t('resources.bicycles.options.valve_type.none', { defaultValue: 'B' }),
+      t('resources.bicycles.options.valve_type.presta', { defaultValue: 'presta', context: undefined }),
+    ];
+    function Texts() {
+      const { t } = useTranslation();
+      return createElement('p', null, texts(t as never).join(' | '));
+    }
+    const render = () => renderToString(createElement(I18nextProvider, { i18n: serverI18n('en') }, createElement(Texts)));
+    const en = serverI18n('en');
+    const asked = vi.spyOn(en, 't');
+    const expected = '<p>Presta | Mark as booked | Finish | A | B | Presta</p>';
+    expect(render()).toBe(expected);
+    const first = asked.mock.calls.length;
+    expect(render()).toBe(expected);
+    expect(asked.mock.calls.length - first).toBe(0);
+    asked.mockRestore();
+  });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { NODE_ENV_DEFAULTS, NODE_FLAGS, missingNodeEnv, missingNodeFlags } from '../../server/node-flags.ts';
+import { NODE_ENV_DEFAULTS, NODE_FLAGS, RENDER_WORKER_SEMI_SPACE_MB, missingNodeEnv, missingNodeFlags } from '../../server/node-flags.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'node-flags-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -61,5 +61,40 @@ describe('the V8 flags production runs with (ADR 049)', () => {
     const out = JSON.parse(run.stdout) as { pid: number; execArgv: string[]; mmapThreshold: string };
     expect(out.execArgv).toEqual(['--max-semi-space-size=16']);
     expect(out.mmapThreshold).toBe('131072');
+  });
+});
+
+describe("a render worker's young generation (ADR 053)", () => {
+  it('isolates made after the call get its semi-spaces; the main isolate keeps the process flag', () => {
+    const file = join(dir, 'young.mjs');
+    // Each isolate allocates short-lived objects until V8 has grown its new space as far as it may, then says how far.
+    writeFileSync(
+      file,
+      `import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { getHeapSpaceStatistics } from 'node:v8';
+import { sizeNextIsolatesYoungGeneration } from ${JSON.stringify(join(import.meta.dirname, '..', '..', 'server', 'node-flags.ts'))};
+const churn = () => { let keep = []; for (let i = 0; i < 3e6; i++) { keep.push({ i }); if (keep.length > 2e5) keep = []; } };
+const newSpaceMb = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space').space_size / 1048576;
+const inWorker = (semi) => new Promise((resolve) => {
+  sizeNextIsolatesYoungGeneration(semi);
+  new Worker(new URL(import.meta.url), { workerData: 'churn' }).once('message', resolve);
+});
+if (!isMainThread) { churn(); parentPort.postMessage(newSpaceMb()); }
+else {
+  const before = await inWorker(0);
+  const sized = await inWorker(${RENDER_WORKER_SEMI_SPACE_MB});
+  churn();
+  process.stdout.write(JSON.stringify({ before, sized, main: newSpaceMb() }));
+}
+`,
+    );
+    const run = spawnSync(process.execPath, ['--max-semi-space-size=2', file], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    expect(run.status, run.stderr).toBe(0);
+    const out = JSON.parse(run.stdout) as { before: number; sized: number; main: number };
+    // Two semi-spaces each: 2 MB ones make at most 4 MB of new space.
+    expect(out.before).toBeLessThanOrEqual(4);
+    expect(out.main).toBeLessThanOrEqual(4);
+    expect(out.sized).toBeGreaterThan(8);
+    expect(out.sized).toBeLessThanOrEqual(2 * RENDER_WORKER_SEMI_SPACE_MB);
   });
 });
