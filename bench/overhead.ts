@@ -1,12 +1,20 @@
 import autocannon from 'autocannon';
+import { join } from 'node:path';
 import { request, Agent } from 'undici';
+import { startChild } from './support/ipc.ts';
 import { median, spread, type Spread } from './support/stats.ts';
 import { apiToken, signIn, startStack, trpcInput, type BenchDb } from './support/stack.ts';
 
 /**
  * 4. Server overhead: the bicycles list (page 1, 25 rows) as a tRPC query through the back office, and
  * the same GET sent to the API directly with a bearer token, alternating in one run. Throughput under
- * autocannon (ratio back office ÷ direct), and latency one request at a time (added p50 = difference).
+ * autocannon (ratio back office ÷ direct), and latency one request at a time: the three sides in turn
+ * (back office, API, and the reference below), so each difference is taken between requests made moments
+ * apart, then its median.
+ *
+ * The reference (bench/support/bare-forwarder.ts) is the bare extra hop: Fastify and undici in front of the
+ * API, nothing else. What it adds is the floor of any back office in Node; what the back office adds beyond
+ * it is ours (tRPC, the session, CSRF, metrics, logging).
  */
 export interface OverheadResult {
   connections: number;
@@ -14,35 +22,58 @@ export interface OverheadResult {
   rounds: number;
   rps: { backOffice: Spread; direct: Spread };
   throughputRatio: Spread;
-  sequentialP50Ms: { backOffice: Spread; direct: Spread };
+  sequentialP50Ms: { backOffice: Spread; direct: Spread; bareHop?: Spread };
   addedP50Ms: Spread;
+  /** The bare hop's added p50 over the API (the floor), and the back office's beyond it. */
+  bareHopAddedP50Ms?: Spread;
+  beyondBareHopP50Ms?: Spread;
 }
 
-async function sequentialP50(url: string, headers: Record<string, string>, n: number): Promise<number> {
-  const dispatcher = new Agent({ connections: 1 });
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
+interface Side {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** One request at a time, the sides in turn (the order rotating): each side's p50, and each side's p50 difference from the first. */
+async function pairedP50(sides: Side[], n: number): Promise<{ p50: number[]; diffFromFirst: number[] }> {
+  const dispatchers = sides.map(() => new Agent({ connections: 1 }));
+  const times = sides.map(() => [] as number[]);
+  const once = async (i: number) => {
     const started = performance.now();
-    const res = await request(url, { headers, dispatcher });
+    const res = await request(sides[i]!.url, { headers: sides[i]!.headers, dispatcher: dispatchers[i] });
     await res.body.dump();
-    if (res.statusCode !== 200) throw new Error(`${url} answered ${res.statusCode}`);
-    times.push(performance.now() - started);
+    if (res.statusCode !== 200) throw new Error(`${sides[i]!.url} answered ${res.statusCode}`);
+    return performance.now() - started;
+  };
+  for (let k = 0; k < n; k++) {
+    const row: number[] = [];
+    for (let j = 0; j < sides.length; j++) {
+      const i = (k + j) % sides.length;
+      row[i] = await once(i);
+    }
+    // The first tenth warms the connections and the JIT.
+    if (k >= n / 10) row.forEach((t, i) => times[i]!.push(t));
   }
-  await dispatcher.close();
-  return median(times.slice(Math.floor(n / 10)));
+  await Promise.all(dispatchers.map((d) => d.close()));
+  const diffs = sides.map((_, i) => median(times[i]!.map((t, k) => t - times[0]![k]!)));
+  return { p50: times.map((t) => median(t)), diffFromFirst: diffs };
 }
 
 export async function runOverhead(db: BenchDb, opts: { rounds?: number; seconds?: number; connections?: number } = {}): Promise<OverheadResult> {
   const { rounds = 3, seconds = 5, connections = 8 } = opts;
   const stack = await startStack(db);
+  let bare: Awaited<ReturnType<typeof startChild>> | null = null;
   try {
     const cookie = await signIn(stack.target);
     const token = await apiToken(stack.api);
+    bare = await startChild(join(import.meta.dirname, 'support', 'bare-forwarder.ts'), { BENCH_API_URL: stack.api, BENCH_API_TOKEN: token });
     const viaServer = { url: `${stack.target}/trpc/bicycles.list?input=${trpcInput({ page: 1, page_size: 25 })}`, headers: { cookie } };
     const direct = { url: `${stack.api}bicycles/?page=1&page_size=25`, headers: { authorization: `Bearer ${token}` } };
-    for (const side of [viaServer, direct]) await autocannon({ url: side.url, connections, duration: 1, headers: side.headers });
+    const bareHop = { url: `${String(bare.ready.url)}/bicycles?page=1&page_size=25`, headers: {} };
+    for (const side of [viaServer, direct, bareHop]) await autocannon({ url: side.url, connections, duration: 1, headers: side.headers });
     const rps = { backOffice: [] as number[], direct: [] as number[] };
-    const seq = { backOffice: [] as number[], direct: [] as number[] };
+    const seq = { backOffice: [] as number[], direct: [] as number[], bareHop: [] as number[] };
+    const added = { backOffice: [] as number[], bareHop: [] as number[], beyond: [] as number[] };
     for (let round = 0; round < rounds; round++) {
       for (const [name, side] of [
         ['backOffice', viaServer],
@@ -51,8 +82,14 @@ export async function runOverhead(db: BenchDb, opts: { rounds?: number; seconds?
         const result = await autocannon({ url: side.url, connections, duration: seconds, headers: side.headers });
         if (result.non2xx || result.errors) throw new Error(`${side.url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
         rps[name].push(result.requests.average);
-        seq[name].push(await sequentialP50(side.url, side.headers, 300));
       }
+      const paired = await pairedP50([direct, viaServer, bareHop], 400);
+      seq.direct.push(paired.p50[0]!);
+      seq.backOffice.push(paired.p50[1]!);
+      seq.bareHop.push(paired.p50[2]!);
+      added.backOffice.push(paired.diffFromFirst[1]!);
+      added.bareHop.push(paired.diffFromFirst[2]!);
+      added.beyond.push(paired.diffFromFirst[1]! - paired.diffFromFirst[2]!);
     }
     return {
       connections,
@@ -63,13 +100,13 @@ export async function runOverhead(db: BenchDb, opts: { rounds?: number; seconds?
         rps.backOffice.map((v, i) => v / rps.direct[i]!),
         2,
       ),
-      sequentialP50Ms: { backOffice: spread(seq.backOffice, 2), direct: spread(seq.direct, 2) },
-      addedP50Ms: spread(
-        seq.backOffice.map((v, i) => v - seq.direct[i]!),
-        2,
-      ),
+      sequentialP50Ms: { backOffice: spread(seq.backOffice, 2), direct: spread(seq.direct, 2), bareHop: spread(seq.bareHop, 2) },
+      addedP50Ms: spread(added.backOffice, 2),
+      bareHopAddedP50Ms: spread(added.bareHop, 2),
+      beyondBareHopP50Ms: spread(added.beyond, 2),
     };
   } finally {
+    await bare?.stop();
     await stack.stop();
   }
 }

@@ -177,6 +177,13 @@ export function renderResults(r: Any): string {
         ),
         '',
       );
+      if (o.bareHopAddedP50Ms)
+        out.push(
+          `Reference in the same rounds (bench/support/bare-forwarder.ts: Fastify and undici in front of the API, nothing else): p50 ${fmt(o.sequentialP50Ms.bareHop, ' ms')}, ` +
+            `+${fmt(o.bareHopAddedP50Ms, ' ms')} over the API: the floor of an extra hop in Node. The back office adds +${fmt(o.beyondBareHopP50Ms, ' ms')} beyond it ` +
+            `(tRPC, the session cookie, CSRF, metrics, logging). Differences are medians of requests made in turn, one at a time.`,
+          '',
+        );
     }
   }
   if (r.export) {

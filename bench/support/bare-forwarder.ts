@@ -1,0 +1,24 @@
+import Fastify from 'fastify';
+import { Pool } from 'undici';
+
+/**
+ * The overhead bench's reference (bench/overhead.ts): the least a Node server can do that sits where the back
+ * office sits. Fastify receives the request, undici asks the API (keep-alive pool, the bench's bearer token),
+ * the envelope is parsed and its data answered in tRPC's shape. No session, cookie, CSRF, metrics, logging or
+ * tRPC: what remains is the extra HTTP hop itself, which no back office in Node can go below.
+ */
+const api = new URL(process.env.BENCH_API_URL!);
+const token = process.env.BENCH_API_TOKEN!;
+const pool = new Pool(api.origin, { connections: 16 });
+const app = Fastify({ logger: false });
+app.get('/bicycles', async (req, reply) => {
+  const search = req.url.slice(req.url.indexOf('?'));
+  const res = await pool.request({ method: 'GET', path: `${api.pathname}bicycles/${search}`, headers: { authorization: `Bearer ${token}` } });
+  const envelope = (await res.body.json()) as { data: unknown };
+  reply.code(res.statusCode).header('content-type', 'application/json');
+  return JSON.stringify({ result: { data: envelope.data } });
+});
+await app.listen({ port: 0, host: '127.0.0.1' });
+const address = app.server.address();
+process.on('SIGTERM', () => void app.close().finally(() => pool.close().finally(() => process.exit(0))));
+process.send!({ ready: { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` } });
