@@ -3,12 +3,12 @@ import { renderToPipeableStream } from 'react-dom/server';
 import { StaticRouter } from 'react-router-dom';
 import { PassThrough } from 'node:stream';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
-import { ServerStyleSheet } from 'styled-components';
 import type { Language } from '../shared/languages.ts';
 import { matchRoute } from '../shared/route-table.ts';
 import { App } from './app.tsx';
 import { contentLanguage, languageModules } from './i18n.ts';
 import { serverI18n } from './i18n-server.ts';
+import { reusingStyleSheet } from './ssr-styles.ts';
 import { preloadRoute, routeModules, routeTranslations } from './routes.tsx';
 import { prefetchRoute, type PrefetchHelpers } from './route-data.ts';
 import { packRecords, serializeState, type SsrState } from './ssr-state.ts';
@@ -80,7 +80,7 @@ async function renderApp(job: AppRenderJob, queryClient?: QueryClient): Promise<
 
   const prefetched = performance.now();
   const cpuBefore = threadCpuMicros();
-  const sheet = new ServerStyleSheet();
+  const sheet = reusingStyleSheet();
   const app = (
     <App
       queryClient={client}

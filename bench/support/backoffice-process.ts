@@ -30,6 +30,8 @@ const app = await buildApp({
     clientDir: join(root, 'dist', 'client'),
     entryServerPath: join(root, 'dist', 'server', 'entry-server.js'),
     renderWorkers: Number(process.env.BENCH_SSR_WORKERS ?? 1),
+    // Unset: what production runs with (ADR 053); a number tries another young generation for the workers.
+    ...(process.env.BENCH_SSR_WORKER_SEMI_SPACE_MB ? { workerSemiSpaceMb: Number(process.env.BENCH_SSR_WORKER_SEMI_SPACE_MB) } : {}),
   },
   version: 'bench',
   logger: false,
