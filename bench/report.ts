@@ -99,16 +99,27 @@ export function renderResults(r: Any): string {
         `One request at a time (${s.sequential['/bicycles'].requests} per page), so a render does not queue behind others:`,
         '',
         table(
-          ['page', 'render p50 (wall)', 'render p50 (CPU of the thread)', 'data fetch p50 (server)', 'request p50 (server)'],
+          [
+            'page',
+            'render p50 (wall)',
+            'render p50 (CPU of the thread)',
+            'data fetch p50 (server)',
+            'request p50 (server)',
+            'back-office CPU per page: all (main · render threads · other)',
+          ],
           Object.entries(s.sequential).map(([name, q]: [string, Any]) => [
             name,
             `${q.renderP50Ms} ms`,
             `${q.renderCpuP50Ms} ms`,
             Number.isFinite(q.prefetchP50Ms) ? `${q.prefetchP50Ms} ms` : '',
             `${q.requestP50Ms} ms`,
+            q.cpuPerPageMs ? `${q.cpuPerPageMs.process} ms (${q.cpuPerPageMs.main} · ${q.cpuPerPageMs.renderThreads} · ${q.cpuPerPageMs.other})` : '',
           ]),
         ),
         '',
+        ...(s.reactShareOfPlain
+          ? [`Issue 22: React /bicycles ≥ 0.5× the plain page's throughput in the same run — ${fmt(s.reactShareOfPlain, '×')} (${ok(s.reactShareOfPlain.median >= 0.5)}).`, '']
+          : []),
         `Targets (issue 14): /bicycles ≥ 200 pages/s — ${s.pages['/bicycles'].rps.median} (${ok(s.pages['/bicycles'].rps.median >= 200)}); ` +
           (s.fetchGapMs
             ? `data fetch within 2 ms of the plain page's API call — ${fmt(s.fetchGapMs, ' ms')} under load (${ok(s.fetchGapMs.median <= 2)}), ` +

@@ -27,6 +27,12 @@ interface SequentialFigures {
   renderCpuP50Ms: number;
   requestP50Ms: number;
   requests: number;
+  /**
+   * The back office's CPU per page, in ms: the whole process, its main thread, its render threads (their whole
+   * time, not only the render), and the rest (V8's collector and compiler threads, zlib's pool). Load moves it far
+   * less than pages/s, so it is what the SSR ratio is read against.
+   */
+  cpuPerPageMs?: { process: number; main: number; renderThreads: number; other: number };
 }
 
 export interface SsrResult {
@@ -40,6 +46,8 @@ export interface SsrResult {
   renderRatio: Spread;
   /** Plain-string pages/s ÷ React pages/s, end to end through the same server and API call. */
   throughputRatio: Spread;
+  /** React pages/s ÷ plain-string pages/s, per round (issue 22: ≥ 0.5). */
+  reactShareOfPlain?: Spread;
   /** The React page's data fetch minus the plain page's API call, under load (per round, p50s). Issue 14: ≤ 2 ms. */
   fetchGapMs: Spread;
   renderCpuRatio: number;
@@ -87,10 +95,14 @@ export async function runSsr(db: BenchDb, opts: { rounds?: number; seconds?: num
     for (const page of pages) {
       await stack.backOffice.ask('startWindow');
       const n = opts.sequential ?? 150;
+      type Cpu = { process: number; main: number; workers: number };
+      const cpuBefore = await stack.backOffice.ask<Cpu>('threadCpuMs');
       for (let i = 0; i < n; i++) {
         const res = await request(stack.target + page.path, { headers: page.headers, dispatcher: agent });
         await res.body.dump();
       }
+      const cpuAfter = await stack.backOffice.ask<Cpu>('threadCpuMs');
+      const perPage = (key: keyof Cpu) => (cpuAfter[key] - cpuBefore[key]) / n;
       const window = await stack.backOffice.ask<{
         renderMs: Record<string, number[]>;
         renderCpuMs: Record<string, number[]>;
@@ -103,6 +115,12 @@ export async function runSsr(db: BenchDb, opts: { rounds?: number; seconds?: num
         renderCpuP50Ms: Number(percentile(window.renderCpuMs[page.renderKey] ?? [], 50).toFixed(2)),
         requestP50Ms: Number(percentile(window.requestMs[`GET ${page.path}`] ?? [], 50).toFixed(2)),
         requests: n,
+        cpuPerPageMs: {
+          process: Number(perPage('process').toFixed(2)),
+          main: Number(perPage('main').toFixed(2)),
+          renderThreads: Number(perPage('workers').toFixed(2)),
+          other: Number((perPage('process') - perPage('main') - perPage('workers')).toFixed(2)),
+        },
       };
     }
     await agent.close();
@@ -129,6 +147,10 @@ export async function runSsr(db: BenchDb, opts: { rounds?: number; seconds?: num
       ),
       throughputRatio: spread(
         plain.rps.map((v, i) => v / react.rps[i]!),
+        2,
+      ),
+      reactShareOfPlain: spread(
+        react.rps.map((v, i) => v / plain.rps[i]!),
         2,
       ),
       fetchGapMs: spread(

@@ -72,6 +72,14 @@ serveCommands({
     resetPeakRss();
     return { rssMb: Math.round(process.memoryUsage().rss / 1048576) };
   },
+  /** CPU time so far, in ms (user + system): the process, its main thread, and its render threads together. */
+  threadCpuMs: async () => {
+    const all = process.cpuUsage();
+    const main = process.threadCpuUsage();
+    const workers = await Promise.all(app.renderThreads().map((w) => w.cpuUsage()));
+    const ms = (u: { user: number; system: number }) => (u.user + u.system) / 1000;
+    return { process: ms(all), main: ms(main), workers: workers.reduce((sum, u) => sum + ms(u), 0) };
+  },
   /** This process's CPU time so far, in ms (user + system). */
   cpuMs: () => {
     const { user, system } = process.cpuUsage();
