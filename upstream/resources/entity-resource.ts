@@ -196,6 +196,8 @@ interface Resource extends EntityResource {
     extra?: { sql: string; params: unknown[] }[],
   ): Promise<{ sql: string; params: unknown[] }>;
   parseList(query: Record<string, string>): z.output<ReturnType<typeof listParamsSchema>>;
+  /** The guard of the list and the calendar: `read`, with the session check overlapping the handler's reads (ADR 052). */
+  list: ReturnType<typeof requireAuth>;
   filtersOf(query: Record<string, string>): Record<string, string>;
 }
 
@@ -454,6 +456,8 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
     create: createSchema(def),
     status: statusFieldOf(def),
     read: requireAuth(config, readScopes),
+    // Pure reads: their statements start beside the session check, and their answer waits for it (ADR 052).
+    list: requireAuth(config, readScopes, { overlap: true }),
     readOne: requireAuth(config, [...new Set([...readScopes, ...readThroughRoles(def)])]),
     checkReadThrough,
     write: requireAuth(config, writeRoles(def, 'update')),
@@ -474,7 +478,7 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
 /** GET <resource>/: a page, searched, filtered and sorted (ADR 006). */
 function registerList(app: FastifyInstance, r: Resource) {
   const sortable = new Set(sortableKeys(r.def));
-  app.get(r.base, { preHandler: r.read }, async (req, reply) => {
+  app.get(r.base, { preHandler: r.list }, async (req, reply) => {
     const query = req.query as Record<string, string>;
     const { page, page_size, search, ordering, after } = r.parseList(query);
     const lang = langOf(req);
@@ -512,7 +516,7 @@ function registerList(app: FastifyInstance, r: Resource) {
 /** GET <resource>/calendar/?from=&to=: every record of a date range, for calendars; bounded in days and rows. */
 function registerCalendar(app: FastifyInstance, r: Resource, dateColumn: string) {
   const calendarParams = calendarParamsSchema(r.def);
-  app.get(`${r.base}calendar/`, { preHandler: r.read }, async (req, reply) => {
+  app.get(`${r.base}calendar/`, { preHandler: r.list }, async (req, reply) => {
     const query = req.query as Record<string, string>;
     const { from, to } = parseBody(calendarParams, { from: query.from, to: query.to, filters: r.filtersOf(query) });
     const lang = langOf(req);
