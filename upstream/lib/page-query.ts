@@ -263,10 +263,24 @@ export function cheapestPart(search: string, sample: readonly string[]): string 
 }
 
 const samples = new Map<string, { at: number; values: Promise<string[]> }>();
+const sizes = new Map<string, { at: number; rows: Promise<number> }>();
 
-/** Forgets the samples read (after an ANALYZE that should count at once: tests). */
+/** Forgets the samples and table sizes read (after an ANALYZE that should count at once: tests). */
 export function forgetColumnSamples(): void {
   samples.clear();
+  sizes.clear();
+}
+
+/** How many rows `table` has, as its statistics say (`pg_class.reltuples`, 0 before any), read once per ten minutes. */
+export function tableRows(db: Db, table: string): Promise<number> {
+  const cached = sizes.get(table);
+  if (cached && Date.now() - cached.at < 600_000) return cached.rows;
+  const rows = db
+    .query<{ n: number | string }>(`select greatest(c.reltuples, 0)::float8 as n from pg_class c where c.oid = to_regclass($1)`, [table])
+    .then(({ rows: found }) => Number(found[0]?.n ?? 0))
+    .catch(() => 0);
+  sizes.set(table, { at: Date.now(), rows });
+  return rows;
 }
 
 /**
