@@ -346,7 +346,7 @@ function labelColumns(field: FieldDef, lang: Lang): string[] {
  * keeps) that contains the text, times the referenced table's rows. Both are read at most once per ten
  * minutes, so the choice costs no statement of its own. It decides only how the rows are found, never which.
  */
-async function wideReferences(db: Db, def: EntityDef, searchable: readonly string[], search: string, lang: Lang): Promise<Set<string>> {
+async function wideReferences(db: Db, def: EntityDef, searchable: readonly string[], search: string, lang: Lang, above: number): Promise<Set<string>> {
   const text = search.toLowerCase();
   const references = searchable.filter((key) => def.fields[key]!.kind === 'reference');
   const wide = await Promise.all(
@@ -355,7 +355,7 @@ async function wideReferences(db: Db, def: EntityDef, searchable: readonly strin
       const table = referenceTable(field);
       const [rows, ...samples] = await Promise.all([tableRows(db, table), ...labelColumns(field, lang).map((column) => columnSample(db, table, column))]);
       const share = Math.max(0, ...samples.map((values) => (values.length ? values.filter((v) => v.includes(text)).length / values.length : 0)));
-      return share * rows > WIDE_REFERENCE_MATCHES;
+      return share * rows > above;
     }),
   );
   return new Set(references.filter((_, i) => wide[i]));
@@ -396,13 +396,21 @@ function termSourcesOf(def: EntityDef, searchable: readonly string[]): string[] 
  * each field's contains-search, OR-ed; `false` when no field can hold the text. The terms of the fields
  * whose values repeat are read first, in one query (ADR 050).
  */
-export async function searchClause(db: Db, def: EntityDef, search: string, lang: Lang, params: unknown[]): Promise<string> {
+export async function searchClause(
+  db: Db,
+  def: EntityDef,
+  search: string,
+  lang: Lang,
+  params: unknown[],
+  /** A reference matching more records than this is asked per row (`WIDE_REFERENCE_MATCHES`; tests lower it). */
+  options: { wideAbove?: number } = {},
+): Promise<string> {
   const searchable = Object.keys(def.fields).filter((k) => def.fields[k]!.searchable);
   const pattern = containsPattern(search);
   const [matched, sampled, wide] = await Promise.all([
     matchingTerms(db, termSourcesOf(def, searchable), pattern),
     samplesOf(db, def, searchable),
-    wideReferences(db, def, searchable, search, lang),
+    wideReferences(db, def, searchable, search, lang, options.wideAbove ?? WIDE_REFERENCE_MATCHES),
   ]);
   // Parameters as the conditions ask for them: an unused one has no type PostgreSQL could infer.
   let patternParam = '';
