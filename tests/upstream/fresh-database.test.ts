@@ -103,13 +103,17 @@ describe('list pages (issue 22, ADR 047)', () => {
   it('reads the same page whether the filter matches few rows (filtered first, then sorted) or many (read in index order)', async () => {
     const base = { select: 'select t.id, t.status from assets t', from: 'assets t', alias: 't', column: 'status', desc: true, nullable: false, limit: 11 };
     const where = { where: ' where t.asset_type = $1', params: ['cargo_bike'] };
-    for (const offset of [0, 10, 50]) {
+    // Past the last page too: the few-matches way reads its count with its rows (ADR 052), and an empty page
+    // still has it.
+    for (const offset of [0, 10, 50, 57, 100]) {
       const few = await listPage<{ id: number }>(db, { ...base, ...where, offset, exactUpTo: 1000 });
       const many = await listPage<{ id: number }>(db, { ...base, ...where, offset, exactUpTo: 10 });
       expect(few).toMatchObject({ count: 57, estimated: false });
       expect(many.estimated).toBe(true);
       expect(many.rows.map((r) => r.id)).toEqual(few.rows.map((r) => r.id));
-      expect(few.rows).toHaveLength(Math.min(11, 57 - offset));
+      expect(few.rows).toHaveLength(Math.max(0, Math.min(11, 57 - offset)));
+      // The count rides on the rows and is taken off them.
+      for (const row of few.rows) expect(Object.keys(row).sort()).toEqual(['id', 'status']);
     }
     expect(await listPage(db, { ...base, where: ' where t.asset_type = $1', params: ['none'], offset: 0, exactUpTo: 1000 })).toEqual({ rows: [], count: 0, estimated: false });
   });
