@@ -329,9 +329,14 @@ function referenceMatch(field: FieldDef, lang: Lang, p: SearchParams): string | 
 
 /**
  * More referenced records than this matching a reference's label search are too many to list as an array of
- * ids: the search then asks each row's own record.
+ * ids: the search then asks each row's own record. An array is checked one id at a time for every row it is
+ * tested on — including each row a trigram index's bitmap hands over for its recheck, about twice as many
+ * services as bicycles listed — so its cost grows with the square of its length (40 000 bicycles holding
+ * "ab": over 50 s on PGlite). Asked per row, a search pays a lookup for each row it reaches, which only a
+ * search matching many rows keeps few (a page walked in order, a capped count): a sample that holds the
+ * text once in a hundred values (one repeated model: ~9 000 of 1M bicycles) stays an array.
  */
-const WIDE_REFERENCE_MATCHES = 50_000;
+const WIDE_REFERENCE_MATCHES = 20_000;
 
 /** The columns of the referenced row a reference's label reads: its template's fields, or the `r.<column>`s of its own SQL. */
 function labelColumns(field: FieldDef, lang: Lang): string[] {
