@@ -1,4 +1,4 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { PathOnlyLogController, requestIdOf } from '../shared/request-log.server.ts';
 import { closeConnectionsWhenDraining } from '../shared/graceful-close.server.ts';
@@ -7,8 +7,8 @@ import { ENTITIES } from '../shared/entities/registry.ts';
 import { ERROR_TEXT } from '../shared/errors.ts';
 import type { UpstreamConfig } from './config.ts';
 import { isDatabaseUnavailable, type Db } from './db.ts';
-import { ApiError, fail } from './lib/api-error.ts';
-import { requireAuth } from './lib/auth.ts';
+import { ApiError, fail, failBody } from './lib/api-error.ts';
+import { registerSessionGate, requireAuth } from './lib/auth.ts';
 import { checkSession } from './lib/sessions.ts';
 import { registerIdempotency } from './lib/idempotency.ts';
 import { isDataException, refuseUnstorableInput } from './lib/storable-input.ts';
@@ -32,6 +32,28 @@ export interface BuildUpstreamOptions {
 }
 
 export const UPSTREAM_REDACT = ['req.headers.authorization', 'req.headers["x-forwarded-secret"]', '*.password', '*.password_confirm', '*.refresh_token', '*.token', '*.id_token'];
+
+/** How the API answers an error: the envelope's status, code, cause and fields (logged where it is ours). */
+function errorAnswer(error: unknown, req: FastifyRequest, reply: FastifyReply): { status: number; code: string; cause: string; fields?: Record<string, string> } {
+  if (error instanceof ApiError) return { status: error.status, code: error.code, cause: error.message, fields: error.fields };
+  if (isDataException(error)) {
+    req.log.warn({ sqlState: (error as { code: string }).code }, 'input refused by the database');
+    return { status: 400, code: 'validation_error', cause: 'A value is out of range or not in a valid format.', fields: { _form: 'validation.invalidValue' } };
+  }
+  const fastifyError = error as { statusCode?: number; code?: string; message: string };
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return { status: 413, code: 'upload_too_large', cause: ERROR_TEXT.upload_too_large };
+  if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
+    return { status: 400, code: 'validation_error', cause: 'The body is not valid JSON.' };
+  if (fastifyError.statusCode && fastifyError.statusCode < 500) return { status: fastifyError.statusCode, code: 'validation_error', cause: fastifyError.message };
+  // PostgreSQL restarting or failing over: a passing state, said so, not an unexplained 500 (ADR 046).
+  if (isDatabaseUnavailable(error)) {
+    req.log.warn({ err: error }, 'database unavailable');
+    void reply.header('retry-after', '2');
+    return { status: 503, code: 'database_unavailable', cause: ERROR_TEXT.database_unavailable };
+  }
+  req.log.error({ err: error }, 'unhandled error');
+  return { status: 500, code: 'internal_error', cause: ERROR_TEXT.internal_error };
+}
 
 /** The reference marketplace API (ADR 002); never listens (start.ts does). */
 export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions): Promise<FastifyInstance> {
@@ -70,24 +92,13 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: config.maxUploadBytes }, (_req, body, done) => done(null, body));
 
   app.setErrorHandler((error, req, reply) => {
-    if (error instanceof ApiError) return fail(reply, error.status, error.code, error.message, error.fields);
-    if (isDataException(error)) {
-      req.log.warn({ sqlState: (error as { code: string }).code }, 'input refused by the database');
-      return fail(reply, 400, 'validation_error', 'A value is out of range or not in a valid format.', { _form: 'validation.invalidValue' });
-    }
-    const fastifyError = error as { statusCode?: number; code?: string; message: string };
-    if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return fail(reply, 413, 'upload_too_large', ERROR_TEXT.upload_too_large);
-    if (fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY')
-      return fail(reply, 400, 'validation_error', 'The body is not valid JSON.');
-    if (fastifyError.statusCode && fastifyError.statusCode < 500) return fail(reply, fastifyError.statusCode, 'validation_error', fastifyError.message);
-    // PostgreSQL restarting or failing over: a passing state, said so, not an unexplained 500 (ADR 046).
-    if (isDatabaseUnavailable(error)) {
-      req.log.warn({ err: error }, 'database unavailable');
-      void reply.header('retry-after', '2');
-      return fail(reply, 503, 'database_unavailable', ERROR_TEXT.database_unavailable);
-    }
-    req.log.error({ err: error }, 'unhandled error');
-    return fail(reply, 500, 'internal_error', ERROR_TEXT.internal_error);
+    const answer = errorAnswer(error, req, reply);
+    return fail(reply, answer.status, answer.code, answer.cause, answer.fields);
+  });
+  // A read's answer waits for its overlapped session check, and a session that ended replaces it (ADR 052).
+  registerSessionGate(app, (error, req, reply) => {
+    const answer = errorAnswer(error, req, reply);
+    return { status: answer.status, body: failBody(answer.code, answer.cause, answer.fields) };
   });
   app.setNotFoundHandler((_req, reply) => fail(reply, 404, 'not_found', ERROR_TEXT.not_found));
   refuseUnstorableInput(app);

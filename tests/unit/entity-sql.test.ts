@@ -14,7 +14,15 @@ import { migrate, migrationsDir } from '../../upstream/migrate.ts';
  */
 const ALTERED_LATER: Record<string, string> = {
   services: '076 (service type became a reference to the catalogue), 077 (rating), 087 (route position)',
-  'service-items': '085 (required items, ADR 043)',
+  'service-items': '085 (required items, ADR 043), 090',
+  // 090: the sort indexes carry the boolean list filters (ADR 052).
+  'service-slots': '090 (sort indexes cover the boolean filters, ADR 052)',
+  'service-types': '090',
+  products: '090',
+  bicycles: '090',
+  'buddy-work-slots': '090',
+  'subscription-plans': '090',
+  subscriptions: '090',
 };
 
 /**
@@ -43,6 +51,14 @@ describe('entity tables', () => {
     expect(sql).toContain('create unique index promo_codes_code_key on promo_codes (lower(code));');
     expect(sql).toContain('create index promo_codes_starts_at_idx on promo_codes (starts_at, id);');
     expect(sql).toContain('uses integer not null default 0');
+  });
+
+  it('carries the boolean list filters in the sort indexes (ADR 052)', () => {
+    const bicycles = entityTableSql(ENTITIES.find((e) => e.name === 'bicycles')!);
+    expect(bicycles).toContain('create index bicycles_serial_number_idx on bicycles (serial_number, id) include (is_active);');
+    // The boolean's own sort index does not repeat it; an entity without a boolean filter has plain sort indexes.
+    expect(bicycles).toContain('create index bicycles_is_active_idx on bicycles (is_active, id);');
+    expect(entityTableSql(ENTITIES.find((e) => e.name === 'promo-codes')!)).not.toContain('include');
   });
 });
 

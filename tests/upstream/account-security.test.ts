@@ -4,9 +4,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { signAccessToken } from '../../upstream/lib/jwt.ts';
 import { hashToken, randomToken } from '../../upstream/lib/tokens.ts';
 import { startUpstream } from '../../upstream/start.ts';
+import { createTestDatabase } from '../support/postgres.ts';
 import { testLogger } from '../support/run-log.ts';
 import { DEMO_PASSWORD } from '../support/stack.ts';
 
@@ -324,6 +326,130 @@ describe('M5: sessions end at once', () => {
     expect((await call('account/', { token: forged })).status).toBe(401);
   });
 });
+
+// PGlite runs one statement at a time; on PostgreSQL (TEST_DATABASE_URL) the list's statements really run
+// beside the session check.
+const adminUrl = process.env.TEST_DATABASE_URL;
+describe.each([['PGlite', null], ...(adminUrl ? [['PostgreSQL', adminUrl]] : [])] as [string, string | null][])(
+  'ADR 052 (%s): a list reads beside its session check, and answers only after it',
+  (_backend, serverUrl) => {
+    let pglite: Upstream | undefined;
+    let server: { admin: pg.Client; name: string } | undefined;
+    beforeAll(async () => {
+      if (!serverUrl) return;
+      const name = `up_gate_${process.pid}_${Date.now()}`;
+      const created = await createTestDatabase(serverUrl, name);
+      server = { admin: created.admin, name };
+      pglite = up;
+      up = await startUpstream({
+        port: 0,
+        databaseUrl: created.url,
+        seedDemo: true,
+        demoPassword: DEMO_PASSWORD,
+        logger: testLogger('upstream-security-pg'),
+        config: { scryptCost: 1024, logMailLinks: false },
+      });
+    }, 60_000);
+    afterAll(async () => {
+      if (!pglite || !server) return;
+      await up.close();
+      up = pglite;
+      await server.admin.query(`drop database ${server.name}`);
+      await server.admin.end();
+    });
+
+    /** Makes the API's session check answer `ms` late, noting when it answered and which statements started before. */
+    function slowChecks(ms: number) {
+      const original = up.app.checkSession;
+      const log: string[] = [];
+      const query = up.db.query;
+      up.db.query = ((sql: string, params?: readonly unknown[]) => {
+        log.push(sql.replace(/\s+/g, ' ').slice(0, 60));
+        return query.call(up.db, sql, params);
+      }) as typeof up.db.query;
+      up.app.checkSession = async (...args: Parameters<typeof original>) => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        log.push('session checked');
+        return original.apply(up.app, args);
+      };
+      return {
+        log,
+        restore: () => {
+          up.app.checkSession = original;
+          up.db.query = query;
+        },
+      };
+    }
+    const refused = (res: Awaited<ReturnType<typeof call>>, message = 'session_ended') => {
+      expect(res.status).toBe(401);
+      expect(res.body).toMatchObject({ success: false, data: null, error: { message } });
+      expect(res.text).not.toContain('results');
+    };
+
+    it('a revoked session gets its 401 and no rows from every list, though the rows were read before the check answered', async () => {
+      const pair = await login('admin@example.com');
+      const lists = [
+        'bicycles/?page=1&page_size=10',
+        'users/?page=1&page_size=10',
+        'buddies/?page=1',
+        'services/?page=1&search=a',
+        'bicycles/calendar/?from=2020-01-01&to=2020-01-31',
+      ];
+      const before = await call(lists[0]!, { token: pair.token });
+      expect(before.body.data.results.length).toBeGreaterThan(0);
+      expect((await call('account/logout', { body: { refresh_token: pair.refresh_token } })).status).toBe(200);
+      const slow = slowChecks(150);
+      try {
+        for (const path of lists) refused(await call(path, { token: pair.token }));
+        // The overlap is real: the list's statements started before the check answered…
+        const first = slow.log.indexOf('session checked');
+        expect(slow.log.slice(0, first).some((sql) => /bicycles/.test(sql))).toBe(true);
+        // …and a handler's own refusal (a bad sort) is answered as the session's, not as what the handler found.
+        refused(await call('bicycles/?ordering=not_a_column', { token: pair.token }));
+      } finally {
+        slow.restore();
+      }
+    });
+
+    it('a role refused by the token and a session outdated by a role change wait for the check too', async () => {
+      const pair = await login('user@example.com');
+      expect((await call('bicycles/', { token: pair.token })).status).toBe(403);
+      expect((await call('account/logout', { body: { refresh_token: pair.refresh_token } })).status).toBe(200);
+      const slow = slowChecks(50);
+      try {
+        refused(await call('bicycles/', { token: pair.token }));
+      } finally {
+        slow.restore();
+      }
+      const admin = await adminToken();
+      const id = await inviteAndAccept('adr052.roles@example.com', ['Buddy', 'Shop'], admin);
+      const outdated = await login('adr052.roles@example.com', 'chosen-pass');
+      expect((await call('users/?page=1', { token: outdated.token })).status).toBe(200);
+      expect((await call(`users/${id}/roles/Shop/`, { method: 'DELETE', token: admin })).status).toBe(200);
+      refused(await call('users/?page=1', { token: outdated.token }), 'token_expired');
+    });
+
+    it('a write never starts before the check passed: a revoked session writes nothing', async () => {
+      const pair = await login('admin@example.com');
+      const count = async () => (await up.db.query<{ n: number }>("select count(*)::int as n from languages where code = 'zz1'")).rows[0]!.n;
+      expect((await call('account/logout', { body: { refresh_token: pair.refresh_token } })).status).toBe(200);
+      const slow = slowChecks(150);
+      try {
+        const res = await call('languages/', { token: pair.token, body: { code: 'zz1', name: 'Adr 052', native_name: 'Adr 052' } });
+        expect(res).toMatchObject({ status: 401, body: { error: { message: 'session_ended' } } });
+        // Nothing ran before the check answered.
+        expect(slow.log[0]).toBe('session checked');
+      } finally {
+        slow.restore();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await count()).toBe(0);
+      // The same write with a session that stands is done.
+      expect((await call('languages/', { token: await adminToken(), body: { code: 'zz1', name: 'Adr 052', native_name: 'Adr 052' } })).status).toBe(201);
+      expect(await count()).toBe(1);
+    });
+  },
+);
 
 describe('absolute session lifetime', () => {
   it('refuses to refresh a session older than its lifetime, however often it was rotated', async () => {

@@ -18,6 +18,11 @@ export function ok<T>(reply: FastifyReply, data: T, status = 200) {
   return reply.code(status).send({ success: true, data, error: null });
 }
 
+/** The envelope of a refusal. */
+export function failBody(code: string, cause: string, fields?: Record<string, string>) {
+  return { success: false as const, data: null, error: { message: code, cause, ...(fields ? { fields } : {}) } };
+}
+
 export function fail(reply: FastifyReply, status: number, code: string, cause: string, fields?: Record<string, string>) {
-  return reply.code(status).send({ success: false, data: null, error: { message: code, cause, ...(fields ? { fields } : {}) } });
+  return reply.code(status).send(failBody(code, cause, fields));
 }

@@ -47,7 +47,7 @@ export function inActionScope<T>(scope: Omit<ActionScope, 'entries'>, run: () =>
 export function auditedDb(db: Db, key: string): Db {
   return {
     ...db,
-    query: (sql, params) => db.query(sql, params),
+    query: (sql, params, options) => db.query(sql, params, options),
     exec: (sql) => db.exec(sql),
     close: () => db.close(),
     transaction: <T>(fn: (tx: Db) => Promise<T>) => {

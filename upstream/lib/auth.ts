@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { UpstreamConfig } from '../config.ts';
 import { ApiError } from './api-error.ts';
 import { verifyAccessToken } from './jwt.ts';
@@ -14,10 +14,17 @@ export interface AuthUser {
 declare module 'fastify' {
   interface FastifyRequest {
     user?: AuthUser;
+    /**
+     * A read's session check still under way (`requireAuth(…, { overlap: true })`): what it refuses with, or
+     * null once the session stands. The session gate (`registerSessionGate`) waits for it before any answer.
+     */
+    sessionPending?: Promise<Error | null>;
   }
   interface FastifyInstance {
     /** Whether a token's session still stands (upstream/lib/sessions.ts); decorated by buildUpstream. */
     checkSession(sessionId: string, userId: number, version: number): Promise<SessionCheck>;
+    /** The session gate is installed (`registerSessionGate`): a read may overlap its session check. */
+    sessionGate?: true;
   }
 }
 
@@ -31,11 +38,29 @@ function permits(rule: RoleRule | undefined, roles: readonly string[]): boolean 
   return typeof rule === 'function' ? rule(roles) : rule.some((role) => roles.includes(role));
 }
 
+/** What a session's state refuses with, or null when it stands. */
+function refusalOf(state: SessionCheck): ApiError | null {
+  if (state === 'ended') return new ApiError(401, 'session_ended');
+  if (state === 'stale') return new ApiError(401, 'token_expired', OUTDATED);
+  return null;
+}
+
+export interface AuthOptions {
+  /**
+   * A read whose handler only reads (no write, no side effect before its answer) may run its statements while
+   * the session check is still under way (ADR 052): the check's round trip then overlaps the handler's first
+   * statement instead of coming before it. The answer still waits for the check (the session gate, installed
+   * by `registerSessionGate`): a revoked session gets its 401 and nothing else, whatever the handler found.
+   * Writes never overlap: they start only after the check passed.
+   */
+  overlap?: boolean;
+}
+
 /**
  * Bearer JWT check, then the session check (one indexed lookup: not revoked, user active, roles
  * unchanged since issue); `rule` narrows to users holding at least one of the roles, or passing the rule.
  */
-export function requireAuth(config: UpstreamConfig, rule?: RoleRule) {
+export function requireAuth(config: UpstreamConfig, rule?: RoleRule, options: AuthOptions = {}) {
   return async (req: FastifyRequest, _reply: FastifyReply) => {
     const header = req.headers.authorization ?? '';
     const token = /^Bearer (.+)$/i.exec(header)?.[1];
@@ -45,12 +70,39 @@ export function requireAuth(config: UpstreamConfig, rule?: RoleRule) {
     const { sub, scope, sid, sv } = result.claims;
     // A token from before sessions existed: a refresh (same family, now a session) replaces it.
     if (sid === undefined || sv === undefined) throw new ApiError(401, 'token_expired', OUTDATED);
-    const state = await req.server.checkSession(sid, Number(sub), sv);
-    if (state === 'ended') throw new ApiError(401, 'session_ended');
-    if (state === 'stale') throw new ApiError(401, 'token_expired', OUTDATED);
+    if (options.overlap && req.server.sessionGate) {
+      // Never rejects (a failed check is its error), so nothing is left unhandled if the answer comes first.
+      req.sessionPending = req.server.checkSession(sid, Number(sub), sv).then(refusalOf, (error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+    } else {
+      const refused = refusalOf(await req.server.checkSession(sid, Number(sub), sv));
+      if (refused) throw refused;
+    }
+    // The token's roles are signed: the role rule needs no database (a refused role waits for the gate too).
     req.user = { id: Number(sub), roles: scope, sessionId: sid };
     if (!permits(rule, req.user.roles)) throw new ApiError(403, 'forbidden');
   };
+}
+
+/**
+ * The session gate (ADR 052): every answer of a request whose session check overlapped its handler waits for
+ * that check, and a session that does not stand replaces the answer — rows, a validation error, a 403, a 500
+ * alike — with its refusal (`answer`, the API's error handler's envelope). Nothing of the handler's answer is
+ * sent before: onSend runs before the status line and headers are written.
+ */
+export function registerSessionGate(app: FastifyInstance, answer: (error: Error, req: FastifyRequest, reply: FastifyReply) => { status: number; body: unknown }) {
+  app.decorate('sessionGate', true as const);
+  app.addHook('onSend', async (req, reply, payload) => {
+    const pending = req.sessionPending;
+    if (!pending) return payload;
+    req.sessionPending = undefined;
+    const refused = await pending;
+    if (!refused) return payload;
+    // A stream answer (none overlaps today) is dropped unread.
+    if (payload && typeof (payload as { destroy?: unknown }).destroy === 'function') (payload as { destroy: () => void }).destroy();
+    const { status, body } = answer(refused, req, reply);
+    void reply.code(status).header('content-type', 'application/json; charset=utf-8').removeHeader('content-length');
+    return JSON.stringify(body);
+  });
 }
 
 const OUTDATED = 'The access token is out of date (the account changed): refresh it.';

@@ -137,19 +137,16 @@ export async function listPage<T>(db: Db, q: ListPageQuery): Promise<{ rows: T[]
   const from = `from ${q.from}${q.where}`;
   const estimate = await estimateRows(db, from, q.params);
   if (estimate <= q.exactUpTo) {
+    // One statement (ADR 052): the matches' ids and sort values, their count, the page's ids and those rows
+    // with their labels; the count rides on each row. An empty page past the first says nothing of the count.
     const sortValue = column === 'id' ? '' : `, ${a}.${column}`;
-    const { rows: first } = await db.query<{ n: number; ids: (number | string)[] }>(
+    const { rows: found } = await db.query<T & { [MATCHED]?: number }>(
       `with m as materialized (select ${a}.id${sortValue} ${from} limit ${q.exactUpTo + 1})
-       select (select count(*) from m)::int as n, array(select m.id from m order by ${listOrder('m', column, q.desc, q.nullable)} limit ${q.limit} offset ${q.offset}) as ids`,
+       ${withColumn(q.select, `(select count(*) from m)::int as ${MATCHED}`)} where ${a}.id = any(array(select m.id from m order by ${listOrder('m', column, q.desc, q.nullable)} limit ${q.limit} offset ${q.offset})) order by ${order}`,
       q.params,
     );
-    const matched = Number(first[0]?.n ?? 0);
-    if (matched <= q.exactUpTo) {
-      const ids = (first[0]?.ids ?? []).map(Number);
-      if (ids.length === 0) return { rows: [], count: matched, estimated: false };
-      const { rows } = await db.query<T>(`${q.select} where ${a}.id = any($1::bigint[]) order by ${order}`, [ids]);
-      return { rows, count: matched, estimated: false };
-    }
+    const matched = found.length > 0 ? Number(found[0]![MATCHED]) : q.offset === 0 ? 0 : await countUpTo(db, from, q.params, q.exactUpTo);
+    if (matched <= q.exactUpTo) return { rows: found.map(withoutMatched) as T[], count: matched, estimated: false };
   }
   // Past the first pages, a page that follows another seeks from its cursor: page 200 no longer reads the
   // 4 975 index entries before it.
@@ -157,12 +154,29 @@ export async function listPage<T>(db: Db, q: ListPageQuery): Promise<{ rows: T[]
   const page = seek
     ? pageQuery({ select: q.select, from: q.from, alias: a, where: `${q.where ? `${q.where} and` : ' where'} ${seek.sql}`, order, limit: q.limit, offset: 0 })
     : pageQuery({ select: q.select, from: q.from, alias: a, where: q.where, order, limit: q.limit, offset: q.offset });
-  const [counted, { rows }] = await Promise.all([
-    db.query<{ n: number }>(`select count(*)::int as n from (select 1 ${from} limit ${q.exactUpTo + 1}) c`, q.params),
-    db.query<T>(page, seek ? [...q.params, ...seek.params] : q.params),
-  ]);
-  const exact = Number(counted.rows[0]?.n ?? 0);
+  const [exact, { rows }] = await Promise.all([countUpTo(db, from, q.params, q.exactUpTo), db.query<T>(page, seek ? [...q.params, ...seek.params] : q.params)]);
   return exact <= q.exactUpTo ? { rows, count: exact, estimated: false } : { rows, count: Math.max(q.exactUpTo + 1, estimate), estimated: true };
+}
+
+/** The column a page's rows carry their matches' count in, on the way of few matches (taken off before they are answered). */
+const MATCHED = 'page_matched__';
+
+function withoutMatched<R extends { [MATCHED]?: number }>(row: R): Omit<R, typeof MATCHED> {
+  const { [MATCHED]: _matched, ...rest } = row;
+  return rest;
+}
+
+/** A `select …` with one more column first. */
+function withColumn(select: string, column: string): string {
+  const at = /^\s*select\s/i.exec(select);
+  if (!at) throw new Error('a list page is read by a select');
+  return `select ${column}, ${select.slice(at[0].length)}`;
+}
+
+/** How many rows `from` has, counted up to one past `exactUpTo` (an index-only scan where it can). */
+async function countUpTo(db: Db, from: string, params: readonly unknown[], exactUpTo: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from (select 1 ${from} limit ${exactUpTo + 1}) c`, params);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /**
@@ -249,10 +263,24 @@ export function cheapestPart(search: string, sample: readonly string[]): string 
 }
 
 const samples = new Map<string, { at: number; values: Promise<string[]> }>();
+const sizes = new Map<string, { at: number; rows: Promise<number> }>();
 
-/** Forgets the samples read (after an ANALYZE that should count at once: tests). */
+/** Forgets the samples and table sizes read (after an ANALYZE that should count at once: tests). */
 export function forgetColumnSamples(): void {
   samples.clear();
+  sizes.clear();
+}
+
+/** How many rows `table` has, as its statistics say (`pg_class.reltuples`, 0 before any), read once per ten minutes. */
+export function tableRows(db: Db, table: string): Promise<number> {
+  const cached = sizes.get(table);
+  if (cached && Date.now() - cached.at < 600_000) return cached.rows;
+  const rows = db
+    .query<{ n: number | string }>(`select greatest(c.reltuples, 0)::float8 as n from pg_class c where c.oid = to_regclass($1)`, [table])
+    .then(({ rows: found }) => Number(found[0]?.n ?? 0))
+    .catch(() => 0);
+  sizes.set(table, { at: Date.now(), rows });
+  return rows;
 }
 
 /**

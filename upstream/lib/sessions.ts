@@ -25,6 +25,8 @@ export async function checkSession(db: Db, sessionId: string, userId: number, ve
     `select s.user_id, s.revoked_at is not null as revoked, u.is_active, u.session_version
        from sessions s join users u on u.id = s.user_id where s.id = $1`,
     [sessionId],
+    // Every authenticated request runs it: prepared once per connection (ADR 052).
+    { name: 'session-check' },
   );
   const row = rows[0];
   if (!row || Number(row.user_id) !== userId || row.revoked || !row.is_active) return 'ended';

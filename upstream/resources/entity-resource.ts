@@ -50,6 +50,7 @@ import {
   isNullableColumn,
   listPage,
   matchingTerms,
+  tableRows,
   termSource,
 } from '../lib/page-query.ts';
 import { readThroughRoles, upstreamReadScopes } from '../../shared/entity/access-roles.ts';
@@ -196,6 +197,8 @@ interface Resource extends EntityResource {
     extra?: { sql: string; params: unknown[] }[],
   ): Promise<{ sql: string; params: unknown[] }>;
   parseList(query: Record<string, string>): z.output<ReturnType<typeof listParamsSchema>>;
+  /** The guard of the list and the calendar: `read`, with the session check overlapping the handler's reads (ADR 052). */
+  list: ReturnType<typeof requireAuth>;
   filtersOf(query: Record<string, string>): Record<string, string>;
 }
 
@@ -298,14 +301,69 @@ function splitLabel(field: FieldDef, search: string, lang: Lang): { target: Enti
  * rows then by their indexed reference column, so PostgreSQL can OR it with the other columns' indexes
  * instead of scanning every row.
  */
-function searchCondition(def: EntityDef, key: string, lang: Lang, p: SearchParams): string | undefined {
+function searchCondition(def: EntityDef, key: string, lang: Lang, p: SearchParams, wide: ReadonlySet<string>): string | undefined {
   const field = def.fields[key]!;
   if (field.kind !== 'reference') return textCondition(def.table, 't', key, field, p);
+  const matches = referenceMatch(field, lang, p);
+  if (matches === undefined) return undefined;
   const table = referenceTable(field);
+  // Many referenced records match ("a": 900 000 bicycles): each row asks its own record through the primary
+  // key rather than scanning an array of them all, which took longer than the statement timeout (ADR 052).
+  // A scalar subquery, not `exists`: PostgreSQL would hash every match of an `exists` under an OR first (1 s
+  // for 970 000 users), where a list stops after a page and a capped count.
+  if (wide.has(key)) return `(select ${matches} from ${table} r where r.id = t.${key})`;
+  return `t.${key} = any(array(select r.id from ${table} r where ${matches}))`;
+}
+
+/**
+ * The condition on a referenced row `r` that its label contains the search: the label's fields searched
+ * each (`splitLabel`), else the label whole; undefined when no stored label can hold the text.
+ */
+function referenceMatch(field: FieldDef, lang: Lang, p: SearchParams): string | undefined {
   const split = splitLabel(field, p.search, lang);
-  if (!split) return `t.${key} = any(array(select r.id from ${table} r where lower(${labelExpression(field, lang)}) like ${p.pattern()}))`;
+  if (!split) return `lower(${labelExpression(field, lang)}) like ${p.pattern()}`;
+  const table = referenceTable(field);
   const parts = split.fields.map((f) => textCondition(table, 'r', f, split.target.fields[f]!, p)).filter((c) => c !== undefined);
-  return parts.length ? `t.${key} = any(array(select r.id from ${table} r where ${parts.join(' or ')}))` : undefined;
+  return parts.length ? parts.join(' or ') : undefined;
+}
+
+/**
+ * More referenced records than this matching a reference's label search are too many to list as an array of
+ * ids: the search then asks each row's own record. An array is checked one id at a time for every row it is
+ * tested on — including each row a trigram index's bitmap hands over for its recheck, about twice as many
+ * services as bicycles listed — so its cost grows with the square of its length (40 000 bicycles holding
+ * "ab": over 50 s on PGlite). Asked per row, a search pays a lookup for each row it reaches, which only a
+ * search matching many rows keeps few (a page walked in order, a capped count): a sample that holds the
+ * text once in a hundred values (one repeated model: ~9 000 of 1M bicycles) stays an array.
+ */
+const WIDE_REFERENCE_MATCHES = 20_000;
+
+/** The columns of the referenced row a reference's label reads: its template's fields, or the `r.<column>`s of its own SQL. */
+function labelColumns(field: FieldDef, lang: Lang): string[] {
+  const label = labelTemplateOf(field);
+  if (label) return labelFields(label.template);
+  return [...new Set([...labelExpression(field, lang).matchAll(/\br\.([a-z_][a-z0-9_]*)/g)].map((m) => m[1]!))];
+}
+
+/**
+ * The searchable references whose label search is expected to match more than `WIDE_REFERENCE_MATCHES`
+ * records: the share of a sample of each label column's values (`columnSample`, the statistics PostgreSQL
+ * keeps) that contains the text, times the referenced table's rows. Both are read at most once per ten
+ * minutes, so the choice costs no statement of its own. It decides only how the rows are found, never which.
+ */
+async function wideReferences(db: Db, def: EntityDef, searchable: readonly string[], search: string, lang: Lang, above: number): Promise<Set<string>> {
+  const text = search.toLowerCase();
+  const references = searchable.filter((key) => def.fields[key]!.kind === 'reference');
+  const wide = await Promise.all(
+    references.map(async (key) => {
+      const field = def.fields[key]!;
+      const table = referenceTable(field);
+      const [rows, ...samples] = await Promise.all([tableRows(db, table), ...labelColumns(field, lang).map((column) => columnSample(db, table, column))]);
+      const share = Math.max(0, ...samples.map((values) => (values.length ? values.filter((v) => v.includes(text)).length / values.length : 0)));
+      return share * rows > above;
+    }),
+  );
+  return new Set(references.filter((_, i) => wide[i]));
 }
 
 /** Samples (`columnSample`) of the text columns a search of these fields reads by a trigram index, by `table.column`. */
@@ -343,10 +401,22 @@ function termSourcesOf(def: EntityDef, searchable: readonly string[]): string[] 
  * each field's contains-search, OR-ed; `false` when no field can hold the text. The terms of the fields
  * whose values repeat are read first, in one query (ADR 050).
  */
-export async function searchClause(db: Db, def: EntityDef, search: string, lang: Lang, params: unknown[]): Promise<string> {
+export async function searchClause(
+  db: Db,
+  def: EntityDef,
+  search: string,
+  lang: Lang,
+  params: unknown[],
+  /** A reference matching more records than this is asked per row (`WIDE_REFERENCE_MATCHES`; tests lower it). */
+  options: { wideAbove?: number } = {},
+): Promise<string> {
   const searchable = Object.keys(def.fields).filter((k) => def.fields[k]!.searchable);
   const pattern = containsPattern(search);
-  const [matched, sampled] = await Promise.all([matchingTerms(db, termSourcesOf(def, searchable), pattern), samplesOf(db, def, searchable)]);
+  const [matched, sampled, wide] = await Promise.all([
+    matchingTerms(db, termSourcesOf(def, searchable), pattern),
+    samplesOf(db, def, searchable),
+    wideReferences(db, def, searchable, search, lang, options.wideAbove ?? WIDE_REFERENCE_MATCHES),
+  ]);
   // Parameters as the conditions ask for them: an unused one has no type PostgreSQL could infer.
   let patternParam = '';
   let textParam = '';
@@ -365,7 +435,10 @@ export async function searchClause(db: Db, def: EntityDef, search: string, lang:
       return `(${expression} like $${params.push(`%${part}%`)} and strpos(${expression}, ${textParam}) > 0)`;
     },
   };
-  const conditions = searchable.map((k) => searchCondition(def, k, lang, p)).filter((c) => c !== undefined);
+  // The row's own columns first: PostgreSQL tries an OR's terms in the order written, and a column's test
+  // costs less than a referenced record's (a text matching the row's address needs no lookup of its bicycle).
+  const ordered = [...searchable].sort((a, b) => Number(def.fields[a]!.kind === 'reference') - Number(def.fields[b]!.kind === 'reference'));
+  const conditions = ordered.map((k) => searchCondition(def, k, lang, p, wide)).filter((c) => c !== undefined);
   return conditions.length ? `(${conditions.join(' or ')})` : 'false';
 }
 
@@ -454,6 +527,8 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
     create: createSchema(def),
     status: statusFieldOf(def),
     read: requireAuth(config, readScopes),
+    // Pure reads: their statements start beside the session check, and their answer waits for it (ADR 052).
+    list: requireAuth(config, readScopes, { overlap: true }),
     readOne: requireAuth(config, [...new Set([...readScopes, ...readThroughRoles(def)])]),
     checkReadThrough,
     write: requireAuth(config, writeRoles(def, 'update')),
@@ -474,7 +549,7 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
 /** GET <resource>/: a page, searched, filtered and sorted (ADR 006). */
 function registerList(app: FastifyInstance, r: Resource) {
   const sortable = new Set(sortableKeys(r.def));
-  app.get(r.base, { preHandler: r.read }, async (req, reply) => {
+  app.get(r.base, { preHandler: r.list }, async (req, reply) => {
     const query = req.query as Record<string, string>;
     const { page, page_size, search, ordering, after } = r.parseList(query);
     const lang = langOf(req);
@@ -512,7 +587,7 @@ function registerList(app: FastifyInstance, r: Resource) {
 /** GET <resource>/calendar/?from=&to=: every record of a date range, for calendars; bounded in days and rows. */
 function registerCalendar(app: FastifyInstance, r: Resource, dateColumn: string) {
   const calendarParams = calendarParamsSchema(r.def);
-  app.get(`${r.base}calendar/`, { preHandler: r.read }, async (req, reply) => {
+  app.get(`${r.base}calendar/`, { preHandler: r.list }, async (req, reply) => {
     const query = req.query as Record<string, string>;
     const { from, to } = parseBody(calendarParams, { from: query.from, to: query.to, filters: r.filtersOf(query) });
     const lang = langOf(req);

@@ -51,9 +51,26 @@ function columnSql(name: string, field: FieldDef, def: EntityDef): string {
 }
 
 /**
+ * What a sort index `(field, id)` carries beside its keys: the entity's boolean list filters (`is_active`), so
+ * a page of a filtered list in that order is read from the index alone (ADR 052): page 200 of the active
+ * bicycles by serial number skips its 4 975 entries without reading a row (10.5 → 1.3 ms on 1M bicycles).
+ */
+export function sortIndexInclude(def: EntityDef, sortField: string): string {
+  const covered = storedFields(def)
+    .filter(([name, field]) => name !== sortField && field.kind === 'boolean' && field.filter === true)
+    .map(([name]) => name);
+  return covered.length ? ` include (${covered.join(', ')})` : '';
+}
+
+/** A sortable field's index: `(field, id)`, keyset-friendly, covering the boolean filters (`sortIndexInclude`). */
+export function sortIndexSql(def: EntityDef, name: string): string {
+  return `create index ${def.table}_${name}_idx on ${def.table} (${name}, id)${sortIndexInclude(def, name)};`;
+}
+
+/**
  * The table of an entity, with the indexes its list needs: unique fields (case-insensitive for text),
- * `(sort field, id)` for keyset-friendly ordering, and filter fields. Generated, then committed as a
- * plain SQL migration (tests/unit/entity-sql.test.ts checks they agree).
+ * `(sort field, id)` for keyset-friendly ordering (with the boolean filters beside), and filter fields.
+ * Generated, then committed as a plain SQL migration (tests/unit/entity-sql.test.ts checks they agree).
  */
 export function entityTableSql(def: EntityDef): string {
   const t = def.table;
@@ -62,7 +79,7 @@ export function entityTableSql(def: EntityDef): string {
   lines.push('  version integer not null default 1,', '  created_at timestamptz not null default now(),', '  updated_at timestamptz not null default now()', ');');
   for (const [name, field] of storedFields(def)) {
     if (field.unique) lines.push(`create unique index ${t}_${name}_key on ${t} (${TEXT_KINDS.has(field.kind) ? `lower(${name})` : name});`);
-    else if (field.sortable) lines.push(`create index ${t}_${name}_idx on ${t} (${name}, id);`);
+    else if (field.sortable) lines.push(sortIndexSql(def, name));
     if (field.filter && !field.sortable && !field.unique) lines.push(`create index ${t}_${name}_idx on ${t} (${name});`);
   }
   for (const group of def.unique ?? []) lines.push(`create unique index ${t}_${group.name}_key on ${t} (${group.fields.join(', ')});`);

@@ -114,7 +114,8 @@ export const handlers: EntityHandlersFactory = ({ db, config, invitations }) => 
 function registerReads(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   const admin = requireAuth(config, ['Admin']);
   // The users list is open to whom the back office opens it (§6): Admin, and BuddyShop (Buddy and Shop).
-  const listers = requireAuth(config, (roles) => roles.includes('Admin') || (roles.includes('Buddy') && roles.includes('Shop')));
+  // Both lists only read: their statements start beside the session check, their answer waits for it (ADR 052).
+  const listers = requireAuth(config, (roles) => roles.includes('Admin') || (roles.includes('Buddy') && roles.includes('Shop')), { overlap: true });
   app.get('/api/users/', { preHandler: listers }, async (req, reply) => ok(reply, await page(db, config.exactCountUpTo, parseBody(userListInput, req.query))));
   /** §3: the buddies list keeps only active users holding the Buddy role. */
   app.get('/api/buddies/', { preHandler: listers }, async (req, reply) =>
