@@ -192,7 +192,7 @@ export function renderResults(r: Any): string {
         out.push(
           `Reference in the same rounds (bench/support/bare-forwarder.ts: Fastify and undici in front of the API, nothing else): p50 ${fmt(o.sequentialP50Ms.bareHop, ' ms')}, ` +
             `+${fmt(o.bareHopAddedP50Ms, ' ms')} over the API: the floor of an extra hop in Node. The back office adds +${fmt(o.beyondBareHopP50Ms, ' ms')} beyond it ` +
-            `(tRPC, the session cookie, CSRF, metrics, logging). Differences are medians of requests made in turn, one at a time.`,
+            `(tRPC, the session cookie, CSRF, metrics, logging; the difference of the two). Each difference from the API is the median over requests made in turn, one at a time.`,
           '',
         );
     }

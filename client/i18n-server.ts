@@ -18,16 +18,17 @@ function plainTextId(key: string, rest: unknown[]): string | null {
   if (rest.length === 0) return key;
   const options = rest[0];
   if (rest.length > 1 || typeof options !== 'object' || options === null) return null;
-  let context = '';
-  let fallback = '';
+  // Each option as given or absent: i18next answers an empty default ('') differently from none.
+  let context = '\u0000';
+  let fallback = '\u0000';
   for (const [name, value] of Object.entries(options)) {
     if (value === undefined) continue;
     if (typeof value !== 'string') return null;
-    if (name === 'context') context = value;
-    else if (name === 'defaultValue') fallback = value;
+    if (name === 'context') context = `\u0001${value}`;
+    else if (name === 'defaultValue') fallback = `\u0001${value}`;
     else return null;
   }
-  return `${key}\u0000${context}\u0000${fallback}`;
+  return `${key}\u0002${context}\u0002${fallback}`;
 }
 
 /**

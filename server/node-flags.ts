@@ -6,10 +6,9 @@ import { isMainThread } from 'node:worker_threads';
  * (the image, Compose, Kubernetes), `npm start` and the benchmarks' back office all get them from here.
  *
  * `--max-semi-space-size=2`: V8 lets the young generation grow to 2 × 32 MB semi-spaces here, and once a burst of
- * allocation (start-up, the first pages, an export) has touched those pages they stay resident, in the main
- * thread and in every render worker (a worker's isolate takes the process's flags). With 2 MB semi-spaces the
- * back office rests ~30 MB lower, a 1M-row export no longer grows it, and the SSR throughput is unchanged
- * within the shared machine's noise (ADR 049: figures, and 8 MB measured too).
+ * allocation (start-up, the first pages, an export) has touched those pages they stay resident. With 2 MB
+ * semi-spaces the main thread rests lower and a 1M-row export no longer grows it (ADR 049). The render workers
+ * get their own size (RENDER_WORKER_SEMI_SPACE_MB, ADR 053): 2 MB made a page's render cost ~30 % more CPU.
  */
 export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=2'];
 
@@ -61,7 +60,8 @@ export const RENDER_WORKER_SEMI_SPACE_MB = 16;
  * Gives the isolates made from now on (the render workers, and any that replaces one) `semiSpaceMb` semi-spaces;
  * 0 leaves them on the process's flag. V8 sizes a heap once, when its isolate is made, and a process flag beats a
  * Worker's `resourceLimits.maxYoungGenerationSizeMb`; so it is the flag that changes, right before a worker
- * starts. The main isolate, made long before, keeps NODE_FLAGS' 2 MB.
+ * starts. The main isolate, made long before, keeps NODE_FLAGS' 2 MB. The flag stays set: every isolate made
+ * after it gets the size, which in the back office are the render workers only (and their replacements).
  */
 export function sizeNextIsolatesYoungGeneration(semiSpaceMb: number): void {
   if (semiSpaceMb > 0) setFlagsFromString(`--max-semi-space-size=${semiSpaceMb}`);

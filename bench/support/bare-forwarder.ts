@@ -12,7 +12,8 @@ const token = process.env.BENCH_API_TOKEN!;
 const pool = new Pool(api.origin, { connections: 16 });
 const app = Fastify({ logger: false });
 app.get('/bicycles', async (req, reply) => {
-  const search = req.url.slice(req.url.indexOf('?'));
+  const at = req.url.indexOf('?');
+  const search = at < 0 ? '' : req.url.slice(at);
   const res = await pool.request({ method: 'GET', path: `${api.pathname}bicycles/${search}`, headers: { authorization: `Bearer ${token}` } });
   const envelope = (await res.body.json()) as { data: unknown };
   reply.code(res.statusCode).header('content-type', 'application/json');

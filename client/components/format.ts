@@ -20,7 +20,8 @@ export function localeOf(lang: string): 'sv-SE' | 'en-GB' {
 // Made once per language and options, then kept: making an Intl formatter costs far more than using one
 // (a Today page of five stops spent ~25 ms making them, ADR 048). Found first by the options object itself,
 // so a list's 25 dates in the app's format do not each turn their options into a key (ADR 053); options
-// written inline at a call are new objects each time and are found by their text, as before.
+// written inline at a call are new objects each time and are found by their text, as before. Options are
+// never changed once passed (the module's own are frozen): a changed object would keep its first formatter.
 const formatters = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat>();
 const byOptions = new WeakMap<object, Map<string, Intl.NumberFormat | Intl.DateTimeFormat>>();
 const formatter = (number: boolean, lang: string, options: object) => {
@@ -48,9 +49,9 @@ const utcOptions = (options: Intl.DateTimeFormatOptions) => {
 const empty = (value: unknown) => value === null || value === undefined || value === '';
 
 /** The app's date: day, short month and year, unambiguous in either language. */
-const DATE: Intl.DateTimeFormatOptions = { day: 'numeric', month: 'short', year: 'numeric' };
+const DATE: Intl.DateTimeFormatOptions = Object.freeze({ day: 'numeric', month: 'short', year: 'numeric' });
 /** The app's date-time: the date and the 24-hour time, in the browser's (or the server's) time zone. */
-const DATE_TIME: Intl.DateTimeFormatOptions = { ...DATE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' };
+const DATE_TIME: Intl.DateTimeFormatOptions = Object.freeze({ ...DATE, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
 
 /**
  * A calendar date (`YYYY-MM-DD`) or a moment (an ISO timestamp) in the app's date format, or with the

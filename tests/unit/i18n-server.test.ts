@@ -30,6 +30,10 @@ describe("the server's translations", () => {
       t('resources.bicycles.options.valve_type.none', { defaultValue: 'A' }),
       t('resources.bicycles.options.valve_type.none', { defaultValue: 'B' }),
       t('resources.bicycles.options.valve_type.presta', { defaultValue: 'presta', context: undefined }),
+      // A missing text: an empty default answers '', no default answers the key.
+      `[${t('errors.no_such_text', { defaultValue: '' })}]`,
+      t('errors.no_such_text', {}),
+      t('errors.no_such_text', { defaultValue: undefined }),
     ];
     function Texts() {
       const { t } = useTranslation();
@@ -38,7 +42,7 @@ describe("the server's translations", () => {
     const render = () => renderToString(createElement(I18nextProvider, { i18n: serverI18n('en') }, createElement(Texts)));
     const en = serverI18n('en');
     const asked = vi.spyOn(en, 't');
-    const expected = '<p>Presta | Mark as booked | Finish | A | B | Presta</p>';
+    const expected = '<p>Presta | Mark as booked | Finish | A | B | Presta | [] | errors.no_such_text | errors.no_such_text</p>';
     expect(render()).toBe(expected);
     const first = asked.mock.calls.length;
     expect(render()).toBe(expected);

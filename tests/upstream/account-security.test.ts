@@ -363,9 +363,9 @@ describe.each([['PGlite', null], ...(adminUrl ? [['PostgreSQL', adminUrl]] : [])
       const original = up.app.checkSession;
       const log: string[] = [];
       const query = up.db.query;
-      up.db.query = ((sql: string, params?: readonly unknown[]) => {
+      up.db.query = ((sql: string, params?: readonly unknown[], ...rest: unknown[]) => {
         log.push(sql.replace(/\s+/g, ' ').slice(0, 60));
-        return query.call(up.db, sql, params);
+        return (query as (...args: unknown[]) => unknown).call(up.db, sql, params, ...rest);
       }) as typeof up.db.query;
       up.app.checkSession = async (...args: Parameters<typeof original>) => {
         await new Promise((resolve) => setTimeout(resolve, ms));

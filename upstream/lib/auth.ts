@@ -19,6 +19,8 @@ declare module 'fastify' {
      * null once the session stands. The session gate (`registerSessionGate`) waits for it before any answer.
      */
     sessionPending?: Promise<Error | null>;
+    /** The answer's headers when the overlapped handler started: what a refusal is sent with (the handler's own are dropped). */
+    headersBeforeHandler?: ReturnType<FastifyReply['getHeaders']>;
   }
   interface FastifyInstance {
     /** Whether a token's session still stands (upstream/lib/sessions.ts); decorated by buildUpstream. */
@@ -51,7 +53,8 @@ export interface AuthOptions {
    * the session check is still under way (ADR 052): the check's round trip then overlaps the handler's first
    * statement instead of coming before it. The answer still waits for the check (the session gate, installed
    * by `registerSessionGate`): a revoked session gets its 401 and nothing else, whatever the handler found.
-   * Writes never overlap: they start only after the check passed.
+   * Writes never overlap: they start only after the check passed. The handler must answer through
+   * `reply.send` (no `reply.hijack()`, no writing to `reply.raw`), which is where the gate waits.
    */
   overlap?: boolean;
 }
@@ -61,7 +64,7 @@ export interface AuthOptions {
  * unchanged since issue); `rule` narrows to users holding at least one of the roles, or passing the rule.
  */
 export function requireAuth(config: UpstreamConfig, rule?: RoleRule, options: AuthOptions = {}) {
-  return async (req: FastifyRequest, _reply: FastifyReply) => {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
     const header = req.headers.authorization ?? '';
     const token = /^Bearer (.+)$/i.exec(header)?.[1];
     if (!token) throw new ApiError(401, 'unauthorized');
@@ -71,8 +74,7 @@ export function requireAuth(config: UpstreamConfig, rule?: RoleRule, options: Au
     // A token from before sessions existed: a refresh (same family, now a session) replaces it.
     if (sid === undefined || sv === undefined) throw new ApiError(401, 'token_expired', OUTDATED);
     if (options.overlap && req.server.sessionGate) {
-      // Never rejects (a failed check is its error), so nothing is left unhandled if the answer comes first.
-      req.sessionPending = req.server.checkSession(sid, Number(sub), sv).then(refusalOf, (error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+      overlapSessionCheck(req, reply, req.server.checkSession(sid, Number(sub), sv));
     } else {
       const refused = refusalOf(await req.server.checkSession(sid, Number(sub), sv));
       if (refused) throw refused;
@@ -83,11 +85,20 @@ export function requireAuth(config: UpstreamConfig, rule?: RoleRule, options: Au
   };
 }
 
+/** Lets the handler run while `check` is under way; the session gate waits for it before the answer leaves. */
+export function overlapSessionCheck(req: FastifyRequest, reply: FastifyReply, check: Promise<SessionCheck>): void {
+  // Never rejects (a failed check is its error), so nothing is left unhandled if the answer comes first.
+  req.sessionPending = check.then(refusalOf, (error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+  req.headersBeforeHandler = { ...reply.getHeaders() };
+}
+
 /**
  * The session gate (ADR 052): every answer of a request whose session check overlapped its handler waits for
  * that check, and a session that does not stand replaces the answer — rows, a validation error, a 403, a 500
- * alike — with its refusal (`answer`, the API's error handler's envelope). Nothing of the handler's answer is
- * sent before: onSend runs before the status line and headers are written.
+ * alike — with its refusal (`answer`, the API's error handler's envelope), sent with the headers the answer had
+ * before the handler ran. Nothing of the handler's answer is sent before: onSend runs before the status line
+ * and headers are written. Only answers sent through `reply.send` pass here: an overlapped handler must not
+ * hijack the reply or write to the socket itself.
  */
 export function registerSessionGate(app: FastifyInstance, answer: (error: Error, req: FastifyRequest, reply: FastifyReply) => { status: number; body: unknown }) {
   app.decorate('sessionGate', true as const);
@@ -99,6 +110,10 @@ export function registerSessionGate(app: FastifyInstance, answer: (error: Error,
     if (!refused) return payload;
     // A stream answer (none overlaps today) is dropped unread.
     if (payload && typeof (payload as { destroy?: unknown }).destroy === 'function') (payload as { destroy: () => void }).destroy();
+    // The refusal goes out as if the check had refused before the handler ran: none of the handler's headers.
+    const before = req.headersBeforeHandler ?? {};
+    for (const name of Object.keys(reply.getHeaders())) if (!(name in before)) reply.removeHeader(name);
+    reply.headers(before);
     const { status, body } = answer(refused, req, reply);
     void reply.code(status).header('content-type', 'application/json; charset=utf-8').removeHeader('content-length');
     return JSON.stringify(body);

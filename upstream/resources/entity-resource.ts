@@ -349,7 +349,7 @@ function labelColumns(field: FieldDef, lang: Lang): string[] {
  * The searchable references whose label search is expected to match more than `WIDE_REFERENCE_MATCHES`
  * records: the share of a sample of each label column's values (`columnSample`, the statistics PostgreSQL
  * keeps) that contains the text, times the referenced table's rows. Both are read at most once per ten
- * minutes, so the choice costs no statement of its own. It decides only how the rows are found, never which.
+ * minutes, so the choice costs a statement at most once in ten minutes. It decides only how the rows are found, never which.
  */
 async function wideReferences(db: Db, def: EntityDef, searchable: readonly string[], search: string, lang: Lang, above: number): Promise<Set<string>> {
   const text = search.toLowerCase();
