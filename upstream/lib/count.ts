@@ -6,10 +6,15 @@ import type { Db } from '../db.ts';
  * said to be one (ADR 040). Nobody reads a count past a few thousand as more than its size.
  */
 export async function countRows(db: Db, from: string, params: readonly unknown[], exactUpTo: number): Promise<{ count: number; estimated: boolean }> {
-  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from (select 1 ${from} limit ${exactUpTo + 1}) c`, params);
-  const exact = Number(rows[0]?.n ?? 0);
+  const exact = await countUpTo(db, from, params, exactUpTo);
   if (exact <= exactUpTo) return { count: exact, estimated: false };
   return { count: Math.max(exactUpTo + 1, await estimateRows(db, from, params)), estimated: true };
+}
+
+/** How many rows `from` has, counted up to one past `exactUpTo` (an index-only scan where it can). */
+export async function countUpTo(db: Db, from: string, params: readonly unknown[], exactUpTo: number): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from (select 1 ${from} limit ${exactUpTo + 1}) c`, params);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** The planner's estimate of how many rows `from` has (no row is read). */

@@ -1,6 +1,6 @@
 import type { EntityDef } from '../../shared/entity/define.ts';
 import type { Db } from '../db.ts';
-import { estimateRows } from './count.ts';
+import { countUpTo, estimateRows } from './count.ts';
 
 /**
  * Whether a list may hold NULL in `column` (the engine's schema: required and boolean fields, and ids,
@@ -173,12 +173,6 @@ function withColumn(select: string, column: string): string {
   return `select ${column}, ${select.slice(at[0].length)}`;
 }
 
-/** How many rows `from` has, counted up to one past `exactUpTo` (an index-only scan where it can). */
-async function countUpTo(db: Db, from: string, params: readonly unknown[], exactUpTo: number): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from (select 1 ${from} limit ${exactUpTo + 1}) c`, params);
-  return Number(rows[0]?.n ?? 0);
-}
-
 /**
  * A list's search text as a LIKE pattern: lowered, with `\`, `%` and `_` taken literally, between `%`s
  * (a contains-search).
@@ -262,25 +256,36 @@ export function cheapestPart(search: string, sample: readonly string[]): string 
   return best === text ? undefined : best;
 }
 
-const samples = new Map<string, { at: number; values: Promise<string[]> }>();
-const sizes = new Map<string, { at: number; rows: Promise<number> }>();
+const statistics = new Map<string, { at: number; value: Promise<unknown> }>();
 
 /** Forgets the samples and table sizes read (after an ANALYZE that should count at once: tests). */
 export function forgetColumnSamples(): void {
-  samples.clear();
-  sizes.clear();
+  statistics.clear();
+}
+
+/**
+ * A figure read from the database's statistics, kept ten minutes under `key` (`fallback` when the read fails);
+ * a value `again` says is not worth keeping is asked for again next time.
+ */
+function fromStatistics<T>(key: string, read: () => Promise<T>, fallback: T, again?: (value: T) => boolean): Promise<T> {
+  const cached = statistics.get(key);
+  if (cached && Date.now() - cached.at < 600_000) return cached.value as Promise<T>;
+  const value = read().catch(() => fallback);
+  statistics.set(key, { at: Date.now(), value });
+  if (again) void value.then((v) => again(v) && statistics.get(key)?.value === value && statistics.delete(key));
+  return value;
 }
 
 /** How many rows `table` has, as its statistics say (`pg_class.reltuples`, 0 before any), read once per ten minutes. */
 export function tableRows(db: Db, table: string): Promise<number> {
-  const cached = sizes.get(table);
-  if (cached && Date.now() - cached.at < 600_000) return cached.rows;
-  const rows = db
-    .query<{ n: number | string }>(`select greatest(c.reltuples, 0)::float8 as n from pg_class c where c.oid = to_regclass($1)`, [table])
-    .then(({ rows: found }) => Number(found[0]?.n ?? 0))
-    .catch(() => 0);
-  sizes.set(table, { at: Date.now(), rows });
-  return rows;
+  return fromStatistics(
+    `rows:${table}`,
+    () =>
+      db
+        .query<{ n: number | string }>(`select greatest(c.reltuples, 0)::float8 as n from pg_class c where c.oid = to_regclass($1)`, [table])
+        .then(({ rows }) => Number(rows[0]?.n ?? 0)),
+    0,
+  );
 }
 
 /**
@@ -288,18 +293,17 @@ export function tableRows(db: Db, table: string): Promise<number> {
  * common values ANALYZE keeps), read once per ten minutes per column; empty while it has none.
  */
 export function columnSample(db: Db, table: string, column: string): Promise<string[]> {
-  const key = `${table}.${column}`;
-  const cached = samples.get(key);
-  if (cached && Date.now() - cached.at < 600_000) return cached.values;
-  const values = db
-    .query<{ v: string[] | null }>(
-      `select coalesce(histogram_bounds::text::text[], '{}') || coalesce(most_common_vals::text::text[], '{}') as v from pg_stats where schemaname = current_schema() and tablename = $1 and attname = $2`,
-      [table, column],
-    )
-    .then(({ rows }) => (rows[0]?.v ?? []).map((v) => v.toLowerCase()))
-    .catch(() => []);
-  samples.set(key, { at: Date.now(), values });
-  // A column without statistics yet (a new table, before ANALYZE) is asked again next time.
-  void values.then((v) => v.length === 0 && samples.get(key)?.values === values && samples.delete(key));
-  return values;
+  return fromStatistics(
+    `sample:${table}.${column}`,
+    () =>
+      db
+        .query<{ v: string[] | null }>(
+          `select coalesce(histogram_bounds::text::text[], '{}') || coalesce(most_common_vals::text::text[], '{}') as v from pg_stats where schemaname = current_schema() and tablename = $1 and attname = $2`,
+          [table, column],
+        )
+        .then(({ rows }) => (rows[0]?.v ?? []).map((v) => v.toLowerCase())),
+    [] as string[],
+    // A column without statistics yet (a new table, before ANALYZE) is asked again next time.
+    (values) => values.length === 0,
+  );
 }
