@@ -1,5 +1,7 @@
 import { dehydrate, hydrate, QueryClient, type DehydratedState } from '@tanstack/react-query';
-import { renderToPipeableStream } from 'react-dom/server';
+import type { ReactElement } from 'react';
+import { renderToPipeableStream, renderToString } from 'react-dom/server';
+import type { ServerStyleSheet } from 'styled-components';
 import { StaticRouter } from 'react-router-dom';
 import { PassThrough } from 'node:stream';
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
@@ -20,6 +22,8 @@ import { createTrpcClient } from './trpc.ts';
 type RenderInput = SsrRenderInput<PrefetchHelpers>;
 
 const RENDER_TIMEOUT_MS = 10_000;
+/** How React's server output marks a Suspense boundary it could not finish, left for the browser to render. */
+const CLIENT_RENDERED_BOUNDARY = '<!--$!-->';
 
 /** Never called on the server (the data is prefetched; queries do not fetch during a render): one for every render. */
 const SSR_TRPC_CLIENT = createTrpcClient('http://ssr.invalid');
@@ -80,7 +84,7 @@ async function renderApp(job: AppRenderJob, queryClient?: QueryClient): Promise<
 
   const prefetched = performance.now();
   const cpuBefore = threadCpuMicros();
-  const sheet = reusingStyleSheet();
+  let sheet = reusingStyleSheet();
   const app = (
     <App
       queryClient={client}
@@ -91,7 +95,51 @@ async function renderApp(job: AppRenderJob, queryClient?: QueryClient): Promise<
     />
   );
 
-  const html = await new Promise<string>((resolve, reject) => {
+  let html = renderedWhole(sheet, app);
+  if (html === null) {
+    // What the attempt collected (a fallback's styles) is not the page's.
+    sheet.seal();
+    sheet = reusingStyleSheet();
+    html = await renderStreamed(sheet, app, job.nonce);
+  }
+
+  const head = sheet.getStyleTags();
+  sheet.seal();
+  const state: SsrState = { lang: job.lang, config: job.config, dehydrated: packRecords(withoutQueryHashes(dehydrate(client))) as DehydratedState };
+  const title = `${i18n.t(match.route.titleKey)} · ${i18n.t('app.name')}`;
+  const serialized = serializeState(state);
+  const timings = { prefetchMs: job.prefetchMs, renderMs: performance.now() - prefetched, renderCpuMs: (threadCpuMicros() - cpuBefore) / 1000 };
+  return {
+    kind: 'app',
+    html,
+    head,
+    title,
+    state: serialized,
+    modules: [...routeModules(match.route.path), ...languageModules(routeTranslations(match.route.path), job.lang, contentLanguage(match.params))],
+    status: 200,
+    timings,
+  };
+}
+
+/**
+ * The page as one string, when nothing in it waits: React's string renderer builds it by concatenation, where the
+ * stream encodes every chunk to bytes that are then decoded again. A render in which something suspended (a
+ * route's lazy page the first time this thread shows it) or failed inside a boundary comes out as that
+ * boundary's fallback, marked for the browser to render (`<!--$!-->`), or throws: then null, and the stream,
+ * which waits, renders the page.
+ */
+function renderedWhole(sheet: ServerStyleSheet, app: ReactElement): string | null {
+  try {
+    const html = renderToString(sheet.collectStyles(app));
+    return html.includes(CLIENT_RENDERED_BOUNDARY) ? null : html;
+  } catch {
+    return null;
+  }
+}
+
+/** The page through React's stream, which waits for what suspends (bounded by RENDER_TIMEOUT_MS). */
+function renderStreamed(sheet: ServerStyleSheet, app: ReactElement, nonce: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
     let failed: unknown = null;
     // Bounded: a render that cannot finish is aborted (and the timer released as soon as it does finish,
     // so finished renders are not kept alive by it).
@@ -100,7 +148,7 @@ async function renderApp(job: AppRenderJob, queryClient?: QueryClient): Promise<
       reject(failed ?? new Error('render timed out'));
     }, RENDER_TIMEOUT_MS);
     const stream = renderToPipeableStream(sheet.collectStyles(app), {
-      nonce: job.nonce,
+      nonce,
       // The whole page is sent at once (onAllReady), so nothing gains from React outlining large Suspense
       // boundaries: without this, a page over 12.8 KB arrives as a spinner plus a hidden copy that an
       // inline script swaps in, so the first paint needed JavaScript and the HTML carried the page twice.
@@ -124,23 +172,6 @@ async function renderApp(job: AppRenderJob, queryClient?: QueryClient): Promise<
       },
     });
   });
-
-  const head = sheet.getStyleTags();
-  sheet.seal();
-  const state: SsrState = { lang: job.lang, config: job.config, dehydrated: packRecords(withoutQueryHashes(dehydrate(client))) as DehydratedState };
-  const title = `${i18n.t(match.route.titleKey)} · ${i18n.t('app.name')}`;
-  const serialized = serializeState(state);
-  const timings = { prefetchMs: job.prefetchMs, renderMs: performance.now() - prefetched, renderCpuMs: (threadCpuMicros() - cpuBefore) / 1000 };
-  return {
-    kind: 'app',
-    html,
-    head,
-    title,
-    state: serialized,
-    modules: [...routeModules(match.route.path), ...languageModules(routeTranslations(match.route.path), job.lang, contentLanguage(match.params))],
-    status: 200,
-    timings,
-  };
 }
 
 /** A text of the server's translations, for answers the server sends without a render (ADR 029's 503 page). */

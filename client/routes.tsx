@@ -112,10 +112,17 @@ export function routeModules(path: string): string[] {
  */
 export async function preloadRoute(path: string | undefined): Promise<void> {
   const route = path ? routeOf(path) : undefined;
-  if (!route?.roles) return;
+  if (!route?.roles || preloaded.has(route.path)) return;
   const def = pageDef(route.path);
   await (def ? def.load() : loadPending());
+  preloaded.add(route.path);
 }
+
+/**
+ * Routes whose code is loaded. `import()` of a module already loaded still walks the module loader (~0.1 ms
+ * each time: a visible part of a server render, which preloads its route for every page).
+ */
+const preloaded = new Set<string>();
 
 const lazyCache = new Map<string, LazyExoticComponent<ComponentType>>();
 function lazyPage(path: string, def: PageDef) {

@@ -91,6 +91,21 @@ describe('render workers (ADR 027)', () => {
     expect(theirs.text).toContain('This record does not exist or has been deleted.');
   });
 
+  it('render a route the same the first time a worker shows it (the stream waits for its code) and after (one string)', async () => {
+    // No other test opens this route, so this worker has not loaded its page's code: the first render suspends
+    // on it and must come from React's stream, which waits; the next ones from the string renderer (ADR 054).
+    const client = await signedIn(pooled, 'admin@example.com');
+    const first = await client.get('/companies');
+    const again = await client.get('/companies');
+    expect([first.status, again.status]).toEqual([200, 200]);
+    for (const page of [first.text, again.text]) {
+      expect(page).toContain('data-testid="list-table"');
+      // A boundary left for the browser to render (what the string renderer makes of code still loading).
+      expect(page).not.toContain('<!--$!-->');
+    }
+    expect(comparable(again.text)).toBe(comparable(first.text));
+  });
+
   it('serve many pages at once', async () => {
     const client = await signedIn(pooled, 'admin@example.com');
     const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => client.get(i % 2 ? '/bicycles' : '/services')));
