@@ -10,6 +10,7 @@ import { AppRoutes } from './routes.tsx';
 import { ConfirmProvider } from './shell/confirm.tsx';
 import { ToastProvider } from './shell/toasts.tsx';
 import { PublicConfigProvider, type PublicConfig } from './public-config.tsx';
+import { SessionProvider } from './session.ts';
 import { trpc, type createTrpcClient } from './trpc.ts';
 
 interface Props {
@@ -29,9 +30,11 @@ export function App({ queryClient, trpcClient, i18n, config, router }: Props) {
           <I18nextProvider i18n={i18n}>
             <ThemeProvider colorMode="day">
               <BaseStyles>
-                <ToastProvider>
-                  <ConfirmProvider>{router(<AppRoutes />)}</ConfirmProvider>
-                </ToastProvider>
+                <SessionProvider>
+                  <ToastProvider>
+                    <ConfirmProvider>{router(<AppRoutes />)}</ConfirmProvider>
+                  </ToastProvider>
+                </SessionProvider>
               </BaseStyles>
             </ThemeProvider>
           </I18nextProvider>

@@ -1,3 +1,4 @@
+import { createContext, createElement, useContext, useMemo, type ReactNode } from 'react';
 import type { Role } from '../shared/roles.ts';
 import { trpc } from './trpc.ts';
 
@@ -7,18 +8,41 @@ export function fullName(user: { first_name?: string | null; last_name?: string 
   return name || user.email || '';
 }
 
+type Session = ReturnType<typeof useSessionQuery>;
+
 /** The signed-in user as the shell sees it; prefetched by the server on every page. */
-export function useSession() {
+function useSessionQuery() {
   const query = trpc.session.me.useQuery(undefined, { staleTime: 60_000 });
-  const data = query.data;
-  return {
-    isLoading: query.isLoading,
-    error: query.error,
-    retry: () => void query.refetch(),
-    authenticated: data?.authenticated ?? false,
-    roles: (data?.roles ?? []) as Role[],
-    user: data?.user ?? null,
-  };
+  const { data, isLoading, error, refetch } = query;
+  return useMemo(
+    () => ({
+      isLoading,
+      error,
+      retry: () => void refetch(),
+      authenticated: data?.authenticated ?? false,
+      roles: (data?.roles ?? []) as Role[],
+      user: data?.user ?? null,
+    }),
+    [data, isLoading, error, refetch],
+  );
+}
+
+const SessionContext = createContext<Session | null>(null);
+
+/**
+ * Observes the session query once for the whole app: the shell, the route guard, the page and each
+ * access check read it from here. An observer per reader cost a visible part of a list page's server
+ * render (several per page, each building its query key and result), for the same answer.
+ */
+export function SessionProvider({ children }: { children: ReactNode }) {
+  return createElement(SessionContext.Provider, { value: useSessionQuery() }, children);
+}
+
+/** The signed-in user as the shell sees it (from `SessionProvider`, which `App` puts around every page). */
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside SessionProvider');
+  return session;
 }
 
 /**

@@ -22,25 +22,7 @@ import '../components/data-table.css';
 import { cellLabelStyle } from '../components/data-table.ts';
 import { FilterBar } from '../components/filter-bar.tsx';
 import { formatDate, formatDateTime } from '../components/format.ts';
-
-/**
- * A row's link to its record: the router follows it as React Router's Link would, without Link's hooks
- * on each of a list's rows (a visible part of the list's server render, ADR 024).
- */
-function RowLink({ to, navigate, children }: { to: string; navigate: (to: string) => void; children: ReactNode }) {
-  return (
-    <a
-      href={to}
-      onClick={(event) => {
-        if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.altKey || event.ctrlKey || event.shiftKey) return;
-        event.preventDefault();
-        navigate(to);
-      }}
-    >
-      {children}
-    </a>
-  );
-}
+import { AppLink } from '../components/app-link.tsx';
 
 const PlusIcon = spriteIcon('plus');
 const SearchIcon = spriteIcon('search');
@@ -303,9 +285,9 @@ function ListRow({ def, record, cols, meta, t, language, navigate, actions }: Ro
       {cols.map(([key, field], index) => (
         <td key={key}>
           {index === 0 && def.detailRoute ? (
-            <RowLink to={def.detailRoute.replace(':id', String(record.id))} navigate={navigate}>
+            <AppLink to={def.detailRoute.replace(':id', String(record.id))} navigate={navigate}>
               {fieldValueContent(t, language, def, key, field, record)}
-            </RowLink>
+            </AppLink>
           ) : field.kind === 'date' && !field.due && record[key] != null && record[key] !== '' ? (
             // Kept on one line by the table's style (nowrapColumns), not a span per cell; a due date may carry its flag.
             formatDate(record[key], language)

@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent, type MouseEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Link, Outlet, useLocation } from 'react-router-dom';
+import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import styled from 'styled-components';
 import { SIDEBAR, isExternalLink, visibleSidebar, type SidebarEntry } from '../../shared/route-table.ts';
 import { LIVE_CHANGE_EVENT, type LiveChange } from '../../shared/live.ts';
@@ -8,6 +8,7 @@ import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { Avatar } from '../components/controls.tsx';
 import { SpriteIcon } from '../components/sprite-icon.tsx';
+import { AppLink } from '../components/app-link.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { ICONS } from './icons.ts';
 import { LanguageSwitch } from './language-switch.tsx';
@@ -162,7 +163,19 @@ const AccountButton = styled.button`
 const focusableIn = (root: HTMLElement) => [...root.querySelectorAll<HTMLElement>('a[href], button:not([disabled])')].filter((el) => el.getClientRects().length > 0);
 
 /** `collapsed`: labels are hidden, so each link's title shows its name on hover (shown, it would repeat the label). */
-function SidebarItems({ entries, pathname, collapsed, counts = {} }: { entries: SidebarEntry[]; pathname: string; collapsed: boolean; counts?: Record<string, number> }) {
+function SidebarItems({
+  entries,
+  pathname,
+  collapsed,
+  counts = {},
+  navigate,
+}: {
+  entries: SidebarEntry[];
+  pathname: string;
+  collapsed: boolean;
+  counts?: Record<string, number>;
+  navigate: (to: string) => void;
+}) {
   const { t } = useTranslation();
   return (
     <NavItems>
@@ -183,7 +196,7 @@ function SidebarItems({ entries, pathname, collapsed, counts = {} }: { entries: 
         const current = entry.path === '/' ? pathname === '/' : pathname === entry.path || pathname.startsWith(entry.path + '/');
         return (
           <li key={entry.path}>
-            <Link to={entry.path} discover="none" aria-current={current ? 'page' : undefined} title={collapsed ? label : undefined}>
+            <AppLink to={entry.path} navigate={navigate} aria-current={current ? 'page' : undefined} title={collapsed ? label : undefined}>
               {visual}
               <span data-label="">{label}</span>
               {counts[entry.path] ? (
@@ -191,8 +204,8 @@ function SidebarItems({ entries, pathname, collapsed, counts = {} }: { entries: 
                   {t('shell.newCount', { count: counts[entry.path] })}
                 </span>
               ) : null}
-            </Link>
-            {entry.children && entry.children.length > 0 && <SidebarItems entries={entry.children} pathname={pathname} collapsed={collapsed} />}
+            </AppLink>
+            {entry.children && entry.children.length > 0 && <SidebarItems entries={entry.children} pathname={pathname} collapsed={collapsed} navigate={navigate} />}
           </li>
         );
       })}
@@ -386,6 +399,7 @@ function ShellHeader({ sidebar, drawer }: { sidebar: ReturnType<typeof useCollap
 export function AppShell() {
   const { t } = useTranslation();
   const { pathname } = useLocation();
+  const navigate = useNavigate();
   const { roles } = useSession();
   const { version } = usePublicConfig();
   const sidebarState = useCollapsedSidebar();
@@ -419,7 +433,7 @@ export function AppShell() {
             <SpriteIcon name="x" />
           </IconButton>
         </div>
-        <SidebarItems entries={entries} pathname={pathname} collapsed={collapsed} counts={counts} />
+        <SidebarItems entries={entries} pathname={pathname} collapsed={collapsed} counts={counts} navigate={navigate} />
       </Side>
       <Main id="main" tabIndex={-1} inert={drawerOpen}>
         <Suspense fallback={<PageSpinner />}>
