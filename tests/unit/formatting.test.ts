@@ -65,6 +65,20 @@ describe('one formatter for dates, times, numbers and money (ADR 045)', () => {
     expect(calendarHeading('2026-11-25', 'sv', { weekday: 'long', day: 'numeric', month: 'long' })).toBe('onsdag 25 november');
   });
 
+  it('writes a remembered day as it writes it the first time, per language and options, past the bound of what it keeps', () => {
+    const direct = (lang: 'en-GB' | 'sv-SE', options: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(lang, { timeZone: 'UTC', ...options });
+    const heading: Intl.DateTimeFormatOptions = { weekday: 'long', day: 'numeric', month: 'long' };
+    const checks = [
+      { lang: 'en', expected: direct('en-GB', { day: 'numeric', month: 'short', year: 'numeric' }), write: (day: string) => formatDate(day, 'en') },
+      { lang: 'sv', expected: direct('sv-SE', { day: 'numeric', month: 'short', year: 'numeric' }), write: (day: string) => formatDate(day, 'sv') },
+      { lang: 'sv', expected: direct('sv-SE', heading), write: (day: string) => formatDate(day, 'sv', heading) },
+    ];
+    // Over 5 000 days (more than a formatter keeps), twice: written fresh, then remembered or written again.
+    const start = Date.UTC(2015, 0, 1);
+    const days = Array.from({ length: 5_200 }, (_, i) => new Date(start + i * 86_400_000).toISOString().slice(0, 10));
+    for (let pass = 0; pass < 2; pass++) for (const { expected, write } of checks) for (const day of days) expect(write(day)).toBe(expected.format(new Date(`${day}T00:00:00Z`)));
+  });
+
   it('writes a moment as date and 24-hour time, a time of day as HH:MM', () => {
     const at = new Date(2026, 10, 25, 14, 5);
     expect(formatDateTime(at.toISOString(), 'en')).toBe('25 Nov 2026, 14:05');
