@@ -189,13 +189,7 @@ interface Resource extends EntityResource {
   status: ReturnType<typeof statusFieldOf>;
   selects: Record<Lang, string>;
   exportSelect: (lang: Lang) => string;
-  whereOf(
-    query: Record<string, string>,
-    search: string | undefined,
-    user: AuthUser | undefined,
-    lang: Lang,
-    extra?: { sql: string; params: unknown[] }[],
-  ): Promise<ListWhere>;
+  whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra?: { sql: string; params: unknown[] }[]): Promise<ListWhere>;
   parseList(query: Record<string, string>): z.output<ReturnType<typeof listParamsSchema>>;
   /** The guard of the list and the calendar: `read`, with the session check overlapping the handler's reads (ADR 052). */
   list: ReturnType<typeof requireAuth>;
