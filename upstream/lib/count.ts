@@ -26,8 +26,11 @@ export interface CountLead {
  * when the lead alone has that many, nothing else is read (ADR 054).
  */
 export async function countUpTo(db: Db, from: string, params: readonly unknown[], exactUpTo: number, lead?: CountLead): Promise<number> {
-  const rows = lead ? `select 1 ${lead.from} union all select 1 ${from} and ${lead.not}` : `select 1 ${from}`;
-  const { rows: counted } = await db.query<{ n: number }>(`select count(*)::int as n from (${rows} limit ${exactUpTo + 1}) c`, params);
+  const cap = exactUpTo + 1;
+  // Each part capped too: PostgreSQL plans the parts of a UNION ALL for all their rows (hashing a million users
+  // for "a"), a part under its own LIMIT for its first ones.
+  const rows = lead ? `(select 1 ${lead.from} limit ${cap}) union all (select 1 ${from} and ${lead.not} limit ${cap})` : `select 1 ${from}`;
+  const { rows: counted } = await db.query<{ n: number }>(`select count(*)::int as n from (${rows} limit ${cap}) c`, params);
   return Number(counted[0]?.n ?? 0);
 }
 
