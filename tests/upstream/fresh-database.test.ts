@@ -370,6 +370,25 @@ describe('searches of values that repeat, and of labels by their fields (ADR 050
     },
   );
 
+  it('asks per row, on a walked page, a reference expected to match more records than a walk should check id by id', async () => {
+    forgetColumnSamples();
+    for (const [search, table, key] of [
+      ['grail', 'bicycles', 'bicycle_id'],
+      ['sn-1', 'bicycles', 'bicycle_id'],
+      ['anna', 'users', 'owner_id'],
+    ] as const) {
+      const params: unknown[] = [];
+      const forms = await searchForms(db, services, search, 'en', params, { walkArrayAbove: 0 });
+      // The reference whose sample holds the text is expected above a bound of nothing: asked per row on the walk;
+      // the estimated form keeps its array.
+      expect(forms.walk, search).not.toContain(`t.${key} = any(array(`);
+      expect(forms.walk, search).toContain(`from ${table} r where r.id = t.${key})`);
+      expect(forms.sql, search).toContain(`t.${key} = any(array(`);
+      const ids = async (clause: string) => (await db.query<{ id: number }>(`select t.id from services t where ${clause} order by t.id`, params)).rows.map((r) => Number(r.id));
+      expect(await ids(forms.walk)).toEqual(await ids(forms.sql));
+    }
+  });
+
   // ADR 054: "canyon" over 2M services: a count capped at 10 001 read the services in table order, asking each
   // its bicycle, 160 000 of them (1.1 s); read from the bicycles holding it, 10 001 are found after 5 000 bicycles.
   it.each(['a', 'ab', 'sn-1', 'grail', 'canyon grail 7', 'hornsgatan', 'anna', 'zq'])(

@@ -359,6 +359,14 @@ function referenceMatch(field: FieldDef, lang: Lang, p: SearchParams): string | 
  */
 const WIDE_REFERENCE_MATCHES = 20_000;
 
+/**
+ * On a page walked in its sort order, a reference expected to match more records than this is asked per row
+ * (ADR 054): an array of ids is checked one id at a time for each row the walk reaches, so 15 000 bicycles
+ * holding "grail" cost ~15 000 comparisons a row where a primary-key lookup costs a few microseconds. A short
+ * array stays, as cheap as a lookup and cheaper if the walk reaches many rows.
+ */
+const WALK_ARRAY_MATCHES = 1_000;
+
 /** The columns of the referenced row a reference's label reads: its template's fields, or the `r.<column>`s of its own SQL. */
 function labelColumns(field: FieldDef, lang: Lang): string[] {
   const label = labelTemplateOf(field);
@@ -422,9 +430,10 @@ export interface SearchForms {
   /** Each field's contains-search, OR-ed (`false` when no field can hold the text): the planner's estimate and the few-matches way read it. */
   sql: string;
   /**
-   * The same rows as a page walked in its sort order reads them (`ListPageQuery.walk`): when no trigram index can
-   * serve the text, every reference is asked per row, since listing a reference's matching ids would read its
-   * whole table (1 s for the users' names) and a walk that meets its page soon asks few rows.
+   * The same rows as a page walked in its sort order reads them (`ListPageQuery.walk`), which meets its page after
+   * a few hundred rows: a reference is asked per row when no trigram index can serve the text (listing its
+   * matching ids would read its whole table: 1 s for the users' names) or when more than `WALK_ARRAY_MATCHES`
+   * of its records are expected to match (an array is checked id by id for every row reached).
    */
   walk: string;
   /**
@@ -461,7 +470,7 @@ export async function searchForms(
    * A reference matching more records than `wideAbove` is asked per row (`WIDE_REFERENCE_MATCHES`; tests lower
    * it); a field expected to hold more than `leadAbove` of the rows leads the capped count (the list's exact count's bound).
    */
-  options: { wideAbove?: number; leadAbove?: number } = {},
+  options: { wideAbove?: number; leadAbove?: number; walkArrayAbove?: number } = {},
 ): Promise<SearchForms> {
   const searchable = Object.keys(def.fields).filter((k) => def.fields[k]!.searchable);
   const pattern = containsPattern(search);
@@ -473,9 +482,10 @@ export async function searchForms(
     tableRows(db, def.table),
     Promise.all(references.map((key) => tableRows(db, referenceTable(def.fields[key]!)))),
   ]);
-  // Many referenced records expected to hold the text (the share of the sample times the referenced table's rows).
   const wideAbove = options.wideAbove ?? WIDE_REFERENCE_MATCHES;
-  const wide = new Set(references.filter((key, i) => shares.get(key)! * referencedRows[i]! > wideAbove));
+  // How many referenced records are expected to hold the text (the share of the sample times the referenced table's rows).
+  const expected = (key: string) => (references.includes(key) ? shares.get(key)! * referencedRows[references.indexOf(key)]! : 0);
+  const wide = new Set(references.filter((key) => expected(key) > wideAbove));
   // Parameters as the conditions ask for them: an unused one has no type PostgreSQL could infer. Each is
   // asked for once, whichever forms read it.
   let patternParam = '';
@@ -505,7 +515,8 @@ export async function searchForms(
   if (found.length === 0) return { sql: 'false', walk: 'false' };
   const or = (form: (key: string) => 'array' | 'row') => `(${found.map((f) => searchCondition(f.search, form(f.key))).join(' or ')})`;
   const sql = or((key) => (wide.has(key) ? 'row' : 'array'));
-  const walk = withoutTrigram(search) ? or(() => 'row') : sql;
+  const noTrigram = withoutTrigram(search);
+  const walk = or((key) => (noTrigram || wide.has(key) || expected(key) > (options.walkArrayAbove ?? WALK_ARRAY_MATCHES) ? 'row' : 'array'));
   // The field expected to hold the most rows leads the capped count when it alone should pass its bound.
   const leading = found.reduce((best, f) => (shares.get(f.key)! > shares.get(best.key)! ? f : best));
   const lead = options.leadAbove !== undefined && found.length > 1 && shares.get(leading.key)! * rows > options.leadAbove ? leadCondition(leading.search) : undefined;
