@@ -13,7 +13,8 @@ export async function countRows(db: Db, from: string, params: readonly unknown[]
 
 /**
  * A part of a count's rows read first (`ListPageQuery.lead`): `from` (`from … where …`, the same parameters)
- * selects it, and `not` (a condition on the counted table's row, added to the whole's WHERE clause) holds for the rows of the whole that it does not.
+ * selects it, and `not` holds for the rows of the whole that it does not (a condition on the counted table's
+ * row, added to the whole's WHERE clause, which a count with a lead has: the lead is a part of a search).
  */
 export interface CountLead {
   from: string;
