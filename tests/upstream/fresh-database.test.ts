@@ -432,29 +432,36 @@ describe('searches of values that repeat, and of labels by their fields (ADR 050
     expect(await lead('sn', Number.MAX_SAFE_INTEGER)).toBeUndefined();
   });
 
-  it('pages and counts a search the same with its walked form and its lead as without them', async () => {
-    for (const search of ['a', 'ab', 'sn-1', 'anna']) {
-      forgetColumnSamples();
-      const params: unknown[] = [];
-      const forms = await searchForms(db, services, search, 'en', params, { leadAbove: -1 });
-      const base = {
-        select: 'select t.id from services t',
-        from: 'services t',
-        alias: 't',
-        where: ` where ${forms.sql}`,
-        params,
-        column: 'service_date',
-        desc: true,
-        nullable: false,
-        limit: 6,
-      };
-      const extra = { walk: ` where ${forms.walk}`, ...(forms.lead ? { lead: { where: ` where ${forms.lead.sql}`, not: forms.lead.not } } : {}) };
-      for (const offset of [0, 5, 30])
-        for (const exactUpTo of [3, 1000]) {
-          const plain = await listPage<{ id: number }>(db, { ...base, offset, exactUpTo });
-          expect(await listPage<{ id: number }>(db, { ...base, ...extra, offset, exactUpTo }), `${search} ${offset} ${exactUpTo}`).toEqual(plain);
-        }
-    }
+  it('pages and counts a search the same with its walked form and its lead as without them, with other filters too', async () => {
+    // The other conditions follow the search, as the list's WHERE clause has them (`whereOf`).
+    const filters = [[], ['t.status = $%', 2], ['t.service_date >= $%::date', '2026-02-15']] as const;
+    for (const search of ['a', 'ab', 'sn-1', 'anna'])
+      for (const filter of filters) {
+        forgetColumnSamples();
+        const params: unknown[] = [];
+        const forms = await searchForms(db, services, search, 'en', params, { leadAbove: -1 });
+        const rest = filter.length ? ` and ${filter[0].replace('%', String(params.push(filter[1])))}` : '';
+        const base = {
+          select: 'select t.id from services t',
+          from: 'services t',
+          alias: 't',
+          where: ` where ${forms.sql}${rest}`,
+          params,
+          column: 'service_date',
+          desc: true,
+          nullable: false,
+          limit: 6,
+        };
+        const extra = { walk: ` where ${forms.walk}${rest}`, ...(forms.lead ? { lead: { where: ` where ${forms.lead.sql}${rest}`, not: forms.lead.not } } : {}) };
+        for (const offset of [0, 5, 30])
+          for (const exactUpTo of [3, 1000]) {
+            const plain = await listPage<{ id: number }>(db, { ...base, offset, exactUpTo });
+            expect(await listPage<{ id: number }>(db, { ...base, ...extra, offset, exactUpTo }), `${search} ${rest} ${offset} ${exactUpTo}`).toEqual(plain);
+          }
+        // The exact count is the plain search's, filters included.
+        const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from services t where ${forms.sql}${rest}`, params);
+        expect((await listPage<{ id: number }>(db, { ...base, ...extra, offset: 0, exactUpTo: 1000 })).count).toBe(rows[0]!.n);
+      }
   });
 
   it.skipIf(!process.env.TEST_DATABASE_URL)('PostgreSQL connections compile no JIT (a capped count was priced by what it never reads)', async () => {
