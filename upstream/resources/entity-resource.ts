@@ -250,6 +250,8 @@ interface SearchParams {
   terms: (source: string) => string | undefined;
   /** The contains-search of `table.column` by a cheaper part of the text (`cheapestPart`), or undefined. */
   byPart: (table: string, column: string, expression: string) => string | undefined;
+  /** The contains-search of `expression` through its bigram index (`shortSearch`), for a text too short for a trigram; else undefined. */
+  byBigrams: (expression: string) => string | undefined;
 }
 
 /**
@@ -261,7 +263,7 @@ function textCondition(table: string, alias: string, key: string, field: FieldDe
   if (field.kind === 'email' && !emailMayContain(p.search)) return undefined;
   const terms = field.valuesRepeat ? p.terms(termSource(table, key)) : undefined;
   if (terms) return `lower(${alias}.${key}) = any(${terms}::text[])`;
-  return p.byPart(table, key, `lower(${alias}.${key})`) ?? `lower(${alias}.${key}) like ${p.pattern()}`;
+  return (field.shortSearch ? p.byBigrams(`lower(${alias}.${key})`) : undefined) ?? p.byPart(table, key, `lower(${alias}.${key})`) ?? `lower(${alias}.${key}) like ${p.pattern()}`;
 }
 
 /** A reference's label as a template of its entity's fields, or undefined when the label is SQL of its own (a person's name). */
@@ -342,7 +344,10 @@ export function withoutTrigram(search: string): boolean {
  */
 function referenceMatch(field: FieldDef, lang: Lang, p: SearchParams): string | undefined {
   const split = splitLabel(field, p.search, lang);
-  if (!split) return `lower(${labelExpression(field, lang)}) like ${p.pattern()}`;
+  if (!split) {
+    const label = `lower(${labelExpression(field, lang)})`;
+    return (field.reference!.labelSql && field.reference!.labelShortSearch ? p.byBigrams(label) : undefined) ?? `${label} like ${p.pattern()}`;
+  }
   const table = referenceTable(field);
   const parts = split.fields.map((f) => textCondition(table, 'r', f, split.target.fields[f]!, p)).filter((c) => c !== undefined);
   return parts.length ? parts.join(' or ') : undefined;
@@ -490,6 +495,9 @@ export async function searchForms(
   // asked for once, whichever forms read it.
   let patternParam = '';
   let textParam = '';
+  let shortParam = '';
+  // Two characters or more without a trigram: each holds a pair of characters a bigram index can find (ADR 054).
+  const short = withoutTrigram(search) && [...search].length >= 2;
   const termParams = new Map<string, string>();
   const partParams = new Map<string, string | undefined>();
   const p: SearchParams = {
@@ -506,6 +514,11 @@ export async function searchForms(
       if (!part) return partParams.set(key, undefined).get(key);
       textParam ||= `$${params.push(search.toLowerCase())}`;
       return partParams.set(key, `(${expression} like $${params.push(`%${part}%`)} and strpos(${expression}, ${textParam}) > 0)`).get(key);
+    },
+    byBigrams: (expression) => {
+      if (!short) return undefined;
+      shortParam ||= `$${params.push(search)}`;
+      return `(search_bigrams(${expression}) @> search_bigrams(lower(${shortParam}::text)) and ${expression} like ${p.pattern()})`;
     },
   };
   // The row's own columns first: PostgreSQL tries an OR's terms in the order written, and a column's test
