@@ -13,3 +13,8 @@ create index if not exists users_email_bigrams on users using gin (search_bigram
 create index if not exists users_label_bigrams on users using gin (
   search_bigrams(lower(coalesce(nullif(trim(coalesce(first_name, '') || ' ' || coalesce(last_name, '')), ''), email)))
 );
+
+-- The planner's estimate of a search (which decides how its page is read, ADR 047) needs the pairs' statistics.
+analyze services;
+analyze bicycles;
+analyze users;
