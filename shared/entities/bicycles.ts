@@ -12,7 +12,7 @@ export const bicyclesEntity = defineEntity({
   label: '{brand_and_model} ({serial_number})',
   fields: {
     brand_and_model: nameField(45, { valuesRepeat: true }),
-    serial_number: nameField(45),
+    serial_number: nameField(45, { shortSearch: true }),
     bicycle_type_id: { kind: 'reference', reference: { entity: 'bicycle-types' }, filter: true, list: true },
     owner_id: { kind: 'reference', reference: { entity: 'users', label: '{email}' }, filter: true, list: true, searchable: true },
     groupset: { kind: 'text', required: true, max: 20 },

@@ -7,7 +7,7 @@ import type { FieldDef } from '../entity/define.ts';
 export const USER_FULL_NAME_SQL = "coalesce(nullif(trim(coalesce(r.first_name, '') || ' ' || coalesce(r.last_name, '')), ''), r.email)";
 
 /** A reference to any user, labelled by name. */
-export const USER_REFERENCE: NonNullable<FieldDef['reference']> = { entity: 'users', label: '{email}', labelSql: USER_FULL_NAME_SQL };
+export const USER_REFERENCE: NonNullable<FieldDef['reference']> = { entity: 'users', label: '{email}', labelSql: USER_FULL_NAME_SQL, labelShortSearch: true };
 
 /** A reference to a buddy: choices and accepted values are active users holding the Buddy role (§3). */
 export const BUDDY_REFERENCE: NonNullable<FieldDef['reference']> = { ...USER_REFERENCE, role: 'Buddy' };

@@ -78,7 +78,7 @@ export const servicesEntity = defineEntity({
     address: { kind: 'text', max: 255, searchable: true, valuesRepeat: true, list: true },
     latitude: { kind: 'decimal', required: true, requiredMessage: 'validation.locationRequired', min: -90, max: 90, scale: 7 },
     longitude: { kind: 'decimal', required: true, requiredMessage: 'validation.locationRequired', min: -180, max: 180, scale: 7 },
-    notes: { kind: 'text', max: 2000, multiline: true, searchable: true },
+    notes: { kind: 'text', max: 2000, multiline: true, searchable: true, shortSearch: true },
     rating: { kind: 'integer', min: RATING.min, max: RATING.max, sortable: true, list: true },
     finished_at: { kind: 'datetime', readOnly: true },
     // The stop's place in its buddy's day as applied from a route suggestion (1, 2, …; 0: none, the day goes by

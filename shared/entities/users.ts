@@ -35,7 +35,7 @@ export const usersEntity = defineEntity({
   // References naming a role (a service's buddy) take only active users holding it (§3).
   roleHolders: 'r.is_active and exists (select 1 from user_roles ur join roles ro on ro.id = ur.role_id where ur.user_id = r.id and ro.name = $2)',
   fields: {
-    email: { kind: 'email', required: true, readOnly: true, searchable: true, sortable: true, list: true },
+    email: { kind: 'email', required: true, readOnly: true, searchable: true, shortSearch: true, sortable: true, list: true },
     first_name: { kind: 'text', max: 80, sortable: true, list: true },
     last_name: { kind: 'text', max: 80, sortable: true, list: true },
     phone_number: { kind: 'text', max: 40, list: true },

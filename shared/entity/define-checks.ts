@@ -31,6 +31,8 @@ export function checkDefinition(def: EntityDef, entityByName: (name: string) => 
     // A term is a b-tree key: at most 2 704 bytes, so a few hundred characters (ADR 050).
     if (field.valuesRepeat && !(field.searchable && field.kind === 'text' && !field.multiline && (field.max ?? Infinity) <= 600))
       throw new Error(`${def.name}.${key}: valuesRepeat is for a searchable single-line text of at most 600 characters`);
+  for (const [key, field] of Object.entries(def.fields))
+    if (field.shortSearch && !(field.kind === 'text' || field.kind === 'email')) throw new Error(`${def.name}.${key}: shortSearch is for a text`);
   for (const [key, field] of Object.entries(def.fields)) if (field.due && field.kind !== 'date') throw new Error(`${def.name}.${key}: only a date can be due`);
   if (def.activeField && (def.fields[def.activeField]!.kind !== 'boolean' || def.fields[def.activeField]!.filter !== true))
     throw new Error(`${def.name}: activeField ${def.activeField} must be a boolean list filter`);

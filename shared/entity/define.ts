@@ -28,6 +28,12 @@ export interface FieldDef {
    * reading a common trigram's posting list over the whole table.
    */
   valuesRepeat?: boolean;
+  /**
+   * A text searched by its trigram index whose contains-search of a text too short for a trigram ("zq": two
+   * characters or more, no run of three letters or digits) is read through a GIN index on
+   * `search_bigrams(lower(<field>))`, created by a migration (ADR 054): same rows, without reading every value.
+   */
+  shortSearch?: boolean;
   sortable?: boolean;
   /**
    * Offered as a list filter: `true` matches one value (`?<field>=value`); `'range'` (dates, numbers)
@@ -51,6 +57,8 @@ export interface FieldDef {
     label?: string;
     /** SQL over the referenced row `r` used instead of `label` (e.g. a full name). */
     labelSql?: string;
+    /** `labelSql` has a GIN index on `search_bigrams(lower(<labelSql>))` for texts too short for a trigram (as `shortSearch`, ADR 054). */
+    labelShortSearch?: boolean;
     /** Choices and accepted values are records holding this role, as the referenced entity's `roleHolders` says (a service's buddy). */
     role?: string;
   };

@@ -11,10 +11,28 @@ export async function countRows(db: Db, from: string, params: readonly unknown[]
   return { count: Math.max(exactUpTo + 1, await estimateRows(db, from, params)), estimated: true };
 }
 
-/** How many rows `from` has, counted up to one past `exactUpTo` (an index-only scan where it can). */
-export async function countUpTo(db: Db, from: string, params: readonly unknown[], exactUpTo: number): Promise<number> {
-  const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from (select 1 ${from} limit ${exactUpTo + 1}) c`, params);
-  return Number(rows[0]?.n ?? 0);
+/**
+ * A part of a count's rows read first (`ListPageQuery.lead`): `from` (`from … where …`, the same parameters)
+ * selects it, and `not` holds for the rows of the whole that it does not (a condition on the counted table's
+ * row, added to the whole's WHERE clause, which a count with a lead has: the lead is a part of a search).
+ */
+export interface CountLead {
+  from: string;
+  not: string;
+}
+
+/**
+ * How many rows `from` has, counted up to one past `exactUpTo` (an index-only scan where it can). With a `lead`,
+ * its rows are counted first and then the others (`from … and <not>`), in one statement that stops at the bound:
+ * when the lead alone has that many, nothing else is read (ADR 054).
+ */
+export async function countUpTo(db: Db, from: string, params: readonly unknown[], exactUpTo: number, lead?: CountLead): Promise<number> {
+  const cap = exactUpTo + 1;
+  // Each part capped too: PostgreSQL plans the parts of a UNION ALL for all their rows (hashing a million users
+  // for "a"), a part under its own LIMIT for its first ones.
+  const rows = lead ? `(select 1 ${lead.from} limit ${cap}) union all (select 1 ${from} and ${lead.not} limit ${cap})` : `select 1 ${from}`;
+  const { rows: counted } = await db.query<{ n: number }>(`select count(*)::int as n from (${rows} limit ${cap}) c`, params);
+  return Number(counted[0]?.n ?? 0);
 }
 
 /** The planner's estimate of how many rows `from` has (no row is read). */

@@ -109,6 +109,18 @@ export interface ListPageQuery {
   alias: string;
   /** ` where …` (or empty), with `params`. */
   where: string;
+  /**
+   * The same rows as a page read in its sort order (many matches) asks for them, when that form differs: a
+   * walk that meets its page soon asks each row its references rather than listing every match first (ADR 054).
+   */
+  walk?: string;
+  /**
+   * Many matches: a part of them that an index finds fast and that is expected to hold more than `exactUpTo`
+   * (` where …` with `params`, the search's leading field with the other conditions), and the condition of the
+   * rows it does not hold. The capped count reads it first and stops there when it alone passes the threshold
+   * (`countUpTo`); otherwise it reads the other rows after it, so the count is the same.
+   */
+  lead?: { where: string; not: string };
   params: readonly unknown[];
   column: string;
   desc: boolean;
@@ -150,11 +162,15 @@ export async function listPage<T>(db: Db, q: ListPageQuery): Promise<{ rows: T[]
   }
   // Past the first pages, a page that follows another seeks from its cursor: page 200 no longer reads the
   // 4 975 index entries before it.
+  const where = q.walk ?? q.where;
   const seek = q.after ? afterCursor(a, column, q.desc, q.after, q.params.length + 1) : null;
   const page = seek
-    ? pageQuery({ select: q.select, from: q.from, alias: a, where: `${q.where ? `${q.where} and` : ' where'} ${seek.sql}`, order, limit: q.limit, offset: 0 })
-    : pageQuery({ select: q.select, from: q.from, alias: a, where: q.where, order, limit: q.limit, offset: q.offset });
-  const [exact, { rows }] = await Promise.all([countUpTo(db, from, q.params, q.exactUpTo), db.query<T>(page, seek ? [...q.params, ...seek.params] : q.params)]);
+    ? pageQuery({ select: q.select, from: q.from, alias: a, where: `${where ? `${where} and` : ' where'} ${seek.sql}`, order, limit: q.limit, offset: 0 })
+    : pageQuery({ select: q.select, from: q.from, alias: a, where, order, limit: q.limit, offset: q.offset });
+  const [exact, { rows }] = await Promise.all([
+    countUpTo(db, from, q.params, q.exactUpTo, q.lead && { from: `from ${q.from}${q.lead.where}`, not: q.lead.not }),
+    db.query<T>(page, seek ? [...q.params, ...seek.params] : q.params),
+  ]);
   return exact <= q.exactUpTo ? { rows, count: exact, estimated: false } : { rows, count: Math.max(q.exactUpTo + 1, estimate), estimated: true };
 }
 

@@ -189,13 +189,7 @@ interface Resource extends EntityResource {
   status: ReturnType<typeof statusFieldOf>;
   selects: Record<Lang, string>;
   exportSelect: (lang: Lang) => string;
-  whereOf(
-    query: Record<string, string>,
-    search: string | undefined,
-    user: AuthUser | undefined,
-    lang: Lang,
-    extra?: { sql: string; params: unknown[] }[],
-  ): Promise<{ sql: string; params: unknown[] }>;
+  whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra?: { sql: string; params: unknown[] }[]): Promise<ListWhere>;
   parseList(query: Record<string, string>): z.output<ReturnType<typeof listParamsSchema>>;
   /** The guard of the list and the calendar: `read`, with the session check overlapping the handler's reads (ADR 052). */
   list: ReturnType<typeof requireAuth>;
@@ -256,6 +250,8 @@ interface SearchParams {
   terms: (source: string) => string | undefined;
   /** The contains-search of `table.column` by a cheaper part of the text (`cheapestPart`), or undefined. */
   byPart: (table: string, column: string, expression: string) => string | undefined;
+  /** The contains-search of `expression` through its bigram index (`shortSearch`), for a text too short for a trigram; else undefined. */
+  byBigrams: (expression: string) => string | undefined;
 }
 
 /**
@@ -267,7 +263,7 @@ function textCondition(table: string, alias: string, key: string, field: FieldDe
   if (field.kind === 'email' && !emailMayContain(p.search)) return undefined;
   const terms = field.valuesRepeat ? p.terms(termSource(table, key)) : undefined;
   if (terms) return `lower(${alias}.${key}) = any(${terms}::text[])`;
-  return p.byPart(table, key, `lower(${alias}.${key})`) ?? `lower(${alias}.${key}) like ${p.pattern()}`;
+  return (field.shortSearch ? p.byBigrams(`lower(${alias}.${key})`) : undefined) ?? p.byPart(table, key, `lower(${alias}.${key})`) ?? `lower(${alias}.${key}) like ${p.pattern()}`;
 }
 
 /** A reference's label as a template of its entity's fields, or undefined when the label is SQL of its own (a person's name). */
@@ -295,24 +291,51 @@ function splitLabel(field: FieldDef, search: string, lang: Lang): { target: Enti
 }
 
 /**
- * One searchable field's condition, or none when no stored value can contain the search. A searchable
- * reference is searched by its label (a bicycle by its owner's e-mail): the matching ids are found first
- * (through the label's index, or its fields' own searches when the label can be split: ADR 050) and the
- * rows then by their indexed reference column, so PostgreSQL can OR it with the other columns' indexes
- * instead of scanning every row.
+ * How one searchable field is found, or none when no stored value can contain the search: its own column's
+ * condition, or for a reference the condition on the referenced row `r` (`matches`) and the table it reads.
  */
-function searchCondition(def: EntityDef, key: string, lang: Lang, p: SearchParams, wide: ReadonlySet<string>): string | undefined {
+type FieldSearch = { own: string } | { matches: string; table: string; key: string };
+
+function fieldSearch(def: EntityDef, key: string, lang: Lang, p: SearchParams): FieldSearch | undefined {
   const field = def.fields[key]!;
-  if (field.kind !== 'reference') return textCondition(def.table, 't', key, field, p);
+  if (field.kind !== 'reference') {
+    const own = textCondition(def.table, 't', key, field, p);
+    return own === undefined ? undefined : { own };
+  }
   const matches = referenceMatch(field, lang, p);
-  if (matches === undefined) return undefined;
-  const table = referenceTable(field);
-  // Many referenced records match ("a": 900 000 bicycles): each row asks its own record through the primary
-  // key rather than scanning an array of them all, which took longer than the statement timeout (ADR 052).
-  // A scalar subquery, not `exists`: PostgreSQL would hash every match of an `exists` under an OR first (1 s
-  // for 970 000 users), where a list stops after a page and a capped count.
-  if (wide.has(key)) return `(select ${matches} from ${table} r where r.id = t.${key})`;
-  return `t.${key} = any(array(select r.id from ${table} r where ${matches}))`;
+  return matches === undefined ? undefined : { matches, table: referenceTable(field), key };
+}
+
+/**
+ * A searchable reference is searched by its label (a bicycle by its owner's e-mail), in one of two forms:
+ * - `array`: the matching ids are found first (through the label's index, or its fields' own searches when the
+ *   label can be split: ADR 050) and the rows then by their indexed reference column, so PostgreSQL can OR it
+ *   with the other columns' indexes instead of scanning every row;
+ * - `row`: each row asks its own record through the primary key, for a reference matching many records ("a":
+ *   900 000 bicycles), whose array took longer than the statement timeout (ADR 052), or one whose ids no index
+ *   can find (a text of two letters: ADR 054) when the page is walked in its order. A scalar subquery, not
+ *   `exists`: PostgreSQL would hash every match of an `exists` under an OR first (1 s for 970 000 users), where
+ *   a list stops after a page and a capped count.
+ */
+function searchCondition(f: FieldSearch, form: 'array' | 'row'): string {
+  if ('own' in f) return f.own;
+  if (form === 'row') return `(select ${f.matches} from ${f.table} r where r.id = t.${f.key})`;
+  return `t.${f.key} = any(array(select r.id from ${f.table} r where ${f.matches}))`;
+}
+
+/**
+ * A field's condition as the first part of a capped count reads it (`ListPageQuery.lead`), and the rows it
+ * does not hold: a reference as a semi-join, which PostgreSQL reads from the referenced records' side (the
+ * bicycles holding "ab", then their services by `bicycle_id`) and stops when the count has enough.
+ */
+function leadCondition(f: FieldSearch): { sql: string; not: string } {
+  if ('own' in f) return { sql: f.own, not: `(${f.own}) is not true` };
+  return { sql: `t.${f.key} in (select r.id from ${f.table} r where ${f.matches})`, not: `${searchCondition(f, 'row')} is not true` };
+}
+
+/** Whether pg_trgm finds no trigram in a contains-search of `search` (no run of three letters or digits): no trigram index can serve it. */
+export function withoutTrigram(search: string): boolean {
+  return !/[\p{L}\p{N}]{3}/u.test(search);
 }
 
 /**
@@ -321,7 +344,10 @@ function searchCondition(def: EntityDef, key: string, lang: Lang, p: SearchParam
  */
 function referenceMatch(field: FieldDef, lang: Lang, p: SearchParams): string | undefined {
   const split = splitLabel(field, p.search, lang);
-  if (!split) return `lower(${labelExpression(field, lang)}) like ${p.pattern()}`;
+  if (!split) {
+    const label = `lower(${labelExpression(field, lang)})`;
+    return (field.reference!.labelSql && field.reference!.labelShortSearch ? p.byBigrams(label) : undefined) ?? `${label} like ${p.pattern()}`;
+  }
   const table = referenceTable(field);
   const parts = split.fields.map((f) => textCondition(table, 'r', f, split.target.fields[f]!, p)).filter((c) => c !== undefined);
   return parts.length ? parts.join(' or ') : undefined;
@@ -338,6 +364,14 @@ function referenceMatch(field: FieldDef, lang: Lang, p: SearchParams): string | 
  */
 const WIDE_REFERENCE_MATCHES = 20_000;
 
+/**
+ * On a page walked in its sort order, a reference expected to match more records than this is asked per row
+ * (ADR 054): an array of ids is checked one id at a time for each row the walk reaches, so 15 000 bicycles
+ * holding "grail" cost ~15 000 comparisons a row where a primary-key lookup costs a few microseconds. A short
+ * array stays, as cheap as a lookup and cheaper if the walk reaches many rows.
+ */
+const WALK_ARRAY_MATCHES = 1_000;
+
 /** The columns of the referenced row a reference's label reads: its template's fields, or the `r.<column>`s of its own SQL. */
 function labelColumns(field: FieldDef, lang: Lang): string[] {
   const label = labelTemplateOf(field);
@@ -346,24 +380,24 @@ function labelColumns(field: FieldDef, lang: Lang): string[] {
 }
 
 /**
- * The searchable references whose label search is expected to match more than `WIDE_REFERENCE_MATCHES`
- * records: the share of a sample of each label column's values (`columnSample`, the statistics PostgreSQL
- * keeps) that contains the text, times the referenced table's rows. Both are read at most once per ten
- * minutes, so the choice costs a statement at most once in ten minutes. It decides only how the rows are found, never which.
+ * The share of each searchable field's values expected to contain the text: of a sample of its column's values
+ * (`columnSample`, the statistics PostgreSQL keeps), for a reference the largest over its label's columns.
+ * Both are read at most once per ten minutes, so this costs a statement at most once in ten minutes. It decides
+ * only how the rows are found, never which.
  */
-async function wideReferences(db: Db, def: EntityDef, searchable: readonly string[], search: string, lang: Lang, above: number): Promise<Set<string>> {
+async function sampleShares(db: Db, def: EntityDef, searchable: readonly string[], search: string, lang: Lang): Promise<Map<string, number>> {
   const text = search.toLowerCase();
-  const references = searchable.filter((key) => def.fields[key]!.kind === 'reference');
-  const wide = await Promise.all(
-    references.map(async (key) => {
+  const share = (values: string[]) => (values.length ? values.filter((v) => v.includes(text)).length / values.length : 0);
+  const shares = await Promise.all(
+    searchable.map(async (key) => {
       const field = def.fields[key]!;
+      if (field.kind !== 'reference') return share(await columnSample(db, def.table, key));
       const table = referenceTable(field);
-      const [rows, ...samples] = await Promise.all([tableRows(db, table), ...labelColumns(field, lang).map((column) => columnSample(db, table, column))]);
-      const share = Math.max(0, ...samples.map((values) => (values.length ? values.filter((v) => v.includes(text)).length / values.length : 0)));
-      return share * rows > above;
+      const samples = await Promise.all(labelColumns(field, lang).map((column) => columnSample(db, table, column)));
+      return Math.max(0, ...samples.map(share));
     }),
   );
-  return new Set(references.filter((_, i) => wide[i]));
+  return new Map(searchable.map((key, i) => [key, shares[i]!]));
 }
 
 /** Samples (`columnSample`) of the text columns a search of these fields reads by a trigram index, by `table.column`. */
@@ -396,6 +430,24 @@ function termSourcesOf(def: EntityDef, searchable: readonly string[]): string[] 
   });
 }
 
+/** A list's search in the forms its statements read it (`searchForms`). */
+export interface SearchForms {
+  /** Each field's contains-search, OR-ed (`false` when no field can hold the text): the planner's estimate and the few-matches way read it. */
+  sql: string;
+  /**
+   * The same rows as a page walked in its sort order reads them (`ListPageQuery.walk`), which meets its page after
+   * a few hundred rows: a reference is asked per row when no trigram index can serve the text (listing its
+   * matching ids would read its whole table: 1 s for the users' names) or when more than `WALK_ARRAY_MATCHES`
+   * of its records are expected to match (an array is checked id by id for every row reached).
+   */
+  walk: string;
+  /**
+   * The field expected to hold the most matches, when more than `leadAbove` (`ListPageQuery.lead`): its condition
+   * alone, and the rows it does not hold.
+   */
+  lead?: { sql: string; not: string };
+}
+
 /**
  * A list's search over an entity's searchable fields (`t` its row), its parameters appended to `params`:
  * each field's contains-search, OR-ed; `false` when no field can hold the text. The terms of the fields
@@ -407,20 +459,47 @@ export async function searchClause(
   search: string,
   lang: Lang,
   params: unknown[],
-  /** A reference matching more records than this is asked per row (`WIDE_REFERENCE_MATCHES`; tests lower it). */
-  options: { wideAbove?: number } = {},
+  options: { wideAbove?: number; leadAbove?: number } = {},
 ): Promise<string> {
+  return (await searchForms(db, def, search, lang, params, options)).sql;
+}
+
+/** A list's search (`searchClause`) in each form its statements read it (`SearchForms`), with the same parameters. */
+export async function searchForms(
+  db: Db,
+  def: EntityDef,
+  search: string,
+  lang: Lang,
+  params: unknown[],
+  /**
+   * A reference matching more records than `wideAbove` is asked per row (`WIDE_REFERENCE_MATCHES`; tests lower
+   * it); a field expected to hold more than `leadAbove` of the rows leads the capped count (the list's exact count's bound).
+   */
+  options: { wideAbove?: number; leadAbove?: number; walkArrayAbove?: number } = {},
+): Promise<SearchForms> {
   const searchable = Object.keys(def.fields).filter((k) => def.fields[k]!.searchable);
   const pattern = containsPattern(search);
-  const [matched, sampled, wide] = await Promise.all([
+  const references = searchable.filter((key) => def.fields[key]!.kind === 'reference');
+  const [matched, sampled, shares, rows, referencedRows] = await Promise.all([
     matchingTerms(db, termSourcesOf(def, searchable), pattern),
     samplesOf(db, def, searchable),
-    wideReferences(db, def, searchable, search, lang, options.wideAbove ?? WIDE_REFERENCE_MATCHES),
+    sampleShares(db, def, searchable, search, lang),
+    tableRows(db, def.table),
+    Promise.all(references.map((key) => tableRows(db, referenceTable(def.fields[key]!)))),
   ]);
-  // Parameters as the conditions ask for them: an unused one has no type PostgreSQL could infer.
+  const wideAbove = options.wideAbove ?? WIDE_REFERENCE_MATCHES;
+  // How many referenced records are expected to hold the text (the share of the sample times the referenced table's rows).
+  const expected = (key: string) => (references.includes(key) ? shares.get(key)! * referencedRows[references.indexOf(key)]! : 0);
+  const wide = new Set(references.filter((key) => expected(key) > wideAbove));
+  // Parameters as the conditions ask for them: an unused one has no type PostgreSQL could infer. Each is
+  // asked for once, whichever forms read it.
   let patternParam = '';
   let textParam = '';
+  let shortParam = '';
+  // Two characters or more without a trigram: each holds a pair of characters a bigram index can find (ADR 054).
+  const short = withoutTrigram(search) && [...search].length >= 2;
   const termParams = new Map<string, string>();
+  const partParams = new Map<string, string | undefined>();
   const p: SearchParams = {
     search,
     pattern: () => patternParam || ((patternParam = `$${params.push(pattern)}`), patternParam),
@@ -429,17 +508,38 @@ export async function searchClause(
       return terms && (termParams.get(source) ?? termParams.set(source, `$${params.push(terms)}`).get(source)!);
     },
     byPart: (table, column, expression) => {
+      const key = `${table}.${column}:${expression}`;
+      if (partParams.has(key)) return partParams.get(key);
       const part = cheapestPart(search, sampled.get(`${table}.${column}`) ?? []);
-      if (!part) return undefined;
+      if (!part) return partParams.set(key, undefined).get(key);
       textParam ||= `$${params.push(search.toLowerCase())}`;
-      return `(${expression} like $${params.push(`%${part}%`)} and strpos(${expression}, ${textParam}) > 0)`;
+      return partParams.set(key, `(${expression} like $${params.push(`%${part}%`)} and strpos(${expression}, ${textParam}) > 0)`).get(key);
+    },
+    byBigrams: (expression) => {
+      if (!short) return undefined;
+      shortParam ||= `$${params.push(search)}`;
+      const pairs = `search_bigrams(${expression}) @> search_bigrams(lower(${shortParam}::text))`;
+      // A text of two characters is its one pair: holding it is holding the text. The LIKE as well would have the
+      // planner multiply two selectivities of one condition ("ab" in 4 % of the serial numbers estimated at
+      // 0.16 %: the few-matches way, then its fallback). A longer text keeps its LIKE, first: tested on a row (a
+      // page walked in order, a referenced record asked per row) it decides before the pairs are computed, and
+      // an index scan takes the pairs from the AND all the same.
+      return [...search].length === 2 ? pairs : `(${expression} like ${p.pattern()} and ${pairs})`;
     },
   };
   // The row's own columns first: PostgreSQL tries an OR's terms in the order written, and a column's test
   // costs less than a referenced record's (a text matching the row's address needs no lookup of its bicycle).
   const ordered = [...searchable].sort((a, b) => Number(def.fields[a]!.kind === 'reference') - Number(def.fields[b]!.kind === 'reference'));
-  const conditions = ordered.map((k) => searchCondition(def, k, lang, p, wide)).filter((c) => c !== undefined);
-  return conditions.length ? `(${conditions.join(' or ')})` : 'false';
+  const found = ordered.map((key) => ({ key, search: fieldSearch(def, key, lang, p) })).filter((f) => f.search !== undefined) as { key: string; search: FieldSearch }[];
+  if (found.length === 0) return { sql: 'false', walk: 'false' };
+  const or = (form: (key: string) => 'array' | 'row') => `(${found.map((f) => searchCondition(f.search, form(f.key))).join(' or ')})`;
+  const sql = or((key) => (wide.has(key) ? 'row' : 'array'));
+  const noTrigram = withoutTrigram(search);
+  const walk = or((key) => (noTrigram || wide.has(key) || expected(key) > (options.walkArrayAbove ?? WALK_ARRAY_MATCHES) ? 'row' : 'array'));
+  // The field expected to hold the most rows leads the capped count when it alone should pass its bound.
+  const leading = found.reduce((best, f) => (shares.get(f.key)! > shares.get(best.key)! ? f : best));
+  const lead = options.leadAbove !== undefined && found.length > 1 && shares.get(leading.key)! * rows > options.leadAbove ? leadCondition(leading.search) : undefined;
+  return { sql, walk, ...(lead ? { lead } : {}) };
 }
 
 /** A record's SELECT in a language: its row and its references' labels and lookups. */
@@ -447,6 +547,17 @@ function selectOf(def: EntityDef, lang: Lang): string {
   return `select t.*${derivedColumns(def, lang)
     .map((l) => ', ' + l)
     .join('')} from ${def.table} t`;
+}
+
+/**
+ * A list's WHERE clause (or empty) and its parameters; with a search, also as a page walked in its sort order
+ * reads it, and the search's leading field with the other conditions (`SearchForms`, `ListPageQuery`).
+ */
+interface ListWhere {
+  sql: string;
+  params: unknown[];
+  walk?: string;
+  lead?: { where: string; not: string };
 }
 
 /** The shared state of an entity's routes: SQL, schemas, the owner scope and the record reader. */
@@ -493,10 +604,16 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
   }
 
   /** WHERE clause of a list, export or calendar from its query string (search, filters, owner), parameterised. */
-  async function whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra: { sql: string; params: unknown[] }[] = []) {
+  async function whereOf(
+    query: Record<string, string>,
+    search: string | undefined,
+    user: AuthUser | undefined,
+    lang: Lang,
+    extra: { sql: string; params: unknown[] }[] = [],
+  ): Promise<ListWhere> {
     const where: string[] = [];
     const params: unknown[] = [];
-    if (search && searchable.length) where.push(await searchClause(db, def, search, lang, params));
+    const forms = search && searchable.length ? await searchForms(db, def, search, lang, params, { leadAbove: config.exactCountUpTo }) : undefined;
     for (const spec of filters) {
       if (query[spec.key] === undefined || query[spec.key] === '') continue;
       params.push(filterValue(spec.key, def.fields[spec.field]!, query[spec.key]));
@@ -511,7 +628,17 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
       where.push(clause.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + params.length}`));
       params.push(...clause.params);
     }
-    return { sql: where.length ? ` where ${where.join(' and ')}` : '', params };
+    const clause = (first?: string) => {
+      const all = first ? [first, ...where] : where;
+      return all.length ? ` where ${all.join(' and ')}` : '';
+    };
+    if (!forms) return { sql: clause(), params };
+    return {
+      sql: clause(forms.sql),
+      params,
+      ...(forms.walk !== forms.sql ? { walk: clause(forms.walk) } : {}),
+      ...(forms.lead ? { lead: { where: clause(forms.lead.sql), not: forms.lead.not } } : {}),
+    };
   }
 
   const filtersOf = (query: Record<string, string>) =>
@@ -553,7 +680,7 @@ function registerList(app: FastifyInstance, r: Resource) {
     const query = req.query as Record<string, string>;
     const { page, page_size, search, ordering, after } = r.parseList(query);
     const lang = langOf(req);
-    const { sql: whereSql, params } = await r.whereOf(query, search, req.user, lang);
+    const { sql: whereSql, params, walk, lead } = await r.whereOf(query, search, req.user, lang);
     const order = ordering ?? r.def.defaultSort;
     const desc = order.startsWith('-');
     const column = order.replace(/^-/, '');
@@ -568,6 +695,8 @@ function registerList(app: FastifyInstance, r: Resource) {
       from: `${r.def.table} t`,
       alias: 't',
       where: whereSql,
+      ...(walk ? { walk } : {}),
+      ...(lead ? { lead } : {}),
       params,
       column,
       desc,
