@@ -328,9 +328,9 @@ function searchCondition(f: FieldSearch, form: 'array' | 'row'): string {
  * does not hold: a reference as a semi-join, which PostgreSQL reads from the referenced records' side (the
  * bicycles holding "ab", then their services by `bicycle_id`) and stops when the count has enough.
  */
-function leadCondition(f: FieldSearch): { sql: string; not: string } {
-  if ('own' in f) return { sql: f.own, not: `(${f.own}) is not true` };
-  return { sql: `t.${f.key} in (select r.id from ${f.table} r where ${f.matches})`, not: `${searchCondition(f, 'row')} is not true` };
+function leadCondition(f: FieldSearch, row: FieldSearch): { sql: string; not: string } {
+  if ('own' in f) return { sql: f.own, not: `(${(row as { own: string }).own}) is not true` };
+  return { sql: `t.${f.key} in (select r.id from ${f.table} r where ${f.matches})`, not: `${searchCondition(row, 'row')} is not true` };
 }
 
 /** Whether pg_trgm finds no trigram in a contains-search of `search` (no run of three letters or digits): no trigram index can serve it. */
@@ -371,6 +371,13 @@ const WIDE_REFERENCE_MATCHES = 20_000;
  * array stays, as cheap as a lookup and cheaper if the walk reaches many rows.
  */
 const WALK_ARRAY_MATCHES = 1_000;
+
+/**
+ * A reference expected to match more records than this does not lead a capped count (ADR 054): its records come
+ * from their index all at once before the first row is counted (62 500 bicycles holding "canyon": 47 ms for the
+ * services count; 238 000 users holding "er": 1 s for the bicycles count).
+ */
+const LEAD_REFERENCE_MATCHES = 100_000;
 
 /** The columns of the referenced row a reference's label reads: its template's fields, or the `r.<column>`s of its own SQL. */
 function labelColumns(field: FieldDef, lang: Lang): string[] {
@@ -475,7 +482,7 @@ export async function searchForms(
    * A reference matching more records than `wideAbove` is asked per row (`WIDE_REFERENCE_MATCHES`; tests lower
    * it); a field expected to hold more than `leadAbove` of the rows leads the capped count (the list's exact count's bound).
    */
-  options: { wideAbove?: number; leadAbove?: number; walkArrayAbove?: number } = {},
+  options: { wideAbove?: number; leadAbove?: number; walkArrayAbove?: number; leadReferenceUpTo?: number } = {},
 ): Promise<SearchForms> {
   const searchable = Object.keys(def.fields).filter((k) => def.fields[k]!.searchable);
   const pattern = containsPattern(search);
@@ -497,7 +504,12 @@ export async function searchForms(
   let textParam = '';
   let shortParam = '';
   // Two characters or more without a trigram: each holds a pair of characters a bigram index can find (ADR 054).
-  const short = withoutTrigram(search) && [...search].length >= 2;
+  // Lowered here, as the LIKE's pattern is (`containsPattern`): the pairs are those of the very text the LIKE
+  // looks for, so they stay a pre-filter of it where JavaScript and the database lower a letter differently
+  // ('Σ' at a word's end, 'İ', any non-ASCII letter under a C locale).
+  const lowered = search.toLowerCase();
+  const loweredLength = [...lowered].length;
+  const short = withoutTrigram(lowered) && loweredLength >= 2;
   const termParams = new Map<string, string>();
   const partParams = new Map<string, string | undefined>();
   const p: SearchParams = {
@@ -517,14 +529,14 @@ export async function searchForms(
     },
     byBigrams: (expression) => {
       if (!short) return undefined;
-      shortParam ||= `$${params.push(search)}`;
-      const pairs = `search_bigrams(${expression}) @> search_bigrams(lower(${shortParam}::text))`;
+      shortParam ||= `$${params.push(lowered)}`;
+      const pairs = `search_bigrams(${expression}) @> search_bigrams(${shortParam}::text)`;
       // A text of two characters is its one pair: holding it is holding the text. The LIKE as well would have the
       // planner multiply two selectivities of one condition ("ab" in 4 % of the serial numbers estimated at
       // 0.16 %: the few-matches way, then its fallback). A longer text keeps its LIKE, first: tested on a row (a
       // page walked in order, a referenced record asked per row) it decides before the pairs are computed, and
       // an index scan takes the pairs from the AND all the same.
-      return [...search].length === 2 ? pairs : `(${expression} like ${p.pattern()} and ${pairs})`;
+      return loweredLength === 2 ? pairs : `(${expression} like ${p.pattern()} and ${pairs})`;
     },
   };
   // The row's own columns first: PostgreSQL tries an OR's terms in the order written, and a column's test
@@ -532,13 +544,37 @@ export async function searchForms(
   const ordered = [...searchable].sort((a, b) => Number(def.fields[a]!.kind === 'reference') - Number(def.fields[b]!.kind === 'reference'));
   const found = ordered.map((key) => ({ key, search: fieldSearch(def, key, lang, p) })).filter((f) => f.search !== undefined) as { key: string; search: FieldSearch }[];
   if (found.length === 0) return { sql: 'false', walk: 'false' };
-  const or = (form: (key: string) => 'array' | 'row') => `(${found.map((f) => searchCondition(f.search, form(f.key))).join(' or ')})`;
+  // Tested row by row (a page walked in its order, a record asked per row, the rows a count's lead leaves) a field
+  // with a bigram index is read by the position of the lowered text in it: a value's pairs serve the index only,
+  // and computing them costs more than finding the text, the longer the value the more (the same rows either way).
+  // Every form of one search reads the same parameters (a statement cannot type one it does not read): the
+  // pairs' text, and for a longer text the pattern its LIKE reads first.
+  const byPosition: SearchParams = {
+    ...p,
+    byBigrams: (expression) => {
+      if (!short || !shortParam) return undefined;
+      const found = `strpos(${expression}, ${shortParam}) > 0`;
+      return loweredLength === 2 ? found : `(${expression} like ${p.pattern()} and ${found})`;
+    },
+  };
+  const perRow = new Map(found.map((f) => [f.key, fieldSearch(def, f.key, lang, byPosition)!]));
+  const or = (form: (key: string) => 'array' | 'row') =>
+    `(${found.map((f) => (form(f.key) === 'row' ? searchCondition(perRow.get(f.key)!, 'row') : searchCondition(f.search, 'array'))).join(' or ')})`;
   const sql = or((key) => (wide.has(key) ? 'row' : 'array'));
   const noTrigram = withoutTrigram(search);
   const walk = or((key) => (noTrigram || wide.has(key) || expected(key) > (options.walkArrayAbove ?? WALK_ARRAY_MATCHES) ? 'row' : 'array'));
   // The field expected to hold the most rows leads the capped count when it alone should pass its bound.
   const leading = found.reduce((best, f) => (shares.get(f.key)! > shares.get(best.key)! ? f : best));
-  const lead = options.leadAbove !== undefined && found.length > 1 && shares.get(leading.key)! * rows > options.leadAbove ? leadCondition(leading.search) : undefined;
+  // A reference leads from its records' side only while they are not too many to list first: an index can hand
+  // them over only all at once (a bitmap), and 238 000 users holding "er" took a bicycles count 1 s, where the
+  // rows read in table order, each asking its owner, reach the bound after ~40 000.
+  const lead =
+    options.leadAbove !== undefined &&
+    found.length > 1 &&
+    shares.get(leading.key)! * rows > options.leadAbove &&
+    expected(leading.key) <= (options.leadReferenceUpTo ?? LEAD_REFERENCE_MATCHES)
+      ? leadCondition(leading.search, perRow.get(leading.key)!)
+      : undefined;
   return { sql, walk, ...(lead ? { lead } : {}) };
 }
 
