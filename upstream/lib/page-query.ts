@@ -276,7 +276,9 @@ export function cheapestPart(search: string, sample: readonly string[]): string 
   return best === text ? undefined : best;
 }
 
-const statistics = new Map<string, { at: number; value: Promise<unknown> }>();
+/** A figure kept, and when it was read; `settled` once its read has answered (it may then answer past its ten minutes). */
+const statistics = new Map<string, { at: number; value: Promise<unknown>; settled?: boolean }>();
+const STATISTICS_MS = 600_000;
 
 /** Forgets the samples and table sizes read (after an ANALYZE that should count at once: tests). */
 export function forgetColumnSamples(): void {
@@ -289,10 +291,27 @@ export function forgetColumnSamples(): void {
  */
 function fromStatistics<T>(key: string, read: () => Promise<T>, fallback: T, again?: (value: T) => boolean): Promise<T> {
   const cached = statistics.get(key);
-  if (cached && Date.now() - cached.at < 600_000) return cached.value as Promise<T>;
+  if (cached && Date.now() - cached.at < STATISTICS_MS) return cached.value as Promise<T>;
   const value = read().catch(() => fallback);
-  statistics.set(key, { at: Date.now(), value });
-  if (again) void value.then((v) => again(v) && statistics.get(key)?.value === value && statistics.delete(key));
+  if (cached?.settled) {
+    // Past its ten minutes a figure still answers while the next is read: no request waits for the statistics
+    // (two such reads in a run were a list query's slowest requests at 1M rows).
+    const stale = { at: Date.now(), value: cached.value, settled: true };
+    statistics.set(key, stale);
+    void value.then((v) => {
+      if (statistics.get(key) !== stale) return;
+      if (again?.(v)) statistics.delete(key);
+      else statistics.set(key, { at: Date.now(), value: Promise.resolve(v), settled: true });
+    });
+    return cached.value as Promise<T>;
+  }
+  const entry: { at: number; value: Promise<unknown>; settled?: boolean } = { at: Date.now(), value };
+  statistics.set(key, entry);
+  void value.then((v) => {
+    if (statistics.get(key) !== entry) return;
+    if (again?.(v)) statistics.delete(key);
+    else entry.settled = true;
+  });
   return value;
 }
 
