@@ -166,11 +166,14 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 function openPostgres(url: string): Db {
   // No JIT compilation (ADR 054): a list's statements stop after a page or a capped count, but PostgreSQL prices
   // them by everything they could read, and compiled a search's count for 0.85 s that then ran for 0.2 s.
-  const pool = new pg.Pool({ connectionString: url, max: 20 });
-  // Set on each new connection, before any query of it (pg queues them in order): a startup `options` would
-  // replace those of PGOPTIONS or of the URL, and some poolers refuse that startup parameter.
-  pool.on('connect', (client) => {
-    client.query('set jit = off').catch((error: Error) => process.emitWarning(`PostgreSQL: jit not turned off: ${error.message}`));
+  // Set on each new connection before the pool hands it out (a connection that cannot take it is not used): a
+  // startup `options` would replace those of PGOPTIONS or of the URL, and some poolers refuse that parameter.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: 20,
+    onConnect: async (client) => {
+      await client.query('set jit = off');
+    },
   });
   // An idle connection the server ends (a restart, a failover, an administrator) is dropped from the pool and
   // replaced on the next query; without a listener pg's 'error' event would end the whole process.
