@@ -293,26 +293,16 @@ function fromStatistics<T>(key: string, read: () => Promise<T>, fallback: T, aga
   const cached = statistics.get(key);
   if (cached && Date.now() - cached.at < STATISTICS_MS) return cached.value as Promise<T>;
   const value = read().catch(() => fallback);
-  if (cached?.settled) {
-    // Past its ten minutes a figure still answers while the next is read: no request waits for the statistics
-    // (two such reads in a run were a list query's slowest requests at 1M rows).
-    const stale = { at: Date.now(), value: cached.value, settled: true };
-    statistics.set(key, stale);
-    void value.then((v) => {
-      if (statistics.get(key) !== stale) return;
-      if (again?.(v)) statistics.delete(key);
-      else statistics.set(key, { at: Date.now(), value: Promise.resolve(v), settled: true });
-    });
-    return cached.value as Promise<T>;
-  }
-  const entry: { at: number; value: Promise<unknown>; settled?: boolean } = { at: Date.now(), value };
+  // Past its ten minutes a figure still answers while the next is read: no request waits for the statistics
+  // (two such reads in a run were a list query's slowest requests at 1M rows). Only the first read is waited for.
+  const entry = cached?.settled ? { at: Date.now(), value: cached.value, settled: true } : { at: Date.now(), value };
   statistics.set(key, entry);
   void value.then((v) => {
     if (statistics.get(key) !== entry) return;
     if (again?.(v)) statistics.delete(key);
-    else entry.settled = true;
+    else statistics.set(key, { at: Date.now(), value: Promise.resolve(v), settled: true });
   });
-  return value;
+  return entry.value as Promise<T>;
 }
 
 /** How many rows `table` has, as its statistics say (`pg_class.reltuples`, 0 before any), read once per ten minutes. */

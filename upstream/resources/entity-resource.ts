@@ -502,7 +502,6 @@ export async function searchForms(
   // asked for once, whichever forms read it.
   let patternParam = '';
   let textParam = '';
-  let shortParam = '';
   // Two characters or more without a trigram: each holds a pair of characters a bigram index can find (ADR 054).
   // Lowered here, as the LIKE's pattern is (`containsPattern`): the pairs are those of the very text the LIKE
   // looks for, so they stay a pre-filter of it where JavaScript and the database lower a letter differently
@@ -510,6 +509,11 @@ export async function searchForms(
   const lowered = search.toLowerCase();
   const loweredLength = [...lowered].length;
   const short = withoutTrigram(lowered) && loweredLength >= 2;
+  // The lowered text itself, for the cheaper part's check and the pairs alike.
+  const text = () => textParam || ((textParam = `$${params.push(lowered)}`), textParam);
+  // A short text's condition on `expression` from its test (`found`): a text of two characters is its one pair,
+  // so holding the pair is holding it; a longer one keeps its LIKE, first.
+  const shortCondition = (expression: string, found: string) => (loweredLength === 2 ? found : `(${expression} like ${p.pattern()} and ${found})`);
   const termParams = new Map<string, string>();
   const partParams = new Map<string, string | undefined>();
   const p: SearchParams = {
@@ -524,19 +528,14 @@ export async function searchForms(
       if (partParams.has(key)) return partParams.get(key);
       const part = cheapestPart(search, sampled.get(`${table}.${column}`) ?? []);
       if (!part) return partParams.set(key, undefined).get(key);
-      textParam ||= `$${params.push(search.toLowerCase())}`;
-      return partParams.set(key, `(${expression} like $${params.push(`%${part}%`)} and strpos(${expression}, ${textParam}) > 0)`).get(key);
+      return partParams.set(key, `(${expression} like $${params.push(`%${part}%`)} and strpos(${expression}, ${text()}) > 0)`).get(key);
     },
     byBigrams: (expression) => {
       if (!short) return undefined;
-      shortParam ||= `$${params.push(lowered)}`;
-      const pairs = `search_bigrams(${expression}) @> search_bigrams(${shortParam}::text)`;
-      // A text of two characters is its one pair: holding it is holding the text. The LIKE as well would have the
-      // planner multiply two selectivities of one condition ("ab" in 4 % of the serial numbers estimated at
-      // 0.16 %: the few-matches way, then its fallback). A longer text keeps its LIKE, first: tested on a row (a
-      // page walked in order, a referenced record asked per row) it decides before the pairs are computed, and
-      // an index scan takes the pairs from the AND all the same.
-      return loweredLength === 2 ? pairs : `(${expression} like ${p.pattern()} and ${pairs})`;
+      // For two characters, the LIKE beside the pair would have the planner multiply two selectivities of one
+      // condition ("ab" in 4 % of the serial numbers estimated at 0.16 %: the few-matches way, then its
+      // fallback). A longer text's LIKE comes first: an index scan takes the pairs from the AND all the same.
+      return shortCondition(expression, `search_bigrams(${expression}) @> search_bigrams(${text()}::text)`);
     },
   };
   // The row's own columns first: PostgreSQL tries an OR's terms in the order written, and a column's test
@@ -548,16 +547,9 @@ export async function searchForms(
   // with a bigram index is read by the position of the lowered text in it: a value's pairs serve the index only,
   // and computing them costs more than finding the text, the longer the value the more (the same rows either way).
   // Every form of one search reads the same parameters (a statement cannot type one it does not read): the
-  // pairs' text, and for a longer text the pattern its LIKE reads first.
-  const byPosition: SearchParams = {
-    ...p,
-    byBigrams: (expression) => {
-      if (!short || !shortParam) return undefined;
-      const found = `strpos(${expression}, ${shortParam}) > 0`;
-      return loweredLength === 2 ? found : `(${expression} like ${p.pattern()} and ${found})`;
-    },
-  };
-  const perRow = new Map(found.map((f) => [f.key, fieldSearch(def, f.key, lang, byPosition)!]));
+  // lowered text, and for a longer text the pattern its LIKE reads first. Without a short text the forms are one.
+  const byPosition: SearchParams = { ...p, byBigrams: (expression) => (short ? shortCondition(expression, `strpos(${expression}, ${text()}) > 0`) : undefined) };
+  const perRow = new Map(found.map((f) => [f.key, short ? fieldSearch(def, f.key, lang, byPosition)! : f.search]));
   const or = (form: (key: string) => 'array' | 'row') =>
     `(${found.map((f) => (form(f.key) === 'row' ? searchCondition(perRow.get(f.key)!, 'row') : searchCondition(f.search, 'array'))).join(' or ')})`;
   const sql = or((key) => (wide.has(key) ? 'row' : 'array'));
