@@ -38,13 +38,13 @@ export const PUBLIC_USER_SQL = `
          coalesce((select array_agg(r.name order by r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}') as roles
     from users u`;
 
-/** The users list and the buddies choice list: no private details (social security number, address, biography). */
+/** The users list and the buddies choice list: no private details (social security number, address, biography). Its row is `t`, as the engine's search reads it. */
 export const LIST_USER_SQL = `
-  select u.id, u.email, u.first_name, u.last_name, u.phone_number, u.country, u.language, u.is_active,
-         u.profile_image, u.user_type, u.account_status, u.invitation_status, u.invited_at, u.member_since,
-         u.version, u.updated_at,
-         coalesce((select array_agg(r.name order by r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id), '{}') as roles
-    from users u`;
+  select t.id, t.email, t.first_name, t.last_name, t.phone_number, t.country, t.language, t.is_active,
+         t.profile_image, t.user_type, t.account_status, t.invitation_status, t.invited_at, t.member_since,
+         t.version, t.updated_at,
+         coalesce((select array_agg(r.name order by r.name) from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = t.id), '{}') as roles
+    from users t`;
 
 export type ListedUser = Omit<PublicUser, 'biography' | 'social_security_number' | 'state' | 'area' | 'city' | 'post_code' | 'operational_range_id' | 'pending_email'>;
 

@@ -33,6 +33,13 @@ export function checkDefinition(def: EntityDef, entityByName: (name: string) => 
       throw new Error(`${def.name}.${key}: valuesRepeat is for a searchable single-line text of at most 600 characters`);
   for (const [key, field] of Object.entries(def.fields))
     if (field.shortSearch && !(field.kind === 'text' || field.kind === 'email')) throw new Error(`${def.name}.${key}: shortSearch is for a text`);
+  for (const [key, expression] of Object.entries(def.searchExpressions ?? {})) {
+    if (key in def.fields) throw new Error(`${def.name}.searchExpressions.${key}: a field has that name`);
+    if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`${def.name}.searchExpressions.${key}: names are snake_case identifiers`);
+    // Read over the list's row `t` only: another alias would name a table the list does not read.
+    for (const [, alias] of expression.sql.matchAll(/\b([a-z_][a-z0-9_]*)\.[a-z_]/g))
+      if (alias !== 't') throw new Error(`${def.name}.searchExpressions.${key}: reads ${alias}., not the row t`);
+  }
   for (const [key, field] of Object.entries(def.fields)) if (field.due && field.kind !== 'date') throw new Error(`${def.name}.${key}: only a date can be due`);
   if (def.activeField && (def.fields[def.activeField]!.kind !== 'boolean' || def.fields[def.activeField]!.filter !== true))
     throw new Error(`${def.name}: activeField ${def.activeField} must be a boolean list filter`);

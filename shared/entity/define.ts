@@ -91,6 +91,14 @@ export interface FieldDef {
   due?: true | { unless: (record: Record<string, unknown>) => boolean };
 }
 
+/** A searched text that is not a column (`EntityDef.searchExpressions`). */
+export interface SearchExpression {
+  /** SQL over the row `t`, not lowered. */
+  sql: string;
+  valuesRepeat?: boolean;
+  shortSearch?: boolean;
+}
+
 /** Primer label variants a status value is shown in. */
 export type StatusColor = 'attention' | 'accent' | 'severe' | 'success' | 'danger' | 'done' | 'secondary';
 
@@ -282,6 +290,14 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
    * hours and minutes. The screens format it with `labelOf`, the API's SQL with `labelSql` (one spelling).
    */
   label: string;
+  /**
+   * Texts a list's search reads beside the searchable fields that no one column holds (a person's full name, over
+   * two): SQL over the row `t` as stored (the search lowers it). Each is searched as a searchable single-line text
+   * field would be, with the same declarations for its indexes, which a migration creates on `lower(<sql>)`:
+   * `valuesRepeat` (its terms in `search_terms` under `<table>.<key>` and a b-tree) and `shortSearch` (a bigram
+   * index). ADR 056.
+   */
+  searchExpressions?: Readonly<Record<string, SearchExpression>>;
   /** Offers a streamed CSV export of the list (same search and filters). */
   exportable?: boolean;
   access?: EntityAccess;

@@ -96,9 +96,38 @@ export function listOrder(alias: string, column: string, desc: boolean, nullable
  * labels and lookups. Selecting the rows directly computed every label subquery for each row an OFFSET
  * skips: page 200 of the bicycles read 5 000 rows' labels to show 25.
  */
-export function pageQuery(q: { select: string; from: string; alias: string; where: string; order: string; limit: number; offset: number }): string {
-  const ids = `select ${q.alias}.id from ${q.from}${q.where} order by ${q.order} limit ${q.limit} offset ${q.offset}`;
-  return `${q.select} where ${q.alias}.id = any(array(${ids})) order by ${q.order}`;
+export function pageQuery(q: {
+  select: string;
+  from: string;
+  alias: string;
+  where: string;
+  column: string;
+  desc: boolean;
+  nullable: boolean;
+  limit: number;
+  offset: number;
+}): string {
+  const order = listOrder(q.alias, q.column, q.desc, q.nullable);
+  return `${q.select} where ${q.alias}.id = any(array(${pageIds(q)})) order by ${order}`;
+}
+
+/**
+ * The ids of a page in its order. A nullable column sorted descending puts its empty values last, an order no
+ * ascending b-tree gives read backwards (that gives them first), so PostgreSQL sorted every match: the users
+ * sorted by first name, newest invitation or membership first took 0.2-0.4 s at 1M (ADR 056). Its page is
+ * read in two parts, each from the column's index: the rows with a value, backwards, then those without, by id
+ * (`<column> is null` is an index condition of the same b-tree), each up to the page's end; the page is then
+ * taken from at most twice that many rows, sorted again.
+ */
+function pageIds(q: { from: string; alias: string; where: string; column: string; desc: boolean; nullable: boolean; limit: number; offset: number }): string {
+  const { alias: a, column } = q;
+  const order = listOrder(a, column, q.desc, q.nullable);
+  if (!(q.desc && q.nullable)) return `select ${a}.id from ${q.from}${q.where} order by ${order} limit ${q.limit} offset ${q.offset}`;
+  const and = q.where ? `${q.where} and` : ' where';
+  const upTo = q.limit + q.offset;
+  const filled = `select ${a}.id, ${a}.${column} as v from ${q.from}${and} ${a}.${column} is not null order by ${a}.${column} desc, ${a}.id desc limit ${upTo}`;
+  const empty = `select ${a}.id, ${a}.${column} as v from ${q.from}${and} ${a}.${column} is null order by ${a}.${column} desc, ${a}.id desc limit ${upTo}`;
+  return `select p.id from ((${filled}) union all (${empty})) p order by p.v desc nulls last, p.id desc limit ${q.limit} offset ${q.offset}`;
 }
 
 export interface ListPageQuery {
@@ -164,9 +193,8 @@ export async function listPage<T>(db: Db, q: ListPageQuery): Promise<{ rows: T[]
   // 4 975 index entries before it.
   const where = q.walk ?? q.where;
   const seek = q.after ? afterCursor(a, column, q.desc, q.after, q.params.length + 1) : null;
-  const page = seek
-    ? pageQuery({ select: q.select, from: q.from, alias: a, where: `${where ? `${where} and` : ' where'} ${seek.sql}`, order, limit: q.limit, offset: 0 })
-    : pageQuery({ select: q.select, from: q.from, alias: a, where, order, limit: q.limit, offset: q.offset });
+  const shape = { select: q.select, from: q.from, alias: a, column, desc: q.desc, nullable: q.nullable, limit: q.limit };
+  const page = seek ? pageQuery({ ...shape, where: `${where ? `${where} and` : ' where'} ${seek.sql}`, offset: 0 }) : pageQuery({ ...shape, where, offset: q.offset });
   // The capped count reads as the page does, row by row, when no lead does better: with this many matches it
   // meets its bound soon, where a value's pairs computed for every row it tests (a two-letter search whose
   // planner chose to scan the table) took a bicycles count for "er" 1 s (ADR 054).

@@ -11,51 +11,40 @@ import { storedFields, type EntityDef, type Paginator } from '../../shared/entit
 import { ApiError, ok } from '../lib/api-error.ts';
 import { recordRequestChange } from '../lib/audit.ts';
 import { requireAuth } from '../lib/auth.ts';
-import { cheapestPart, columnSample, containsPattern, emailMayContain, fewTerms, isNullableColumn, listPage, matchingTerms } from '../lib/page-query.ts';
+import { isNullableColumn, listPage } from '../lib/page-query.ts';
 import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
-import { itemParams, normalizeRow, type EntityHandlersFactory, type EntityRouteHandler } from './entity-resource.ts';
+import { itemParams, listWhere, normalizeRow, searchForms, type EntityHandlersFactory, type EntityRouteHandler } from './entity-resource.ts';
 
-/** The users' full name as searched, and where its terms are kept (migration 089). */
-const FULL_NAME_SQL = `lower(coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, ''))`;
-const FULL_NAME_TERMS = 'users.full_name';
-
-/** A page of users: searched by address, name or phone, filtered by role, type and statuses. */
+/**
+ * A page of users: searched as the engine searches any list (e-mail, phone number and full name, as the users
+ * definition declares: ADR 056), filtered by role, type and statuses.
+ */
 async function page(db: Db, exactUpTo: number, query: z.infer<typeof userListInput>, extraWhere: string[] = []) {
   const where = [...extraWhere];
   const params: unknown[] = [];
-  if (query.search) {
-    // The full name's values repeat (a few hundred names over a million users): searched by its terms (ADR 050).
-    const pattern = containsPattern(query.search);
-    const [terms, emails] = await Promise.all([matchingTerms(db, [FULL_NAME_TERMS], pattern), columnSample(db, 'users', 'email')]);
-    const names = fewTerms(terms.get(FULL_NAME_TERMS));
-    const p = `$${params.push(pattern)}`;
-    const fullName = names ? `${FULL_NAME_SQL} = any($${params.push(names)}::text[])` : `${FULL_NAME_SQL} like ${p}`;
-    // The e-mail's trigram index asked with the text's rare part when it has one, the whole text then checked (ADR 050).
-    const part = emailMayContain(query.search) ? cheapestPart(query.search, emails) : undefined;
-    const byPart = part ? `(lower(u.email) like $${params.push(`%${part}%`)} and strpos(lower(u.email), $${params.push(query.search.toLowerCase())}) > 0)` : '';
-    const email = emailMayContain(query.search) ? `${byPart || `lower(u.email) like ${p}`} or ` : '';
-    where.push(`(${email}${fullName} or u.phone_number like ${p})`);
-  }
+  const forms = query.search ? await searchForms(db, usersEntity as EntityDef, query.search, 'en', params, { leadAbove: exactUpTo }) : undefined;
   if (query.role) {
     params.push(query.role);
-    where.push(`exists (select 1 from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = u.id and r.name = $${params.length})`);
+    where.push(`exists (select 1 from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = t.id and r.name = $${params.length})`);
   }
   for (const key of ['user_type', 'account_status', 'invitation_status'] as const) {
     if (query[key] === undefined) continue;
     params.push(query[key]);
-    where.push(`u.${key} = $${params.length}`);
+    where.push(`t.${key} = $${params.length}`);
   }
-  const whereSql = where.length ? ` where ${where.join(' and ')}` : '';
+  const { sql, walk, lead } = listWhere(forms, where, params);
   const ordering = query.ordering ?? '-id';
   const column = ordering.replace(/^-/, '');
   const { rows, ...counted } = await listPage<Record<string, unknown>>(db, {
     select: LIST_USER_SQL,
-    from: 'users u',
-    alias: 'u',
-    where: whereSql,
+    from: 'users t',
+    alias: 't',
+    where: sql,
+    ...(walk ? { walk } : {}),
+    ...(lead ? { lead } : {}),
     params,
     column,
     desc: ordering.startsWith('-'),
@@ -119,7 +108,7 @@ function registerReads(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   app.get('/api/users/', { preHandler: listers }, async (req, reply) => ok(reply, await page(db, config.exactCountUpTo, parseBody(userListInput, req.query))));
   /** §3: the buddies list keeps only active users holding the Buddy role. */
   app.get('/api/buddies/', { preHandler: listers }, async (req, reply) =>
-    ok(reply, await page(db, config.exactCountUpTo, { ...parseBody(userListInput, req.query), role: 'Buddy' }, ['u.is_active'])),
+    ok(reply, await page(db, config.exactCountUpTo, { ...parseBody(userListInput, req.query), role: 'Buddy' }, ['t.is_active'])),
   );
   app.get('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await detail(db, parseBody(idParam, req.params).id)));
   app.put('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await updateUser(db, config, req)));
