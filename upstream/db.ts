@@ -166,13 +166,17 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 function openPostgres(url: string): Db {
   // No JIT compilation (ADR 054): a list's statements stop after a page or a capped count, but PostgreSQL prices
   // them by everything they could read, and compiled a search's count for 0.85 s that then ran for 0.2 s.
+  // Nor parallel workers for a request's statement (ADR 056): starting them took 8-12 ms here, for a two-letter
+  // users search whose index scan then ran for 0.2 ms (the planner expected 8 000 rows, and found none). Ten times
+  // PostgreSQL's price for starting them keeps them for what they pay off in, the statements that read most of a
+  // large table.
   // Set on each new connection before the pool hands it out (a connection that cannot take it is not used): a
   // startup `options` would replace those of PGOPTIONS or of the URL, and some poolers refuse that parameter.
   const pool = new pg.Pool({
     connectionString: url,
     max: 20,
     onConnect: async (client) => {
-      await client.query('set jit = off');
+      await client.query('set jit = off; set parallel_setup_cost = 10000');
     },
   });
   // An idle connection the server ends (a restart, a failover, an administrator) is dropped from the pool and

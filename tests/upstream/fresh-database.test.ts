@@ -643,7 +643,7 @@ describe('searches of values that repeat, and of labels by their fields (ADR 050
   });
 
   it.skipIf(!process.env.TEST_DATABASE_URL)(
-    'PostgreSQL connections compile no JIT (a capped count was priced by what it never reads), and keep the settings of PGOPTIONS',
+    'PostgreSQL connections compile no JIT (a capped count was priced by what it never reads), start parallel workers only for large reads, and keep the settings of PGOPTIONS',
     async () => {
       const before = process.env.PGOPTIONS;
       // An operator's own settings still reach every connection, a transaction's included.
@@ -652,8 +652,9 @@ describe('searches of values that repeat, and of labels by their fields (ADR 050
       try {
         // The server's default is on (PostgreSQL 11+): what the connection says is the API's doing.
         for (const db of [pg, { query: (sql: string) => pg.transaction((tx) => tx.query(sql)) }]) {
-          const [jit, timeout] = await Promise.all([db.query('show jit'), db.query('show statement_timeout')]);
+          const [jit, parallel, timeout] = await Promise.all([db.query('show jit'), db.query('show parallel_setup_cost'), db.query('show statement_timeout')]);
           expect(jit.rows[0]).toEqual({ jit: 'off' });
+          expect(parallel.rows[0]).toEqual({ parallel_setup_cost: '10000' });
           expect(timeout.rows[0]).toEqual({ statement_timeout: '123456ms' });
         }
       } finally {
