@@ -203,4 +203,24 @@ describe('due dates (ADR 041)', () => {
       ),
     ).toThrow(/boolean list filter/);
   });
+
+  it('a search expression reads columns of the row t only, takes no parameter and is named unlike a field (ADR 056)', () => {
+    const withExpression = (sql: string, key = 'full_name') =>
+      checkDefinition(
+        defineEntity({
+          name: 'people',
+          route: '/users',
+          label: '{a}',
+          defaultSort: 'id',
+          searchExpressions: { [key]: { sql } },
+          fields: { a: { kind: 'text' }, b: { kind: 'text' } },
+        }),
+      );
+    expect(() => withExpression("coalesce(t.a, '') || ' ' || coalesce(t.b, '')")).not.toThrow();
+    expect(() => withExpression("t.a || ' ' || r.b")).toThrow(/only those/);
+    expect(() => withExpression("T.a || ' ' || t.b")).toThrow(/only those/);
+    expect(() => withExpression("a || ' ' || b")).toThrow(/only those/);
+    expect(() => withExpression('t.a || $1')).toThrow(/no parameter/);
+    expect(() => withExpression('t.a', 'a')).toThrow(/a field has that name/);
+  });
 });

@@ -198,3 +198,86 @@ describe('signed uploads', () => {
     expect((await fetch(`${up.origin}/files/../../etc/passwd`)).status).toBe(404);
   });
 });
+
+// ADR 056: the users and buddies lists are searched by the engine, and a nullable column's descending page is read
+// in two parts. Every page of each, at the usual count bound (the few-matches way) and at a bound of 2 (the walked
+// page, the count's lead), against a plain statement: the same rows in the same order, the same count.
+describe('users and buddies lists (ADR 056)', () => {
+  it('answer the rows of the plain search, role, activity and type filters, in every sort order both ways, page after page', async () => {
+    const admin = (await login('admin@example.com')).token;
+    const n = 60;
+    const at = (i: number, every: number, value: string | null) => (i % every === 0 ? null : value);
+    const rows = Array.from({ length: n }, (_, i) => ({
+      email: `list${i}${i % 5 === 0 ? 'ab' : ''}${i % 7 === 0 ? 'an' : ''}@example.com`,
+      first: [null, 'Anna', 'Åsa', 'Karl', 'Abba', 'anna'][i % 6],
+      last: ['Andersson', null, 'Öberg', 'Ab', 'Larsson'][(i * 3) % 5],
+      phone: [null, '+46 70 123', 'EXT 12', '555-0123', 'ext 99'][(i * 7) % 5],
+      member: at(i, 3, `2024-01-${String(1 + (i % 20)).padStart(2, '0')}T00:00:00Z`),
+      invited: at(i, 4, `2023-0${1 + (i % 9)}-01T00:00:00Z`),
+      active: i % 6 !== 0,
+      type: [1, 2, 4, 5][i % 4]!,
+    }));
+    const { rows: added } = await up.db.query<{ id: number }>(
+      `insert into users (email, first_name, last_name, phone_number, member_since, invited_at, is_active, user_type)
+       select * from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::timestamptz[], $7::boolean[], $8::smallint[]) returning id`,
+      (['email', 'first', 'last', 'phone', 'member', 'invited', 'active', 'type'] as const).map((k) => rows.map((r) => r[k])),
+    );
+    const ids = added.map((r) => Number(r.id));
+    await up.db.query(`insert into user_roles (user_id, role_id) select u, (select id from roles where name = 'Buddy') from unnest($1::bigint[]) u where u % 2 = 0`, [ids]);
+    const bound = up.config.exactCountUpTo;
+    try {
+      const fullName = "lower(coalesce(t.first_name, '') || ' ' || coalesce(t.last_name, ''))";
+      const plain = async (search: string, role: string | undefined, activeOnly: boolean, type: number | undefined, ordering: string) => {
+        const params: unknown[] = [];
+        const where: string[] = [];
+        if (search) {
+          params.push(`%${search.toLowerCase()}%`);
+          where.push(`(coalesce(lower(t.email) like $1, false) or coalesce(lower(t.phone_number) like $1, false) or ${fullName} like $1)`);
+        }
+        if (role) where.push(`exists (select 1 from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = t.id and r.name = $${params.push(role)})`);
+        if (activeOnly) where.push('t.is_active');
+        if (type !== undefined) where.push(`t.user_type = $${params.push(type)}`);
+        const direction = ordering.startsWith('-') ? 'desc' : 'asc';
+        const column = ordering.replace(/^-/, '');
+        const sql = `select t.id from users t${where.length ? ` where ${where.join(' and ')}` : ''} order by t.${column} ${direction} nulls last, t.id ${direction}`;
+        return (await up.db.query<{ id: number }>(sql, params)).rows.map((r) => Number(r.id));
+      };
+      for (const exactUpTo of [bound, 2]) {
+        up.config.exactCountUpTo = exactUpTo;
+        for (const search of ['', 'ab', 'an', 'EXT', 'anna a'])
+          for (const [list, role, activeOnly] of [
+            ['users', undefined, false],
+            ['users', 'Buddy', false],
+            ['buddies', 'Buddy', true],
+          ] as const)
+            for (const ordering of ['-id', 'first_name', '-last_name', '-member_since', '-invited_at', '-email']) {
+              const type = ordering === '-email' ? 2 : undefined;
+              const expected = await plain(search, role, activeOnly, type, ordering);
+              const query = new URLSearchParams({
+                page_size: '10',
+                ordering,
+                ...(search ? { search } : {}),
+                ...(role && list === 'users' ? { role } : {}),
+                ...(type ? { user_type: String(type) } : {}),
+              });
+              const got: number[] = [];
+              const what = `${list}/?${query} (bound ${exactUpTo})`;
+              for (let page = 1; page <= Math.ceil(expected.length / 10) + 1; page++) {
+                query.set('page', String(page));
+                const { status, body } = await call(`${list}/?${query}`, { token: admin });
+                expect(status, what).toBe(200);
+                got.push(...body.data.results.map((u: { id: number }) => u.id));
+                expect(body.data.paginator.has_next, `${what} page ${page}`).toBe(page * 10 < expected.length);
+                if (page === 1 && !body.data.paginator.estimated) expect(body.data.paginator.count, what).toBe(expected.length);
+                if (body.data.paginator.estimated) expect(body.data.paginator.count, what).toBeGreaterThan(exactUpTo);
+              }
+              expect(got, what).toEqual(expected);
+            }
+      }
+    } finally {
+      up.config.exactCountUpTo = bound;
+      await up.db.query('delete from user_roles where user_id = any($1::bigint[])', [ids]);
+      await up.db.query('delete from users where id = any($1::bigint[])', [ids]);
+    }
+  }, 120_000);
+});

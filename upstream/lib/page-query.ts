@@ -174,6 +174,8 @@ export interface ListPageQuery {
  */
 export async function listPage<T>(db: Db, q: ListPageQuery): Promise<{ rows: T[]; count: number; estimated: boolean }> {
   const { alias: a, column } = q;
+  // A cursor's `(column, id) < (…)` is never true of an empty value: the rows without one would be lost.
+  if (q.after && q.nullable) throw new Error(`a list sorted by ${column}, which can be empty, is paged by offset`);
   const order = listOrder(a, column, q.desc, q.nullable);
   const from = `from ${q.from}${q.where}`;
   const estimate = await estimateRows(db, from, q.params);

@@ -396,14 +396,16 @@ const WALK_ARRAY_MATCHES = 1_000;
 const LEAD_REFERENCE_MATCHES = 100_000;
 
 /**
- * A column leading a capped count for a short text (ADR 056) is read from its bigram index while its sample holds
- * the text in at most this share of values; past it, row by row in table order by the text's position. A bigram's
- * posting list comes whole (a bitmap) before the first row is counted: "an", in 38 % of 1M users' e-mails, took
- * 32 ms to list, where reading the users in order met 10 001 holding it after 26 500 rows (15 ms). The first costs
- * about as many matches as the column has, the second the bound divided by the share, at ~7 times the cost a row:
- * even at a 10 001 bound over 1M rows, about a quarter.
+ * The share of a table's rows past which a column leading a capped count for a short text (ADR 056) is read row by
+ * row in table order, by the text's position, rather than from its bigram index. A bigram's posting list comes
+ * whole (a bitmap) before the first row is counted: "an", in 38 % of 1M users' e-mails, took 32 ms to list, where
+ * reading the users in order met 10 001 holding it after 26 500 rows (15 ms). The index costs a step per match
+ * (share × rows), the walk a row read per `bound / share` rows at ~7 times a step's cost (the two measurements
+ * above); they cross where share² = 7 × bound / rows: 0.26 for a 10 000 bound over 1M rows.
  */
-const LEAD_BY_POSITION_SHARE = 0.25;
+function leadByPositionShare(bound: number, rows: number): number {
+  return Math.sqrt((7 * bound) / Math.max(rows, 1));
+}
 
 /** The columns of the referenced row a reference's label reads: its template's fields, or the `r.<column>`s of its own SQL. */
 function labelColumns(field: FieldDef, lang: Lang): string[] {
@@ -594,7 +596,10 @@ export async function searchForms(
     found.length > 1 &&
     shares.get(leading.key)! * rows > options.leadAbove &&
     expected(leading.key) <= (options.leadReferenceUpTo ?? LEAD_REFERENCE_MATCHES)
-      ? leadCondition(short && shares.get(leading.key)! > LEAD_BY_POSITION_SHARE ? perRow.get(leading.key)! : leading.search, perRow.get(leading.key)!)
+      ? leadCondition(
+          short && 'own' in leading.search && shares.get(leading.key)! > leadByPositionShare(options.leadAbove, rows) ? perRow.get(leading.key)! : leading.search,
+          perRow.get(leading.key)!,
+        )
       : undefined;
   return { sql, walk, ...(lead ? { lead } : {}) };
 }
