@@ -109,6 +109,9 @@ export interface ScaleQueryResult {
 
 export interface DataScaleResult {
   db: string;
+  /** Timed requests per query, after the warm-up (`WARM_UP_MS` of every query in turn). */
+  samples: number;
+  warmUpMs: number;
   generated: GenerateReport[];
   queries: ScaleQueryResult[];
 }
@@ -173,7 +176,7 @@ export async function runDataScale(db: BenchDb, generated: GenerateReport[], opt
       }
       queries.push({ name: query.name, targetMs, p50Ms: Number(percentile(times, 50).toFixed(1)), p95Ms: Number(percentile(times, 95).toFixed(1)), count, estimated, plans });
     }
-    return { db: describeDb(db), generated, queries };
+    return { db: describeDb(db), samples, warmUpMs: WARM_UP_MS, generated, queries };
   } finally {
     await dispatcher.close();
     await stack.stop();

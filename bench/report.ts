@@ -255,6 +255,12 @@ export function renderResults(r: Any): string {
         .map((g: Any) => (g.skipped ? `${g.table}: skipped (${g.skipped})` : `${g.table} ${g.rows.toLocaleString('en')}${g.generated ? ` (generated now in ${g.seconds} s)` : ''}`))
         .join(', ');
       out.push(`Data: ${gen}.`, '');
+      const runs = [first, second].filter(Boolean) as Any[];
+      if (runs.every((run) => run.samples))
+        out.push(
+          `Each query ${runs.map((run) => `${run.samples} times on ${run.db}`).join(', ')}, after the API has been asked every query in turn for ${first.warmUpMs / 1000} s and the query itself 3 times (plans: from one more request).`,
+          '',
+        );
       out.push(
         table(
           ['query', 'target p95', `${first.db} p50 / p95`, '', ...(second ? [`${second.db} p50 / p95`, ''] : []), 'rows matched'],

@@ -102,8 +102,8 @@ try {
   }));
   await step('refresh', () => runRefreshStorm(small!.db, { storms: quick ? 1 : 3 }).then((r) => ({ ...r, db: describeDb(small!.db) })));
   await step('scale', async () => {
-    const runs = [await runDataScale(scale!.db, scale!.report, { samples: quick ? 10 : 40 })];
-    if (pgliteScale) runs.push(await runDataScale(pgliteScale.db, pgliteScale.report, { samples: quick ? 5 : 20 }));
+    const runs = [await runDataScale(scale!.db, scale!.report, { samples: quick ? 10 : 100 })];
+    if (pgliteScale) runs.push(await runDataScale(pgliteScale.db, pgliteScale.report, { samples: quick ? 5 : 40 }));
     return runs;
   });
   await step('tallies', async () => {
