@@ -125,9 +125,8 @@ function pageIds(q: { from: string; alias: string; where: string; column: string
   if (!(q.desc && q.nullable)) return `select ${a}.id from ${q.from}${q.where} order by ${order} limit ${q.limit} offset ${q.offset}`;
   const and = q.where ? `${q.where} and` : ' where';
   const upTo = q.limit + q.offset;
-  const filled = `select ${a}.id, ${a}.${column} as v from ${q.from}${and} ${a}.${column} is not null order by ${a}.${column} desc, ${a}.id desc limit ${upTo}`;
-  const empty = `select ${a}.id, ${a}.${column} as v from ${q.from}${and} ${a}.${column} is null order by ${a}.${column} desc, ${a}.id desc limit ${upTo}`;
-  return `select p.id from ((${filled}) union all (${empty})) p order by p.v desc nulls last, p.id desc limit ${q.limit} offset ${q.offset}`;
+  const part = (test: string) => `(select ${a}.id, ${a}.${column} as v from ${q.from}${and} ${a}.${column} ${test} order by ${a}.${column} desc, ${a}.id desc limit ${upTo})`;
+  return `select p.id from (${part('is not null')} union all ${part('is null')}) p order by p.v desc nulls last, p.id desc limit ${q.limit} offset ${q.offset}`;
 }
 
 export interface ListPageQuery {

@@ -622,6 +622,18 @@ export interface ListWhere {
   lead?: { where: string; not: string };
 }
 
+/**
+ * A list's filter conditions over the row `t`, as its definition declares them (`filterSpecs`), from the query
+ * string; each value checked against its field and appended to `params`.
+ */
+export function filterConditions(def: EntityDef, query: Readonly<Record<string, unknown>>, params: unknown[], filters = filterSpecs(def)): string[] {
+  return filters.flatMap((spec) => {
+    if (query[spec.key] === undefined || query[spec.key] === '') return [];
+    params.push(filterValue(spec.key, def.fields[spec.field]!, query[spec.key]));
+    return [`t.${spec.field} ${spec.op === 'gte' ? '>=' : spec.op === 'lte' ? '<=' : '='} $${params.length}`];
+  });
+}
+
 /** A list's WHERE clause from its search's forms (if searched) and its other conditions, AND-ed (`ListWhere`). */
 export function listWhere(forms: SearchForms | undefined, where: readonly string[], params: unknown[]): ListWhere {
   const clause = (first?: string) => {
@@ -689,11 +701,7 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
     const where: string[] = [];
     const params: unknown[] = [];
     const forms = search && searchable.length ? await searchForms(db, def, search, lang, params, { leadAbove: config.exactCountUpTo }) : undefined;
-    for (const spec of filters) {
-      if (query[spec.key] === undefined || query[spec.key] === '') continue;
-      params.push(filterValue(spec.key, def.fields[spec.field]!, query[spec.key]));
-      where.push(`t.${spec.field} ${spec.op === 'gte' ? '>=' : spec.op === 'lte' ? '<=' : '='} $${params.length}`);
-    }
+    where.push(...filterConditions(def, query, params, filters));
     const scope = scopeOf(user, params.length + 1);
     if (scope.sql) {
       where.push(scope.sql);

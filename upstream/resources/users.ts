@@ -16,11 +16,11 @@ import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
-import { itemParams, listWhere, normalizeRow, searchForms, type EntityHandlersFactory, type EntityRouteHandler } from './entity-resource.ts';
+import { filterConditions, itemParams, listWhere, normalizeRow, searchForms, type EntityHandlersFactory, type EntityRouteHandler } from './entity-resource.ts';
 
 /**
  * A page of users: searched as the engine searches any list (e-mail, phone number and full name, as the users
- * definition declares: ADR 056), filtered by role, type and statuses.
+ * definition declares: ADR 056), filtered by role and by the filters the definition declares (type and statuses).
  */
 async function page(db: Db, exactUpTo: number, query: z.infer<typeof userListInput>, extraWhere: string[] = []) {
   const where = [...extraWhere];
@@ -30,11 +30,7 @@ async function page(db: Db, exactUpTo: number, query: z.infer<typeof userListInp
     params.push(query.role);
     where.push(`exists (select 1 from user_roles ur join roles r on r.id = ur.role_id where ur.user_id = t.id and r.name = $${params.length})`);
   }
-  for (const key of ['user_type', 'account_status', 'invitation_status'] as const) {
-    if (query[key] === undefined) continue;
-    params.push(query[key]);
-    where.push(`t.${key} = $${params.length}`);
-  }
+  where.push(...filterConditions(usersEntity as EntityDef, query, params));
   const { sql, walk, lead } = listWhere(forms, where, params);
   const ordering = query.ordering ?? '-id';
   const column = ordering.replace(/^-/, '');
