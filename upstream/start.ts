@@ -25,6 +25,11 @@ export interface StartUpstreamOptions {
   demoPassword?: string;
   logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'];
   config?: Partial<UpstreamConfig>;
+  /**
+   * Default true: the periodic sweeps, history pruning and tally compaction run. A test that records the
+   * statements its own requests cause turns them off, so no job's statement lands in its record.
+   */
+  backgroundJobs?: boolean;
 }
 
 async function jwtSecretFrom(db: Db, configured?: string): Promise<string> {
@@ -121,7 +126,9 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
     if (removed > 0) app.log.info({ removed, retentionDays: config.auditRetentionDays }, 'change history pruned behind a checkpoint');
   };
   await pruneAudit().catch((error: unknown) => app.log.warn({ err: error }, 'change history pruning failed'));
+  const jobs = opts.backgroundJobs ?? true;
   const sweeper = setInterval(() => {
+    if (!jobs) return;
     void sweepExpired(db, config).catch((error: unknown) => app.log.warn({ err: error }, 'token sweep failed'));
     void pruneAudit().catch((error: unknown) => app.log.warn({ err: error }, 'change history pruning failed'));
     void sweepUploads().catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'));
@@ -129,6 +136,7 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
   sweeper.unref();
   let compacting: Promise<unknown> = Promise.resolve();
   const compact = () => {
+    if (!jobs) return;
     compacting = compactTallies(db).catch((error: unknown) => app.log.warn({ err: error }, 'dashboard tally compaction failed'));
   };
   const compactor = setInterval(compact, TALLY_COMPACTION_INTERVAL_MS);

@@ -23,7 +23,14 @@ type Body = { success: boolean; data: any; error: any };
 let up: Upstream;
 
 beforeAll(async () => {
-  up = await startUpstream({ port: 0, demoPassword: DEMO_PASSWORD, logger: testLogger('upstream-security'), config: { scryptCost: 1024, logMailLinks: false } });
+  // No background job: the ADR 052 tests record every statement the database runs and must see only their requests'.
+  up = await startUpstream({
+    port: 0,
+    demoPassword: DEMO_PASSWORD,
+    logger: testLogger('upstream-security'),
+    config: { scryptCost: 1024, logMailLinks: false },
+    backgroundJobs: false,
+  });
 });
 afterAll(async () => {
   await up?.close();
@@ -348,6 +355,7 @@ describe.each([['PGlite', null], ...(adminUrl ? [['PostgreSQL', adminUrl]] : [])
         demoPassword: DEMO_PASSWORD,
         logger: testLogger('upstream-security-pg'),
         config: { scryptCost: 1024, logMailLinks: false },
+        backgroundJobs: false,
       });
     }, 60_000);
     afterAll(async () => {
