@@ -28,11 +28,20 @@ export function buildIsCurrent(): boolean {
   return sources.every((source) => newest(join(root, source)) <= built);
 }
 
+/**
+ * The build's own listing (every chunk of three builds, some 400 lines) is kept back: `npm start` prints one line
+ * and then its banner. A failed build prints the whole output, and `npm run build` still lists every chunk.
+ */
 export function ensureBuild(): void {
   if (buildIsCurrent()) return;
-  process.stdout.write('Building the back office (client assets and server bundle)…\n');
-  const result = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) process.exit(result.status ?? 1);
+  process.stdout.write('Building the back office (client assets and server bundle)…');
+  const started = Date.now();
+  const result = spawnSync('npm', ['run', 'build'], { cwd: root, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.status !== 0) {
+    process.stdout.write(' failed:\n' + result.stdout + result.stderr);
+    process.exit(result.status ?? 1);
+  }
+  process.stdout.write(` done in ${((Date.now() - started) / 1000).toFixed(0)} s (dist/; \`npm run build\` lists the chunks).\n`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) ensureBuild();

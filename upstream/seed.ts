@@ -7,8 +7,8 @@ import { seedEvents, seedSubscriptions, seedTrialGroups } from './seed-events.ts
 
 export const DEMO_ACCOUNTS = [
   { email: 'admin@example.com', first_name: 'Ada', last_name: 'Admin', roles: ['Admin'], user_type: 1, description: 'Admin: the whole app' },
-  { email: 'buddy@example.com', first_name: 'Bo', last_name: 'Buddy', roles: ['Buddy'], user_type: 2, description: 'Buddy: home, scheduler, services' },
-  { email: 'shop@example.com', first_name: 'Sam', last_name: 'Shop', roles: ['Buddy', 'Shop'], user_type: 2, description: 'Buddy + Shop: also the users list' },
+  { email: 'buddy@example.com', first_name: 'Bo', last_name: 'Buddy', roles: ['Buddy'], user_type: 2, description: "Buddy: home, Today (the day's stops), scheduler, services" },
+  { email: 'shop@example.com', first_name: 'Sam', last_name: 'Shop', roles: ['Buddy', 'Shop'], user_type: 2, description: 'Buddy + Shop: as Buddy, and the users list' },
   { email: 'user@example.com', first_name: 'Una', last_name: 'User', roles: ['Customer'], user_type: 1, description: 'no whitelisted role: /forbidden' },
 ] as const;
 
