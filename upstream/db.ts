@@ -17,6 +17,14 @@ export interface Db {
   query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[], options?: QueryOptions): Promise<{ rows: T[] }>;
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` on one connection of its own, outside any transaction (its `transaction` runs on that connection
+   * too): what a statement that refuses a transaction block needs (`create index concurrently`), and session
+   * settings and session advisory locks that must outlive a transaction (the migration runner, ADR 060). On
+   * PostgreSQL the connection is closed afterwards, so none of that reaches the pool; on PGlite every other call
+   * waits until `fn` ends, so `fn` must use `conn`, never the outer handle. Not available on a transaction.
+   */
+  session<T>(fn: (conn: Db) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /**
    * Calls `onPayload` with each NOTIFY on `channel` (committed transactions only); answers the function that
@@ -60,26 +68,30 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
     transaction: () => {
       throw new Error('nested transactions are not supported');
     },
+    session: () => Promise.reject(new Error('a session within a transaction')),
     listen: () => Promise.reject(new Error('listen on the database, not on a transaction')),
     close: async () => undefined,
   };
+  const inTransaction = async <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {
+    await lite.exec('begin');
+    try {
+      const result = await fn(direct);
+      await lite.exec('commit');
+      return result;
+    } catch (error) {
+      await lite.exec('rollback');
+      throw error;
+    }
+  };
+  // One connection already: a session is the queue held for `fn`, its transactions run without queueing again.
+  const session: Db = { ...direct, transaction: inTransaction };
   return {
     kind: 'pglite',
     wasmMemoryBytes: () => (lite as unknown as { mod?: { wasmMemory?: WebAssembly.Memory } }).mod?.wasmMemory?.buffer.byteLength ?? 0,
     query: (sql, params) => serial(() => direct.query(sql, params)),
     exec: (sql) => serial(() => direct.exec(sql)),
-    transaction: (fn) =>
-      serial(async () => {
-        await lite.exec('begin');
-        try {
-          const result = await fn(direct);
-          await lite.exec('commit');
-          return result;
-        } catch (error) {
-          await lite.exec('rollback');
-          throw error;
-        }
-      }),
+    transaction: (fn) => serial(() => inTransaction(fn)),
+    session: (fn) => serial(() => fn(session)),
     // In process: PGlite hands the notifications of each commit to its listeners (no connection to lose).
     listen: async (channel, onPayload) => {
       const unlisten = await serial(() => lite.listen(channel, onPayload));
@@ -186,7 +198,27 @@ function openPostgres(url: string): Db {
   pg.types.setTypeParser(20, (v) => Number(v));
   pg.types.setTypeParser(1700, (v) => Number(v));
   pg.types.setTypeParser(1082, (v) => v);
-  const wrap = (client: pg.Pool | pg.PoolClient): Omit<Db, 'transaction' | 'close' | 'listen'> => ({
+  return {
+    ...wrapPostgres(pool),
+    transaction: async (fn) => onClient(await pool.connect(), false, (client) => clientTransaction(client, fn)),
+    // A session's settings and advisory locks end with its connection, which is closed rather than pooled.
+    session: async (fn) =>
+      onClient(await pool.connect(), true, (client) =>
+        fn({
+          ...wrapPostgres(client),
+          transaction: (inner) => clientTransaction(client, inner),
+          session: () => Promise.reject(new Error('a session within a session')),
+          listen: () => Promise.reject(new Error('listen on the database, not on a session')),
+          close: async () => undefined,
+        }),
+      ),
+    listen: (channel, onPayload, onReconnect) => listenPostgres(url, channel, onPayload, onReconnect),
+    close: () => pool.end(),
+  };
+}
+
+function wrapPostgres(client: pg.Pool | pg.PoolClient): Omit<Db, 'transaction' | 'session' | 'close' | 'listen'> {
+  return {
     kind: 'postgres',
     query: async <T>(sql: string, params?: readonly unknown[], options?: QueryOptions) => ({
       rows: (options?.name ? await client.query({ name: options.name, text: sql, values: params as unknown[] }) : await client.query(sql, params as unknown[])).rows as T[],
@@ -194,41 +226,44 @@ function openPostgres(url: string): Db {
     exec: async (sql) => {
       await client.query(sql);
     },
-  });
-  return {
-    ...wrap(pool),
-    kind: 'postgres',
-    async transaction(fn) {
-      const client = await pool.connect();
-      // A checked-out connection is no longer watched by the pool: one the server ends mid-transaction (a
-      // restart, a failover) would emit an 'error' nobody hears and end the process (ADR 046). Heard here, the
-      // transaction fails with it and the broken connection is destroyed rather than returned to the pool.
-      let lost: Error | undefined;
-      const onLost = (error: Error) => {
-        lost = error;
-      };
-      client.on('error', onLost);
-      try {
-        await client.query('begin');
-        const tx: Db = {
-          ...wrap(client),
-          kind: 'postgres',
-          transaction: () => Promise.reject(new Error('nested')),
-          listen: () => Promise.reject(new Error('listen on the database, not on a transaction')),
-          close: async () => undefined,
-        };
-        const result = await fn(tx);
-        await client.query('commit');
-        return result;
-      } catch (error) {
-        await client.query('rollback').catch(() => undefined);
-        throw error;
-      } finally {
-        client.off('error', onLost);
-        client.release(lost);
-      }
-    },
-    listen: (channel, onPayload, onReconnect) => listenPostgres(url, channel, onPayload, onReconnect),
-    close: () => pool.end(),
   };
+}
+
+/**
+ * Runs `fn` on a checked-out connection, then hands it back (`destroy`: closes it instead). A checked-out
+ * connection is no longer watched by the pool: one the server ends meanwhile (a restart, a failover) would emit
+ * an 'error' nobody hears and end the process (ADR 046). Heard here, `fn` fails with it and the broken
+ * connection is destroyed rather than returned to the pool.
+ */
+async function onClient<T>(client: pg.PoolClient, destroy: boolean, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  let lost: Error | undefined;
+  const onLost = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onLost);
+  try {
+    return await fn(client);
+  } finally {
+    client.off('error', onLost);
+    client.release(lost ?? destroy);
+  }
+}
+
+async function clientTransaction<T>(client: pg.PoolClient, fn: (tx: Db) => Promise<T>): Promise<T> {
+  await client.query('begin');
+  try {
+    const tx: Db = {
+      ...wrapPostgres(client),
+      transaction: () => Promise.reject(new Error('nested')),
+      session: () => Promise.reject(new Error('a session within a transaction')),
+      listen: () => Promise.reject(new Error('listen on the database, not on a transaction')),
+      close: async () => undefined,
+    };
+    const result = await fn(tx);
+    await client.query('commit');
+    return result;
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  }
 }

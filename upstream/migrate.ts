@@ -2,40 +2,128 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../shared/project-root.server.ts';
 import type { Db } from './db.ts';
+import { NO_TRANSACTION_MARKER, runsOutsideTransaction, splitStatements, type SqlStatement } from './lib/sql-statements.ts';
 
 export function migrationsDir(): string {
   return join(projectRoot(import.meta.url), 'upstream', 'migrations');
 }
 
-const LOCK = "select pg_advisory_xact_lock(hashtext('schema_migrations'))";
+export interface MigrateOptions {
+  /**
+   * How long a statement of a migration run in a transaction waits for a table's lock before the migration is
+   * rolled back and tried again (ADR 060). While an `alter table` waits behind a long query, every other query of
+   * that table waits behind the `alter table`: a short wait, given up, keeps that queue short.
+   */
+  lockTimeoutMs?: number;
+  /** Attempts of such a migration before the run fails (the waits between them double from `retryWaitMs`). */
+  attempts?: number;
+  retryWaitMs?: number;
+  /** How often a runner waiting for another one's run asks again. */
+  pollMs?: number;
+}
 
-/** Applies the plain SQL files of upstream/migrations in name order, each once, each in a transaction. */
-export async function migrate(db: Db, dir = migrationsDir()): Promise<string[]> {
-  await db.transaction(async (tx) => {
-    // `create table if not exists` is not safe against itself: two instances starting on one empty
-    // PostgreSQL both try to create it. The lock makes the second wait and then find the table.
-    await tx.query(LOCK);
-    await tx.exec('create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())');
-  });
-  const { rows } = await db.query<{ name: string }>('select name from schema_migrations');
-  const alreadyApplied = new Set(rows.map((r) => r.name));
+const DEFAULTS: Required<MigrateOptions> = { lockTimeoutMs: 3000, attempts: 5, retryWaitMs: 1000, pollMs: 250 };
+const LOCK_KEY = "hashtext('schema_migrations')";
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Applies the plain SQL files of upstream/migrations in name order, each once: each in a transaction, or, when
+ * its first line is `-- migrate: no-transaction`, statement by statement outside one (an index built
+ * `concurrently`, ADR 060). One runner at a time: on one connection of its own, holding a session advisory lock.
+ */
+export async function migrate(db: Db, dir = migrationsDir(), options: MigrateOptions = {}): Promise<string[]> {
+  const settings = { ...DEFAULTS, ...options };
   const files = readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
     .sort();
-  const ran: string[] = [];
-  for (const file of files) {
-    if (alreadyApplied.has(file)) continue;
-    const sql = readFileSync(join(dir, file), 'utf8');
-    const applied = await db.transaction(async (tx) => {
-      // Two instances starting against one PostgreSQL: the second waits here, then sees the file as applied.
-      await tx.query(LOCK);
-      const { rows: done } = await tx.query('select 1 from schema_migrations where name = $1', [file]);
-      if (done.length > 0) return false;
-      await tx.exec(sql);
-      await tx.query('insert into schema_migrations (name) values ($1)', [file]);
-      return true;
-    });
-    if (applied) ran.push(file);
+  return db.session(async (conn) => {
+    await takeLock(conn, settings.pollMs);
+    try {
+      await conn.exec('create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())');
+      const { rows } = await conn.query<{ name: string }>('select name from schema_migrations');
+      const alreadyApplied = new Set(rows.map((r) => r.name));
+      const ran: string[] = [];
+      for (const file of files) {
+        if (alreadyApplied.has(file)) continue;
+        const sql = readFileSync(join(dir, file), 'utf8');
+        try {
+          if (runsOutsideTransaction(sql)) await applyOutsideTransaction(conn, file, sql);
+          else await applyInTransaction(conn, file, sql, settings);
+        } catch (error) {
+          throw failure(file, error);
+        }
+        ran.push(file);
+      }
+      return ran;
+    } finally {
+      await conn.query(`select pg_advisory_unlock(${LOCK_KEY})`).catch(() => undefined);
+    }
+  });
+}
+
+/**
+ * Asked again and again rather than waited for: a session waiting in `pg_advisory_lock` holds a snapshot, and an
+ * index built `concurrently` by the runner holding the lock waits for every older snapshot to end — each would
+ * wait for the other (PostgreSQL then cancels one of them as a deadlock).
+ */
+async function takeLock(conn: Db, pollMs: number): Promise<void> {
+  for (;;) {
+    const { rows } = await conn.query<{ ok: boolean }>(`select pg_try_advisory_lock(${LOCK_KEY}) as ok`);
+    if (rows[0]?.ok) return;
+    await sleep(pollMs);
   }
-  return ran;
+}
+
+/** 55P03: a lock not obtained within `lock_timeout`. */
+const isLockTimeout = (error: unknown) => (error as { code?: unknown } | null)?.code === '55P03';
+
+async function applyInTransaction(conn: Db, file: string, sql: string, settings: Required<MigrateOptions>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await conn.transaction(async (tx) => {
+        await tx.exec(`set local lock_timeout = ${Math.max(0, Math.floor(settings.lockTimeoutMs))}`);
+        await tx.exec(sql);
+        await tx.query('insert into schema_migrations (name) values ($1)', [file]);
+      });
+      return;
+    } catch (error) {
+      if (!isLockTimeout(error) || attempt >= settings.attempts) throw error;
+      process.emitWarning(`migrate: ${file} waited ${settings.lockTimeoutMs} ms for a lock; rolled back, trying again (${attempt + 1} of ${settings.attempts})`);
+      await sleep(settings.retryWaitMs * 2 ** (attempt - 1));
+    }
+  }
+}
+
+/**
+ * Each statement on its own (PostgreSQL runs the statements of one query string in one transaction). A failed
+ * `create index concurrently` leaves an INVALID index under its name, which `if not exists` would then take as
+ * built: before the file runs (again), such an index of one of its statements is dropped, so it is built anew.
+ * The file is recorded once every statement has run; they must be safe to run again (`if not exists`).
+ */
+async function applyOutsideTransaction(conn: Db, file: string, sql: string): Promise<void> {
+  const statements = splitStatements(sql);
+  for (const name of await invalidIndexes(conn, statements)) {
+    process.emitWarning(`migrate: ${file}: the index ${name} was left invalid by a build that failed; dropping it to build it again`);
+    await conn.exec(`drop index concurrently if exists ${name}`);
+  }
+  for (const statement of statements) await conn.exec(statement.text);
+  await conn.query('insert into schema_migrations (name) values ($1)', [file]);
+}
+
+/** The indexes the statements build concurrently that exist but are not valid (a failed build). */
+async function invalidIndexes(conn: Db, statements: readonly SqlStatement[]): Promise<string[]> {
+  const names = statements.flatMap((s) => /^create (?:unique )?index concurrently (?:if not exists )?([a-z_][\w$.]*)/.exec(s.words)?.[1] ?? []);
+  if (names.length === 0) return [];
+  const { rows } = await conn.query<{ name: string }>(`select n as name from unnest($1::text[]) n join pg_index i on i.indexrelid = to_regclass(n) where not i.indisvalid`, [
+    names,
+  ]);
+  return rows.map((r) => r.name);
+}
+
+/** The error of a failed migration, naming its file (and the marker, for a statement that refuses a transaction). */
+function failure(file: string, error: unknown): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = /cannot run inside a transaction block/i.test(message) ? ` (start the file with the line "${NO_TRANSACTION_MARKER}", ADR 060)` : '';
+  const code = (error as { code?: unknown } | null)?.code;
+  return Object.assign(new Error(`migration ${file} failed: ${message}${hint}`, { cause: error }), code === undefined ? {} : { code });
 }
