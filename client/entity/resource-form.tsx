@@ -5,7 +5,6 @@ import styled from 'styled-components';
 import { labelOf, writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
 import { createSchema } from '../../shared/entity/schemas.ts';
 import { isWithinRange, type OperationRange } from '../../shared/geo.ts';
-import { LIVE_CHANGE_EVENT, type LiveChange } from '../../shared/live.ts';
 import { LocationInput, pointOf } from '../components/location-input.tsx';
 import { usePublicConfig } from '../public-config.tsx';
 import { useAccess } from './access.ts';
@@ -15,6 +14,8 @@ import { appCodeOf, errorText, fieldErrorsOf } from '../errors.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { entityApi, useEntityUtils } from './entity-api.ts';
 import { FieldInput } from './field-input.tsx';
+import { ConflictNotice } from './conflict-notice.tsx';
+import { useEditConflicts } from './edit-conflict.ts';
 
 const Grid = styled.form`
   display: grid;
@@ -56,12 +57,10 @@ interface Props {
   onDirtyChange?: (dirty: boolean) => void;
 }
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
 /**
- * The form's values and field errors. The version the edits are based on follows the record when the
- * record changes underneath the form (activated elsewhere on the page): the user's edits are kept,
- * untouched fields take the new values.
+ * The form's values and field errors, and the record version the edits are based on: a newer version
+ * reaching the form (someone else's save, another tab's) is merged with the edits field by field, a field
+ * both changed waiting for the user's choice (useEditConflicts, ADR 063).
  */
 function useEditedValues(
   def: EntityDef,
@@ -70,51 +69,18 @@ function useEditedValues(
   fixedValues: Record<string, unknown>,
   onDirtyChange?: (dirty: boolean) => void,
 ) {
-  const [base, setBase] = useState(record);
   const valuesOf = (from: EntityRecord | null) => initialValues(def, from, preset, fixedValues);
-  const initial = useMemo(() => valuesOf(base), [def, base, fixedValues]); // eslint-disable-line react-hooks/exhaustive-deps
-  const [values, setValues] = useState(initial);
+  const [values, setValues] = useState(() => valuesOf(record));
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const dirty = useMemo(() => !same(values, initial), [values, initial]);
-  useUnsavedChangesGuard(dirty);
-  useEffect(() => onDirtyChange?.(dirty), [dirty, onDirtyChange]);
-  useEffect(() => {
-    if (!record || !base || record.id !== base.id || record.version === base.version) return;
-    const next = valuesOf(record);
-    setValues((current) => Object.fromEntries(Object.entries(next).map(([key, value]) => [key, same(current[key], initial[key]) ? value : current[key]])));
-    setBase(record);
-  }, [record]); // eslint-disable-line react-hooks/exhaustive-deps
+  const conflicts = useEditConflicts({ record, valuesOf, values, setValues });
+  useUnsavedChangesGuard(conflicts.dirty);
+  useEffect(() => onDirtyChange?.(conflicts.dirty), [conflicts.dirty, onDirtyChange]);
 
   const set = (key: string, value: unknown) => {
     setValues((current) => ({ ...current, [key]: value }));
     setErrors(({ [key]: _gone, ...rest }) => rest);
   };
-  /** Starts again from `from` (the record as saved or reloaded), edits given up. */
-  const reset = (from: EntityRecord) => {
-    setBase(from);
-    setValues(valuesOf(from));
-  };
-  return { base, values, errors, setErrors, set, reset, dirty };
-}
-
-/**
- * True once someone else changed the record while the form holds unsaved edits (a live update, ADR 037).
- * By then the record was fetched again and the untouched fields took its new values (useEditedValues);
- * the notice says so, and lets the user keep their edits or start again from the record as it is.
- */
-function useChangedElsewhere(def: EntityDef, base: EntityRecord | null, dirty: boolean, me: number | null) {
-  const [changed, setChanged] = useState(false);
-  const id = base?.id;
-  useEffect(() => {
-    if (id === undefined || !dirty) return;
-    const onChange = (event: Event) => {
-      const change = (event as CustomEvent<LiveChange>).detail;
-      if (change.entity === def.name && change.record_id === id && change.user_id !== me) setChanged(true);
-    };
-    window.addEventListener(LIVE_CHANGE_EVENT, onChange);
-    return () => window.removeEventListener(LIVE_CHANGE_EVENT, onChange);
-  }, [def.name, id, dirty, me]);
-  return [changed, setChanged] as const;
+  return { values, errors, setErrors, set, conflicts };
 }
 
 /** The values as the schema parses them, or the field errors: the schema's, and a place outside the operation range. */
@@ -175,54 +141,9 @@ function FormFields({ def, fixedValues, values, errors, set, base }: FieldsProps
     );
 }
 
-/** Above the fields: a change made elsewhere meanwhile, a stale version (with the way to reload it), or what the server refused. */
-function FormNotices({
-  conflict,
-  changedElsewhere,
-  formError,
-  onReload,
-  onKeepMine,
-}: {
-  conflict: boolean;
-  changedElsewhere: boolean;
-  formError: string | null;
-  onReload: () => void;
-  onKeepMine: () => void;
-}) {
-  const { t } = useTranslation();
-  return (
-    <>
-      {changedElsewhere && !conflict && (
-        <Flash variant="warning" style={{ gridColumn: '1 / -1' }} role="status" data-testid="changed-elsewhere">
-          {t('form.changedElsewhere')}{' '}
-          <Button size="small" onClick={onReload} type="button">
-            {t('form.reload')}
-          </Button>{' '}
-          <Button size="small" onClick={onKeepMine} type="button">
-            {t('form.keepMine')}
-          </Button>
-        </Flash>
-      )}
-      {conflict && (
-        <Flash variant="warning" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="conflict">
-          {t('form.conflict')}{' '}
-          <Button size="small" onClick={onReload} type="button">
-            {t('form.reload')}
-          </Button>
-        </Flash>
-      )}
-      {formError && (
-        <Flash variant="danger" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="form-error">
-          {formError}
-        </Flash>
-      )}
-    </>
-  );
-}
-
 /**
  * The generic create/edit form. The entity's zod schema validates here and again on the server;
- * server field errors land on the same fields; a stale version (409) is reported, not overwritten.
+ * server field errors land on the same fields; a stale version (409) is merged with the edits, never overwritten.
  */
 export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, preset, fixedValues = NO_FIXED, onDirtyChange }: Props) {
   const { t, i18n } = useTranslation();
@@ -235,22 +156,22 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
   const { map } = usePublicConfig();
   // Someone who only writes their own records writes them as themselves (ADR 009).
   const owned = access.ownerScoped && access.ownerField && access.userId !== null ? { [access.ownerField]: access.userId } : {};
-  const { base, values, errors, setErrors, set, reset, dirty } = useEditedValues(def, record, { ...preset, ...owned }, fixedValues, onDirtyChange);
-  const [changedElsewhere, setChangedElsewhere] = useChangedElsewhere(def, base, dirty, access.userId);
+  const { values, errors, setErrors, set, conflicts } = useEditedValues(def, record, { ...preset, ...owned }, fixedValues, onDirtyChange);
+  const base = conflicts.base;
   const [formError, setFormError] = useState<string | null>(null);
-  const [conflict, setConflict] = useState(false);
   const schema = useMemo(() => createSchema(def), [def]);
   const pending = create.isPending || update.isPending;
 
-  // After a conflict: the record as it is now, and the user's edits given up (they were based on the old one).
+  /** The record as it is now on the server. */
+  const fetchFresh = async (id: number) => {
+    await utils.get.invalidate({ id });
+    return utils.get.fetch({ id });
+  };
+  // Giving the edits up: the record as it is now.
   const reload = async () => {
     if (!base) return;
-    await utils.get.invalidate({ id: base.id });
-    const fresh = await utils.get.fetch({ id: base.id });
-    reset(fresh);
+    conflicts.reset(await fetchFresh(base.id));
     setErrors({});
-    setConflict(false);
-    setChangedElsewhere(false);
     await utils.list.invalidate();
   };
 
@@ -262,21 +183,18 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
       setErrors(checked.errors);
       return;
     }
-    if (confirmSave && !(await confirmSave())) return;
+    if (!conflicts.maySave() || (confirmSave && !(await confirmSave()))) return;
     try {
       const saved = base ? await update.mutateAsync({ id: base.id, version: base.version, data: checked.data }) : await create.mutateAsync(checked.data);
       await Promise.all([utils.list.invalidate(), utils.options.invalidate()]);
       utils.get.setData({ id: saved.id }, saved);
       toast.success(t(base ? (def.messages?.saved ?? 'form.saved') : (def.messages?.created ?? 'form.created'), { name: labelOf(def, saved, i18n.language) }));
       setErrors({});
-      setChangedElsewhere(false);
-      if (base) reset(saved);
+      if (base) conflicts.reset(saved);
       onSaved(saved);
     } catch (error) {
-      if (appCodeOf(error) === 'conflict') {
-        setConflict(true);
-        return;
-      }
+      // Saved by someone else first: their version merged with the edits, nothing lost or overwritten.
+      if (appCodeOf(error) === 'conflict' && base) return conflicts.refusedWith(await fetchFresh(base.id));
       setErrors(fieldErrorsOf(error));
       setFormError(errorText(t, error));
     }
@@ -284,7 +202,12 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
 
   return (
     <Grid onSubmit={onSubmit} noValidate data-testid={`form-${def.name}`}>
-      <FormNotices conflict={conflict} changedElsewhere={changedElsewhere} formError={formError} onReload={reload} onKeepMine={() => setChangedElsewhere(false)} />
+      <ConflictNotice def={def} conflicts={conflicts} onReload={() => void reload()} />
+      {formError && (
+        <Flash variant="danger" style={{ gridColumn: '1 / -1' }} role="alert" data-testid="form-error">
+          {formError}
+        </Flash>
+      )}
       <FormFields def={def} fixedValues={fixedValues} values={values} errors={errors} set={set} base={base} />
       <Actions>
         <Button type="submit" variant="primary" loading={pending} data-testid="form-save">

@@ -13,6 +13,8 @@ import { usersEntity } from '../../shared/entities/users.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { ChoiceField, CountryField, LanguageField } from '../components/choice-field.tsx';
 import { ErrorState } from '../components/error-state.tsx';
+import { ConflictNotice } from '../entity/conflict-notice.tsx';
+import { useEditConflicts, type EditConflicts } from '../entity/edit-conflict.ts';
 import { RecordActions } from '../entity/record-actions.tsx';
 import { WithHistoryTab } from '../entity/history-tab.tsx';
 import { invitationTestId } from './user-invitations.ts';
@@ -59,16 +61,32 @@ const nameOf = (u: UserDetail) => [u.first_name, u.last_name].filter(Boolean).jo
 
 type UserFormState = ReturnType<typeof useZodForm<typeof userUpdateFields>>;
 
-/** Saving the form: a deactivation asked first, the record as saved in the cache, a conflict shown with a reload. */
-function useUserSave(user: UserDetail, form: UserFormState) {
+/**
+ * The form's state and the record version its edits are based on: a newer version (another admin's save,
+ * another tab's) is merged with the edits field by field, as in every engine form (ADR 063).
+ */
+function useUserForm(record: EntityRecord) {
+  const valuesOf = (from: EntityRecord | null) => formValues((from ?? record) as unknown as UserDetail);
+  const form = useZodForm(userUpdateFields, valuesOf(record));
+  const conflicts = useEditConflicts({ record, valuesOf, values: form.values, setValues: form.setValues });
+  useUnsavedChangesGuard(conflicts.dirty);
+  return { form, conflicts };
+}
+
+/** Saving the form: a deactivation asked first, the record as saved in the cache, a stale save merged with the edits. */
+function useUserSave(user: UserDetail, form: UserFormState, conflicts: EditConflicts) {
   const { t } = useTranslation();
   const toast = useToast();
   const confirm = useConfirm();
   const utils = trpc.useUtils();
   const update = trpc.users.update.useMutation();
-  const [conflict, setConflict] = useState(false);
+  const fetchFresh = async () => {
+    await utils.users.get.invalidate({ id: user.id });
+    return utils.users.get.fetch({ id: user.id });
+  };
   const onSubmit = async (e: React.FormEvent) => {
     e.preventDefault();
+    if (!conflicts.maySave()) return;
     const data = form.validate();
     // Never silent: every field message is shown beside its field, and the toast says why nothing was saved.
     if (!data) return toast.error(t('errors.validation_error'));
@@ -80,37 +98,34 @@ function useUserSave(user: UserDetail, form: UserFormState) {
     )
       return;
     try {
-      const saved = await update.mutateAsync({ id: user.id, version: user.version, data });
+      const saved = await update.mutateAsync({ id: user.id, version: Number(conflicts.base?.version ?? user.version), data });
+      conflicts.reset(saved);
       utils.users.get.setData({ id: user.id }, saved);
       await utils.users.list.invalidate();
       toast.success(t('form.saved', { name: user.email }));
     } catch (error) {
-      if (appCodeOf(error) === 'conflict') setConflict(true);
+      // Saved by someone else first: their version merged with the edits, nothing lost or overwritten.
+      if (appCodeOf(error) === 'conflict') conflicts.refusedWith(await fetchFresh());
       else {
         form.applyServerError(error);
         toast.error(errorText(t, error));
       }
     }
   };
-  return { onSubmit, conflict, saving: update.isPending, reload: () => void utils.users.get.invalidate({ id: user.id }) };
+  return { onSubmit, saving: update.isPending, reload: async () => conflicts.reset(await fetchFresh()) };
 }
 
-function UserForm({ user }: { user: UserDetail }) {
+function UserForm({ record }: { record: EntityRecord }) {
   const { t } = useTranslation();
-  const initial = formValues(user);
-  const form = useZodForm(userUpdateFields, initial);
-  const { onSubmit, conflict, saving, reload } = useUserSave(user, form);
-  useUnsavedChangesGuard(JSON.stringify(form.values) !== JSON.stringify(initial));
+  const { form, conflicts } = useUserForm(record);
+  const user = (conflicts.base ?? record) as unknown as UserDetail;
+  const { onSubmit, saving, reload } = useUserSave(user, form, conflicts);
   const text = (key: 'first_name' | 'last_name' | 'phone_number' | 'social_security_number' | 'state' | 'area' | 'city' | 'post_code') => (
     <TextField name={key} label={t(`users.fields.${key}`)} value={form.values[key] as string} onChange={(v) => form.set(key, v)} error={form.errors[key]} />
   );
   return (
     <Grid noValidate data-testid="user-form" onSubmit={onSubmit}>
-      {conflict && (
-        <div style={{ gridColumn: '1 / -1' }}>
-          <ErrorState error={{ data: { appCode: 'conflict' } }} onRetry={reload} />
-        </div>
-      )}
+      <ConflictNotice def={usersEntity} conflicts={conflicts} onReload={() => void reload()} />
       <div style={{ gridColumn: '1 / -1' }}>
         <ProfilePictureField value={form.values.profile_image} onChange={(url) => form.set('profile_image', url)} error={fieldText(t, form.errors.profile_image)} />
       </div>
@@ -387,7 +402,7 @@ export default function UserPage() {
         <RecordActions def={usersEntity} record={user.data} size="medium" testId={invitationTestId(u.id)} />
       </div>
       <WithHistoryTab def={usersEntity} record={user.data}>
-        <UserForm key={u.version} user={u} />
+        <UserForm record={user.data} />
         <Links user={u} />
         <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(320px, 1fr))', columnGap: 32 }}>
           <UserBicycles userId={u.id} />

@@ -35,7 +35,7 @@ function invalidate(queryClient: QueryClient, routers: ReadonlySet<string> | 'al
 
 /**
  * Starts listening; answers the function that stops. Each change is also announced on the window
- * (`LIVE_CHANGE_EVENT`, the change as `detail`) for screens that care about one record (an open form).
+ * (`LIVE_CHANGE_EVENT`, the change as `detail`) for screens that count changes (the sidebar).
  */
 export function startLiveUpdates(queryClient: QueryClient): () => void {
   let source: EventSource | null = null;

@@ -71,7 +71,9 @@ describe('live updates in the browser', () => {
     // Their change is in the field the user had not touched; the user's edit stays.
     await expect.poll(() => form.getByLabel('Brand and model').inputValue(), { timeout: 10_000 }).toBe('Theirs 7');
     expect(await form.getByLabel('Groupset').inputValue()).toBe('Mine 11');
-    await page.getByRole('button', { name: 'Keep mine' }).click();
+    // Their change is named in the notice (ADR 063); nothing to choose, so it is only acknowledged.
+    await page.getByTestId('changed-elsewhere-taken').getByText('Brand and model').waitFor();
+    await page.getByTestId('changed-elsewhere').getByRole('button', { name: 'OK', exact: true }).click();
     expect(await page.getByTestId('changed-elsewhere').count()).toBe(0);
   });
 
