@@ -4,6 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { defineConfig, type Plugin } from 'vite';
+import type { CodeSplittingGroup } from 'rolldown';
 import { TRANSLATION_LOADERS, TRANSLATIONS_PREFIX, pickGroups } from './client/translation-parts.ts';
 import { ICON_SPRITE_MODULE, SPRITE_ICON_OCTICONS } from './client/components/sprite-icon-names.ts';
 import { createHash } from 'node:crypto';
@@ -199,10 +200,13 @@ function precompress(): Plugin {
         if (!/\.(js|css|svg|json)$/.test(file)) continue;
         // Names carry a content hash: a file compressed by the other client build is already current.
         if (existsSync(join(dir, file + '.br'))) continue;
+        // Small files too (ADR 062): a 700-byte chunk sent as it is was ~40% larger than compressed. A
+        // compressed copy no smaller than the file is not written, so the file itself is sent.
         const body = readFileSync(join(dir, file));
-        if (body.length < 1024) continue;
-        writeFileSync(join(dir, file + '.br'), brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
-        writeFileSync(join(dir, file + '.gz'), gzipSync(body, { level: 9 }));
+        const br = brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } });
+        const gz = gzipSync(body, { level: 9 });
+        if (br.length < body.length) writeFileSync(join(dir, file + '.br'), br);
+        if (gz.length < body.length) writeFileSync(join(dir, file + '.gz'), gz);
       }
     },
   };
@@ -233,6 +237,26 @@ function moduleChunks(): Plugin {
   };
 }
 
+/**
+ * How the app's modules are grouped into files. Everything the entry imports statically is downloaded by every
+ * page anyway: one chunk for it (and the bundler's runtime, which every chunk imports) instead of the several
+ * Rolldown would split out because lazy pages share some of it. On HTTP/1.1 every further file costs ~0.7 KB of
+ * response headers and a request (ADR 062), so small modules that are always loaded together share a file:
+ * the engine's helpers nearly every screen uses, the list screen's parts, the two modules every signed-in page
+ * starts once it has loaded, and the texts `completeTranslations` loads together (per language).
+ */
+const ENGINE = /\/(shared\/(entity\/(define|fields)|entities\/people|geo)|client\/entity\/(access|status-label)|client\/components\/(format|calendar-dates))\.tsx?$/;
+const LIST_PARTS = /\/client\/(components\/(data-table|pager)|entity\/csv-export)\.(tsx?|css)$/;
+const AFTER_LOAD = /\/client\/shell\/(live-updates|offline-worker)\.ts$/;
+const LATER_TEXTS = /^\0?virtual:translations\/(\w+)\/(later|resources)$/;
+const CHUNK_GROUPS: CodeSplittingGroup[] = [
+  { name: 'app', tags: ['$initial'], priority: 10 },
+  { name: 'engine', test: ENGINE },
+  { name: 'list-parts', test: LIST_PARTS },
+  { name: 'after-load', test: AFTER_LOAD },
+  { name: (id: string) => `${LATER_TEXTS.exec(id)?.[1] ?? 'xx'}-later`, test: LATER_TEXTS },
+];
+
 /** The public pages' script (ADR 024), built on its own: see `--mode public` below. */
 export const PUBLIC_ENTRY = 'client/entry-public.ts';
 
@@ -258,6 +282,9 @@ export default defineConfig(({ command, isSsrBuild, mode }) => ({
     precompress(),
   ],
   publicDir: 'client/public',
+  // Leaflet's package names its UMD build as `main`, which the bundler takes whole; its ES module build
+  // (the same code) lets the map's chunk leave out the parts the map does not use (ADR 062).
+  resolve: { alias: [{ find: /^leaflet$/, replacement: fileURLToPath(new URL('./node_modules/leaflet/dist/leaflet-src.esm.js', import.meta.url)) }] },
   // Primer ships CSS files next to its JS, and styled-components' Node entry is CommonJS whose
   // default export Node's ESM loader does not unwrap: both are bundled into the SSR build. React Router
   // is bundled by the build so that the server runs its production build too (reactRouterProduction),
@@ -298,7 +325,7 @@ export default defineConfig(({ command, isSsrBuild, mode }) => ({
             input: 'client/entry-client.tsx',
             // Everything the entry imports statically is downloaded by every page anyway: one chunk for it
             // instead of the several Rolldown would split out because lazy pages share some of it.
-            output: { codeSplitting: { groups: [{ name: 'app', tags: ['$initial'] }] } },
+            output: { codeSplitting: { groups: CHUNK_GROUPS } },
           },
         },
 }));

@@ -18,7 +18,7 @@ import { signIn, startStack, type BenchDb } from './support/stack.ts';
  * today: the demo seed gives them five), else their busiest day in the month around it, so every run
  * measures a page with stops and its map rather than an empty day.
  */
-async function busiestDay(target: string, cookie: string): Promise<string | null> {
+export async function busiestDay(target: string, cookie: string): Promise<string | null> {
   const iso = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
   const input = encodeURIComponent(JSON.stringify({ from: iso(-31), to: iso(31), filters: {} }));
   const res = await fetch(`${target}/trpc/services.calendar?input=${input}`, { headers: { cookie } });

@@ -18,7 +18,7 @@ function table(head: string[], rows: (string | number)[][]): string {
 const failed = (section: Any) => (section && 'error' in section ? `Failed: ${section.error}\n` : null);
 
 /** The benchmark sections of results.json, in run order. */
-export const SECTIONS = ['bundles', 'ssr', 'lighthouse', 'overhead', 'export', 'refresh', 'scale', 'tallies', 'history', 'live'] as const;
+export const SECTIONS = ['bundles', 'ssr', 'lighthouse', 'overhead', 'export', 'refresh', 'scale', 'tallies', 'history', 'live', 'wire'] as const;
 
 /**
  * A subset run (BENCH_ONLY) keeps the other sections of the previous results, each with the run it came
@@ -370,6 +370,7 @@ export function renderResults(r: Any): string {
   }
   if (r.history) renderHistory(out, r.history);
   if (r.live) renderLive(out, r.live);
+  if (r.wire) renderWire(out, r.wire);
   return out.join('\n');
 }
 
@@ -445,4 +446,25 @@ function scalePlans(first: Any, second: Any): string[] {
     if (other?.plans) lines.push(`  - ${second.db}: ${describe(other.plans)}`);
   });
   return [...lines, ''];
+}
+
+function renderWire(out: string[], w: Any) {
+  out.push(`### 11. A first visit on the wire (issue 38; ${w.db ?? ''}; fresh context, service worker blocked, until the network is idle; ${w.runs ?? ''} visits per page)`, '');
+  if (failed(w)) return void out.push(failed(w)!);
+  out.push(
+    table(
+      ['page', 'scripts transferred (headers + compressed bodies)', 'target', '', 'bodies alone', 'scripts', 'encoding', 'fetched twice'],
+      Object.entries(w.pages).map(([name, p]: [string, Any]) => [
+        name,
+        fmt(p.kb, ' KB'),
+        `${p.budgetKb} KB`,
+        ok(p.kb.max <= p.budgetKb),
+        fmt(p.bodyKb, ' KB'),
+        p.scripts,
+        p.encodings.join(', '),
+        p.duplicates.length ? `**${p.duplicates.join(', ')}**` : 'none',
+      ]),
+    ),
+    '',
+  );
 }

@@ -29,6 +29,7 @@ const { runDataScale } = await import('./data-scale.ts');
 const { runTallies } = await import('./tallies.ts');
 const { runHistoryCost } = await import('./history.ts');
 const { runLive } = await import('./live.ts');
+const { runWire } = await import('./wire.ts');
 const { SECTIONS, carryForward, renderResults, writeResultsSection } = await import('./report.ts');
 
 const ALL = SECTIONS;
@@ -77,7 +78,7 @@ results.postgres = postgres
 const where = postgres ? { postgres } : ('pglite' as const);
 try {
   const needs = (...names: string[]) => names.some((n) => only.has(n));
-  const small = needs('ssr', 'lighthouse', 'overhead', 'refresh', 'live') ? await prepareDataSet('small', where, log) : null;
+  const small = needs('ssr', 'lighthouse', 'overhead', 'refresh', 'live', 'wire') ? await prepareDataSet('small', where, log) : null;
   const k100 = needs('export') ? await prepareDataSet('k100', where, log) : null;
   const scale = needs('export', 'scale', 'tallies') ? await prepareDataSet('scale', where, log) : null;
   const pgliteScale = needs('scale') && postgres ? await prepareDataSet('scale', 'pglite', log) : null;
@@ -111,6 +112,7 @@ try {
     return runTallies(postgres.url, scale?.db.kind === 'postgres' ? scale.db.url : null, quick ? { rounds: 1, n: 200, bulkRows: 10_000, seconds: 1 } : {});
   });
   await step('live', () => runLive(small!.db, quick ? { streams: 100, changes: 5 } : {}).then((r) => ({ ...r, db: describeDb(small!.db) })));
+  await step('wire', () => runWire(small!.db, quick ? { runs: 1 } : {}).then((r) => ({ ...r, db: describeDb(small!.db) })));
   await step('history', () => runHistoryCost(postgres?.url ?? null, quick ? { rounds: 1, writes: 50 } : {}));
 } finally {
   await postgres?.stop();

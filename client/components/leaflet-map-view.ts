@@ -1,4 +1,4 @@
-import L from 'leaflet';
+import * as L from 'leaflet';
 import leafletCss from 'leaflet/dist/leaflet.css?inline';
 
 /**
