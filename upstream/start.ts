@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../shared/project-root.server.ts';
 import { buildUpstream } from './app.ts';
+import { serveBackupControl } from './backup/control.ts';
 import { DEFAULT_CONFIG, type UpstreamConfig } from './config.ts';
 import { compactTallies } from './dashboard-tallies.ts';
 import { openDatabase, type Db } from './db.ts';
@@ -78,11 +79,15 @@ export async function startUpstream(opts: StartUpstreamOptions = {}) {
   }
 }
 
-/** Where uploads are kept: beside the data directory, the project's data/ with a server, or (an in-memory database) a throw-away folder removed on close. */
+/** The upload store of a database kept on disk: beside the PGlite directory, or the project's data/ with a server (also what `npm run backup` reads). */
+export function defaultUploadDir(opts: { dataDir?: string; databaseUrl?: string }): string {
+  return opts.dataDir ? join(opts.dataDir, '..', 'uploads') : join(projectRoot(import.meta.url), 'data', 'uploads');
+}
+
+/** Where uploads are kept: `defaultUploadDir`, or (an in-memory database) a throw-away folder removed on close. */
 function uploadDirOf(opts: StartUpstreamOptions, partial: Partial<UpstreamConfig>): { uploadDir: string; tempUploadDir?: string } {
   if (partial.uploadDir) return { uploadDir: partial.uploadDir };
-  if (opts.dataDir) return { uploadDir: join(opts.dataDir, '..', 'uploads') };
-  if (opts.databaseUrl) return { uploadDir: join(projectRoot(import.meta.url), 'data', 'uploads') };
+  if (opts.dataDir || opts.databaseUrl) return { uploadDir: defaultUploadDir(opts) };
   const temp = mkdtempSync(join(tmpdir(), 'bo-uploads-'));
   return { uploadDir: temp, tempUploadDir: temp };
 }
@@ -134,9 +139,12 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
   const compactor = setInterval(compact, TALLY_COMPACTION_INTERVAL_MS);
   compactor.unref();
   compact();
+  // An embedded database on disk is copied by `npm run backup` through this process (ADR 057).
+  const control = opts.dataDir && db.snapshotDataDir ? await serveBackupControl(db, opts.dataDir, (error) => app.log.error({ err: error }, 'backup snapshot failed')) : null;
   await app.listen({ port: opts.port ?? 0, host }).catch(async (error: unknown) => {
     clearInterval(sweeper);
     clearInterval(compactor);
+    await control?.close();
     await app.close();
     if (tempUploadDir) rmSync(tempUploadDir, { recursive: true, force: true });
     throw error;
@@ -162,6 +170,7 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
       clearInterval(sweeper);
       clearInterval(compactor);
       await compacting;
+      await control?.close();
       await app.close();
       await db.close();
       if (tempUploadDir) rmSync(tempUploadDir, { recursive: true, force: true });
