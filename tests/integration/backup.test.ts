@@ -76,7 +76,7 @@ async function freshPlace(kind: 'pglite' | 'postgres', dir: string, name: string
 const kinds = ['pglite', ...(ADMIN_URL ? ['postgres' as const] : [])] as const;
 
 describe.each(kinds)('backup and restore (%s)', (kind) => {
-  it('backs up a running API; the restore holds every row and file of that moment, audit:verify holds, and a non-empty target is refused', { timeout: 240_000 }, async () => {
+  it('backs up a running API; the restore holds every row and file of that moment, audit:verify holds, and a non-empty target is refused', { timeout: 600_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bo-backup-'));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
     const source = await freshPlace(kind, dir, 'source');
@@ -152,7 +152,7 @@ describe.each(kinds)('backup and restore (%s)', (kind) => {
 });
 
 describe('restore refuses what it cannot restore', () => {
-  it('names a missing archive and one that is not a backup, without a stack trace', async () => {
+  it('names a missing archive and one that is not a backup, without a stack trace', { timeout: 120_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'bo-backup-'));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
     const env = { UPSTREAM_DATA_DIR: join(dir, 'pglite'), UPSTREAM_UPLOAD_DIR: join(dir, 'uploads') };
