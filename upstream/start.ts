@@ -70,13 +70,31 @@ export async function sweepExpired(db: Db, config: Pick<UpstreamConfig, 'session
 /** Opens the database, migrates, seeds demo data when asked, and listens. */
 export async function startUpstream(opts: StartUpstreamOptions = {}) {
   const db = await openDatabase({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir });
+  let started: Awaited<ReturnType<typeof startOn>>;
   try {
-    return await startOn(db, opts);
+    started = await startOn(db, opts);
   } catch (error) {
     // A failed start (port taken, bad migration) must not leave a pool or a PGlite lock behind.
     await db.close().catch(() => undefined);
     throw error;
   }
+  return withBackupControl(started, opts.dataDir);
+}
+
+/** An embedded database on disk is copied by `npm run backup` through this process, on a socket beside it (ADR 057). */
+async function withBackupControl<T extends { db: Db; app: { log: { error(obj: object, msg: string): void } }; close(): Promise<void> }>(started: T, dataDir?: string): Promise<T> {
+  if (!dataDir || !started.db.snapshotDataDir) return started;
+  const control = await serveBackupControl(started.db, dataDir, (error) => started.app.log.error({ err: error }, 'backup snapshot failed')).catch(async (error: unknown) => {
+    await started.close();
+    throw error;
+  });
+  return {
+    ...started,
+    async close() {
+      await control.close();
+      await started.close();
+    },
+  };
 }
 
 /** The upload store of a database kept on disk: beside the PGlite directory, or the project's data/ with a server (also what `npm run backup` reads). */
@@ -139,12 +157,9 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
   const compactor = setInterval(compact, TALLY_COMPACTION_INTERVAL_MS);
   compactor.unref();
   compact();
-  // An embedded database on disk is copied by `npm run backup` through this process (ADR 057).
-  const control = opts.dataDir && db.snapshotDataDir ? await serveBackupControl(db, opts.dataDir, (error) => app.log.error({ err: error }, 'backup snapshot failed')) : null;
   await app.listen({ port: opts.port ?? 0, host }).catch(async (error: unknown) => {
     clearInterval(sweeper);
     clearInterval(compactor);
-    await control?.close();
     await app.close();
     if (tempUploadDir) rmSync(tempUploadDir, { recursive: true, force: true });
     throw error;
@@ -170,7 +185,6 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
       clearInterval(sweeper);
       clearInterval(compactor);
       await compacting;
-      await control?.close();
       await app.close();
       await db.close();
       if (tempUploadDir) rmSync(tempUploadDir, { recursive: true, force: true });

@@ -56,7 +56,8 @@ export async function serveBackupControl(db: Db, dataDir: string, onError: (erro
 
 function call(path: string, method: string, route: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer } | null> {
   return new Promise((done, fail) => {
-    const req = request({ socketPath: path, method, path: route }, (res) => {
+    // A connection of its own (agent: false): a kept-alive one from an earlier call may have been closed since.
+    const req = request({ socketPath: path, method, path: route, agent: false }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (part: Buffer) => parts.push(part));
       res.on('end', () => done({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
