@@ -36,6 +36,12 @@ export interface Db {
   readonly kind: 'pglite' | 'postgres';
   /** PGlite only: bytes of its WebAssembly memory (it grows, never shrinks; the memory bench reads it). */
   wasmMemoryBytes?(): number;
+  /**
+   * PGlite only: a checkpoint, then `inspect`, then a copy of the data directory as a tar, with no other statement
+   * in between (PGlite runs one at a time, and no transaction is open between calls): `inspect` reads exactly
+   * the state the copy holds (the backup's manifest, ADR 057).
+   */
+  snapshotDataDir?<T>(inspect: (db: Db) => Promise<T>): Promise<{ result: T; tar: Blob }>;
 }
 
 export interface OpenDatabaseOptions {
@@ -43,6 +49,8 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string;
   /** PGlite data directory; undefined or `memory://` keeps everything in memory. */
   dataDir?: string;
+  /** PGlite: a data directory copied by `snapshotDataDir`, loaded into `dataDir`, which must hold no database (a restore, ADR 057). */
+  loadDataDir?: Blob;
 }
 
 export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> {
@@ -50,7 +58,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
   const dir = opts.dataDir && opts.dataDir !== 'memory://' ? opts.dataDir : undefined;
   if (dir) mkdirSync(dir, { recursive: true });
   // pg_trgm backs the trigram indexes of list searches (migration 040), as on a PostgreSQL server.
-  const lite = new PGlite({ dataDir: dir, extensions: { pg_trgm } });
+  const lite = new PGlite({ dataDir: dir, extensions: { pg_trgm }, ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}) });
   await lite.waitReady;
   // PGlite runs one statement at a time; a queue keeps transactions from interleaving with other calls.
   let chain: Promise<unknown> = Promise.resolve();
@@ -98,6 +106,12 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
       return () => serial(() => unlisten());
     },
     close: () => serial(() => lite.close()),
+    snapshotDataDir: (inspect) =>
+      serial(async () => {
+        await lite.exec('checkpoint');
+        const result = await inspect(direct);
+        return { result, tar: await lite.dumpDataDir('none') };
+      }),
   };
 }
 

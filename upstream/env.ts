@@ -32,6 +32,9 @@ export const envSchema = z.object({
   /** The back office's shared secret (its UPSTREAM_FORWARDED_SECRET): X-Forwarded-For is believed only with it (ADR 028). */
   UPSTREAM_FORWARDED_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   SESSION_MAX_AGE_DAYS: fields.sessionMaxAgeDaysField.default(30),
+  /** `npm run backup` (ADR 057): the folder its archives go to, and how many of them it keeps (older ones removed; unset: all). */
+  BACKUP_DIR: z.string().default('backups'),
+  BACKUP_KEEP: z.coerce.number().int('must be a whole number').min(1, 'must be at least 1').optional(),
 });
 
 export type UpstreamEnv = z.infer<typeof envSchema>;

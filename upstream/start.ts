@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../shared/project-root.server.ts';
 import { buildUpstream } from './app.ts';
+import { serveBackupControl } from './backup/control.ts';
 import { DEFAULT_CONFIG, type UpstreamConfig } from './config.ts';
 import { compactTallies } from './dashboard-tallies.ts';
 import { openDatabase, type Db } from './db.ts';
@@ -74,20 +75,42 @@ export async function sweepExpired(db: Db, config: Pick<UpstreamConfig, 'session
 /** Opens the database, migrates, seeds demo data when asked, and listens. */
 export async function startUpstream(opts: StartUpstreamOptions = {}) {
   const db = await openDatabase({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir });
+  let started: Awaited<ReturnType<typeof startOn>>;
   try {
-    return await startOn(db, opts);
+    started = await startOn(db, opts);
   } catch (error) {
     // A failed start (port taken, bad migration) must not leave a pool or a PGlite lock behind.
     await db.close().catch(() => undefined);
     throw error;
   }
+  return withBackupControl(started, opts.dataDir);
 }
 
-/** Where uploads are kept: beside the data directory, the project's data/ with a server, or (an in-memory database) a throw-away folder removed on close. */
+/** An embedded database on disk is copied by `npm run backup` through this process, on a socket beside it (ADR 057). */
+async function withBackupControl<T extends { db: Db; app: { log: { error(obj: object, msg: string): void } }; close(): Promise<void> }>(started: T, dataDir?: string): Promise<T> {
+  if (!dataDir || !started.db.snapshotDataDir) return started;
+  const control = await serveBackupControl(started.db, dataDir, (error) => started.app.log.error({ err: error }, 'backup snapshot failed')).catch(async (error: unknown) => {
+    await started.close();
+    throw error;
+  });
+  return {
+    ...started,
+    async close() {
+      await control.close();
+      await started.close();
+    },
+  };
+}
+
+/** The upload store of a database kept on disk: beside the PGlite directory, or the project's data/ with a server (also what `npm run backup` reads). */
+export function defaultUploadDir(opts: { dataDir?: string; databaseUrl?: string }): string {
+  return opts.dataDir ? join(opts.dataDir, '..', 'uploads') : join(projectRoot(import.meta.url), 'data', 'uploads');
+}
+
+/** Where uploads are kept: `defaultUploadDir`, or (an in-memory database) a throw-away folder removed on close. */
 function uploadDirOf(opts: StartUpstreamOptions, partial: Partial<UpstreamConfig>): { uploadDir: string; tempUploadDir?: string } {
   if (partial.uploadDir) return { uploadDir: partial.uploadDir };
-  if (opts.dataDir) return { uploadDir: join(opts.dataDir, '..', 'uploads') };
-  if (opts.databaseUrl) return { uploadDir: join(projectRoot(import.meta.url), 'data', 'uploads') };
+  if (opts.dataDir || opts.databaseUrl) return { uploadDir: defaultUploadDir(opts) };
   const temp = mkdtempSync(join(tmpdir(), 'bo-uploads-'));
   return { uploadDir: temp, tempUploadDir: temp };
 }

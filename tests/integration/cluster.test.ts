@@ -1,6 +1,6 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chownSync, createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -262,6 +262,7 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
   const pgData = join(dir, 'pg');
   const socket = join(dir, 'haproxy.sock');
   const runId = randomBytes(3).toString('hex');
+  const auditKey = randomBytes(32).toString('base64url');
   let pgPort: number;
   let databaseUrl: string;
   let haproxy: ChildProcess | undefined;
@@ -310,7 +311,7 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
       SEED_DEMO: 'true',
       DEMO_PASSWORD: PASSWORD,
       UPSTREAM_JWT_SECRET: randomBytes(32).toString('base64url'),
-      AUDIT_KEY: randomBytes(32).toString('base64url'),
+      AUDIT_KEY: auditKey,
       UPSTREAM_FORWARDED_SECRET: FORWARDED_SECRET,
       UPSTREAM_UPLOAD_DIR: join(dir, 'uploads'),
       APP_URL: haproxyUrl,
@@ -549,4 +550,37 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
     console.log(report);
     if (process.env.CLUSTER_REPORT) writeFileSync(process.env.CLUSTER_REPORT, report + '\n');
   }, 180_000);
+
+  it('restore drill: npm run backup of the running cluster, npm run restore into a new database; rows, files and the change history hold', async () => {
+    // The scripts as the deployments run them, with the server's own client programs (PG_BIN: pg_dump of its version).
+    const script = async (name: string, args: string[], env: Record<string, string>) => {
+      const started = Date.now();
+      const child = spawn(process.execPath, [join(root, 'scripts', `${name}.ts`), ...args], {
+        env: { ...process.env, UPSTREAM_DATA_DIR: '', AUDIT_KEY: auditKey, PG_BIN: pgBin!, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout!.on('data', (part: Buffer) => (out += part.toString()));
+      child.stderr!.on('data', (part: Buffer) => (out += part.toString()));
+      const code = await new Promise<number | null>((done) => child.on('close', done));
+      return { code, out, seconds: ((Date.now() - started) / 1000).toFixed(1) };
+    };
+    const archive = join(dir, 'drill.tar.gz');
+    const backup = await script('backup', ['--out', archive], { DATABASE_URL: databaseUrl, UPSTREAM_UPLOAD_DIR: join(dir, 'uploads') });
+    expect(backup.code, backup.out).toBe(0);
+    const admin = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${pgPort}/postgres` });
+    await admin.connect();
+    await admin.query('create database bike_drill');
+    await admin.end();
+    const drill = { DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/bike_drill`, UPSTREAM_UPLOAD_DIR: join(dir, 'uploads-drill') };
+    const restore = await script('restore', [archive], drill);
+    expect(restore.code, restore.out).toBe(0);
+    expect(restore.out).toMatch(/^restore: ok/);
+    const verify = await script('audit-verify', [], drill);
+    expect(verify.out).toMatch(/ok: \d+ entries, the chain holds/);
+    expect(verify.code).toBe(0);
+    console.log(
+      `restore drill: backup ${backup.seconds} s (${(statSync(archive).size / 1e6).toFixed(1)} MB), restore with its checks ${restore.seconds} s, audit:verify ${verify.seconds} s`,
+    );
+  }, 120_000);
 });

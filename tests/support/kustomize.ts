@@ -110,10 +110,12 @@ export interface Container {
   [field: string]: unknown;
 }
 
-/** The pod template of a workload (Deployment, StatefulSet, DaemonSet, Job), if it has one. */
+/** The pod template of a workload (Deployment, StatefulSet, DaemonSet, Job, CronJob), if it has one. */
 export function podSpecOf(object: K8sObject): (JsonObject & { containers: Container[]; initContainers?: Container[] }) | undefined {
   const spec = object.spec as JsonObject | undefined;
-  const template = spec?.template as JsonObject | undefined;
+  // A CronJob's pods are its job template's.
+  const jobSpec = (spec?.jobTemplate as JsonObject | undefined)?.spec as JsonObject | undefined;
+  const template = (jobSpec ?? spec)?.template as JsonObject | undefined;
   return template?.spec as (JsonObject & { containers: Container[] }) | undefined;
 }
 

@@ -28,7 +28,13 @@ const SECRET_VARS = ['COOKIE_SECRETS', 'METRICS_TOKEN', 'UPSTREAM_FORWARDED_SECR
 const BACK_OFFICE_VARS = new Set(Object.keys(backOfficeSchema.shape));
 const UPSTREAM_VARS = new Set(Object.keys(upstreamSchema.shape));
 /** Which program each container runs, by its name, and so which schema its environment must fit. */
-const PROGRAM: Record<string, 'backoffice' | 'upstream' | 'postgres'> = { backoffice: 'backoffice', api: 'upstream', migrate: 'upstream', postgres: 'postgres' };
+const PROGRAM: Record<string, 'backoffice' | 'upstream' | 'postgres'> = {
+  backoffice: 'backoffice',
+  api: 'upstream',
+  migrate: 'upstream',
+  backup: 'upstream',
+  postgres: 'postgres',
+};
 
 const workloads = (objects: K8sObject[]) => objects.filter((o) => podSpecOf(o));
 const find = (objects: K8sObject[], kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
@@ -154,7 +160,7 @@ describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
   });
 
   it('runs every container as non-root, read-only, without privilege escalation or capabilities, with requests and limits', () => {
-    expect(workloads(objects).length).toBeGreaterThanOrEqual(overlay === 'demo' ? 4 : 3);
+    expect(workloads(objects).length).toBeGreaterThanOrEqual(overlay === 'demo' ? 5 : 4);
     for (const workload of workloads(objects)) {
       const pod = podSpecOf(workload)!;
       const podSecurity = pod.securityContext as { runAsNonRoot?: boolean; seccompProfile?: { type: string } };
@@ -243,6 +249,8 @@ describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
     expect(api.AUDIT_KEY).toBeDefined();
     expect(api.UPSTREAM_FORWARDED_SECRET).toBe(backOffice.UPSTREAM_FORWARDED_SECRET);
     expect(loadUpstreamEnv(env('migrate')).DATABASE_URL).toBe(api.DATABASE_URL);
+    const backup = loadUpstreamEnv(env('backup'));
+    expect(backup).toMatchObject({ DATABASE_URL: api.DATABASE_URL, UPSTREAM_UPLOAD_DIR: api.UPSTREAM_UPLOAD_DIR, BACKUP_KEEP: 14 });
     if (overlay === 'production') {
       expect(backOffice.PUBLIC_URL).toMatch(/^https:/);
       expect(backOffice.ALLOW_INSECURE_COOKIES).toBe(false);
@@ -250,7 +258,7 @@ describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
     }
   });
 
-  it('lets the back office be reached from the ingress controller, the API from the back office, PostgreSQL from the API and the migration', () => {
+  it('lets the back office be reached from the ingress controller, the API from the back office, PostgreSQL from the API, the migration and the backup', () => {
     const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
     type Peer = { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: { matchLabels: Record<string, string> } };
     const spec = (name: string) => policies.find((p) => p.metadata.name === name)!.spec as { podSelector: { matchLabels?: Record<string, string> }; ingress?: { from: Peer[] }[] };
@@ -263,7 +271,28 @@ describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
       );
     expect(peers('backoffice').sort()).toEqual(['ns:ingress-nginx', 'ns:monitoring']);
     expect(peers('api').sort()).toEqual(['ns:ingress-nginx', 'pod:backoffice']);
-    expect(peers('postgres').sort()).toEqual(['pod:api', 'pod:migrate']);
+    expect(peers('postgres').sort()).toEqual(['pod:api', 'pod:backup', 'pod:migrate']);
+  });
+
+  it("backs up nightly, one job at a time, on the API's node (its uploads volume is ReadWriteOnce), to a volume of its own", () => {
+    const cron = find(objects, 'CronJob', 'backup')!;
+    expect(cron.spec).toMatchObject({ schedule: expect.stringMatching(/^\d+ \d+ \* \* \*$/), concurrencyPolicy: 'Forbid' });
+    const pod = podSpecOf(cron)!;
+    const affinity = (pod.affinity as { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { labelSelector: unknown; topologyKey: string }[] } }).podAffinity;
+    expect(affinity.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
+      { labelSelector: { matchLabels: { 'app.kubernetes.io/name': 'api' } }, topologyKey: 'kubernetes.io/hostname' },
+    ]);
+    const [container] = pod.containers;
+    expect(container!.args).toEqual(['node', 'scripts/backup.ts']);
+    const volumes = pod.volumes as { name: string; persistentVolumeClaim?: { claimName: string; readOnly?: boolean } }[];
+    const mounts = container!.volumeMounts as { name: string; mountPath: string; readOnly?: boolean }[];
+    expect(volumes.find((v) => v.name === 'uploads')!.persistentVolumeClaim).toEqual({ claimName: 'api-uploads', readOnly: true });
+    const env = Object.fromEntries(environmentOf(objects, container!).map((v) => [v.name, v.value]));
+    expect(mounts.find((m) => m.name === 'uploads')).toMatchObject({ mountPath: env.UPSTREAM_UPLOAD_DIR, readOnly: true });
+    expect(mounts.find((m) => m.name === 'backups')!.mountPath).toBe(env.BACKUP_DIR);
+    const claim = volumes.find((v) => v.name === 'backups')!.persistentVolumeClaim!.claimName;
+    expect(find(objects, 'PersistentVolumeClaim', claim)).toBeDefined();
+    expect(claim).not.toBe('api-uploads');
   });
 
   it('uses one image for the back office, the API and the migration, set by the overlay', () => {
@@ -340,7 +369,7 @@ describe('deploy/compose.yaml', () => {
   const envOf = (name: string) => ({ ...Object.assign({}, ...(services[name]!.env_file ?? []).map(envFile)), ...services[name]!.environment }) as Record<string, string>;
 
   it('runs PostgreSQL, the migration, the API, two back offices and HAProxy, each started when what it needs is ready', () => {
-    expect(Object.keys(services).sort()).toEqual(['api', 'backoffice-1', 'backoffice-2', 'haproxy', 'migrate', 'postgres']);
+    expect(Object.keys(services).sort()).toEqual(['api', 'backoffice-1', 'backoffice-2', 'backup', 'haproxy', 'migrate', 'postgres']);
     for (const name of ['postgres', 'api', 'backoffice-1', 'backoffice-2', 'haproxy']) expect(services[name]!.healthcheck, name).toBeDefined();
     expect(services.migrate!.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
     expect(services.api!.depends_on).toEqual({ migrate: { condition: 'service_completed_successfully' } });
@@ -350,7 +379,7 @@ describe('deploy/compose.yaml', () => {
     }
     expect(services.haproxy!.depends_on).toEqual({ 'backoffice-1': { condition: 'service_healthy' }, 'backoffice-2': { condition: 'service_healthy' } });
     expect(services.migrate!.command).toEqual(['node', 'scripts/migrate.ts']);
-    for (const name of ['migrate', 'api', 'backoffice-1', 'backoffice-2'])
+    for (const name of ['migrate', 'api', 'backoffice-1', 'backoffice-2', 'backup'])
       expect(services[name]).toMatchObject({ image: 'bike-backoffice:local', read_only: true, cap_drop: ['ALL'] });
   });
 
@@ -368,13 +397,26 @@ describe('deploy/compose.yaml', () => {
     for (const name of ['backoffice-1', 'backoffice-2']) {
       for (const key of Object.keys(envOf(name))) expect(BACK_OFFICE_VARS.has(key), `${name}: ${key}`).toBe(true);
     }
-    for (const name of ['api', 'migrate']) {
+    for (const name of ['api', 'migrate', 'backup']) {
       for (const key of Object.keys(envOf(name))) expect(UPSTREAM_VARS.has(key), `${name}: ${key}`).toBe(true);
     }
     const backOffice = loadEnv({ NODE_ENV: 'production', ...envOf('backoffice-1') });
     const api = loadUpstreamEnv(envOf('api'));
     expect(backOffice.UPSTREAM_FORWARDED_SECRET).toBe(api.UPSTREAM_FORWARDED_SECRET);
     expect(api.DATABASE_URL).toContain(envFile('compose-demo/postgres.env').POSTGRES_PASSWORD);
+  });
+
+  it("backs up nightly to a volume of its own: the database and the uploads, read-only, with the API's database and upload store", () => {
+    const backup = services.backup!;
+    expect(backup.command!.join(' ')).toMatch(/while true; do node scripts\/backup\.ts; sleep 86400; done/);
+    expect(backup.depends_on).toEqual({ api: { condition: 'service_healthy' } });
+    const volumes = (backup as { volumes: string[] }).volumes;
+    expect(volumes).toContain('uploads:/var/lib/bike/uploads:ro');
+    expect(volumes.some((v) => v.startsWith('backups:'))).toBe(true);
+    const env = loadUpstreamEnv(envOf('backup'));
+    const api = loadUpstreamEnv(envOf('api'));
+    expect(env).toMatchObject({ DATABASE_URL: api.DATABASE_URL, UPSTREAM_UPLOAD_DIR: api.UPSTREAM_UPLOAD_DIR, BACKUP_KEEP: 14 });
+    expect(volumes).toContain(`backups:${env.BACKUP_DIR}`);
   });
 
   it('puts HAProxy in front: round robin, checks on /readyz, X-Forwarded-For, both replicas', () => {
