@@ -21,6 +21,8 @@ process.stdout.write(JSON.stringify({ pid: process.pid, execArgv: process.execAr
   return file;
 }
 
+// The tests that start a Node process allow a minute: the unit project's 5 s default was passed by a child's start
+// and churn on a busy two-core machine (seen: a timeout in a unit run at load 13).
 describe('the V8 flags production runs with (ADR 049)', () => {
   it('names the flags a process was started without; one given by hand counts, whatever its value', () => {
     expect(NODE_FLAGS).toContain('--max-semi-space-size=2');
@@ -36,7 +38,7 @@ describe('the V8 flags production runs with (ADR 049)', () => {
     expect(missingNodeEnv({ MALLOC_MMAP_THRESHOLD_: '131072' })).toEqual({});
   });
 
-  it('started without them, the process re-executes itself in place with them, its arguments and environment kept', () => {
+  it('started without them, the process re-executes itself in place with them, its arguments and environment kept', { timeout: 60_000 }, () => {
     const script = relaunchingScript();
     const env: NodeJS.ProcessEnv = { ...process.env, NODE_FLAGS_TEST: 'kept', NODE_OPTIONS: '' };
     delete env.MALLOC_MMAP_THRESHOLD_;
@@ -51,7 +53,7 @@ describe('the V8 flags production runs with (ADR 049)', () => {
     expect(out.pid).toBe(run.pid);
   });
 
-  it('keeps values given by hand and does not re-execute', () => {
+  it('keeps values given by hand and does not re-execute', { timeout: 60_000 }, () => {
     const script = relaunchingScript();
     const run = spawnSync(process.execPath, ['--max-semi-space-size=16', script], {
       encoding: 'utf8',
@@ -65,7 +67,7 @@ describe('the V8 flags production runs with (ADR 049)', () => {
 });
 
 describe("a render worker's young generation (ADR 053)", () => {
-  it('isolates made after the call get its semi-spaces; the main isolate grows on the process flag', () => {
+  it('isolates made after the call get its semi-spaces; the main isolate grows on the process flag', { timeout: 60_000 }, () => {
     const file = join(dir, 'young.mjs');
     // Each isolate allocates short-lived objects until V8 has grown its new space as far as it may, then says how far.
     writeFileSync(
