@@ -318,7 +318,7 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
       recordChange(tx, up.config.auditKey, {
         userId: admin,
         role: 'Admin',
-        address: null,
+        address: '192.0.2.44',
         requestId: 'r',
         entity: 'services',
         recordId: id,
@@ -368,6 +368,10 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
     const mine = await call(`audit/?entity=services&record_id=${own}`, { as: 'buddy' });
     expect(mine.status).toBe(200);
     expect(mine.body.data.results[0]).toMatchObject({ record_id: own, changes: { notes: ['a', 'b'] }, user_name: 'Ada Admin' });
+    // Where the Admin was, their request and roles are not the buddy's to read (ADR 058); the Admin reads them.
+    expect(mine.body.data.results[0]).toMatchObject({ address: null, request_id: null, role: null });
+    const asAdmin = await call(`audit/?entity=services&record_id=${own}`);
+    expect(asAdmin.body.data.results[0]).toMatchObject({ address: '192.0.2.44', request_id: 'r', role: 'Admin' });
     expect((await call(`audit/?entity=services&record_id=${others}`, { as: 'buddy' })).status).toBe(403);
     expect((await call('audit/?entity=services', { as: 'buddy' })).status).toBe(403);
     expect((await call('audit/', { as: 'buddy' })).status).toBe(403);
@@ -385,7 +389,7 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
       recordChange(tx, up.config.auditKey, {
         userId: admin,
         role: 'Admin',
-        address: null,
+        address: '192.0.2.44',
         requestId: 'r',
         entity: 'services',
         recordId: id,
