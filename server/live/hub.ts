@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Client } from 'undici';
 import { browserEventOf, mayReceive, type LiveNotice, type Viewer } from './filter.ts';
 import { ACCOUNT_ENTITY } from '../../shared/live.ts';
-import { createSessionGroups } from './sessions.ts';
+import { createSessionGroups, type LiveStream } from './sessions.ts';
 
 /**
  * The back office's one subscription to the API's change events (ADR 037), fanned out to the browsers'
@@ -28,23 +28,7 @@ export const SESSION_RECHECK_MS = 30_000;
  */
 export const LIVE_LIMITS = { perSession: 8, perUser: 16 };
 
-/** One browser's stream. */
-export interface LiveStream {
-  viewer: Viewer;
-  /** The sign-in session it belongs to (the token's `sid`): logging out ends its streams at once. */
-  sessionId: string | null;
-  /** Written SSE frames. */
-  write(frame: string): void;
-  /** Ends the stream (the browser reconnects on its own, going through the session checks again). */
-  end(): void;
-  /** False once the stream's access token has expired: it is ended, and the reconnect refreshes the token. */
-  usable(): boolean;
-  /**
-   * Asks the API now whether the stream's session still stands with its token: false on a definite no. The hub
-   * asks one stream of a session (its newest) and ends them all on a no.
-   */
-  recheck?(): Promise<boolean>;
-}
+export type { LiveStream };
 
 export interface LiveHubOptions {
   /** The API's base URL (`…/api/`). */

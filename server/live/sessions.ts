@@ -1,9 +1,27 @@
-import type { LiveStream } from './hub.ts';
+import type { Viewer } from './filter.ts';
 
 /**
  * The browsers' streams grouped by sign-in session (ADR 058): the caps per session and per user, one session
  * check per session (not per stream) on a timer, and one heartbeat timer for every stream.
  */
+
+/** One browser's stream. */
+export interface LiveStream {
+  viewer: Viewer;
+  /** The sign-in session it belongs to (the token's `sid`): logging out ends its streams at once. */
+  sessionId: string | null;
+  /** Written SSE frames. */
+  write(frame: string): void;
+  /** Ends the stream (the browser reconnects on its own, going through the session checks again). */
+  end(): void;
+  /** False once the stream's access token has expired: it is ended, and the reconnect refreshes the token. */
+  usable(): boolean;
+  /**
+   * Asks the API now whether the stream's session still stands with its token: false on a definite no. The hub
+   * asks one stream of a session (its newest) and ends them all on a no.
+   */
+  recheck?(): Promise<boolean>;
+}
 
 /** The streams of one sign-in session: one recheck timer for all of them. */
 interface SessionGroup {
