@@ -373,7 +373,9 @@ function registerPages(app: FastifyInstance, { opts, renderer, createContext, me
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...loggerOption(opts.logger),
-    genReqId: requestIdOf,
+    // A trusted proxy's request id (X-Request-Id, traceparent: deploy/haproxy sets its own), else our own: never
+    // one a browser picked without a proxy in front (ADR 058), since it names the request in the API's history.
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req, Boolean(trustOf(opts.trustProxy))),
     logController: new PathOnlyLogController(),
     trustProxy: trustOf(opts.trustProxy),
     bodyLimit: 1024 * 1024,

@@ -170,6 +170,16 @@ describe('entries of declared actions, sub-resources, account events and exports
     expect(await verify()).toMatchObject({ ok: true });
   });
 
+  it('takes the request id only from the back office: a caller without its secret cannot pick the one its entry records (ADR 058)', async () => {
+    const bicycle = (await up.db.query<{ id: number }>('select id from bicycles where is_active order by id limit 1')).rows[0]!;
+    const id = Number(bicycle.id);
+    expect((await call(`bicycles/${id}/deactivate/`, { body: {}, requestId: 'picked-by-the-caller' })).status).toBe(200);
+    expect((await call(`bicycles/${id}/activate/`, { body: {} })).status).toBe(200);
+    const [entry] = (await entriesOf('bicycles', id)).slice(-2);
+    expect(entry!.action).toBe('deactivate');
+    expect(entry!.request_id).toMatch(/^[0-9a-f]{32}$/);
+  });
+
   it('records a role given and taken as the sub-resource’s operations, and nothing for a refused one', async () => {
     const shop = await userId('shop@example.com');
     expect((await call(`users/${shop}/roles/`, { body: { role: 'Admin' } })).status).toBe(200);
