@@ -288,7 +288,7 @@ function imageRoutes(db: Db, config: UpstreamConfig) {
 /** Services: the write rules above on the generic resource, and the service details checklist with images. */
 export const handlers: EntityHandlersFactory = ({ db, config }) => ({
   hooks: { beforeWrite: serviceWriteRules(config) },
-  actions: { orderRoute: orderRoute(db) },
+  actions: { orderRoute: orderRoute(db, config.auditKey) },
   subResources: { details: detailHandlers(db), images: photoHandlers(db, config) },
   routes: imageRoutes(db, config),
 });
