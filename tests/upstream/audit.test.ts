@@ -223,6 +223,21 @@ describe('entries of declared actions, sub-resources, account events and exports
     expect(Number(rows[0]!.n)).toBe(0);
   });
 
+  it('records a flood of failed sign-ins as a few entries saying how many, not one each (ADR 058)', async () => {
+    const tried = 'i9-flood-nobody@example.com';
+    const before = Number(
+      (await up.db.query<{ n: number }>("select count(*)::int as n from audit_log where action = 'sign_in_failed' and changes->'email'->>1 = $1", [tried])).rows[0]!.n,
+    );
+    for (let i = 0; i < 5; i++) expect((await call('account/login', { as: '', body: { email: tried, password: 'wrong-password-1' }, ip: '192.0.2.91' })).status).toBe(400);
+    const { rows } = await up.db.query<{ changes: Record<string, [unknown, unknown]> }>(
+      "select changes from audit_log where action = 'sign_in_failed' and changes->'email'->>1 = $1 order by id",
+      [tried],
+    );
+    expect(before).toBe(0);
+    expect(rows.map((r) => r.changes.failures![1])).toEqual([1, 2, 4]);
+    expect(rows[2]!.changes).toMatchObject({ email: [null, tried], address_failures: [null, 4] });
+  });
+
   it('records a password reset with the request for it, in the account’s history', async () => {
     const user = await userId('user@example.com');
     expect((await call('account/forgot-password', { as: '', body: { email: 'user@example.com' } })).status).toBe(200);
