@@ -111,7 +111,7 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
 
   // Writes sent with an Idempotency-Key are done once per user and key (ADR 042): every write route registered
   // from here on gets the check.
-  registerIdempotency(app, db);
+  registerIdempotency(app, db, config.jwtSecret);
 
   app.get('/healthz', async () => ({ ok: true }));
   // Every route registered from here on is listed in /openapi.json (generic ones with their schemas).
