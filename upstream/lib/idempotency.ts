@@ -103,7 +103,14 @@ function idempotencyPreHandler(db: Db, sealer: Sealer): preHandlerHookHandler {
     }
     reply.code(stored.status).header('idempotent-replayed', 'true');
     if (stored.content_type) reply.header('content-type', stored.content_type);
-    return reply.send(stored.body ? sealer.open(stored.body) : '');
+    let answer = '';
+    try {
+      answer = stored.body ? sealer.open(stored.body) : '';
+    } catch {
+      // Not sealed with this key (a tampered row): no replay to give.
+      throw new ApiError(422, 'idempotency_key_reused');
+    }
+    return reply.send(answer);
   };
 }
 
