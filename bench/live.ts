@@ -1,9 +1,11 @@
 import { Agent, request } from 'undici';
+import { LIVE_LIMITS } from '../server/live/hub.ts';
 import { apiToken, signIn, startStack, type BenchDb } from './support/stack.ts';
 import { percentile } from './support/stats.ts';
 
 /**
- * 10. Live updates (ADR 037): `streams` browsers' event streams open on one back-office process, then a
+ * 10. Live updates (ADR 037, 058): `streams` browsers' event streams, one per user (each user signed in once: a
+ * session holds at most LIVE_LIMITS.perSession), open on one back-office process, then a
  * change committed through the API every `intervalMs`: how long each takes to reach every stream, what a
  * stream costs in memory, and what one change costs the back office to fan out.
  *
@@ -12,7 +14,10 @@ import { percentile } from './support/stats.ts';
  * - Memory per stream: the back office's RSS after opening them minus before (after a GC), divided by streams.
  * - Fan-out cost: the back office's CPU time during the changes minus an idle stretch of the same length, per
  *   change (and per change and stream).
- * The readers run in this process, on the same machine: their own CPU competes with what is measured.
+ * - Session checks while idle: the API's `GET account/` per second during the idle stretch (one per session
+ *   every 30 s, ADR 058: not one per stream), and the cap: one session's stream past LIVE_LIMITS.perSession is refused.
+ * The readers run in this process, on the same machine: their own CPU competes with what is measured. The
+ * users are Admins, who hear of every change (the filter's shortest path).
  */
 export interface LiveResult {
   streams: number;
@@ -28,12 +33,18 @@ export interface LiveResult {
   fanOutCpuUsPerChangeAndStream: number;
   openSeconds: number;
   intervalMs: number;
+  users: number;
+  idleSessionChecksPerSecond: number;
+  capAnswer: number;
 }
 
-async function openStream(target: string, cookie: string, dispatcher: Agent, onChange: (id: number) => void): Promise<() => void> {
+async function openStream(target: string, cookie: string, dispatcher: Agent, onChange: (id: number) => void): Promise<(() => void) | number> {
   const abort = new AbortController();
   const res = await request(`${target}/live`, { headers: { cookie, accept: 'text/event-stream', 'sec-fetch-site': 'same-origin' }, signal: abort.signal, dispatcher });
-  if (res.statusCode !== 200) throw new Error(`/live answered ${res.statusCode}`);
+  if (res.statusCode !== 200) {
+    await res.body.dump();
+    return res.statusCode;
+  }
   let pending = '';
   res.body.setEncoding('utf8');
   res.body.on('data', (chunk: string) => {
@@ -59,7 +70,19 @@ export async function runLive(db: BenchDb, opts: { streams?: number; changes?: n
   const dispatcher = new Agent({ connections: streams + 10, pipelining: 0 });
   const closers: (() => void)[] = [];
   try {
-    const cookie = await signIn(stack.target);
+    const emails = await stack.upstream.ask<string[]>('liveUsers', { n: streams, role: 'Admin' });
+    const cookies: string[] = [];
+    // A few at a time (set-up, not measured), each tried again on a slow answer of a busy machine.
+    const signedIn = async (email: string) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await signIn(stack.target, email);
+        } catch (error) {
+          if (attempt === 3) throw error;
+        }
+      }
+    };
+    for (let i = 0; i < emails.length; i += 5) cookies.push(...(await Promise.all(emails.slice(i, i + 5).map(signedIn))));
     const token = await apiToken(stack.api);
     const created = await request(`${stack.api}assets/`, {
       method: 'POST',
@@ -72,23 +95,37 @@ export async function runLive(db: BenchDb, opts: { streams?: number; changes?: n
     const arrivals = new Map<number, number[]>();
     const t0 = performance.now();
     for (let i = 0; i < streams; i += 50) {
-      const batch = Array.from({ length: Math.min(50, streams - i) }, () =>
+      const batch = cookies.slice(i, i + 50).map((cookie) =>
         openStream(stack.target, cookie, dispatcher, (id) => {
           let list = arrivals.get(id);
           if (!list) arrivals.set(id, (list = []));
           list.push(performance.now());
         }),
       );
-      closers.push(...(await Promise.all(batch)));
+      for (const opened of await Promise.all(batch)) if (typeof opened === 'function') closers.push(opened);
     }
     const openSeconds = (performance.now() - t0) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const after = (await stack.backOffice.ask('endWindow')) as { rssMb: number };
 
-    // An idle stretch as long as the changes take: the CPU the open streams cost without changes (pings, timers).
+    // An idle stretch as long as the changes take (at least one session-check period): the CPU the open streams
+    // cost without changes (pings, timers), and the session checks they send the API.
+    const idleMs = Math.max(changes * intervalMs, 31_000);
+    await stack.upstream.ask('resetCounts');
     const idleStart = (await stack.backOffice.ask('cpuMs')) as number;
-    await new Promise((resolve) => setTimeout(resolve, changes * intervalMs));
-    const idleCpu = ((await stack.backOffice.ask('cpuMs')) as number) - idleStart;
+    await new Promise((resolve) => setTimeout(resolve, idleMs));
+    const idleCpu = (((await stack.backOffice.ask('cpuMs')) as number) - idleStart) * ((changes * intervalMs) / idleMs);
+    const idleChecks = ((await stack.upstream.ask<Record<string, number>>('counts')) as Record<string, number>)[`GET ${new URL(stack.api).pathname}account/`] ?? 0;
+    // One session past its cap: the first user's session already holds one stream.
+    const opened = closers.length;
+    let capAnswer = 200;
+    const extra: (() => void)[] = [];
+    for (let n = 1; n <= LIVE_LIMITS.perSession && capAnswer === 200; n++) {
+      const more = await openStream(stack.target, cookies[0]!, dispatcher, () => undefined);
+      if (typeof more === 'function') extra.push(more);
+      else capAnswer = more;
+    }
+    for (const close of extra) close();
 
     const sentAt = new Map<number, number>();
     let version = asset.version;
@@ -123,7 +160,7 @@ export async function runLive(db: BenchDb, opts: { streams?: number; changes?: n
     const fanOut = Math.max(0, busyCpu - idleCpu) / changes;
     return {
       streams,
-      opened: closers.length,
+      opened,
       changes,
       deliveries,
       missing: streams * changes - deliveries,
@@ -135,6 +172,9 @@ export async function runLive(db: BenchDb, opts: { streams?: number; changes?: n
       fanOutCpuUsPerChangeAndStream: round((fanOut * 1000) / streams),
       openSeconds: round(openSeconds),
       intervalMs,
+      users: cookies.length,
+      idleSessionChecksPerSecond: round(idleChecks / (idleMs / 1000)),
+      capAnswer,
     };
   } finally {
     for (const close of closers) close();

@@ -411,7 +411,7 @@ function renderLive(out: string[], l: Any) {
   out.push('### 10. Live updates: concurrent streams on one back-office process (ADR 037)', '');
   if (failed(l)) return void out.push(failed(l)!);
   out.push(
-    `${l.opened} of ${l.streams} browser streams open on one back-office process (${l.db}; opened in ${l.openSeconds} s), then ${l.changes} changes committed through the API, one every ${l.intervalMs ?? 500} ms. Latency is from the write's request leaving for the API to the frame's arrival at each stream (an upper bound of commit-to-browser); the readers run on the same machine.`,
+    `${l.opened} of ${l.streams} browser streams open on one back-office process${l.users ? `, one per user (${l.users} users, each signed in once)` : ''} (${l.db}; opened in ${l.openSeconds} s), then ${l.changes} changes committed through the API, one every ${l.intervalMs ?? 500} ms. Latency is from the write's request leaving for the API to the frame's arrival at each stream (an upper bound of commit-to-browser); the readers run on the same machine.`,
     '',
     table(
       ['deliveries', 'missing', 'p50', 'p95 (target ≤ 1 000 ms)', 'max', 'memory per stream', 'fan-out CPU per change', '… per change and stream'],
@@ -430,6 +430,11 @@ function renderLive(out: string[], l: Any) {
     ),
     '',
   );
+  if (l.idleSessionChecksPerSecond !== undefined)
+    out.push(
+      `While idle the open streams sent the API ${l.idleSessionChecksPerSecond} session checks a second (one per session every 30 s, ADR 058); one session's stream past its cap was answered ${l.capAnswer}.`,
+      '',
+    );
 }
 
 /** Section 7's plans: every statement one request of each query ran, its execution time and the indexes it read. */

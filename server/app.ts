@@ -35,8 +35,8 @@ import { registerPublicForms } from './public-forms.ts';
 import type { PublicFormResult } from '../shared/ssr-contract.ts';
 import { createLiveHub, type LiveHub } from './live/hub.ts';
 import { registerLiveRoutes } from './live/routes.ts';
+import { registerLoadShedding } from './load-shedding.ts';
 import fastifyRateLimit from '@fastify/rate-limit';
-import fastifyUnderPressure from '@fastify/under-pressure';
 
 export interface BuildAppOptions {
   upstreamUrl: string;
@@ -210,20 +210,7 @@ async function registerPlugins(app: FastifyInstance, opts: BuildAppOptions, metr
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
   });
 
-  // Shed load before it piles up: 503 + Retry-After while the event loop or memory is overloaded.
-  await app.register(fastifyUnderPressure, {
-    maxEventLoopDelay: opts.pressure?.maxEventLoopDelayMs ?? 1000,
-    maxHeapUsedBytes: opts.pressure?.maxHeapUsedBytes ?? 1024 * 1024 * 1024,
-    maxRssBytes: opts.pressure?.maxRssBytes ?? 1536 * 1024 * 1024,
-    retryAfter: 10,
-    pressureHandler: (_req, reply, type) => {
-      metrics.shed.inc();
-      void reply
-        .code(503)
-        .header('retry-after', '10')
-        .send({ error: { message: 'Server busy, try again shortly.', data: { appCode: 'overloaded', reason: type } } });
-    },
-  });
+  await registerLoadShedding(app, opts.pressure, () => metrics.shed.inc());
   await app.register(fastifyRateLimit, { global: false });
 }
 
@@ -390,7 +377,9 @@ function registerPages(app: FastifyInstance, { opts, renderer, createContext, me
 export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...loggerOption(opts.logger),
-    genReqId: requestIdOf,
+    // A trusted proxy's request id (X-Request-Id, traceparent: deploy/haproxy sets its own), else our own: never
+    // one a browser picked without a proxy in front (ADR 058), since it names the request in the API's history.
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req, Boolean(trustOf(opts.trustProxy))),
     logController: new PathOnlyLogController(),
     trustProxy: trustOf(opts.trustProxy),
     bodyLimit: 1024 * 1024,
@@ -418,10 +407,10 @@ export async function buildApp(opts: BuildAppOptions): Promise<FastifyInstance> 
   registerHealthChecks(app, upstream);
   await registerTrpc(app, createContext);
   registerExports(app, createContext);
-  registerLiveRoutes(app, { hub: services.live, createContext, upstream });
   if (opts.inProcessFiles) await registerInProcessFiles(app, opts.inProcessFiles);
 
   const renderer = await createSsrRenderer(app, opts.ssr);
+  registerLiveRoutes(app, { hub: services.live, createContext, upstream, translate: renderer.translate });
   app.decorate('renderThreads', () => renderer.renderThreads());
   await registerStaticFiles(app, opts.ssr);
   registerPages(app, { opts, renderer, createContext, metrics, mapConfig, tiles });

@@ -24,3 +24,27 @@ export interface LiveNotice extends LiveChange {
  * session still stands (ADR 037), and the account events are entries of its history (ADR 038).
  */
 export const ACCOUNT_ENTITY = 'users';
+
+/**
+ * The account events of the accounts' history (ADR 038): sign-ins, failed sign-ins (with the address typed, and
+ * whether an account has it), sign-outs, resets, invitations, e-mail and profile changes. They are the account
+ * owner's and the Admins' business: a live update of one reaches Admins only (ADR 058), whoever else reads the
+ * accounts (a buddy filling a buddy reference). `recordAccountEvent` takes only these names.
+ */
+export const ACCOUNT_EVENTS = [
+  'sign_in',
+  'sign_in_failed',
+  'sign_out',
+  'password_reset_requested',
+  'password_reset',
+  'invitation_accepted',
+  'email_change_requested',
+  'email_confirmed',
+  'profile_update',
+] as const;
+export type AccountEvent = (typeof ACCOUNT_EVENTS)[number];
+
+const ACCOUNT_EVENT_SET: ReadonlySet<string> = new Set(ACCOUNT_EVENTS);
+
+/** Whether a change is an account event (ADR 058): an entry of the accounts' history that is not a write of the record. */
+export const isAccountEvent = (change: Pick<LiveChange, 'entity' | 'action'>): boolean => change.entity === ACCOUNT_ENTITY && ACCOUNT_EVENT_SET.has(change.action);

@@ -21,24 +21,28 @@ export class PathOnlyLogController extends LogController {
   }
 }
 
-/** A request id taken from X-Request-Id (a proxy's in front): short, plain characters. */
+/** A request id taken from the back office's X-Request-Id: short, plain characters. */
 const REQUEST_ID = /^[\w-]{1,64}$/;
 /** W3C Trace Context: version 00, a trace id (not all zeros), a parent span id, flags. */
 const TRACEPARENT = /^00-(?!0{32})([0-9a-f]{32})-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
 const TRACE_ID = /^[0-9a-f]{32}$/;
 
+/** A fresh request id: a W3C trace id, so the calls it makes carry it as a `traceparent`. */
+export const freshRequestId = (): string => randomBytes(16).toString('hex');
+
 /**
- * Fastify's `genReqId` of both services (ADR 038): the trace id of an incoming W3C `traceparent` (the back
- * office's calls to the API carry one; so may a proxy or a tracing agent in front), else an incoming
- * X-Request-Id when it looks like one, else a fresh trace id. One id then names a request in both services'
- * logs and in the change history.
+ * Fastify's `genReqId` of both services (ADR 038, 058): from a `trusted` sender, the trace id of its
+ * `traceparent`, else its X-Request-Id when it looks like one; otherwise a fresh trace id. The id goes into the
+ * change history, so only a trusted sender picks it: for the API the back office (its secret came with the
+ * request), for the back office a proxy it was told to trust (TRUST_PROXY; deploy/haproxy sets its own id).
  */
-export function requestIdOf(req: { headers: Record<string, string | string[] | undefined> }): string {
+export function requestIdOf(req: { headers: Record<string, string | string[] | undefined> }, trusted: boolean): string {
+  if (!trusted) return freshRequestId();
   const traceparent = req.headers.traceparent;
   const trace = typeof traceparent === 'string' ? TRACEPARENT.exec(traceparent.trim().toLowerCase()) : null;
   if (trace) return trace[1]!;
   const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomBytes(16).toString('hex');
+  return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : freshRequestId();
 }
 
 /** The `traceparent` of a call made for request `requestId`: its trace, a new span; none when the id is not a trace id. */

@@ -61,6 +61,10 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
     logger && typeof logger === 'object' && 'child' in logger
       ? { loggerInstance: logger as FastifyServerOptions['loggerInstance'] }
       : { logger: logger === true ? { redact: UPSTREAM_REDACT } : logger && typeof logger === 'object' ? { redact: UPSTREAM_REDACT, ...logger } : false };
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  // Whether a request carries the back office's secret (compared in constant time over SHA-256 digests, ADR 028).
+  const expected = config.forwardedSecret === null ? null : digest(config.forwardedSecret);
+  const fromBackOffice = (given: string | string[] | undefined) => expected !== null && typeof given === 'string' && timingSafeEqual(digest(given), expected);
   const app = Fastify({
     ...loggerOption,
     routerOptions: { ignoreTrailingSlash: true },
@@ -69,9 +73,9 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
     requestTimeout: 30_000,
     connectionTimeout: 35_000,
     logController: new PathOnlyLogController(),
-    // The back office's request id (X-Request-Id), so one id names a request in both services' logs and in the
-    // change history (ADR 038); anything else gets a fresh one.
-    genReqId: requestIdOf,
+    // The back office's request id (X-Request-Id, with its secret), so one id names a request in both services'
+    // logs and in the change history (ADR 038); anyone else's is not taken (ADR 058): a fresh one.
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req, fromBackOffice(req.headers['x-forwarded-secret'])),
     // `req.ip` is the client: the peer, or what a trusted proxy (the back office) says in X-Forwarded-For.
     // Anyone else's X-Forwarded-For is ignored, so a client calling directly cannot pick its address.
     trustProxy: config.trustedProxies.length > 0 ? config.trustedProxies : false,
@@ -80,11 +84,8 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   // A trusted address is not enough (any process on this machine has one): X-Forwarded-For also needs the
   // back office's secret, else it is dropped before anything reads `req.ip` (ADR 028).
   if (config.forwardedSecret !== null) {
-    const digest = (value: string) => createHash('sha256').update(value).digest();
-    const expected = digest(config.forwardedSecret);
     app.addHook('onRequest', async (req) => {
-      const given = req.headers['x-forwarded-secret'];
-      if (typeof given !== 'string' || !timingSafeEqual(digest(given), expected)) delete req.raw.headers['x-forwarded-for'];
+      if (!fromBackOffice(req.headers['x-forwarded-secret'])) delete req.raw.headers['x-forwarded-for'];
     });
   }
   app.decorate('checkSession', (sessionId: string, userId: number, version: number) => checkSession(db, sessionId, userId, version));
@@ -110,7 +111,7 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
 
   // Writes sent with an Idempotency-Key are done once per user and key (ADR 042): every write route registered
   // from here on gets the check.
-  registerIdempotency(app, db);
+  registerIdempotency(app, db, config.jwtSecret);
 
   app.get('/healthz', async () => ({ ok: true }));
   // Every route registered from here on is listed in /openapi.json (generic ones with their schemas).

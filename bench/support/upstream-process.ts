@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { startUpstream } from '../../upstream/start.ts';
+import { hashPassword } from '../../upstream/lib/password.ts';
 import { serveCommands } from './ipc.ts';
 import { capturingQueries } from './query-capture.ts';
 
@@ -47,6 +48,23 @@ serveCommands({
   counts: () => ({ ...counts }),
   capture: (on) => capture.capture(Boolean(on)),
   explainCaptured: () => capture.explain(upstream.db),
+  /** `n` accounts `bench-live-<k>@example.com` (password `bench-password`, the `role` role) for the live bench's one stream per user (ADR 058). */
+  liveUsers: async (args) => {
+    const { n, role } = args as { n: number; role: string };
+    const hash = await hashPassword('bench-password', 1024);
+    await upstream.db.query(
+      `insert into users (email, password_hash, first_name, last_name, user_type, country, language, account_status, invitation_status, member_since, email_confirmed_at, city)
+       select 'bench-live-' || g || '@example.com', $2, 'Live', 'Bench ' || g, 1, 'se', 'en', 'active', 'accepted', now(), now(), 'Stockholm'
+       from generate_series(1, $1::int) g on conflict do nothing`,
+      [n, hash],
+    );
+    await upstream.db.query(
+      `insert into user_roles (user_id, role_id) select u.id, r.id from users u, roles r
+       where u.email like 'bench-live-%@example.com' and r.name = $1 on conflict do nothing`,
+      [role],
+    );
+    return Array.from({ length: n }, (_, k) => `bench-live-${k + 1}@example.com`);
+  },
   resetCounts: () => {
     for (const key of Object.keys(counts)) delete counts[key];
     return true;

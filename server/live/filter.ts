@@ -1,7 +1,7 @@
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { optionRoles } from '../../shared/entity/access-roles.ts';
 import { isOwnerScoped, type EntityDef } from '../../shared/entity/define.ts';
-import type { LiveChange, LiveNotice } from '../../shared/live.ts';
+import { isAccountEvent, type LiveChange, type LiveNotice } from '../../shared/live.ts';
 import { hasAnyRole, type Role } from '../../shared/roles.ts';
 
 export type { LiveNotice };
@@ -19,10 +19,13 @@ const BY_NAME = new Map((ENTITIES as readonly EntityDef[]).map((def) => [def.nam
 /**
  * Whether a change may reach a viewer: an Admin hears of every change; anyone else only of an entity their
  * roles may read (its screens' or choice lists' roles, as the API's read scopes), and of an owner-scoped
- * entity (services: their buddy) only when they own the record before or after the change.
+ * entity (services: their buddy) only when they own the record before or after the change. Account events
+ * (sign-ins, failed sign-ins, sign-outs, resets) reach Admins only, whoever else may read the accounts.
  */
 export function mayReceive(viewer: Viewer, notice: LiveNotice): boolean {
   if (viewer.roles.includes('Admin')) return true;
+  // Someone's sign-in, failed sign-in (and so whether an address has an account), sign-out, reset: Admins' only (ADR 058).
+  if (isAccountEvent(notice)) return false;
   const entity = BY_NAME.get(notice.entity);
   if (!entity || !hasAnyRole(viewer.roles, entity.readers)) return false;
   if (!isOwnerScoped(entity.def, viewer.roles)) return true;

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { Client } from 'undici';
 import { browserEventOf, mayReceive, type LiveNotice, type Viewer } from './filter.ts';
 import { ACCOUNT_ENTITY } from '../../shared/live.ts';
+import { createSessionGroups, type LiveStream } from './sessions.ts';
 
 /**
  * The back office's one subscription to the API's change events (ADR 037), fanned out to the browsers'
@@ -16,21 +17,18 @@ const RETRY_MS = { first: 1000, max: 30_000 };
 const SILENCE_MS = 45_000;
 /** A browser reconnecting while the subscription is not yet up waits this long, then is told it may have missed some. */
 const READY_WAIT_MS = 5_000;
+/** A comment this often keeps proxies and the browser from taking a quiet stream for a dead one: one timer for every stream. */
+export const HEARTBEAT_MS = 15_000;
+/** How often a session's streams ask the API whether it still stands (ended elsewhere: another process's logout, a deactivation): once per session, not per stream. */
+export const SESSION_RECHECK_MS = 30_000;
+/**
+ * Open streams one sign-in session, and one user over all their sessions, may hold (ADR 058): a tab holds one,
+ * and a browser on HTTP/1.1 opens at most six connections to a site. Past it `/live` answers 429 and the
+ * browser polls instead.
+ */
+export const LIVE_LIMITS = { perSession: 8, perUser: 16 };
 
-/** One browser's stream. */
-export interface LiveStream {
-  viewer: Viewer;
-  /** The sign-in session it belongs to (the token's `sid`): logging out ends its streams at once. */
-  sessionId: string | null;
-  /** Written SSE frames. */
-  write(frame: string): void;
-  /** Ends the stream (the browser reconnects on its own, going through the session checks again). */
-  end(): void;
-  /** False once the stream's access token has expired: it is ended, and the reconnect refreshes the token. */
-  usable(): boolean;
-  /** Asks the API now whether the stream's session still stands, and ends the stream if not. */
-  recheck?(): void;
-}
+export type { LiveStream };
 
 export interface LiveHubOptions {
   /** The API's base URL (`…/api/`). */
@@ -39,6 +37,9 @@ export interface LiveHubOptions {
   log: FastifyBaseLogger;
   onStreamsChanged?: (open: number) => void;
   onUpstreamConnected?: (connected: boolean) => void;
+  limits?: { perSession: number; perUser: number };
+  recheckMs?: number;
+  heartbeatMs?: number;
 }
 
 export const frameOf = (event: string, data: unknown, id?: number) => `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -55,6 +56,12 @@ export function createLiveHub(opts: LiveHubOptions) {
   const base = new URL(opts.upstreamUrl.endsWith('/') ? opts.upstreamUrl : `${opts.upstreamUrl}/`);
   const client = new Client(base.origin, { headersTimeout: 10_000, bodyTimeout: SILENCE_MS, connectTimeout: 5_000 });
   const streams = new Set<LiveStream>();
+  const groups = createSessionGroups({
+    limits: opts.limits ?? LIVE_LIMITS,
+    recheckMs: opts.recheckMs ?? SESSION_RECHECK_MS,
+    heartbeatMs: opts.heartbeatMs ?? HEARTBEAT_MS,
+    all: () => streams,
+  });
   const buffer: Buffered[] = [];
   /** Every change after this id has been received; null until the subscription first answers. */
   let coveredAfter: number | null = null;
@@ -78,13 +85,12 @@ export function createLiveHub(opts: LiveHubOptions) {
     buffer.push({ notice, at: now });
     evict(now);
     const frame = frameOf('change', browserEventOf(notice), notice.id);
-    // A change of the viewer's own account may have ended their session in another process: ask at once.
-    const account = notice.entity === ACCOUNT_ENTITY ? notice.record_id : null;
     for (const stream of streams) {
       if (!stream.usable()) stream.end();
       else if (mayReceive(stream.viewer, notice)) stream.write(frame);
-      if (account !== null && account === stream.viewer.userId) stream.recheck?.();
     }
+    // A change of the viewer's own account may have ended their session in another process: ask at once, once a session.
+    if (notice.entity === ACCOUNT_ENTITY && notice.record_id !== null) groups.recheckUser(notice.record_id);
   }
 
   /** The API could not replay everything: browsers drop every cached answer, the buffer starts afresh. */
@@ -170,9 +176,12 @@ export function createLiveHub(opts: LiveHubOptions) {
   return {
     /**
      * Adds a browser's stream; with `since` (its Last-Event-ID) first writes what it missed, or a gap when that
-     * is not known. Answers the function that removes it.
+     * is not known. Answers the function that removes it, or null when its session or user already holds
+     * as many streams as allowed (`LIVE_LIMITS`, ADR 058).
      */
-    async attach(stream: LiveStream, since: number | null): Promise<() => void> {
+    async attach(stream: LiveStream, since: number | null): Promise<(() => void) | null> {
+      if (groups.full(stream)) return null;
+      const leave = groups.join(stream);
       start();
       if (since !== null) {
         await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, READY_WAIT_MS).unref())]);
@@ -183,19 +192,21 @@ export function createLiveHub(opts: LiveHubOptions) {
       streams.add(stream);
       opts.onStreamsChanged?.(streams.size);
       return () => {
+        leave();
         if (streams.delete(stream)) opts.onStreamsChanged?.(streams.size);
       };
     },
+    /** Whether a session's or user's next stream would be refused: checked before asking the API about the session. */
+    full: (stream: Pick<LiveStream, 'sessionId' | 'viewer'>) => groups.full(stream),
     /** Ends every stream of a sign-in session (its logout). */
-    endSession(sessionId: string) {
-      for (const stream of streams) if (stream.sessionId === sessionId) stream.end();
-    },
+    endSession: (sessionId: string) => groups.endSession(sessionId),
     get openStreams() {
       return streams.size;
     },
     async close() {
       closed = true;
       abort.abort();
+      groups.close();
       for (const stream of streams) stream.end();
       await client.close().catch(() => undefined);
     },

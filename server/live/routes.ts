@@ -6,12 +6,8 @@ import type { Context } from '../trpc/context.ts';
 import { SessionExpiredError } from '../session/request-session.ts';
 import { sessionIdOf } from '../session/tokens.ts';
 import { UpstreamError, type UpstreamClient } from '../upstream/client.ts';
+import type { Language } from '../../shared/languages.ts';
 import type { LiveHub, LiveStream } from './hub.ts';
-
-/** A comment this often keeps proxies and the browser from taking a quiet stream for a dead one. */
-const HEARTBEAT_MS = 15_000;
-/** How often a stream asks the API whether its session still stands (ended elsewhere: another process's logout, a deactivation). */
-export const SESSION_RECHECK_MS = 30_000;
 
 function lastEventId(req: FastifyRequest): number | null {
   const raw = req.headers['last-event-id'];
@@ -25,7 +21,12 @@ function lastEventId(req: FastifyRequest): number | null {
  */
 export function registerLiveRoutes(
   app: FastifyInstance,
-  deps: { hub: LiveHub | null; createContext: (req: FastifyRequest, reply: FastifyReply) => Context; upstream: UpstreamClient; recheckMs?: number },
+  deps: {
+    hub: LiveHub | null;
+    createContext: (req: FastifyRequest, reply: FastifyReply) => Context;
+    upstream: UpstreamClient;
+    translate: (lang: Language, key: string) => Promise<string>;
+  },
 ) {
   const { hub } = deps;
   app.get(LIVE_PATH, async (req, reply) => {
@@ -35,6 +36,16 @@ export function registerLiveRoutes(
     if (!hub) return reply.code(404).send('Live updates are off');
     const ctx = deps.createContext(req, reply);
     if (!ctx.session.isAuthenticated()) return reply.code(401).send('Unauthorized');
+    // Past the caps (ADR 058) before asking the API anything: a flood of streams costs one cookie check each.
+    const tooMany = async () =>
+      reply
+        .code(429)
+        .header('retry-after', '60')
+        .type('text/plain; charset=utf-8')
+        .send(await deps.translate(ctx.lang, 'errors.too_many_streams'));
+    const claimed = ctx.session.info();
+    const claimedToken = ctx.session.accessToken();
+    if (claimed?.userId && claimedToken && hub.full({ sessionId: sessionIdOf(claimedToken), viewer: { userId: Number(claimed.userId), roles: claimed.roles } })) return tooMany();
     try {
       // The session still stands upstream (refreshed here when its token expired, the new cookies set on this answer).
       await ctx.session.call({ method: 'GET', path: 'account/', lang: ctx.lang });
@@ -50,12 +61,10 @@ export function registerLiveRoutes(
     if (info.roles.length === 0) return reply.code(403).send('Forbidden');
     const body = new PassThrough();
     let ended = false;
-    const timers: NodeJS.Timeout[] = [];
     let detach: () => void = () => undefined;
     const end = () => {
       if (ended) return;
       ended = true;
-      for (const timer of timers) clearInterval(timer);
       detach();
       body.end();
     };
@@ -67,26 +76,22 @@ export function registerLiveRoutes(
       },
       end,
       usable: () => info.exp === undefined || info.exp * 1000 > Date.now(),
-      recheck: () => {
-        if (ended) return;
-        deps.upstream.call({ method: 'GET', path: 'account/', token, lang: ctx.lang }).catch((error: unknown) => {
-          // Ended, or only this token outdated (roles changed): either way the browser reconnects through the checks.
-          if (error instanceof UpstreamError && error.status === 401) end();
-        });
-      },
+      // Asked by the hub for the session's newest stream, every 30 s and when the account changes (ADR 037, 058).
+      // A 401: ended, or only this token outdated (roles changed); either way the browsers reconnect through the checks.
+      recheck: () =>
+        deps.upstream.call({ method: 'GET', path: 'account/', token, lang: ctx.lang }).then(
+          () => true,
+          (error: unknown) => !(error instanceof UpstreamError && error.status === 401),
+        ),
     };
-    timers.push(
-      setInterval(() => {
-        if (!stream.usable()) return end();
-        body.write(': ping\n\n');
-      }, HEARTBEAT_MS),
-      // Besides the hub's at-once recheck when the account changes (ADR 037): a session ended with no change of it.
-      setInterval(() => stream.recheck!(), deps.recheckMs ?? SESSION_RECHECK_MS),
-    );
-    for (const timer of timers) timer.unref();
     reply.raw.on('close', end);
     body.write('retry: 3000\n: live\n\n');
-    detach = await hub.attach(stream, lastEventId(req));
+    const attached = await hub.attach(stream, lastEventId(req));
+    if (!attached) {
+      body.destroy();
+      return tooMany();
+    }
+    detach = attached;
     if (ended) detach();
     return reply.header('content-type', 'text/event-stream; charset=utf-8').header('x-accel-buffering', 'no').send(body);
   });

@@ -58,6 +58,8 @@ export interface SsrRenderer {
   enforceCsp: boolean;
   /** The page sent with a 503 when a render worker gave up (RenderUnavailableError, ADR 029): no script, no state. */
   unavailablePage(lang: Language): Promise<string>;
+  /** A text of the app's translations (`errors.…`) in a language: answers outside pages (`/live`'s 429) say it too. */
+  translate(lang: Language, key: string): Promise<string>;
   /** The render workers now serving (none when rendering in the main thread): the memory bench reads their heaps. */
   renderThreads(): readonly Worker[];
 }
@@ -132,6 +134,9 @@ export async function createSsrRenderer(app: FastifyInstance, mode: SsrMode): Pr
       const entry = await loadEntry();
       const t = (key: string) => escapeHtml(entry.translate(lang, key));
       return `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${t('errors.render_unavailable_title')}</title></head><body><main><h1>${t('errors.render_unavailable_title')}</h1><p>${t('errors.render_unavailable')}</p><p><a href="">${t('errors.retry')}</a></p></main></body></html>`;
+    },
+    async translate(lang, key) {
+      return (await loadEntry()).translate(lang, key);
     },
     async render({ url, ctx, nonce, config, form }) {
       const entry = await loadEntry();

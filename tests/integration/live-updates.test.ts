@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordChange } from '../../upstream/lib/audit.ts';
+import { LIVE_LIMITS } from '../../server/live/hub.ts';
+import en from '../../locales/en/common.json';
+import sv from '../../locales/sv/common.json';
 import { agent, mutate, signIn, type Agent } from '../support/http.ts';
 import { openSse, type SseFrame, type SseReader } from '../support/live-stream.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
@@ -188,5 +191,30 @@ describe('live updates', () => {
     expect((await mutate(buddy, 'auth.logout')).status).toBe(200);
     await open.ended;
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('caps the streams of a session: past the cap 429 with a translated message, a slot again once one closed (ADR 058)', async () => {
+    const shop = await signedIn('shop@example.com');
+    const open = await Promise.all(Array.from({ length: LIVE_LIMITS.perSession }, () => stream(shop)));
+    expect(open.map((reader) => reader.status)).toEqual(open.map(() => 200));
+    const refused = await fetch(`${stack.baseUrl}/live`, { headers: { cookie: await cookieHeader(shop), accept: 'text/event-stream' } });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('60');
+    expect(await refused.text()).toBe(en.errors.too_many_streams);
+    const swedishCookie = (await cookieHeader(shop))
+      .split('; ')
+      .filter((cookie) => !cookie.startsWith('lang='))
+      .concat('lang=sv')
+      .join('; ');
+    const swedish = await fetch(`${stack.baseUrl}/live`, { headers: { cookie: swedishCookie } });
+    expect([swedish.status, await swedish.text()]).toEqual([429, sv.errors.too_many_streams]);
+    open[0]!.close();
+    let again: SseReader | null = null;
+    for (let i = 0; i < 50 && again?.status !== 200; i++) {
+      again?.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      again = await stream(shop);
+    }
+    expect(again!.status).toBe(200);
   });
 });

@@ -220,6 +220,21 @@ describe('M2: the back office forwards who is signing in, so only the guesser is
     }
   });
 
+  it('without a trusted proxy in front, a browser’s X-Request-Id or traceparent is not the history’s request id (ADR 058)', async () => {
+    const admin = agent(stack);
+    expect((await mutate(admin, 'auth.login', { email: 'admin@example.com', password: DEMO_PASSWORD })).status).toBe(200);
+    const created = await mutate(admin, 'assets.create', { name: 'Unproxied van', asset_type: 'van', status: 1 })
+      .set('x-request-id', 'browser-picked-0001')
+      .set('traceparent', '00-1af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const { rows } = await stack.upstream.db.query<{ request_id: string }>("select request_id from audit_log where entity = 'assets' and record_id = $1", [
+      created.body.result.data.id,
+    ]);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.request_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(rows[0]!.request_id).not.toBe('1af7651916cd43dd8448eb211c80319c');
+  });
+
   it("the back office's own limit counts per address and account: failures elsewhere never block the account", async () => {
     const limited = await startStack({ upstream: stack.upstream, app: { trustProxy: 1, loginLimits: { perAccountPer15Minutes: 2, perIpPerMinute: 100 } } });
     try {

@@ -262,7 +262,7 @@ describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
     const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
     type Peer = { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: { matchLabels: Record<string, string> } };
     const spec = (name: string) => policies.find((p) => p.metadata.name === name)!.spec as { podSelector: { matchLabels?: Record<string, string> }; ingress?: { from: Peer[] }[] };
-    expect(spec('default-deny-ingress')).toEqual({ podSelector: {}, policyTypes: ['Ingress'] });
+    expect(spec('default-deny')).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
     const peers = (name: string) =>
       spec(name).ingress!.flatMap((rule) =>
         rule.from.map((peer) =>
@@ -293,6 +293,36 @@ describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
     const claim = volumes.find((v) => v.name === 'backups')!.persistentVolumeClaim!.claimName;
     expect(find(objects, 'PersistentVolumeClaim', claim)).toBeDefined();
     expect(claim).not.toBe('api-uploads');
+  });
+
+  it('restricts egress too: DNS for all, the back office to the API and https, the API and the migration to PostgreSQL (and https for the API), PostgreSQL to nothing (ADR 058)', () => {
+    type Peer = { podSelector?: { matchLabels: Record<string, string> }; namespaceSelector?: { matchLabels: Record<string, string> }; ipBlock?: { cidr: string } };
+    type Spec = { podSelector: { matchLabels?: Record<string, string> }; policyTypes: string[]; egress?: { to?: Peer[]; ports?: { port: number; protocol?: string }[] }[] };
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy').map((p) => [p.metadata.name, p.spec as Spec] as const);
+    // Every pod is selected by a policy with Egress among its types: nothing leaves unless a rule lets it.
+    for (const workload of workloads(objects)) {
+      const labels = (podSpecOf(workload) ? ((workload.spec as { template?: { metadata?: { labels?: Record<string, string> } } }).template?.metadata?.labels ?? {}) : {}) as Record<
+        string,
+        string
+      >;
+      const selecting = policies.filter(([, spec]) => Object.entries(spec.podSelector.matchLabels ?? {}).every(([k, v]) => labels[k] === v));
+      expect(
+        selecting.some(([, spec]) => spec.policyTypes.includes('Egress')),
+        workload.metadata.name,
+      ).toBe(true);
+    }
+    const rules = (name: string) =>
+      (policies.find(([n]) => n === name)![1].egress ?? []).flatMap((rule) =>
+        (rule.ports ?? [{ port: 0 }]).map(
+          (port) =>
+            `${(rule.to ?? [{}]).map((peer) => (peer.podSelector ? `pod:${peer.podSelector.matchLabels['app.kubernetes.io/name']}` : peer.namespaceSelector ? `ns:${peer.namespaceSelector.matchLabels['kubernetes.io/metadata.name']}` : peer.ipBlock ? `ip:${peer.ipBlock.cidr}` : 'any')).join('|')}:${port.port}`,
+        ),
+      );
+    expect(rules('dns-egress')).toEqual(['ns:kube-system:53', 'ns:kube-system:53']);
+    expect(rules('backoffice').sort()).toEqual(['any:443', 'pod:api:4010']);
+    expect(rules('api').sort()).toEqual(['any:443', 'pod:postgres|ip:0.0.0.0/0:5432']);
+    expect(rules('migrate')).toEqual(['pod:postgres|ip:0.0.0.0/0:5432']);
+    expect(policies.find(([n]) => n === 'postgres')![1].egress).toBeUndefined();
   });
 
   it('uses one image for the back office, the API and the migration, set by the overlay', () => {
@@ -354,6 +384,10 @@ interface ComposeService {
   healthcheck?: { test: string[] };
   read_only?: boolean;
   cap_drop?: string[];
+  cap_add?: string[];
+  security_opt?: string[];
+  tmpfs?: string[];
+  ports?: string[];
 }
 
 describe('deploy/compose.yaml', () => {
@@ -381,6 +415,15 @@ describe('deploy/compose.yaml', () => {
     expect(services.migrate!.command).toEqual(['node', 'scripts/migrate.ts']);
     for (const name of ['migrate', 'api', 'backoffice-1', 'backoffice-2', 'backup'])
       expect(services[name]).toMatchObject({ image: 'bike-backoffice:local', read_only: true, cap_drop: ['ALL'] });
+  });
+
+  it('hardens PostgreSQL as the app services, and publishes HAProxy on loopback only, since the secrets are public demo ones (ADR 058)', () => {
+    expect(services.postgres).toMatchObject({ read_only: true, cap_drop: ['ALL'], security_opt: ['no-new-privileges:true'] });
+    expect(services.postgres!.tmpfs).toEqual(expect.arrayContaining(['/tmp', '/var/run/postgresql']));
+    // Only what the image's entrypoint needs to hand its data directory to the postgres user.
+    expect([...(services.postgres!.cap_add ?? [])].sort()).toEqual(['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETGID', 'SETUID']);
+    for (const [name, service] of Object.entries(services)) for (const port of service.ports ?? []) expect(port, `${name} publishes ${port}`).toMatch(/^127\.0\.0\.1:/);
+    expect(services.haproxy!.ports).toEqual(['127.0.0.1:8080:8080']);
   });
 
   it('keeps secrets out of the compose file: only in env files of clearly demo values', () => {

@@ -6,6 +6,7 @@ import { routerKey, type EntityDef } from '../../shared/entity/define.ts';
 import { ROLE, type Role } from '../../shared/roles.ts';
 import { browserEventOf, mayReceive, type LiveNotice } from '../../server/live/filter.ts';
 import { ownersOf } from '../../upstream/lib/audit.ts';
+import { ACCOUNT_ENTITY, ACCOUNT_EVENTS } from '../../shared/live.ts';
 import { routerOf } from '../../client/shell/live-updates.ts';
 
 /** Who hears of which change (ADR 037): the per-viewer filter over generated viewers and changes. */
@@ -65,6 +66,20 @@ describe('live updates: who hears of a change', () => {
     for (const userId of [3, 5]) expect(mayReceive({ userId, roles: [ROLE.Buddy] }, handed)).toBe(true);
     expect(mayReceive({ userId: 4, roles: [ROLE.Buddy] }, handed)).toBe(false);
     expect(browserEventOf(handed)).toEqual({ id: 9, entity: 'services', record_id: 1, action: 'update', user_id: 1 });
+  });
+
+  it('account events (sign-ins, failed sign-ins, sign-outs, resets) reach Admins only, never a buddy who reads the accounts (ADR 058)', () => {
+    const users = defs.find((def) => def.name === ACCOUNT_ENTITY)!;
+    // Buddies may read the accounts (they fill buddy references): the reason they used to hear of every sign-in.
+    expect(optionRoles(users)).toEqual(expect.arrayContaining([ROLE.Buddy, ROLE.BuddyShop]));
+    for (const action of ACCOUNT_EVENTS)
+      for (const record_id of [7, null]) {
+        const event: LiveNotice = { id: 1, entity: ACCOUNT_ENTITY, record_id, action, user_id: record_id, owner: null };
+        for (const roles of roleSets.filter((set) => !set.includes(ROLE.Admin))) expect(mayReceive({ userId: 3, roles }, event), `${action} to ${roles.join()}`).toBe(false);
+        expect(mayReceive({ userId: 3, roles: [ROLE.Admin] }, event)).toBe(true);
+      }
+    // A write of an account (a name a buddy reference shows) still reaches whoever reads the accounts.
+    expect(mayReceive({ userId: 3, roles: [ROLE.Buddy] }, { id: 2, entity: ACCOUNT_ENTITY, record_id: 7, action: 'update', user_id: 1, owner: null })).toBe(true);
   });
 
   it('marks stale the queries of the entity’s own tRPC router (the browser’s copy of routerKey)', () => {

@@ -96,3 +96,65 @@ describe('the live hub', () => {
     expect(hub.openStreams).toBeGreaterThan(0);
   });
 });
+
+describe('the live hub’s caps and shared session checks (ADR 058)', () => {
+  const limits = { perSession: 3, perUser: 5 };
+  /** A hub whose API never answers: these tests need no changes, only streams. */
+  const quietHub = (recheckMs = 60_000) =>
+    createLiveHub({ upstreamUrl: 'http://127.0.0.1:9/api/', forwardedSecret: 'secret', log: silent, limits, recheckMs, heartbeatMs: 60_000 });
+
+  function checked(userId: number, sessionId: string, answers: { standing: Set<string>; asked: string[] }) {
+    const stream = collector({ userId, roles: ['Buddy'] });
+    stream.sessionId = sessionId;
+    return Object.assign(stream, {
+      recheck: async () => {
+        answers.asked.push(sessionId);
+        return answers.standing.has(sessionId);
+      },
+    });
+  }
+
+  it('refuses a stream past the cap of its session and of its user, and takes one again once a stream left', async () => {
+    const capped = quietHub();
+    const answers = { standing: new Set(['a', 'b']), asked: [] as string[] };
+    try {
+      const first = await Promise.all([1, 2, 3].map(() => capped.attach(checked(4, 'a', answers), null)));
+      expect(first.every((detach) => detach !== null)).toBe(true);
+      expect(capped.full({ sessionId: 'a', viewer: { userId: 4, roles: ['Buddy'] } })).toBe(true);
+      expect(await capped.attach(checked(4, 'a', answers), null)).toBeNull();
+      // Another session of the same user: two more, then the user's cap.
+      expect(await capped.attach(checked(4, 'b', answers), null)).not.toBeNull();
+      expect(await capped.attach(checked(4, 'b', answers), null)).not.toBeNull();
+      expect(await capped.attach(checked(4, 'c', answers), null)).toBeNull();
+      // Someone else is not held back by them.
+      expect(await capped.attach(checked(5, 'd', answers), null)).not.toBeNull();
+      first[0]!();
+      expect(await capped.attach(checked(4, 'a', answers), null)).not.toBeNull();
+      expect(capped.openStreams).toBe(6);
+    } finally {
+      await capped.close();
+    }
+  });
+
+  it('asks the API once per session, not per stream, and a no ends every stream of that session only', async () => {
+    const checking = quietHub(100);
+    const answers = { standing: new Set(['a', 'b']), asked: [] as string[] };
+    try {
+      const mine = [1, 2, 3].map(() => checked(4, 'a', answers));
+      const other = checked(5, 'b', answers);
+      for (const stream of [...mine, other]) await checking.attach(stream, null);
+      await until(() => answers.asked.length >= 4);
+      // Each tick asks once for 'a' (three streams) and once for 'b'.
+      const a = answers.asked.filter((s) => s === 'a').length;
+      const b = answers.asked.filter((s) => s === 'b').length;
+      expect(Math.abs(a - b)).toBeLessThanOrEqual(1);
+      answers.standing.delete('a');
+      await until(() => mine.every((stream) => stream.ended));
+      const asked = answers.asked.length;
+      await until(() => answers.asked.length >= asked + 2);
+      expect(other.ended).toBe(false);
+    } finally {
+      await checking.close();
+    }
+  });
+});

@@ -653,10 +653,17 @@ describe('N1: the built-in roles keep their names', () => {
       expect(await call(`roles/${role.id}/`, { method: 'PATCH', token: admin, body: { name: name.toLowerCase(), version: role.version } })).toMatchObject(builtIn);
       expect(await call(`roles/${role.id}/`, { method: 'DELETE', token: admin })).toMatchObject({ status: 409 });
     }
-    // BuddyShop is derived, but a catalogue row of that name is as protected; deleting it is refused even unheld.
-    const buddyShop = await call('roles/', { token: admin, body: { name: 'BuddyShop', description: 'Buddy and Shop' } });
-    expect(buddyShop.status).toBe(201);
-    expect(await call(`roles/${buddyShop.body.data.id}/`, { method: 'DELETE', token: admin })).toMatchObject(builtIn);
+    // No new role takes a built-in name, in any case (ADR 058: a `BuddyShop` row used to be locked for ever), nor does a rename.
+    const reserved = { status: 409, body: { error: { message: 'built_in_role', fields: { name: 'validation.reservedRole' } } } };
+    for (const name of ['BuddyShop', 'buddyshop', ' ADMIN ', 'shop']) expect(await call('roles/', { token: admin, body: { name, description: null } })).toMatchObject(reserved);
+    const plain = await call('roles/', { token: admin, body: { name: 'N1 Plain', description: null } });
+    expect(plain.status).toBe(201);
+    expect(await call(`roles/${plain.body.data.id}/`, { method: 'PUT', token: admin, body: { ...plain.body.data, name: 'Buddyshop' } })).toMatchObject(reserved);
+    // A BuddyShop row made before that is not locked: it can be renamed, and deleted.
+    const { rows } = await up.db.query<{ id: number }>("insert into roles (name) values ('BuddyShop') returning id");
+    const old = (await roles(admin)).find((r) => r.id === Number(rows[0]!.id))!;
+    expect((await call(`roles/${old.id}/`, { method: 'PUT', token: admin, body: { ...old, name: 'N1 Former BuddyShop' } })).status).toBe(200);
+    expect((await call(`roles/${old.id}/`, { method: 'DELETE', token: admin })).status).toBeLessThan(300);
     expect(claimsOf((await login('admin@example.com')).token).scope).toContain('Admin');
   });
 

@@ -170,6 +170,16 @@ describe('entries of declared actions, sub-resources, account events and exports
     expect(await verify()).toMatchObject({ ok: true });
   });
 
+  it('takes the request id only from the back office: a caller without its secret cannot pick the one its entry records (ADR 058)', async () => {
+    const bicycle = (await up.db.query<{ id: number }>('select id from bicycles where is_active order by id limit 1')).rows[0]!;
+    const id = Number(bicycle.id);
+    expect((await call(`bicycles/${id}/deactivate/`, { body: {}, requestId: 'picked-by-the-caller' })).status).toBe(200);
+    expect((await call(`bicycles/${id}/activate/`, { body: {} })).status).toBe(200);
+    const [entry] = (await entriesOf('bicycles', id)).slice(-2);
+    expect(entry!.action).toBe('deactivate');
+    expect(entry!.request_id).toMatch(/^[0-9a-f]{32}$/);
+  });
+
   it('records a role given and taken as the sub-resource’s operations, and nothing for a refused one', async () => {
     const shop = await userId('shop@example.com');
     expect((await call(`users/${shop}/roles/`, { body: { role: 'Admin' } })).status).toBe(200);
@@ -211,6 +221,21 @@ describe('entries of declared actions, sub-resources, account events and exports
     expect(await lastEntry()).toMatchObject({ record_id: buddy, user_id: buddy, action: 'sign_out' });
     const { rows } = await up.db.query<{ n: number }>("select count(*)::int as n from audit_log where changes::text like '%' || $1 || '%'", [DEMO_PASSWORD]);
     expect(Number(rows[0]!.n)).toBe(0);
+  });
+
+  it('records a flood of failed sign-ins as a few entries saying how many, not one each (ADR 058)', async () => {
+    const tried = 'i9-flood-nobody@example.com';
+    const before = Number(
+      (await up.db.query<{ n: number }>("select count(*)::int as n from audit_log where action = 'sign_in_failed' and changes->'email'->>1 = $1", [tried])).rows[0]!.n,
+    );
+    for (let i = 0; i < 5; i++) expect((await call('account/login', { as: '', body: { email: tried, password: 'wrong-password-1' }, ip: '192.0.2.91' })).status).toBe(400);
+    const { rows } = await up.db.query<{ changes: Record<string, [unknown, unknown]> }>(
+      "select changes from audit_log where action = 'sign_in_failed' and changes->'email'->>1 = $1 order by id",
+      [tried],
+    );
+    expect(before).toBe(0);
+    expect(rows.map((r) => r.changes.failures![1])).toEqual([1, 2, 4]);
+    expect(rows[2]!.changes).toMatchObject({ email: [null, tried], address_failures: [null, 4] });
   });
 
   it('records a password reset with the request for it, in the account’s history', async () => {
@@ -318,7 +343,7 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
       recordChange(tx, up.config.auditKey, {
         userId: admin,
         role: 'Admin',
-        address: null,
+        address: '192.0.2.44',
         requestId: 'r',
         entity: 'services',
         recordId: id,
@@ -368,6 +393,10 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
     const mine = await call(`audit/?entity=services&record_id=${own}`, { as: 'buddy' });
     expect(mine.status).toBe(200);
     expect(mine.body.data.results[0]).toMatchObject({ record_id: own, changes: { notes: ['a', 'b'] }, user_name: 'Ada Admin' });
+    // Where the Admin was, their request and roles are not the buddy's to read (ADR 058); the Admin reads them.
+    expect(mine.body.data.results[0]).toMatchObject({ address: null, request_id: null, role: null });
+    const asAdmin = await call(`audit/?entity=services&record_id=${own}`);
+    expect(asAdmin.body.data.results[0]).toMatchObject({ address: '192.0.2.44', request_id: 'r', role: 'Admin' });
     expect((await call(`audit/?entity=services&record_id=${others}`, { as: 'buddy' })).status).toBe(403);
     expect((await call('audit/?entity=services', { as: 'buddy' })).status).toBe(403);
     expect((await call('audit/', { as: 'buddy' })).status).toBe(403);
@@ -385,7 +414,7 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
       recordChange(tx, up.config.auditKey, {
         userId: admin,
         role: 'Admin',
-        address: null,
+        address: '192.0.2.44',
         requestId: 'r',
         entity: 'services',
         recordId: id,

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATION_RANGE } from '../../shared/geo.ts';
 import { startUpstream } from '../../upstream/start.ts';
@@ -74,6 +75,26 @@ describe('Idempotency-Key on writes (ADR 042)', () => {
     const { rows } = await up.db.query<{ n: number }>('select count(*)::int as n from service_types where name_en = $1', ['Idempotent type']);
     expect(rows[0]!.n).toBe(1);
     expect(await auditCount('service-types', first.body.data.id)).toBe(1);
+  });
+
+  it('keeps no personal data readable for its day: the answer encrypted, the request only as a keyed hash (ADR 058, I1)', async () => {
+    const { rows: users } = await up.db.query<{ id: number }>("select id from users where email = 'user@example.com'");
+    const id = Number(users[0]!.id);
+    const detail = (await upstreamCall(up.url, `users/${id}/`, { token: tokens.admin })).body.data;
+    const ssn = '19900101-4821';
+    const body = { first_name: detail.first_name, last_name: detail.last_name, is_active: true, user_type: detail.user_type, version: detail.version, social_security_number: ssn };
+    const first = await send(`users/${id}/`, { key: 'ssn-1', method: 'PUT', body });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const again = await send(`users/${id}/`, { key: 'ssn-1', method: 'PUT', body });
+    expect([again.replayed, again.body]).toEqual(['true', first.body]);
+    const { rows } = await up.db.query<{ fingerprint: string; body: string }>("select fingerprint, body from idempotency_keys where key = 'ssn-1'");
+    expect(rows).toHaveLength(1);
+    for (const value of [rows[0]!.fingerprint, rows[0]!.body]) {
+      expect(value).not.toContain(ssn);
+      expect(value).not.toContain('"data"');
+    }
+    // Not the plain SHA-256 of the body, which trying every number would reverse.
+    expect(rows[0]!.fingerprint).not.toContain(createHash('sha256').update(JSON.stringify(body)).digest('base64url'));
   });
 
   it('a transition replayed is done once: one history entry, one version step, the first answer again', async () => {

@@ -149,6 +149,19 @@ describe('the orderRoute action', () => {
       "select action, changes from audit_log where entity = 'services' and action = 'orderRoute' order by id desc limit 1",
     );
     expect(rows[0]).toMatchObject({ action: 'orderRoute', changes: { order: [null, [d, b, a, c]] } });
+    // Each stop moved is an entry of its own history, routed to its buddy for live updates (ADR 058).
+    const { rows: perStop } = await up.db.query<{ record_id: number; changes: unknown; owners: number[] }>(
+      "select record_id, changes, owners from audit_log where entity = 'services' and action = 'orderRoute' and record_id is not null and record_id = any($1::bigint[]) order by record_id",
+      [[a, b, c, d]],
+    );
+    expect(perStop.map((r) => [Number(r.record_id), r.changes, r.owners.map(Number)])).toEqual(
+      [
+        [a, { route_position: [0, 3] }, [ids.bo]],
+        [b, { route_position: [0, 2] }, [ids.bo]],
+        [c, { route_position: [0, 4] }, [ids.bo]],
+        [d, { route_position: [0, 1] }, [ids.bo]],
+      ].sort((x, y) => (x[0] as number) - (y[0] as number)),
+    );
   });
 
   it("refuses an incomplete day, another buddy's stop, a broken time order and a stale set of stops", async () => {

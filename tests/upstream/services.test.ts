@@ -637,6 +637,41 @@ describe('service photos (§9 service_image, ADR 043)', () => {
   });
 });
 
+describe('checklist-row images (ADR 058)', () => {
+  async function uploaded(as: string) {
+    const signed = await call('upload/?kind=service_detail_image&content_type=image%2Fpng', { as });
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200);
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYPj/HwADAgH/2ZrGgwAAAABJRU5ErkJggg==', 'base64');
+    const put = await fetch(signed.body.data.url, { method: 'PUT', headers: { 'content-type': 'image/png', 'x-amz-acl': 'public-read' }, body: png });
+    expect(put.status).toBeLessThan(300);
+    return signed.body.data.access_url as string;
+  }
+  const entries = async (id: number) =>
+    (
+      await up.db.query<{ action: string; changes: Record<string, [unknown, unknown]> }>(
+        "select action, changes from audit_log where entity = 'services' and record_id = $1 order by id",
+        [id],
+      )
+    ).rows;
+
+  it('refuse another user’s upload, and their adds and removals are entries of the service’s history', async () => {
+    const record = await bookedService();
+    const item = Number((await up.db.query<{ id: number }>('select id from service_items order by id limit 1')).rows[0]!.id);
+    const refused = await call(`services/${record.id}/details/${item}/images/`, { body: { url: await uploaded('admin') }, as: 'buddy' });
+    expect(refused).toMatchObject({ status: 400, body: { error: { fields: { url: 'validation.uploadedImage' } } } });
+    const before = (await entries(record.id)).length;
+    const url = await uploaded('buddy');
+    const added = await call(`services/${record.id}/details/${item}/images/`, { body: { url }, as: 'buddy' });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    expect((await call(`services/${record.id}/details/${item}/images/${added.body.data.id}/`, { method: 'DELETE', as: 'buddy' })).status).toBe(200);
+    const recorded = (await entries(record.id)).slice(before);
+    expect(recorded).toEqual([
+      { action: 'details.images.add', changes: { images: [null, { service_item_id: item, url }] } },
+      { action: 'details.images.remove', changes: { images: [{ id: added.body.data.id, service_item_id: item, url }, null] } },
+    ]);
+  });
+});
+
 describe('expert requests', () => {
   it('are cancelled through their status flow, once', async () => {
     const created = await call('expert-requests/', { body: { requested_date: '2097-02-02', status: 1, user_id: 4, description: 'Frame check' } });

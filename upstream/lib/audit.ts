@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { createHmac } from 'node:crypto';
 import type { FieldDef } from '../../shared/entity/define.ts';
 import type { Db } from '../db.ts';
-import { ACCOUNT_ENTITY, type LiveNotice } from '../../shared/live.ts';
+import { ACCOUNT_ENTITY, type AccountEvent, type LiveNotice } from '../../shared/live.ts';
 import type { StoredAuditEntry } from '../../shared/schemas/audit.ts';
 import type {} from './auth.ts';
 
@@ -203,7 +203,7 @@ export function ownersOf(before: Record<string, unknown> | null, after: Record<s
  * entry of the user's history (entity `users`, the account's id; none for a sign-in tried with an address no
  * account has), in the transaction of the change it goes with. Who is the signed-in caller, else the account.
  */
-export function recordAccountEvent(tx: Db, key: string, req: FastifyRequest, userId: number | null, action: string, changes: Changes = {}): Promise<number> {
+export function recordAccountEvent(tx: Db, key: string, req: FastifyRequest, userId: number | null, action: AccountEvent, changes: Changes = {}): Promise<number> {
   return recordRequestEvent(tx, key, req, { userId, entity: ACCOUNT_ENTITY, recordId: userId, action, changes });
 }
 

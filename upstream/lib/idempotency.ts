@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions, preHandlerHookHandler } from 'fastify';
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import type { Db } from '../db.ts';
 import { IDEMPOTENCY_HEADER, isIdempotencyKey } from '../../shared/http-headers.ts';
 import { ApiError } from './api-error.ts';
@@ -21,10 +21,36 @@ declare module 'fastify' {
   }
 }
 
-const fingerprintOf = (req: FastifyRequest) => {
-  const body = req.body === undefined ? '' : Buffer.isBuffer(req.body) ? req.body : JSON.stringify(req.body);
-  return `${req.method} ${req.routeOptions.url ?? req.url} ${JSON.stringify(req.params ?? {})} ${createHash('sha256').update(body).digest('base64url')}`;
-};
+/**
+ * What is kept of a request and its answer for a day (ADR 058, I1): answers and bodies carry personal data (a
+ * social security number), so the request is kept only as an HMAC (a plain hash of a short number can be
+ * reversed by trying them all) and the answer encrypted (AES-256-GCM), both keyed from the API's secret.
+ */
+export function idempotencySealer(secret: string) {
+  const key = createHmac('sha256', secret).update('idempotency-keys/v1').digest();
+  const PREFIX = 'enc:v1:';
+  return {
+    fingerprintOf(req: FastifyRequest): string {
+      const body = req.body === undefined ? '' : Buffer.isBuffer(req.body) ? req.body : JSON.stringify(req.body);
+      return `${req.method} ${req.routeOptions.url ?? req.url} ${JSON.stringify(req.params ?? {})} ${createHmac('sha256', key).update(body).digest('base64url')}`;
+    },
+    seal(plain: string): string {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return `${PREFIX}${iv.toString('base64url')}.${cipher.getAuthTag().toString('base64url')}.${data.toString('base64url')}`;
+    },
+    /** A stored answer; one stored before this change (plain, gone within a day) as it is. */
+    open(stored: string): string {
+      if (!stored.startsWith(PREFIX)) return stored;
+      const [iv, tag, data] = stored.slice(PREFIX.length).split('.') as [string, string, string];
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    },
+  };
+}
+type Sealer = ReturnType<typeof idempotencySealer>;
 
 interface Stored {
   fingerprint: string;
@@ -39,13 +65,13 @@ interface Stored {
  * answers the stored result of the request that claimed it before. Only signed-in writes take part, since a
  * key is scoped to its user: the same key from another user is another key, and never sees this one's answer.
  */
-function idempotencyPreHandler(db: Db): preHandlerHookHandler {
+function idempotencyPreHandler(db: Db, sealer: Sealer): preHandlerHookHandler {
   return async function (req: FastifyRequest, reply: FastifyReply) {
     const header = req.headers[IDEMPOTENCY_HEADER];
     if (header === undefined || !req.user) return;
     if (!isIdempotencyKey(header)) throw new ApiError(400, 'validation_error', 'The Idempotency-Key header is not a valid key.');
     const userId = req.user.id;
-    const fingerprint = fingerprintOf(req);
+    const fingerprint = sealer.fingerprintOf(req);
     const claimed = await db.query(`insert into idempotency_keys (user_id, key, fingerprint) values ($1, $2, $3) on conflict (user_id, key) do nothing returning key`, [
       userId,
       header,
@@ -77,7 +103,14 @@ function idempotencyPreHandler(db: Db): preHandlerHookHandler {
     }
     reply.code(stored.status).header('idempotent-replayed', 'true');
     if (stored.content_type) reply.header('content-type', stored.content_type);
-    return reply.send(stored.body ?? '');
+    let answer = '';
+    try {
+      answer = stored.body ? sealer.open(stored.body) : '';
+    } catch {
+      // Not sealed with this key (a tampered row): no replay to give.
+      throw new ApiError(422, 'idempotency_key_reused');
+    }
+    return reply.send(answer);
   };
 }
 
@@ -88,8 +121,9 @@ function idempotencyPreHandler(db: Db): preHandlerHookHandler {
  * preHandlers as it is registered, and its answer is stored as it is sent. An answer of 5xx (or none) gives
  * the key back, so the same request may be tried again.
  */
-export function registerIdempotency(app: FastifyInstance, db: Db) {
-  const preHandler = idempotencyPreHandler(db);
+export function registerIdempotency(app: FastifyInstance, db: Db, secret: string) {
+  const sealer = idempotencySealer(secret);
+  const preHandler = idempotencyPreHandler(db, sealer);
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = [route.method].flat();
     if (!methods.some((m) => WRITE_METHODS.has(m))) return;
@@ -110,7 +144,7 @@ export function registerIdempotency(app: FastifyInstance, db: Db) {
       claim.key,
       reply.statusCode,
       typeof contentType === 'string' ? contentType : null,
-      payload === null ? '' : String(payload),
+      payload === null ? '' : sealer.seal(String(payload)),
     ]);
     return payload;
   });

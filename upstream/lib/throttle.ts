@@ -36,7 +36,8 @@ export interface Counter {
   policy: ThrottlePolicy;
 }
 
-export type ThrottleVerdict = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+/** `counts`: each counter's attempts in its window, this one included, in the order the counters were given. */
+export type ThrottleVerdict = { allowed: true; counts: number[] } | { allowed: false; retryAfterSeconds: number };
 
 /**
  * Counts one attempt against every counter, or none when any of them says wait. The rows are locked for
@@ -59,16 +60,18 @@ export async function takeAttempt(db: Db, counters: readonly Counter[]): Promise
     const waits = counters.map((c, i) => (c.policy.expired(entries[i]!) ? 0 : c.policy.waitSeconds(entries[i]!)));
     const longest = Math.max(0, ...waits);
     if (longest > 0) return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(longest)) };
+    const counts: number[] = [];
     for (const [i, { scope, key, policy }] of counters.entries()) {
       const startOver = policy.expired(entries[i]!) || entries[i]!.count === 0;
+      counts.push(startOver ? 1 : entries[i]!.count + 1);
       await tx.query(`update throttle set count = $3, last_at = now(), first_at = case when $4::boolean then now() else first_at end where scope = $1 and key = $2`, [
         scope,
         key,
-        startOver ? 1 : entries[i]!.count + 1,
+        counts[i],
         startOver,
       ]);
     }
-    return { allowed: true };
+    return { allowed: true, counts };
   });
 }
 
@@ -101,3 +104,15 @@ export function addressKey(ip: string): string {
       .join(':') + '::/64'
   );
 }
+
+const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0;
+
+/**
+ * Whether a failed sign-in is written to the change history (ADR 058, I9): each entry takes the history's one
+ * lock, so an anonymous flood must not write one per attempt. Written: the 1st, 2nd, 4th, 8th… failure of an
+ * address + account pair (each entry says how many so far), while the client address has failed at most 64
+ * times in its window, and past that only at its own 128th, 256th… failure. Every failure is still counted
+ * (the throttle) and logged.
+ */
+export const recordsFailedSignIn = (pairFailures: number, addressFailures: number): boolean =>
+  isPowerOfTwo(pairFailures) && (addressFailures <= 64 || isPowerOfTwo(addressFailures));

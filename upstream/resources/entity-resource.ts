@@ -1159,9 +1159,10 @@ function registerActions(app: FastifyInstance, r: EntityResource, handlers: Enti
 
 /**
  * Runs a declared action's or sub-resource write's handler in its history scope (ADR 038): every transaction
- * it opens on the resource's database records the entry of what it changed, before its commit.
+ * it opens on the resource's database records the entry of what it changed, before its commit. An entity's own
+ * routes (`routes`: a checklist row's images) write through it too (ADR 058).
  */
-function audited(r: EntityResource, req: FastifyRequest, action: string, onRecord: boolean, asked: Changes, run: () => Promise<unknown>) {
+export function audited(r: EntityResource, req: FastifyRequest, action: string, onRecord: boolean, asked: Changes, run: () => Promise<unknown>) {
   const id = onRecord ? Number((req.params as { id?: string }).id) : NaN;
   return inActionScope(
     {

@@ -4,6 +4,7 @@ import { inputFieldsSchema } from '../../shared/entity/schemas.ts';
 import { keepsTimeOrder } from '../../shared/route-order.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
+import { recordRequestEvent } from '../lib/audit.ts';
 import { parseBody } from '../routes/validation.ts';
 import type { EntityRouteHandler } from './entity-resource.ts';
 
@@ -16,8 +17,11 @@ const CANCELED: readonly number[] = [SERVICE_STATUS.CanceledByBuddy, SERVICE_STA
  * suggestion is 409 `conflict`, as for a record changed meanwhile — and keep the stops with an agreed time in time
  * order (400, `order: validation.routeTimes`).
  * A buddy orders only their own day: another's stop is a 404, as everywhere (ADR 009).
+ * Besides the action's own entry (what was asked), each stop whose position changed gets an entry of its own
+ * (`route_position` before and after, its buddy as owner): its history shows it, and live updates announce it
+ * to the buddy and the Admins (ADR 058).
  */
-export function orderRoute(db: Db): EntityRouteHandler {
+export function orderRoute(db: Db, auditKey: string): EntityRouteHandler {
   return async (req, reply) => {
     const { order } = parseBody(input, req.body) as { order: number[] };
     const user = req.user!;
@@ -40,12 +44,22 @@ export function orderRoute(db: Db): EntityRouteHandler {
       if (open.length !== order.length || open.some((r) => !order.includes(Number(r.id)))) throw new ApiError(409, 'conflict', "The day's stops have changed meanwhile.");
       const timeOf = new Map(own.map((r) => [Number(r.id), r.service_time]));
       if (!keepsTimeOrder(order.map((id) => timeOf.get(id) ?? null))) throw new ApiError(400, 'validation_error', undefined, { order: 'validation.routeTimes' });
-      await tx.query(
+      // `was` reads the row as it was before this statement (its snapshot), `s` as written.
+      const { rows: moved } = await tx.query<{ id: number; was: number; now: number }>(
         `update services s set route_position = o.position, version = s.version + 1, updated_at = now()
-           from unnest($1::bigint[]) with ordinality as o(id, position)
-          where s.id = o.id and s.route_position <> o.position`,
+           from unnest($1::bigint[]) with ordinality as o(id, position), services was
+          where s.id = o.id and was.id = s.id and s.route_position <> o.position
+          returning s.id, was.route_position as was, s.route_position as now`,
         [order],
       );
+      for (const stop of moved.sort((x, y) => Number(x.id) - Number(y.id)))
+        await recordRequestEvent(tx, auditKey, req, {
+          entity: servicesEntity.name,
+          recordId: Number(stop.id),
+          action: 'orderRoute',
+          changes: { route_position: [Number(stop.was), Number(stop.now)] },
+          owners: [Number(buddy)],
+        });
     });
     return ok(reply, { order });
   };

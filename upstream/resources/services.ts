@@ -13,7 +13,7 @@ import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { checkCapacity, lockBuddyDays } from './capacity.ts';
 import { orderRoute } from './service-route-order.ts';
-import type { EntityHandlersFactory, EntityResource, Lang, WriteContext } from './entity-resource.ts';
+import { audited, type EntityHandlersFactory, type EntityResource, type Lang, type WriteContext } from './entity-resource.ts';
 
 const itemKey = idParam.extend({ key: idParam.shape.id });
 const imageParams = itemKey.extend({ imageId: idParam.shape.id });
@@ -237,40 +237,49 @@ function photoHandlers(db: Db, config: UpstreamConfig) {
   return { list, add, remove };
 }
 
-// The images of a checklist row: routes of their own (not declared: an item of an item).
+// The images of a checklist row: routes of their own (not declared: an item of an item), written in the
+// history scope as the declared sub-resources are (ADR 058): `details.images.add` / `.remove`, and announced live.
 function imageRoutes(db: Db, config: UpstreamConfig) {
   const writers = requireAuth(config, writeRoles(servicesEntity, 'transition'));
   return (app: FastifyInstance, resource: EntityResource) => {
     app.post('/api/services/:id/details/:key/images/', { preHandler: writers }, async (req, reply) => {
       const { id, key: itemId } = parseBody(itemKey, req.params);
       const { url } = parseBody(imageInput, req.body);
-      // Only files stored through our own signed uploads can be attached (ADR 020).
-      await checkUploadedImage(db, config, url, { field: 'url', kind: 'service_detail_image', current: null });
-      const result = await db.transaction(async (tx) => {
-        await editableService(resource, id, req.user!, tx);
-        await ensureItem(tx, itemId);
-        const { rows: detail } = await tx.query<{ id: number }>(
-          `insert into service_details (service_id, service_item_id) values ($1, $2)
-         on conflict (service_id, service_item_id) do update set updated_at = now() returning id`,
-          [id, itemId],
-        );
-        const { rows: image } = await tx.query<{ id: number }>('insert into service_detail_images (service_detail_id, url) values ($1, $2) returning id', [detail[0]!.id, url]);
-        return { id: Number(image[0]!.id), url };
-      });
+      const user = req.user!;
+      // Only files stored through our own signed uploads, and a Buddy's own, can be attached (ADR 020, 058).
+      await checkUploadedImage(db, config, url, { field: 'url', kind: 'service_detail_image', current: null, uploadedBy: user.roles.includes('Admin') ? undefined : [user.id] });
+      const result = await audited(resource, req, 'details.images.add', true, { images: [null, { service_item_id: itemId, url }] }, () =>
+        db.transaction(async (tx) => {
+          await editableService(resource, id, user, tx);
+          await ensureItem(tx, itemId);
+          const { rows: detail } = await tx.query<{ id: number }>(
+            `insert into service_details (service_id, service_item_id) values ($1, $2)
+           on conflict (service_id, service_item_id) do update set updated_at = now() returning id`,
+            [id, itemId],
+          );
+          const { rows: image } = await tx.query<{ id: number }>('insert into service_detail_images (service_detail_id, url) values ($1, $2) returning id', [detail[0]!.id, url]);
+          return { id: Number(image[0]!.id), url };
+        }),
+      );
       return ok(reply, result, 201);
     });
 
     app.delete('/api/services/:id/details/:key/images/:imageId/', { preHandler: writers }, async (req, reply) => {
       const { id, key: itemId, imageId } = parseBody(imageParams, req.params);
-      await db.transaction(async (tx) => {
-        await editableService(resource, id, req.user!, tx);
-        const { rows: gone } = await tx.query(
-          `delete from service_detail_images m using service_details d
-          where m.id = $1 and m.service_detail_id = d.id and d.service_id = $2 and d.service_item_id = $3 returning m.id`,
-          [imageId, id, itemId],
-        );
-        if (!gone[0]) throw new ApiError(404, 'not_found');
-      });
+      const removed = { images: [{ id: imageId, service_item_id: itemId }, null] as [unknown, unknown] };
+      await audited(resource, req, 'details.images.remove', true, removed, () =>
+        db.transaction(async (tx) => {
+          await editableService(resource, id, req.user!, tx);
+          const { rows: gone } = await tx.query<{ url: string }>(
+            `delete from service_detail_images m using service_details d
+            where m.id = $1 and m.service_detail_id = d.id and d.service_id = $2 and d.service_item_id = $3 returning m.url`,
+            [imageId, id, itemId],
+          );
+          if (!gone[0]) throw new ApiError(404, 'not_found');
+          // The entry (written at this transaction's commit) names the file removed.
+          removed.images[0] = { id: imageId, service_item_id: itemId, url: gone[0].url };
+        }),
+      );
       return ok(reply, { id: imageId });
     });
   };
@@ -279,7 +288,7 @@ function imageRoutes(db: Db, config: UpstreamConfig) {
 /** Services: the write rules above on the generic resource, and the service details checklist with images. */
 export const handlers: EntityHandlersFactory = ({ db, config }) => ({
   hooks: { beforeWrite: serviceWriteRules(config) },
-  actions: { orderRoute: orderRoute(db) },
+  actions: { orderRoute: orderRoute(db, config.auditKey) },
   subResources: { details: detailHandlers(db), images: photoHandlers(db, config) },
   routes: imageRoutes(db, config),
 });

@@ -13,7 +13,7 @@ import { hashPassword, verifyPassword } from '../lib/password.ts';
 import { signAccessToken } from '../lib/jwt.ts';
 import { canonicalJson, recordAccountEvent, type Changes } from '../lib/audit.ts';
 import { createSession, revokeSession, revokeUserSessions } from '../lib/sessions.ts';
-import { addressKey, backoff, fixedWindow, forgive, giveBack, takeAttempt, type Counter } from '../lib/throttle.ts';
+import { addressKey, backoff, fixedWindow, forgive, giveBack, recordsFailedSignIn, takeAttempt, type Counter } from '../lib/throttle.ts';
 import { hashToken, openPayload, randomToken, sealPayload } from '../lib/tokens.ts';
 import { sendMail } from '../mail.ts';
 import { findUser } from '../users.ts';
@@ -154,8 +154,17 @@ function registerSignIn(app: FastifyInstance, db: Db, config: UpstreamConfig, is
     const matches = (await verifyPassword(input.password, user?.password_hash ?? (await dummyHash))) && Boolean(user?.password_hash);
     if (!user || !matches) {
       req.log.warn({ address, known: Boolean(user) }, 'failed login');
-      // Recorded under the account tried (none when no account has that address), with the address typed.
-      await db.transaction((tx) => recordAccountEvent(tx, config.auditKey, req, user ? Number(user.id) : null, 'sign_in_failed', { email: [null, account] }));
+      // Recorded under the account tried (none when no account has that address), with the address typed and
+      // how many failures so far; a flood writes a few entries, not one each (ADR 058).
+      const [addressFailures = 1, pairFailures = 1] = verdict.allowed ? verdict.counts : [];
+      if (recordsFailedSignIn(pairFailures, addressFailures))
+        await db.transaction((tx) =>
+          recordAccountEvent(tx, config.auditKey, req, user ? Number(user.id) : null, 'sign_in_failed', {
+            email: [null, account],
+            failures: [null, pairFailures],
+            address_failures: [null, addressFailures],
+          }),
+        );
       throw invalidCredentials();
     }
     // The right password: this pair starts over, and the address gets its attempt back.

@@ -86,6 +86,15 @@ async function withLabels(db: Db, entries: AuditRow[], lang: Lang): Promise<Audi
   });
 }
 
+/**
+ * An entry as a reader who is not an Admin sees it (ADR 058): who and what, never where from, which request or
+ * with which roles — those of the Admins and other buddies who changed their service are not theirs to read.
+ */
+const forReader =
+  (req: FastifyRequest) =>
+  (entry: AuditRow): AuditRow =>
+    req.user!.roles.includes('Admin') ? entry : { ...entry, role: null, address: null, request_id: null };
+
 function rowOf(row: Record<string, unknown>): AuditRow {
   const entry = storedEntryOf(row);
   return { ...entry, user_name: (row.user_name as string | null) ?? null, changes: shownChanges(entry.entity, entry.changes) };
@@ -108,7 +117,7 @@ export function registerAuditRoutes(app: FastifyInstance, db: Db, config: Upstre
     ]);
     const paginator: Paginator = { page, page_size, count: counted.count, total_pages: Math.ceil(counted.count / page_size), has_next: rows.length > page_size };
     if (counted.estimated) paginator.estimated = true;
-    return ok(reply, { results: await withLabels(db, rows.slice(0, page_size).map(rowOf), langOf(req)), paginator });
+    return ok(reply, { results: await withLabels(db, rows.slice(0, page_size).map(rowOf).map(forReader(req)), langOf(req)), paginator });
   });
 
   app.get('/api/audit/export/', { preHandler: requireAuth(config, ['Admin']) }, async (req, reply) => {
