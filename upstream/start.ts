@@ -71,7 +71,11 @@ export async function sweepExpired(db: Db, config: Pick<UpstreamConfig, 'session
  * Prunes the change history to the retention (ADR 038). A run that does not verify is refused and said
  * loudly, at every attempt: the history was edited, and removing it would launder the edit (ADR 059).
  */
-async function pruneAuditHistory(db: Db, config: UpstreamConfig, log: FastifyBaseLogger): Promise<void> {
+export async function pruneAuditHistory(
+  db: Db,
+  config: Pick<UpstreamConfig, 'auditKey' | 'auditRetentionDays'>,
+  log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
+): Promise<void> {
   if (config.auditRetentionDays === null) return;
   try {
     const removed = await pruneHistory(db, config.auditKey, new Date(Date.now() - config.auditRetentionDays * 24 * 3600 * 1000));

@@ -9,6 +9,7 @@ import { chainHead, recordChange, verifyChain } from '../../upstream/lib/audit.t
 import { readHeadFile, witnessHead } from '../../upstream/lib/audit-head.ts';
 import { pruneHistory, PruneRefused } from '../../upstream/lib/audit-retention.ts';
 import { migrate } from '../../upstream/migrate.ts';
+import { pruneAuditHistory } from '../../upstream/start.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 
 /**
@@ -133,6 +134,19 @@ describe('tampering around the triggers shows (ADR 059)', () => {
     expect(await entryIds(db)).toEqual([1, 2, 3, 4, 5, 6]);
     expect((await db.query('select * from audit_checkpoints')).rows).toEqual([]);
     expect(await verifyChain(db, key)).toEqual({ ok: false, firstBadId: 3, reason: 'edited' });
+  });
+
+  it('the API says a refused pruning at error level, naming the entry', async () => {
+    await fresh();
+    await write(db, 4);
+    await aroundTriggers(db, "update audit_log set at = at - interval '400 days', request_id = 'forged' where id <= 2");
+    const said: { level: string; fields: unknown; msg: string }[] = [];
+    const log = Object.fromEntries(['info', 'warn', 'error'].map((level) => [level, (fields: unknown, msg: string) => said.push({ level, fields, msg })]));
+    await pruneAuditHistory(db, { auditKey: key, auditRetentionDays: 30 }, log as never);
+    expect(said).toEqual([
+      { level: 'error', fields: { firstBadId: 1, reason: 'edited' }, msg: expect.stringMatching(/^CHANGE HISTORY TAMPERED WITH: .*entry 1 \(edited\).*nothing removed/) },
+    ]);
+    expect(await entryIds(db)).toEqual([1, 2, 3, 4]);
   });
 
   it('prunes a long run in verified chunks, each behind its checkpoint', async () => {
