@@ -95,9 +95,22 @@ export async function pruneAuditHistory(
 function auditHeadWitness(db: Db, config: UpstreamConfig, log: FastifyBaseLogger) {
   let last: SignedHead | null = null;
   let warned = '';
+  let fileFailed = '';
   let running: Promise<void> = Promise.resolve();
+  // A file that cannot be written (a read-only file system) is said once; the head still goes to the log.
+  const toFile = async (file: string) => {
+    try {
+      const done = await witnessHead(db, config.auditKey, file, last);
+      fileFailed = '';
+      return done;
+    } catch (error) {
+      if (fileFailed !== String(error)) log.warn({ err: error, file }, 'change history head not written to its file (AUDIT_HEAD_FILE); it is still logged');
+      fileFailed = String(error);
+      return signedHeadIfMoved(db, config.auditKey, last);
+    }
+  };
   const once = async () => {
-    const done = config.auditHeadFile ? await witnessHead(db, config.auditKey, config.auditHeadFile, last) : await signedHeadIfMoved(db, config.auditKey, last);
+    const done = config.auditHeadFile ? await toFile(config.auditHeadFile) : await signedHeadIfMoved(db, config.auditKey, last);
     if ('written' in done) {
       last = done.written;
       log.info({ auditHead: done.written }, 'change history head');

@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../upstream/db.ts';
-import { chainHead, recordChange, verifyChain } from '../../upstream/lib/audit.ts';
+import { chainHead, headHolds, recordChange, verifyChain } from '../../upstream/lib/audit.ts';
 import { readHeadFile, witnessHead } from '../../upstream/lib/audit-head.ts';
 import { pruneHistory, PruneRefused } from '../../upstream/lib/audit-retention.ts';
 import { migrate } from '../../upstream/migrate.ts';
-import { pruneAuditHistory } from '../../upstream/start.ts';
+import { pruneAuditHistory, startUpstream } from '../../upstream/start.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 
 /**
@@ -216,5 +216,34 @@ describe('tampering around the triggers shows (ADR 059)', () => {
     const forged = run(file);
     expect(forged.stdout).toBe("BROKEN: the chain's head does not hold at entry 10 (a signed head forged, or the head row set back around its triggers)\n");
     expect(forged.status).toBe(1);
+  });
+});
+
+describe('the API writes its signed head outside the database (ADR 059)', () => {
+  it('at start, every interval when it moved, and at close: to AUDIT_HEAD_FILE and to the log', { timeout: 300_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bo-audit-head-api-'));
+    const file = join(dir, 'head.json');
+    const lines: string[] = [];
+    const up = await startUpstream({
+      port: 0,
+      seedDemo: false,
+      logger: { level: 'info', stream: { write: (line: string) => void lines.push(line) } },
+      config: { scryptCost: 1024, auditKey: key, auditHeadFile: file, auditHeadIntervalMs: 50 },
+    });
+    try {
+      expect(readHeadFile(file)).toMatchObject({ id: 0, hash: null });
+      await write(up.db, 3);
+      await expect.poll(() => readHeadFile(file)?.id, { timeout: 60_000 }).toBe(3);
+      await write(up.db, 1);
+    } finally {
+      await up.close();
+    }
+    // The last head, written at close whatever the interval, holds under the key and names the newest entry.
+    const head = readHeadFile(file)!;
+    expect(head.id).toBe(4);
+    expect(headHolds(key, head)).toBe(true);
+    const logged = lines.map((line) => JSON.parse(line) as { msg: string; auditHead?: unknown }).filter((l) => l.msg === 'change history head');
+    expect(logged.at(-1)!.auditHead).toEqual(head);
+    rmSync(dir, { recursive: true, force: true });
   });
 });
