@@ -8,7 +8,7 @@ import { CHAIN_HEAD, checkpointHash, latestCheckpoint, walkChain, type ChainLink
  */
 
 /** Entries removed (and verified first) per transaction: the chain's lock is held for one such run only. */
-export const PRUNE_CHUNK = 5000;
+export const PRUNE_CHUNK = 1000;
 
 /** A pruning that found the entries it was to remove (or the checkpoint before them) not holding: nothing was removed. */
 export class PruneRefused extends Error {
