@@ -14,9 +14,13 @@ import { loadUpstreamEnvOrExit, type UpstreamEnv } from '../upstream/env.ts';
  * from the tail show. Exit code 1 when the chain is broken.
  */
 async function main(db: Db, env: UpstreamEnv, headFile: string): Promise<number> {
-  const { rows: table } = await db.query<{ name: string | null }>("select to_regclass('audit_log')::text as name");
+  const { rows: table } = await db.query<{ name: string | null; head: string | null }>("select to_regclass('audit_log')::text as name, to_regclass('audit_head')::text as head");
   if (!table[0]?.name) {
     process.stderr.write('audit:verify: this database has no change history (migration 081 has not run: start the API once).\n');
+    return 1;
+  }
+  if (!table[0].head) {
+    process.stderr.write("audit:verify: this database predates the change history's head (migration 093 has not run: start the API once).\n");
     return 1;
   }
   let key = env.AUDIT_KEY;
