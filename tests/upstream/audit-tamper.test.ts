@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../upstream/db.ts';
-import { chainHead, headHolds, recordChange, verifyChain } from '../../upstream/lib/audit.ts';
+import { AUDIT_CHANNEL, chainHead, headHolds, recordChange, verifyChain } from '../../upstream/lib/audit.ts';
 import { readHeadFile, witnessHead } from '../../upstream/lib/audit-head.ts';
 import { pruneHistory, PruneRefused } from '../../upstream/lib/audit-retention.ts';
 import { migrate } from '../../upstream/migrate.ts';
@@ -147,6 +147,25 @@ describe('tampering around the triggers shows (ADR 059)', () => {
       { level: 'error', fields: { firstBadId: 1, reason: 'edited' }, msg: expect.stringMatching(/^CHANGE HISTORY TAMPERED WITH: .*entry 1 \(edited\).*nothing removed/) },
     ]);
     expect(await entryIds(db)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('announces a committed entry with its insert (one statement), and a rolled-back one never (ADR 037)', async () => {
+    await fresh();
+    const heard: string[] = [];
+    const unlisten = await db.listen(AUDIT_CHANNEL, (payload) => heard.push(payload));
+    try {
+      await expect(
+        db.transaction(async (tx) => {
+          await recordChange(tx, key, { userId: 1, role: null, address: null, requestId: null, entity: 'assets', recordId: 7, action: 'update', changes: {} });
+          throw new Error('rolled back');
+        }),
+      ).rejects.toThrow('rolled back');
+      await write(db, 1);
+      await expect.poll(() => heard.length).toBe(1);
+      expect(JSON.parse(heard[0]!)).toMatchObject({ id: 1, entity: 'assets', record_id: 1, action: 'update' });
+    } finally {
+      await unlisten();
+    }
   });
 
   it('prunes a long run in verified chunks, each behind its checkpoint', async () => {
