@@ -35,6 +35,8 @@ export async function startUpstreamProcess() {
       DEMO_PASSWORD: 'bench-password',
       SEED_DEMO: databaseUrl ? (process.env.BENCH_SEED ?? 'false') : 'true',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { UPSTREAM_DATA_DIR: join(import.meta.dirname, '.data', `pglite-${port}`) }),
+      // The change history's head beside the bench's data, not in the project's data/ (ADR 059).
+      ...(databaseUrl ? { AUDIT_HEAD_FILE: join(import.meta.dirname, '.data', `audit-head-${port}.json`) } : {}),
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

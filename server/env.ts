@@ -3,6 +3,7 @@ import { RENDER_WORKER_SEMI_SPACE_MB } from './node-flags.ts';
 import {
   auditKeyField,
   auditRetentionDaysField,
+  auditHeadFileField,
   backOfficeTrustProxyField,
   databaseUrlField,
   demoPasswordField,
@@ -36,6 +37,8 @@ export const envSchema = z
     AUDIT_KEY: auditKeyField.optional(),
     /** Only for the in-process reference API: days the change history keeps an entry (ADR 038); unset, for ever. */
     AUDIT_RETENTION_DAYS: auditRetentionDaysField.optional(),
+    /** Only for the in-process reference API: the file its change history's signed head is kept in (ADR 059). */
+    AUDIT_HEAD_FILE: auditHeadFileField.optional(),
     /** Comma-separated; the first signs and encrypts, the others are still accepted (rotation). */
     COOKIE_SECRETS: csv.pipe(z.array(z.string().min(32, 'each cookie secret needs at least 32 characters')).min(1)).optional(),
     GOOGLE_CLIENT_ID: z.string().optional(),

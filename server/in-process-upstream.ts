@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { defaultAuditHeadFile } from '../upstream/lib/audit-head.ts';
 import type { StartUpstreamOptions } from '../upstream/start.ts';
 import type { Env } from './env.ts';
 
@@ -10,11 +11,12 @@ import type { Env } from './env.ts';
  */
 export function inProcessUpstreamOptions(env: Env, opts: { root: string; publicUrl: string; logger: StartUpstreamOptions['logger'] }): StartUpstreamOptions {
   const range = { centre: { lat: env.OPERATION_CENTRE_LAT, lng: env.OPERATION_CENTRE_LNG }, radiusMetres: env.OPERATION_RADIUS_METRES };
+  const dataDir = env.DATABASE_URL ? undefined : join(opts.root, 'data', 'pglite');
   return {
     port: env.UPSTREAM_PORT,
     host: '127.0.0.1',
     databaseUrl: env.DATABASE_URL,
-    dataDir: env.DATABASE_URL ? undefined : join(opts.root, 'data', 'pglite'),
+    dataDir,
     demoPassword: env.DEMO_PASSWORD,
     ...(env.SEED_DEMO === undefined ? {} : { seedDemo: env.SEED_DEMO }),
     logger: opts.logger,
@@ -31,6 +33,7 @@ export function inProcessUpstreamOptions(env: Env, opts: { root: string; publicU
       ...(env.UPSTREAM_FORWARDED_SECRET ? { forwardedSecret: env.UPSTREAM_FORWARDED_SECRET } : {}),
       ...(env.AUDIT_KEY ? { auditKey: env.AUDIT_KEY } : {}),
       auditRetentionDays: env.AUDIT_RETENTION_DAYS ?? null,
+      auditHeadFile: env.AUDIT_HEAD_FILE ?? defaultAuditHeadFile({ databaseUrl: env.DATABASE_URL, dataDir, root: opts.root }),
     },
   };
 }

@@ -60,6 +60,9 @@ export const trustedProxiesField = z
 /** The change history's HMAC key (ADR 035); unset, the API keeps a generated one in its database and warns. */
 export const auditKeyField = z.string().min(32, 'must be at least 32 characters');
 
+/** Where the change history's signed head is kept outside the database (ADR 059): a file path. */
+export const auditHeadFileField = z.string().min(1);
+
 /** How long the change history keeps an entry, in days (ADR 038); unset: for ever. */
 export const auditRetentionDaysField = z.coerce.number().int('must be a whole number of days').min(1).max(36_500);
 

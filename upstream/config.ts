@@ -47,6 +47,12 @@ export interface UpstreamConfig {
   auditKey: string;
   /** Days the change history keeps an entry, pruned behind a signed checkpoint (ADR 038); null: for ever. */
   auditRetentionDays: number | null;
+  /**
+   * Where the change history's signed head is written outside the database (ADR 059): AUDIT_HEAD_FILE, else
+   * beside the data (`defaultAuditHeadFile`); null: only in the log. Written every `auditHeadIntervalMs` when it moved.
+   */
+  auditHeadFile: string | null;
+  auditHeadIntervalMs: number;
   /** Lists count exactly up to this many rows; beyond, the planner's estimate, labelled as one (ADR 040). */
   exactCountUpTo: number;
   /** Absolute lifetime of a sign-in: after this a session's refresh tokens are refused, however often rotated (ADR 017). */
@@ -76,6 +82,8 @@ export const DEFAULT_CONFIG: Omit<UpstreamConfig, 'jwtSecret' | 'publicOrigin' |
   trustedProxies: ['loopback'],
   sessionMaxAgeSeconds: 30 * 24 * 3600,
   auditRetentionDays: null,
+  auditHeadFile: null,
+  auditHeadIntervalMs: 5000,
   exactCountUpTo: 10_000,
   scryptCost: 16384,
   operationRange: DEFAULT_OPERATION_RANGE,

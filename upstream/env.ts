@@ -15,6 +15,8 @@ export const envSchema = z.object({
   AUDIT_KEY: fields.auditKeyField.optional(),
   /** Days the change history keeps an entry; older ones are pruned behind a signed checkpoint (ADR 038). Unset: for ever. */
   AUDIT_RETENTION_DAYS: fields.auditRetentionDaysField.optional(),
+  /** The file the change history's signed head is written to (ADR 059); unset: beside the data (`data/…audit-head.json`). */
+  AUDIT_HEAD_FILE: fields.auditHeadFileField.optional(),
   /** Seed demo data into an empty database; unset: on for PGlite, off with DATABASE_URL. */
   SEED_DEMO: fields.flagField.optional(),
   LOG_MAIL_LINKS: fields.flagField.optional(),

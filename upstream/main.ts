@@ -3,6 +3,7 @@ import pino from 'pino';
 import { projectRoot } from '../shared/project-root.server.ts';
 import { UPSTREAM_REDACT } from './app.ts';
 import { loadUpstreamEnvOrExit } from './env.ts';
+import { defaultAuditHeadFile } from './lib/audit-head.ts';
 import { startUpstream } from './start.ts';
 
 /** `npm run upstream`: the reference marketplace API on its own. */
@@ -22,6 +23,7 @@ const upstream = await startUpstream({
     ...(env.UPSTREAM_JWT_SECRET ? { jwtSecret: env.UPSTREAM_JWT_SECRET } : {}),
     ...(env.AUDIT_KEY ? { auditKey: env.AUDIT_KEY } : {}),
     auditRetentionDays: env.AUDIT_RETENTION_DAYS ?? null,
+    auditHeadFile: env.AUDIT_HEAD_FILE ?? defaultAuditHeadFile({ databaseUrl: env.DATABASE_URL, dataDir: env.UPSTREAM_DATA_DIR ?? join(root, 'data', 'pglite'), root }),
     ...(env.UPSTREAM_UPLOAD_DIR ? { uploadDir: env.UPSTREAM_UPLOAD_DIR } : {}),
     ...(env.PUBLIC_ORIGIN ? { publicOrigin: env.PUBLIC_ORIGIN.replace(/\/$/, '') } : {}),
     appUrl: env.APP_URL.replace(/\/$/, ''),

@@ -1,4 +1,4 @@
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,9 +9,10 @@ import { serveBackupControl } from './backup/control.ts';
 import { DEFAULT_CONFIG, type UpstreamConfig } from './config.ts';
 import { compactTallies } from './dashboard-tallies.ts';
 import { openDatabase, type Db } from './db.ts';
-import { AUDIT_KEY_WARNING } from './lib/audit.ts';
+import { AUDIT_KEY_WARNING, type SignedHead } from './lib/audit.ts';
 import { sweepUnusedUploads } from './lib/upload-sweep.ts';
-import { pruneHistory } from './lib/audit-retention.ts';
+import { pruneHistory, PruneRefused } from './lib/audit-retention.ts';
+import { signedHeadIfMoved, witnessHead } from './lib/audit-head.ts';
 import { migrate } from './migrate.ts';
 import { DEMO_ACCOUNTS, randomDemoPassword, seedDemo } from './seed.ts';
 
@@ -70,6 +71,67 @@ export async function sweepExpired(db: Db, config: Pick<UpstreamConfig, 'session
   ]);
   // Never sooner than the login backoff forgets, nor than the hour the reset-request window spans.
   await db.query('delete from throttle where last_at < now() - make_interval(secs => $1)', [Math.max(config.loginThrottle.forgetAfterSeconds, 3600)]);
+}
+
+/**
+ * Prunes the change history to the retention (ADR 038). A run that does not verify is refused and said
+ * loudly, at every attempt: the history was edited, and removing it would launder the edit (ADR 059).
+ */
+export async function pruneAuditHistory(
+  db: Db,
+  config: Pick<UpstreamConfig, 'auditKey' | 'auditRetentionDays'>,
+  log: Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>,
+): Promise<void> {
+  if (config.auditRetentionDays === null) return;
+  try {
+    const removed = await pruneHistory(db, config.auditKey, new Date(Date.now() - config.auditRetentionDays * 24 * 3600 * 1000));
+    if (removed > 0) log.info({ removed, retentionDays: config.auditRetentionDays }, 'change history pruned behind a checkpoint');
+  } catch (error) {
+    if (error instanceof PruneRefused)
+      log.error({ firstBadId: error.firstBadId, reason: error.reason }, `CHANGE HISTORY TAMPERED WITH: ${error.message}; run npm run audit:verify`);
+    else log.warn({ err: error }, 'change history pruning failed');
+  }
+}
+
+/**
+ * Writes the change history's signed head outside the database (ADR 059) every `auditHeadIntervalMs` when it
+ * moved: to the log always (a log shipped elsewhere keeps it), and to `auditHeadFile` when set. A kept head
+ * beyond the database's is said loudly, once per head, and never overwritten.
+ */
+function auditHeadWitness(db: Db, config: UpstreamConfig, log: FastifyBaseLogger) {
+  let last: SignedHead | null = null;
+  let warned = '';
+  let fileFailed = '';
+  let running: Promise<void> = Promise.resolve();
+  // A file that cannot be written (a read-only file system) is said once; the head still goes to the log.
+  const toFile = async (file: string) => {
+    try {
+      const done = await witnessHead(db, config.auditKey, file, last);
+      fileFailed = '';
+      return done;
+    } catch (error) {
+      if (fileFailed !== String(error)) log.warn({ err: error, file }, 'change history head not written to its file (AUDIT_HEAD_FILE); it is still logged');
+      fileFailed = String(error);
+      return signedHeadIfMoved(db, config.auditKey, last);
+    }
+  };
+  const once = async () => {
+    const done = config.auditHeadFile ? await toFile(config.auditHeadFile) : await signedHeadIfMoved(db, config.auditKey, last);
+    if ('written' in done) {
+      last = done.written;
+      log.info({ auditHead: done.written }, 'change history head');
+    } else if ('behind' in done && warned !== done.behind.kept.sig) {
+      warned = done.behind.kept.sig;
+      log.error(
+        { kept: done.behind.kept, database: done.behind.database, file: config.auditHeadFile },
+        "CHANGE HISTORY TAMPERED WITH: the head kept outside the database lies beyond the database's (entries cut from the tail), or this is another database; run npm run audit:verify",
+      );
+    }
+  };
+  const run = () => (running = running.then(once).catch((error: unknown) => log.warn({ err: error }, 'change history head not written')));
+  const timer = setInterval(() => void run(), config.auditHeadIntervalMs);
+  timer.unref();
+  return { run, stop: () => clearInterval(timer) };
 }
 
 /** Opens the database, migrates, seeds demo data when asked, and listens. */
@@ -143,17 +205,15 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
     if (removed.length > 0) app.log.info({ removed: removed.length }, 'unused uploads removed');
   };
   await sweepUploads().catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'));
-  const pruneAudit = async () => {
-    if (config.auditRetentionDays === null) return;
-    const removed = await pruneHistory(db, config.auditKey, new Date(Date.now() - config.auditRetentionDays * 24 * 3600 * 1000));
-    if (removed > 0) app.log.info({ removed, retentionDays: config.auditRetentionDays }, 'change history pruned behind a checkpoint');
-  };
-  await pruneAudit().catch((error: unknown) => app.log.warn({ err: error }, 'change history pruning failed'));
+  const pruneAudit = () => pruneAuditHistory(db, config, app.log);
+  await pruneAudit();
+  const witness = auditHeadWitness(db, config, app.log);
+  await witness.run();
   const jobs = opts.backgroundJobs ?? true;
   const sweeper = setInterval(() => {
     if (!jobs) return;
     void sweepExpired(db, config).catch((error: unknown) => app.log.warn({ err: error }, 'token sweep failed'));
-    void pruneAudit().catch((error: unknown) => app.log.warn({ err: error }, 'change history pruning failed'));
+    void pruneAudit();
     void sweepUploads().catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'));
   }, SWEEP_INTERVAL_MS);
   sweeper.unref();
@@ -168,6 +228,7 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
   await app.listen({ port: opts.port ?? 0, host }).catch(async (error: unknown) => {
     clearInterval(sweeper);
     clearInterval(compactor);
+    witness.stop();
     await app.close();
     if (tempUploadDir) rmSync(tempUploadDir, { recursive: true, force: true });
     throw error;
@@ -194,6 +255,9 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
       clearInterval(compactor);
       await compacting;
       await app.close();
+      // The last head this process wrote, once no request writes any more.
+      witness.stop();
+      await witness.run();
       await db.close();
       if (tempUploadDir) rmSync(tempUploadDir, { recursive: true, force: true });
     },

@@ -314,6 +314,8 @@ describe.skipIf(Boolean(missing))('cluster: PostgreSQL, two APIs, three back off
       AUDIT_KEY: auditKey,
       UPSTREAM_FORWARDED_SECRET: FORWARDED_SECRET,
       UPSTREAM_UPLOAD_DIR: join(dir, 'uploads'),
+      // One head file for both APIs, as a shared volume would be (ADR 059); not the project's data/.
+      AUDIT_HEAD_FILE: join(dir, 'audit-head.json'),
       APP_URL: haproxyUrl,
       LOG_MAIL_LINKS: 'false',
     };

@@ -322,6 +322,7 @@ describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
     expect(rules('backoffice').sort()).toEqual(['any:443', 'pod:api:4010']);
     expect(rules('api').sort()).toEqual(['any:443', 'pod:postgres|ip:0.0.0.0/0:5432']);
     expect(rules('migrate')).toEqual(['pod:postgres|ip:0.0.0.0/0:5432']);
+    expect(rules('backup')).toEqual(['pod:postgres|ip:0.0.0.0/0:5432']);
     expect(policies.find(([n]) => n === 'postgres')![1].egress).toBeUndefined();
   });
 

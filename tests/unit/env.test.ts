@@ -61,6 +61,13 @@ describe('environment', () => {
     expect(elsewhere.config?.publicOrigin).toBe('https://files.example.com');
   });
 
+  it("keeps the in-process API's change history head beside its data unless AUDIT_HEAD_FILE says where (ADR 059)", () => {
+    const opts = { root: '/app', publicUrl: 'http://localhost:3000', logger: false } as const;
+    expect(inProcessUpstreamOptions(loadEnv({}), opts).config?.auditHeadFile).toBe('/app/data/pglite-audit-head.json');
+    expect(inProcessUpstreamOptions(loadEnv({ DATABASE_URL: 'postgres://db/bike' }), opts).config?.auditHeadFile).toBe('/app/data/audit-head.json');
+    expect(inProcessUpstreamOptions(loadEnv({ AUDIT_HEAD_FILE: '/var/lib/audit/head.json' }), opts).config?.auditHeadFile).toBe('/var/lib/audit/head.json');
+  });
+
   it('passes SEED_DEMO through only when it is set', () => {
     expect(loadEnv({}).SEED_DEMO).toBeUndefined();
     expect(loadEnv({ SEED_DEMO: '' }).SEED_DEMO).toBeUndefined();

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { createHmac } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FieldDef } from '../../shared/entity/define.ts';
 import type { Db } from '../db.ts';
 import { ACCOUNT_ENTITY, type AccountEvent, type LiveNotice } from '../../shared/live.ts';
@@ -43,11 +43,12 @@ export type AuditNotice = LiveNotice;
 export const AUDIT_KEY_WARNING =
   'AUDIT_KEY is not set: the change history is keyed with a key kept in the database beside it, so it shows edits made without reading that key only. Set AUDIT_KEY (at least 32 characters) outside the database.';
 
-export type ChainVerdict = { ok: true; count: number; prunedUpTo?: number } | { ok: false; firstBadId: number; reason: 'edited' | 'removed' | 'reordered' | 'checkpoint' };
+export type ChainVerdict = { ok: true; count: number; prunedUpTo?: number } | { ok: false; firstBadId: number; reason: 'edited' | 'removed' | 'reordered' | 'checkpoint' | 'head' };
 
 // One chain, so one lock: writers of any table take turns at its end, each reading the hash the previous
-// one wrote. Transaction-level: released by the change's commit or rollback, never held past it.
-export const CHAIN_LOCK = "select pg_advisory_xact_lock(hashtext('audit_log'))";
+// one wrote. The lock is the head row's (ADR 059), taken and read in one statement; held until the change's
+// commit or rollback, never past it.
+export const CHAIN_HEAD = "select last_id, last_hash, date_trunc('milliseconds', now()) as at from audit_head for update";
 
 /** JSON with object keys sorted at every level: the same value always hashes the same, whatever jsonb's key order. */
 export function canonicalJson(value: unknown): string {
@@ -66,7 +67,7 @@ export function canonicalJson(value: unknown): string {
 export type StoredEntry = StoredAuditEntry;
 
 /** The row's hash: HMAC-SHA256(key, prev_hash || canonical JSON of everything else), hex. The id is in it, so renumbering shows too. */
-function hashOf(key: string, prevHash: string | null, entry: StoredEntry): string {
+export function hashOf(key: string, prevHash: string | null, entry: StoredEntry): string {
   return createHmac('sha256', key)
     .update((prevHash ?? '') + canonicalJson(entry))
     .digest('hex');
@@ -93,17 +94,16 @@ export function diff(before: Record<string, unknown> | null, after: Record<strin
  * back with the change it records. Answers the entry's id.
  */
 export async function recordChange(tx: Db, key: string, entry: AuditEntry): Promise<number> {
-  await tx.query(CHAIN_LOCK);
-  // Milliseconds: what a JavaScript Date holds, so the time hashed is the time read back.
-  const { rows } = await tx.query<{ id: number | string | null; hash: string | null; at: Date | string }>(
-    "select l.id, l.hash, date_trunc('milliseconds', now()) as at from (select 1) one left join lateral (select id, hash from audit_log order by id desc limit 1) l on true",
-  );
-  const last = rows[0]!;
-  const prevHash = last.hash ?? null;
+  // The chain's lock and its head in one statement (ADR 059). Milliseconds: what a JavaScript Date holds, so
+  // the time hashed is the time read back.
+  const { rows } = await tx.query<{ last_id: number | string; last_hash: string | null; at: Date | string }>(CHAIN_HEAD);
+  const head = rows[0]!;
+  const prevHash = head.last_hash ?? null;
   const stored: StoredEntry = {
-    // Numbered here, not by a sequence: a rolled-back change spends no number, so a gap means a removed row.
-    id: last.id === null ? 1 : Number(last.id) + 1,
-    at: new Date(last.at).toISOString(),
+    // The head's id + 1, never max(id)+1 (ADR 059): a rolled-back change spends no number (the head rolls back
+    // with it), so a gap means a removed row, and ids cut from the tail are not taken again.
+    id: Number(head.last_id) + 1,
+    at: new Date(head.at).toISOString(),
     user_id: entry.userId,
     role: entry.role,
     address: entry.address,
@@ -114,9 +114,14 @@ export async function recordChange(tx: Db, key: string, entry: AuditEntry): Prom
     changes: entry.changes,
   };
   const owners = entry.owners ? [...entry.owners] : null;
+  // Delivered by PostgreSQL at the commit, to every listener on this database, and not at all on a rollback.
+  const notice: AuditNotice = { id: stored.id, entity: stored.entity, record_id: stored.record_id, action: stored.action, user_id: stored.user_id, owner: owners };
+  // The entry and its notice in one round trip; the insert's trigger moves the head (migration 093).
   await tx.query(
-    `insert into audit_log (id, at, user_id, role, address, request_id, entity, record_id, action, changes, prev_hash, hash, owners)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13::bigint[])`,
+    `with entry as (
+       insert into audit_log (id, at, user_id, role, address, request_id, entity, record_id, action, changes, prev_hash, hash, owners)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13::bigint[]) returning id)
+     select pg_notify($14, $15) from entry`,
     [
       stored.id,
       stored.at,
@@ -131,11 +136,10 @@ export async function recordChange(tx: Db, key: string, entry: AuditEntry): Prom
       prevHash,
       hashOf(key, prevHash, stored),
       owners,
+      AUDIT_CHANNEL,
+      JSON.stringify(notice),
     ],
   );
-  // Delivered by PostgreSQL at the commit, to every listener on this database, and not at all on a rollback.
-  const notice: AuditNotice = { id: stored.id, entity: stored.entity, record_id: stored.record_id, action: stored.action, user_id: stored.user_id, owner: owners };
-  await tx.query('select pg_notify($1, $2)', [AUDIT_CHANNEL, JSON.stringify(notice)]);
   return stored.id;
 }
 
@@ -251,39 +255,96 @@ export function storedEntryOf(row: Record<string, unknown>): StoredEntry {
   };
 }
 
+/** One place in the chain: an entry's id and hash (id 0 and no hash: before the first entry). */
+export interface ChainLink {
+  id: number;
+  hash: string | null;
+}
+
 /**
- * Walks the chain in id order, a page at a time (constant memory), and names the first entry that does not
- * hold: an id missing from 1, 2, 3… is `removed`; an entry whose `prev_hash` is not the hash of the entry
- * before it is `reordered` (moved, or something before it removed and renumbered); an entry whose hash is not
- * that of its content is `edited`. Removing the newest entries leaves no trace here (ADR 035: checkpoints).
+ * The chain's head signed with AUDIT_KEY (ADR 059), as written outside the database (a file, the log): a
+ * verifier given it finds entries cut from the tail, even when the head row in the database was set back too.
  */
-export async function verifyChain(db: Db, key: string): Promise<ChainVerdict> {
+export interface SignedHead extends ChainLink {
+  at: string;
+  sig: string;
+}
+
+const headText = (h: ChainLink & { at: string }) => `head:${h.at}:${h.id}:${h.hash ?? ''}`;
+
+export function signHead(key: string, head: ChainLink & { at: string }): SignedHead {
+  return { id: head.id, hash: head.hash, at: head.at, sig: createHmac('sha256', key).update(headText(head)).digest('hex') };
+}
+
+/** Whether a signed head's signature holds under `key`. */
+export function headHolds(key: string, head: SignedHead): boolean {
+  const expected = Buffer.from(signHead(key, head).sig);
+  const given = Buffer.from(String(head.sig));
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/** The head row of the database (migration 093): the newest entry ever written, whatever is left in the table. */
+export async function chainHead(db: Db): Promise<ChainLink> {
+  const { rows } = await db.query<{ last_id: number | string; last_hash: string | null }>('select last_id, last_hash from audit_head');
+  return { id: Number(rows[0]?.last_id ?? 0), hash: rows[0]?.last_hash ?? null };
+}
+
+export type ChainBreak = { ok: false; firstBadId: number; reason: 'edited' | 'removed' | 'reordered' };
+export type ChainWalk = { ok: true; last: ChainLink; count: number; witnessed: boolean } | ChainBreak;
+
+/**
+ * Walks the entries after `from` up to `upTo` in id order, a page at a time (constant memory), and names the
+ * first that does not hold: an id missing from the run is `removed`; an entry whose `prev_hash` is not the
+ * hash of the entry before it is `reordered` (moved, or something before it removed and renumbered); an
+ * entry whose hash is not that of its content is `edited`. `witness`, when the walk reaches its id, must be
+ * that entry (`witnessed`); otherwise the entry there is not the one the witness saw (`removed`).
+ */
+export async function walkChain(db: Db, key: string, from: ChainLink, upTo = Number.MAX_SAFE_INTEGER, witness?: ChainLink): Promise<ChainWalk> {
   const batch = 1000;
-  // The entry before the one being checked: none yet (id 0, no hash), or the last one pruned (ADR 038) as its
-  // checkpoint says — a checkpoint whose own hash does not hold is named, never trusted.
-  const checkpoint = await latestCheckpoint(db, key);
-  if (checkpoint && !checkpoint.holds) return { ok: false, firstBadId: checkpoint.up_to_id + 1, reason: 'checkpoint' };
-  let lastId = checkpoint?.up_to_id ?? 0;
-  let lastHash: string | null = checkpoint?.up_to_hash ?? null;
+  let last = from;
   let count = 0;
-  const held = (): ChainVerdict => (checkpoint ? { ok: true, count, prunedUpTo: checkpoint.up_to_id } : { ok: true, count });
+  let witnessed = false;
   for (;;) {
     const { rows } = await db.query<Record<string, unknown>>(
-      'select id, at, user_id, role, address, request_id, entity, record_id, action, changes, prev_hash, hash from audit_log where id > $1 order by id limit $2',
-      [lastId, batch],
+      'select id, at, user_id, role, address, request_id, entity, record_id, action, changes, prev_hash, hash from audit_log where id > $1 and id <= $2 order by id limit $3',
+      [last.id, upTo, batch],
     );
     for (const row of rows) {
       const id = Number(row.id);
-      const expectedId = lastId + 1;
-      if (id !== expectedId) return { ok: false, firstBadId: expectedId, reason: 'removed' };
+      if (id !== last.id + 1) return { ok: false, firstBadId: last.id + 1, reason: 'removed' };
       const prevHash = (row.prev_hash as string | null) ?? null;
-      if (prevHash !== lastHash) return { ok: false, firstBadId: id, reason: 'reordered' };
-      const stored = storedEntryOf(row);
-      if (hashOf(key, prevHash, stored) !== row.hash) return { ok: false, firstBadId: id, reason: 'edited' };
-      lastId = id;
-      lastHash = row.hash as string;
+      if (prevHash !== last.hash) return { ok: false, firstBadId: id, reason: 'reordered' };
+      if (hashOf(key, prevHash, storedEntryOf(row)) !== row.hash) return { ok: false, firstBadId: id, reason: 'edited' };
+      if (witness && id === witness.id) {
+        if (row.hash !== witness.hash) return { ok: false, firstBadId: id, reason: 'removed' };
+        witnessed = true;
+      }
+      last = { id, hash: row.hash as string };
       count++;
     }
-    if (rows.length < batch) return held();
+    if (rows.length < batch) return { ok: true, last, count, witnessed };
   }
+}
+
+/**
+ * Verifies the whole chain: from the newest checkpoint (ADR 038; one whose own hash does not hold is named,
+ * never trusted) to the newest entry, which must be the head row's (ADR 059: entries cut from the tail leave
+ * the head beyond them). `head`, a signed head kept outside the database, must hold and name an entry of the
+ * chain (or one pruned behind the checkpoint): cutting the tail and setting the head row back shows too.
+ */
+export async function verifyChain(db: Db, key: string, opts: { head?: SignedHead } = {}): Promise<ChainVerdict> {
+  const checkpoint = await latestCheckpoint(db, key);
+  if (checkpoint && !checkpoint.holds) return { ok: false, firstBadId: checkpoint.up_to_id + 1, reason: 'checkpoint' };
+  const outside = opts.head;
+  if (outside && !headHolds(key, outside)) return { ok: false, firstBadId: outside.id, reason: 'head' };
+  const from: ChainLink = checkpoint ? { id: checkpoint.up_to_id, hash: checkpoint.up_to_hash } : { id: 0, hash: null };
+  const witness = outside && outside.id > from.id ? outside : undefined;
+  const walk = await walkChain(db, key, from, Number.MAX_SAFE_INTEGER, witness);
+  if (!walk.ok) return walk;
+  const inside = await chainHead(db);
+  // The newest entries removed: the head (the database's, or the one kept outside it) lies beyond the last.
+  if (inside.id > walk.last.id || (witness && !walk.witnessed)) return { ok: false, firstBadId: walk.last.id + 1, reason: 'removed' };
+  // The head row set back, or not the newest entry's: the table was written around the head's triggers.
+  if (inside.id < walk.last.id || inside.hash !== walk.last.hash) return { ok: false, firstBadId: inside.id + 1, reason: 'head' };
+  return checkpoint ? { ok: true, count: walk.count, prunedUpTo: checkpoint.up_to_id } : { ok: true, count: walk.count };
 }
