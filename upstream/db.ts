@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { mkdirSync } from 'node:fs';
 import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 
 /** The little the API needs from PostgreSQL, served by PGlite (embedded) or a real server. */
 export interface QueryOptions {
@@ -25,6 +26,13 @@ export interface Db {
    * listens again, for the caller to read what it missed. Not available on a transaction.
    */
   listen(channel: string, onPayload: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
+  /**
+   * The rows of `select` in COPY's text format (`,` between cells, NULL as nothing), ADR 061. PostgreSQL streams
+   * them from a connection of its own, with backpressure (one that is left early is closed, ending the statement);
+   * PGlite writes the whole output to memory first (`/dev/blob`) and yields it at once, so its callers bound the
+   * rows of one statement. Not available on a transaction.
+   */
+  copyOut(select: string): AsyncIterable<Uint8Array>;
   readonly kind: 'pglite' | 'postgres';
   /** PGlite only: bytes of its WebAssembly memory (it grows, never shrinks; the memory bench reads it). */
   wasmMemoryBytes?(): number;
@@ -61,6 +69,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
       throw new Error('nested transactions are not supported');
     },
     listen: () => Promise.reject(new Error('listen on the database, not on a transaction')),
+    copyOut: noCopyOnTransaction,
     close: async () => undefined,
   };
   return {
@@ -85,8 +94,39 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
       const unlisten = await serial(() => lite.listen(channel, onPayload));
       return () => serial(() => unlisten());
     },
+    copyOut: async function* (select) {
+      const { blob } = await serial(() => lite.query(`copy (${select}) to '/dev/blob' (${COPY_TEXT})`));
+      if (blob) yield new Uint8Array(await blob.arrayBuffer());
+    },
     close: () => serial(() => lite.close()),
   };
+}
+
+/** COPY's options of `Db.copyOut`: the text format with `,` between cells and NULL as an empty cell. */
+const COPY_TEXT = "format text, delimiter ',', null ''";
+
+const noCopyOnTransaction = () => {
+  throw new Error('copy out of the database, not of a transaction');
+};
+
+/** `Db.copyOut` on PostgreSQL: a pooled connection of its own for the statement, destroyed if the reader stops early. */
+async function* copyOutPostgres(pool: pg.Pool, select: string): AsyncIterable<Uint8Array> {
+  const client = await pool.connect();
+  let finished = false;
+  let lost: Error | undefined;
+  const onLost = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onLost);
+  try {
+    const stream = client.query(copyTo(`copy (${select}) to stdout (${COPY_TEXT})`));
+    for await (const chunk of stream as AsyncIterable<Buffer>) yield chunk;
+    finished = true;
+  } finally {
+    client.off('error', onLost);
+    // A COPY left half read cannot be stopped on its connection: ending the connection ends the statement.
+    client.release(finished ? lost : (lost ?? new Error('export stopped')));
+  }
 }
 
 /** Waits between attempts to reopen a lost LISTEN connection: 0.5 s doubling to 15 s. */
@@ -186,7 +226,7 @@ function openPostgres(url: string): Db {
   pg.types.setTypeParser(20, (v) => Number(v));
   pg.types.setTypeParser(1700, (v) => Number(v));
   pg.types.setTypeParser(1082, (v) => v);
-  const wrap = (client: pg.Pool | pg.PoolClient): Omit<Db, 'transaction' | 'close' | 'listen'> => ({
+  const wrap = (client: pg.Pool | pg.PoolClient): Omit<Db, 'transaction' | 'close' | 'listen' | 'copyOut'> => ({
     kind: 'postgres',
     query: async <T>(sql: string, params?: readonly unknown[], options?: QueryOptions) => ({
       rows: (options?.name ? await client.query({ name: options.name, text: sql, values: params as unknown[] }) : await client.query(sql, params as unknown[])).rows as T[],
@@ -215,6 +255,7 @@ function openPostgres(url: string): Db {
           kind: 'postgres',
           transaction: () => Promise.reject(new Error('nested')),
           listen: () => Promise.reject(new Error('listen on the database, not on a transaction')),
+          copyOut: noCopyOnTransaction,
           close: async () => undefined,
         };
         const result = await fn(tx);
@@ -229,6 +270,7 @@ function openPostgres(url: string): Db {
       }
     },
     listen: (channel, onPayload, onReconnect) => listenPostgres(url, channel, onPayload, onReconnect),
+    copyOut: (select) => copyOutPostgres(pool, select),
     close: () => pool.end(),
   };
 }
