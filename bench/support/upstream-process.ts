@@ -3,6 +3,9 @@ import type { IncomingMessage } from 'node:http';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { startUpstream } from '../../upstream/start.ts';
+import { entityByName } from '../../shared/entities/registry.ts';
+import type { EntityDef } from '../../shared/entity/define.ts';
+import { exportSelectOf } from '../../upstream/resources/entity-resource.ts';
 import { serveCommands } from './ipc.ts';
 import { capturingQueries } from './query-capture.ts';
 
@@ -47,6 +50,19 @@ serveCommands({
   counts: () => ({ ...counts }),
   capture: (on) => capture.capture(Boolean(on)),
   explainCaptured: () => capture.explain(upstream.db),
+  // The database's own speed at the export's rows (ADR 061): COPY (the export's select) TO STDOUT (FORMAT csv), read and dropped.
+  copyBaseline: async (entity) => {
+    const select = `${exportSelectOf(entityByName(String(entity)) as EntityDef, 'en')} order by t.id`;
+    const started = performance.now();
+    let rows = 0;
+    let bytes = 0;
+    for await (const chunk of upstream.db.copyOut(select, 'csv')) {
+      bytes += chunk.length;
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) rows++;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return { rows, seconds, rowsPerSecond: Math.round(rows / seconds), mb: Number((bytes / 1048576).toFixed(1)) };
+  },
   resetCounts: () => {
     for (const key of Object.keys(counts)) delete counts[key];
     return true;

@@ -18,15 +18,32 @@ const FORMULA_START = `'^[=+\\-@\\t\\r]'`;
 const QUOTE_ALWAYS = `'[",\\r\\n]|${JS_SPACE}$'`;
 const SPACE_FIRST = `'^${JS_SPACE}'`;
 
+/** Any cell of a row's texts (joined by \x01) that may need work: a cell's first or last character, or a quote, comma or line break. */
+const ROW_NEEDS_WORK = `'(^|\\x01)([=+\\-@]|${JS_SPACE})|[",\\r\\n]|${JS_SPACE}(\\x01|$)'`;
+
 /**
- * csvCell of a text `v` in SQL: plain text as it is (the one regular expression most cells pass); else the
- * formula guard's `'`, then quotes when it holds a quote, comma or line break or starts or ends with a space.
+ * csvCell of a text `v` in SQL: as it is in a row none of whose texts may need work (`s.csv_work`, one regular
+ * expression a row), or a cell that needs none; else the formula guard's `'`, then quotes when it holds a quote,
+ * comma or line break or starts or ends with a space.
  */
 export function textCellSql(v: string): string {
   const formula = `${v} ~ ${FORMULA_START}`;
   const guarded = `case when ${formula} then '''' || ${v} else ${v} end`;
   const quoted = `${v} ~ ${QUOTE_ALWAYS} or (not ${formula} and ${v} ~ ${SPACE_FIRST})`;
-  return `case when ${v} ~ ${NEEDS_WORK} then case when ${quoted} then '"' || replace(${guarded}, '"', '""') || '"' else ${guarded} end else ${v} end`;
+  return `case when not s.csv_work then ${v} when ${v} ~ ${NEEDS_WORK} then case when ${quoted} then '"' || replace(${guarded}, '"', '""') || '"' else ${guarded} end else ${v} end`;
+}
+
+const NOT_TEXT = new Set<FieldDef['kind']>(['integer', 'reference', 'money', 'decimal', 'boolean', 'date', 'time', 'datetime']);
+
+/** The text a text cell is computed from, or undefined for a cell of another kind. */
+function textOf(def: EntityDef, column: string): string | undefined {
+  const v = `s.${column}`;
+  if (column === 'id' || column === 'version') return undefined;
+  if (column === 'created_at' || column === 'updated_at') return v;
+  const field = def.fields[column];
+  if (!field) return `${v}::text`;
+  if (field.kind === 'enum') return field.options?.every((o) => typeof o === 'number') ? undefined : `${v}::text`;
+  return NOT_TEXT.has(field.kind) ? undefined : v;
 }
 
 /** A number as JavaScript's String(Number(v)) writes it (no trailing zeros of a numeric), a negative one behind the formula guard. */
@@ -40,15 +57,10 @@ const ISO_MS = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 /** The SQL of one export column's cell, over the column `s.<column>` of the export's select; as csv-rows.ts's cellWriter. */
 export function cellSql(def: EntityDef, column: string, present: boolean): string {
   if (!present) return 'null';
+  const text = textOf(def, column);
+  if (text) return textCellSql(text);
   const v = `s.${column}`;
-  if (column === 'id' || column === 'version') return numberCellSql(v, false);
-  // The export's select already writes the two timestamps as ISO text.
-  if (column === 'created_at' || column === 'updated_at') return textCellSql(v);
-  const field: FieldDef | undefined = def.fields[column];
-  switch (field?.kind) {
-    case 'integer':
-    case 'reference':
-      return numberCellSql(v, false);
+  switch (column === 'id' || column === 'version' ? 'integer' : def.fields[column]!.kind) {
     case 'money':
     case 'decimal':
       return numberCellSql(v, true);
@@ -60,11 +72,9 @@ export function cellSql(def: EntityDef, column: string, present: boolean): strin
       return `left(${v}::text, 5)`;
     case 'datetime':
       return `to_char(${v} at time zone 'UTC', ${ISO_MS})`;
-    case 'enum':
-      return field.options?.every((o) => typeof o === 'number') ? numberCellSql(v, false) : textCellSql(`${v}::text`);
     default:
-      // Text of every kind, a reference's label.
-      return textCellSql(field ? v : `${v}::text`);
+      // integer, reference, an enum of numbers
+      return numberCellSql(v, false);
   }
 }
 
@@ -82,7 +92,10 @@ function selectedColumns(def: EntityDef): Set<string> {
 /** The cells of `columns`, read from the rows of `inner` (the export's select with its where, order and limit). */
 export function copySelect(def: EntityDef, columns: readonly string[], inner: string): string {
   const present = selectedColumns(def);
-  return `select ${columns.map((c) => cellSql(def, c, present.has(c))).join(', ')} from (${inner}) s`;
+  const texts = columns.filter((c) => present.has(c)).flatMap((c) => textOf(def, c)?.replace(/^s\./, 's0.') ?? []);
+  // OFFSET 0 keeps the row's test a column of its own, computed once a row.
+  const work = texts.length ? `concat_ws(E'\\x01', ${texts.join(', ')}) ~ ${ROW_NEEDS_WORK}` : 'false';
+  return `select ${columns.map((c) => cellSql(def, c, present.has(c))).join(', ')} from (select s0.*, ${work} as csv_work from (${inner}) s0 offset 0) s`;
 }
 
 /** A parameter written into the statement as an untyped literal: COPY takes none, and an untyped literal is typed by its use as a parameter is. */
@@ -152,8 +165,11 @@ export function textToCsv(): (chunk: Uint8Array) => Buffer {
   };
 }
 
-/** Rows of one COPY statement on PGlite, which holds a statement's whole output in memory (ADR 061). */
-const PGLITE_BATCH = 20_000;
+/**
+ * Rows of one COPY statement on PGlite (ADR 061), which holds a statement's whole output in memory and runs it
+ * on the event loop's thread: a batch is a few MB and a short pause, as the row writer's pages of 2 000 were.
+ */
+const PGLITE_BATCH = 5_000;
 
 /** The id (first cell) of the last record of a text-format chunk ending in LF. */
 function lastId(chunk: Uint8Array): number {
