@@ -152,6 +152,23 @@ function exportCases(name: string, open: () => Promise<{ up: Upstream; close: ()
       expect(csv).toContain(`,"${BOM}","${BOM}","${BOM}",`);
     });
 
+    it.runIf(name === 'PostgreSQL')('ends the COPY statement when the download is left half read', async () => {
+      const many = `Many${tag}`;
+      await up.db.exec(`insert into events (name, business, location, contact_person, contact_phone, start_date, end_date, status)
+        select '${many} ' || g, 'b', 'l', 'p', '1', date '2026-01-01', date '2026-01-02', 1 from generate_series(1, 50000) g`);
+      const copying = async () =>
+        Number((await up.db.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where datname = current_database() and query like 'copy (%'`)).rows[0]!.n);
+      // The statement's text is cut at 1 kB in pg_stat_activity: every COPY of this test's database is this one.
+      const abort = new AbortController();
+      const res = await fetch(`${up.url}events/export/?search=${many}`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
+      const reader = res.body!.getReader();
+      await reader.read();
+      expect(await copying()).toBe(1);
+      abort.abort();
+      await expect.poll(copying, { timeout: 20_000, interval: 200 }).toBe(0);
+      expect((await fetch(`${up.url}events/export/?search=nothing-${tag}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    });
+
     it('turns the text format into CSV however the chunks split it', async () => {
       const columns = exportColumns(eventsEntity as unknown as EntityDef);
       const inner = `${exportSelectOf(eventsEntity as unknown as EntityDef, 'en')} where t.name like '${tag}%' order by t.id`;
