@@ -7,6 +7,8 @@ import { signIn, startStack, type BenchDb } from './support/stack.ts';
  * rows/s, time to first byte, the back office's peak RSS (VmHWM, reset when the export starts) and its
  * event-loop delay p99 while exporting, and the latency of a parallel request (a tRPC query every
  * 100 ms) that must stay fast. The client runs in this process, the back office and API in their own.
+ * After each export the API measures its database's own rate at the same rows and columns (COPY of the
+ * export's select as CSV, read and dropped: `copyBaseline`), and the run reports the ratio of the two (ADR 061).
  */
 export interface ExportRun {
   rows: number;
@@ -18,6 +20,10 @@ export interface ExportRun {
   serverRssBeforeMb: number;
   eventLoopDelayP99Ms: number;
   parallelRequestMs: { p50: number; p99: number; max: number; n: number };
+  /** The database's own rate at the same rows and columns, measured right after the export (ADR 061). */
+  database: { rows: number; seconds: number; rowsPerSecond: number; mb: number };
+  /** rowsPerSecond / database.rowsPerSecond: the target is ≥ 0.5. */
+  ratio: number;
 }
 export interface ExportResult {
   runs: ExportRun[];
@@ -26,6 +32,8 @@ export interface ExportResult {
   serverPeakRssMb: Spread;
   eventLoopDelayP99Ms: Spread;
   parallelP99Ms: Spread;
+  databaseRowsPerSecond: Spread;
+  ratio: Spread;
 }
 
 export async function runExport(db: BenchDb, opts: { repeats?: number; execArgv?: string[] } = {}): Promise<ExportResult> {
@@ -63,10 +71,12 @@ export async function runExport(db: BenchDb, opts: { repeats?: number; execArgv?
       await probe;
       await probeAgent.close();
       const window = await stack.backOffice.ask<{ eventLoopDelayMs: { p99: number }; peakRssMb: number }>('endWindow');
+      const database = await stack.upstream.ask<ExportRun['database']>('copyBaseline', 'bicycles');
+      const rowsPerSecond = Math.round((lines - 1) / seconds);
       runs.push({
         rows: lines - 1,
         seconds: Number(seconds.toFixed(2)),
-        rowsPerSecond: Math.round((lines - 1) / seconds),
+        rowsPerSecond,
         mb: Number((bytes / 1048576).toFixed(1)),
         ttfbMs: Number(ttfb.toFixed(1)),
         serverPeakRssMb: window.peakRssMb,
@@ -78,6 +88,8 @@ export async function runExport(db: BenchDb, opts: { repeats?: number; execArgv?
           max: Number(Math.max(...probes).toFixed(1)),
           n: probes.length,
         },
+        database,
+        ratio: Number((rowsPerSecond / database.rowsPerSecond).toFixed(2)),
       });
     }
   } finally {
@@ -104,6 +116,14 @@ export async function runExport(db: BenchDb, opts: { repeats?: number; execArgv?
     parallelP99Ms: spread(
       runs.map((r) => r.parallelRequestMs.p99),
       1,
+    ),
+    databaseRowsPerSecond: spread(
+      runs.map((r) => r.database.rowsPerSecond),
+      0,
+    ),
+    ratio: spread(
+      runs.map((r) => r.ratio),
+      2,
     ),
   };
 }

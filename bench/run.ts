@@ -81,12 +81,15 @@ try {
   const small = needs('ssr', 'lighthouse', 'overhead', 'refresh', 'live', 'wire') ? await prepareDataSet('small', where, log) : null;
   const k100 = needs('export') ? await prepareDataSet('k100', where, log) : null;
   const scale = needs('export', 'scale', 'tallies') ? await prepareDataSet('scale', where, log) : null;
-  const pgliteScale = needs('scale') && postgres ? await prepareDataSet('scale', 'pglite', log) : null;
+  const pgliteScale = needs('scale', 'export') && postgres ? await prepareDataSet('scale', 'pglite', log) : null;
+  // The export on PGlite too, beside PostgreSQL's (ADR 061: each against its own database's speed).
+  const pgliteK100 = needs('export') && postgres ? await prepareDataSet('k100', 'pglite', log) : null;
   results.dataSets = {
     small: small && describeDb(small.db),
     k100: k100 && describeDb(k100.db),
     scale: scale && describeDb(scale.db),
     pgliteScale: pgliteScale && describeDb(pgliteScale.db),
+    pgliteK100: pgliteK100 && describeDb(pgliteK100.db),
   };
 
   await step('bundles', async () => {
@@ -100,6 +103,8 @@ try {
   await step('export', async () => ({
     k100: { db: describeDb(k100!.db), ...(await runExport(k100!.db, { repeats: quick ? 1 : 3 })) },
     m1: { db: describeDb(scale!.db), ...(await runExport(scale!.db, { repeats: 1 })) },
+    ...(pgliteK100 ? { k100Pglite: { db: describeDb(pgliteK100.db), ...(await runExport(pgliteK100.db, { repeats: quick ? 1 : 3 })) } } : {}),
+    ...(pgliteScale ? { m1Pglite: { db: describeDb(pgliteScale.db), ...(await runExport(pgliteScale.db, { repeats: 1 })) } } : {}),
   }));
   await step('refresh', () => runRefreshStorm(small!.db, { storms: quick ? 1 : 3 }).then((r) => ({ ...r, db: describeDb(small!.db) })));
   await step('scale', async () => {

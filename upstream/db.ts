@@ -2,6 +2,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { mkdirSync } from 'node:fs';
 import pg from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 
 /** The little the API needs from PostgreSQL, served by PGlite (embedded) or a real server. */
 export interface QueryOptions {
@@ -33,6 +34,14 @@ export interface Db {
    * listens again, for the caller to read what it missed. Not available on a transaction.
    */
   listen(channel: string, onPayload: (payload: string) => void, onReconnect?: () => void): Promise<() => Promise<void>>;
+  /**
+   * The rows of `select` in COPY's text format (`,` between cells, NULL as nothing), ADR 061. PostgreSQL streams
+   * them from a connection of its own, with backpressure (one that is left early is closed, ending the statement);
+   * PGlite writes the whole output to memory first (`/dev/blob`) and yields it at once, so its callers bound the
+   * rows of one statement. Not available on a transaction. `csv`: COPY's own CSV instead (the bench's measure of
+   * the database's speed).
+   */
+  copyOut(select: string, format?: 'text' | 'csv'): AsyncIterable<Uint8Array>;
   readonly kind: 'pglite' | 'postgres';
   /** PGlite only: bytes of its WebAssembly memory (it grows, never shrinks; the memory bench reads it). */
   wasmMemoryBytes?(): number;
@@ -78,6 +87,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
     },
     session: () => Promise.reject(new Error('a session within a transaction')),
     listen: () => Promise.reject(new Error('listen on the database, not on a transaction')),
+    copyOut: noCopyOnTransaction,
     close: async () => undefined,
   };
   const inTransaction = async <T>(fn: (tx: Db) => Promise<T>): Promise<T> => {
@@ -105,6 +115,10 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
       const unlisten = await serial(() => lite.listen(channel, onPayload));
       return () => serial(() => unlisten());
     },
+    copyOut: async function* (select, format = 'text') {
+      const { blob } = await serial(() => lite.query(`copy (${select}) to '/dev/blob' (${COPY_FORMATS[format]})`));
+      if (blob) yield new Uint8Array(await blob.arrayBuffer());
+    },
     close: () => serial(() => lite.close()),
     snapshotDataDir: (inspect) =>
       serial(async () => {
@@ -113,6 +127,33 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
         return { result, tar: await lite.dumpDataDir('none') };
       }),
   };
+}
+
+/** COPY's options of `Db.copyOut`: the text format with `,` between cells and NULL as an empty cell, or plain CSV. */
+const COPY_FORMATS = { text: "format text, delimiter ',', null ''", csv: 'format csv' } as const;
+
+const noCopyOnTransaction = () => {
+  throw new Error('copy out of the database, not of a transaction');
+};
+
+/** `Db.copyOut` on PostgreSQL: a pooled connection of its own for the statement, destroyed if the reader stops early. */
+async function* copyOutPostgres(pool: pg.Pool, select: string, format: 'text' | 'csv' = 'text'): AsyncIterable<Uint8Array> {
+  const client = await pool.connect();
+  let finished = false;
+  let lost: Error | undefined;
+  const onLost = (error: Error) => {
+    lost = error;
+  };
+  client.on('error', onLost);
+  try {
+    const stream = client.query(copyTo(`copy (${select}) to stdout (${COPY_FORMATS[format]})`));
+    for await (const chunk of stream as AsyncIterable<Buffer>) yield chunk;
+    finished = true;
+  } finally {
+    client.off('error', onLost);
+    // A COPY left half read cannot be stopped on its connection: ending the connection ends the statement.
+    client.release(finished ? lost : (lost ?? new Error('export stopped')));
+  }
 }
 
 /** Waits between attempts to reopen a lost LISTEN connection: 0.5 s doubling to 15 s. */
@@ -223,15 +264,17 @@ function openPostgres(url: string): Db {
           transaction: (inner) => clientTransaction(client, inner),
           session: () => Promise.reject(new Error('a session within a session')),
           listen: () => Promise.reject(new Error('listen on the database, not on a session')),
+          copyOut: noCopyOnTransaction,
           close: async () => undefined,
         }),
       ),
     listen: (channel, onPayload, onReconnect) => listenPostgres(url, channel, onPayload, onReconnect),
+    copyOut: (select, format) => copyOutPostgres(pool, select, format),
     close: () => pool.end(),
   };
 }
 
-function wrapPostgres(client: pg.Pool | pg.PoolClient): Omit<Db, 'transaction' | 'session' | 'close' | 'listen'> {
+function wrapPostgres(client: pg.Pool | pg.PoolClient): Omit<Db, 'transaction' | 'session' | 'close' | 'listen' | 'copyOut'> {
   return {
     kind: 'postgres',
     query: async <T>(sql: string, params?: readonly unknown[], options?: QueryOptions) => ({
@@ -271,6 +314,7 @@ async function clientTransaction<T>(client: pg.PoolClient, fn: (tx: Db) => Promi
       transaction: () => Promise.reject(new Error('nested')),
       session: () => Promise.reject(new Error('a session within a transaction')),
       listen: () => Promise.reject(new Error('listen on the database, not on a transaction')),
+      copyOut: noCopyOnTransaction,
       close: async () => undefined,
     };
     const result = await fn(tx);

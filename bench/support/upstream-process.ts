@@ -4,6 +4,9 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { startUpstream } from '../../upstream/start.ts';
 import { hashPassword } from '../../upstream/lib/password.ts';
+import { entityByName } from '../../shared/entities/registry.ts';
+import type { EntityDef } from '../../shared/entity/define.ts';
+import { exportSelectOf } from '../../upstream/resources/entity-resource.ts';
 import { serveCommands } from './ipc.ts';
 import { capturingQueries } from './query-capture.ts';
 
@@ -64,6 +67,19 @@ serveCommands({
       [role],
     );
     return Array.from({ length: n }, (_, k) => `bench-live-${k + 1}@example.com`);
+  },
+  // The database's own speed at the export's rows (ADR 061): COPY (the export's select) TO STDOUT (FORMAT csv), read and dropped.
+  copyBaseline: async (entity) => {
+    const select = `${exportSelectOf(entityByName(String(entity)) as EntityDef, 'en')} order by t.id`;
+    const started = performance.now();
+    let rows = 0;
+    let bytes = 0;
+    for await (const chunk of upstream.db.copyOut(select, 'csv')) {
+      bytes += chunk.length;
+      for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) rows++;
+    }
+    const seconds = (performance.now() - started) / 1000;
+    return { rows, seconds, rowsPerSecond: Math.round(rows / seconds), mb: Number((bytes / 1048576).toFixed(1)) };
   },
   resetCounts: () => {
     for (const key of Object.keys(counts)) delete counts[key];

@@ -55,7 +55,7 @@ import {
 } from '../lib/page-query.ts';
 import { readThroughRoles, upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
-import { csvRowWriter } from './csv-rows.ts';
+import { copyCsvLines, copySelect, exportColumns } from './csv-copy.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -649,6 +649,18 @@ export function listWhere(forms: SearchForms | undefined, where: readonly string
   };
 }
 
+/**
+ * The rows of an entity's export over `t`: only the exported columns, and the two timestamps already as ISO
+ * text (to_char truncates to milliseconds as Date does): parsing them into Date objects was a tenth of the
+ * export's CPU.
+ */
+export function exportSelectOf(def: EntityDef, lang: Lang): string {
+  const isoText = (column: string) => `to_char(t.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${column}`;
+  const exportFields = Object.keys(def.fields).filter((k) => !def.fields[k]!.lookup);
+  const derived = derivedColumns(def, lang).map((l) => ', ' + l);
+  return `select t.id${exportFields.map((k) => `, t.${k}`).join('')}${derived.join('')}, ${isoText('created_at')}, ${isoText('updated_at')} from ${def.table} t`;
+}
+
 /** The shared state of an entity's routes: SQL, schemas, the owner scope and the record reader. */
 function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: ResourceHooks): Resource {
   const t = def.table;
@@ -656,10 +668,6 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
   const filters = filterSpecs(def);
   const ownerField = def.access?.ownerField;
   const selects: Record<Lang, string> = { en: selectOf(def, 'en'), sv: selectOf(def, 'sv') };
-  // Only the exported columns, and the two timestamps already as ISO text (to_char truncates to
-  // milliseconds as Date does): parsing them into Date objects was a tenth of the export's CPU.
-  const isoText = (column: string) => `to_char(t.${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${column}`;
-  const exportFields = Object.keys(def.fields).filter((k) => !def.fields[k]!.lookup);
   const listParams = listParamsSchema(def);
 
   const readScopes = upstreamReadScopes(def);
@@ -733,10 +741,7 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
     checkReadThrough,
     write: requireAuth(config, writeRoles(def, 'update')),
     selects,
-    exportSelect: (lang) =>
-      `select t.id${exportFields.map((k) => `, t.${k}`).join('')}${derivedColumns(def, lang)
-        .map((l) => ', ' + l)
-        .join('')}, ${isoText('created_at')}, ${isoText('updated_at')} from ${t} t`,
+    exportSelect: (lang) => exportSelectOf(def, lang),
     fetchOne,
     scopeOf,
     whereOf,
@@ -826,9 +831,10 @@ export async function* csvLines(db: Db, select: string, where: { sql: string; pa
 
 /** GET <resource>/export/: the list as CSV (same search and filters, every row), streamed. */
 function registerExport(app: FastifyInstance, r: Resource) {
-  const columnsOut = ['id', ...Object.keys(r.def.fields).flatMap((k) => (r.def.fields[k]!.kind === 'reference' ? [k, `${k}_label`] : [k])), 'created_at', 'updated_at'];
-  const writeRow = csvRowWriter(r.def, columnsOut);
+  const columnsOut = exportColumns(r.def);
   const selects: Record<Lang, string> = { en: r.exportSelect('en'), sv: r.exportSelect('sv') };
+  // The database writes the cells (ADR 061); csvRowWriter is what they are held to.
+  const cells = (inner: string) => copySelect(r.def, columnsOut, inner);
   app.get(`${r.base}export/`, { preHandler: r.read }, async (req, reply) => {
     const query = req.query as Record<string, string>;
     const { search } = r.parseList({ ...query, page: undefined as unknown as string, page_size: undefined as unknown as string, ordering: undefined as unknown as string });
@@ -841,7 +847,7 @@ function registerExport(app: FastifyInstance, r: Resource) {
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="${safeFileName(r.def.name, 'csv')}"`)
       .header('cache-control', 'no-store');
-    return reply.send(Readable.from(csvLines(r.db, selects[lang], where, csvRow(columnsOut), writeRow)));
+    return reply.send(Readable.from(copyCsvLines(r.db, selects[lang], where, csvRow(columnsOut), cells)));
   });
 }
 
