@@ -12,6 +12,7 @@ import { errorText } from '../errors.ts';
 import { trpc } from '../trpc.ts';
 import { formatDateTime } from '../components/format.ts';
 import { fieldValueContent } from './field-value.tsx';
+import { ACCOUNT_EVENTS } from '../../shared/live.ts';
 
 const Timeline = styled.ol`
   list-style: none;
@@ -62,22 +63,7 @@ const Timeline = styled.ol`
 `;
 
 /** The actions the API records itself (ADR 035, 038): the engine's writes, exports and account events. */
-export const RECORDED_ACTIONS = [
-  'create',
-  'update',
-  'delete',
-  'transition',
-  'export',
-  'sign_in',
-  'sign_in_failed',
-  'sign_out',
-  'password_reset_requested',
-  'password_reset',
-  'invitation_accepted',
-  'email_change_requested',
-  'email_confirmed',
-  'profile_update',
-] as const;
+export const RECORDED_ACTIONS = ['create', 'update', 'delete', 'transition', 'export', ...ACCOUNT_EVENTS] as const;
 const RECORDED = new Set<string>(RECORDED_ACTIONS);
 
 /**
