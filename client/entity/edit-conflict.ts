@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type Dispatch, type SetStateAction } from 'react';
 import type { EntityRecord } from '../../shared/entity/define.ts';
+import { isOwnVersion } from './own-versions.ts';
 
 /**
  * One edit-conflict behaviour for every form that edits a record (ADR 063): the engine's record form and
@@ -64,6 +65,8 @@ export function mergeValues(
 }
 
 interface Options<V extends FormValues> {
+  /** The entity's name: a version this tab's own action wrote is not someone else's (own-versions.ts). */
+  entity: string;
   record: EntityRecord | null;
   /** The form's values for a record. */
   valuesOf: (record: EntityRecord | null) => V;
@@ -75,7 +78,7 @@ interface Options<V extends FormValues> {
  * The base record of a form's edits and what changed underneath them. Answers the base (its version is the
  * one to save with), whether the form has unsaved edits, the notice's state, and the ways out of it.
  */
-export function useEditConflicts<V extends FormValues>({ record, valuesOf, values, setValues }: Options<V>) {
+export function useEditConflicts<V extends FormValues>({ entity, record, valuesOf, values, setValues }: Options<V>) {
   const [base, setBase] = useState(record);
   const [notice, setNotice] = useState<ConflictNoticeState>(NO_NOTICE);
   /** The user tried to save with fields undecided. */
@@ -90,8 +93,10 @@ export function useEditConflicts<V extends FormValues>({ record, valuesOf, value
     const merged = mergeValues(initial, values, valuesOfRef.current(fresh), notice.conflicts);
     setValues(merged.values as V);
     setBase(fresh);
-    // A form without edits simply follows the record: nothing to tell.
-    if (!dirty && !refused) return;
+    // A form without edits simply follows the record, as it does a change this page made itself (an action
+    // button) that meets none of its edits: nothing to tell.
+    const own = isOwnVersion(entity, fresh.id, fresh.version);
+    if ((!dirty || own) && !refused && Object.keys(merged.conflicts).length === 0) return;
     setNotice((previous) => ({ conflicts: merged.conflicts, updated: { ...previous.updated, ...merged.updated }, refused: previous.refused || refused }));
   };
 

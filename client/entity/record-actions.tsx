@@ -11,6 +11,7 @@ import { trpc } from '../trpc.ts';
 import { actionButtons, type ActionButton, type ButtonFilter, type PlannedButton } from './action-buttons.ts';
 import { useAccess } from './access.ts';
 import { statusText } from './status-label.tsx';
+import { noteOwnVersion } from './own-versions.ts';
 
 /** The conventional test id: `transition-<to>`, `<key>-<variant>`, `<key>`. */
 const defaultTestId = (button: ActionButton) => (button.to !== undefined ? `transition-${button.to}` : button.variant ? `${button.key}-${button.variant}` : button.key);
@@ -111,7 +112,10 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
       const input = { id: record.id, ...(button.action.versioned ? { version: record.version } : {}), ...button.input, ...extra };
       const result = send ? await send(`${key}.${button.key}`, input, record) : await client[key]![button.key]!.mutate(input);
       const saved = recordOf(button.action, result);
-      if (saved) cache.get!.setData({ id: record.id }, saved);
+      if (saved) {
+        noteOwnVersion(def.name, record.id, saved.version);
+        cache.get!.setData({ id: record.id }, saved);
+      }
       await refresh(!saved);
       const after = saved ? textValues(t, def, saved, i18n.language) : before;
       // Idempotent actions (ADR 019) say when the record already was as asked: nothing happened.

@@ -72,7 +72,7 @@ function useEditedValues(
   const valuesOf = (from: EntityRecord | null) => initialValues(def, from, preset, fixedValues);
   const [values, setValues] = useState(() => valuesOf(record));
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const conflicts = useEditConflicts({ record, valuesOf, values, setValues });
+  const conflicts = useEditConflicts({ entity: def.name, record, valuesOf, values, setValues });
   useUnsavedChangesGuard(conflicts.dirty);
   useEffect(() => onDirtyChange?.(conflicts.dirty), [conflicts.dirty, onDirtyChange]);
 

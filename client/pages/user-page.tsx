@@ -68,7 +68,7 @@ type UserFormState = ReturnType<typeof useZodForm<typeof userUpdateFields>>;
 function useUserForm(record: EntityRecord) {
   const valuesOf = (from: EntityRecord | null) => formValues((from ?? record) as unknown as UserDetail);
   const form = useZodForm(userUpdateFields, valuesOf(record));
-  const conflicts = useEditConflicts({ record, valuesOf, values: form.values, setValues: form.setValues });
+  const conflicts = useEditConflicts({ entity: 'users', record, valuesOf, values: form.values, setValues: form.setValues });
   useUnsavedChangesGuard(conflicts.dirty);
   return { form, conflicts };
 }

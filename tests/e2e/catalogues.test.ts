@@ -47,20 +47,24 @@ describe('catalogues in the browser', () => {
     expect(await rowNames()).not.toContain('Hydraulic disc brakes');
   });
 
-  it('a dialog form: a stale save is refused and Reload brings the current record; closing with edits asks first', async () => {
+  it('a dialog form: a field changed on both sides is never saved over; Reload brings the current record; closing with edits asks first', async () => {
     const api = agent(stack);
     await signIn(api, 'admin@example.com', DEMO_PASSWORD);
     const created = (await mutate(api, 'competencies.create', { name: 'Suspension', description: 'Forks' })).body.result.data;
     await gotoHydrated(page, stack.baseUrl + '/competencies?search=Suspension');
     await page.getByRole('button', { name: 'Edit Suspension' }).click();
     const dialog = page.getByRole('dialog');
-    // Someone else saves first.
-    await mutate(api, 'competencies.update', { id: created.id, version: created.version, data: { name: 'Suspension', description: 'Forks and shocks' } });
     await dialog.getByLabel('Description').fill('Mine');
+    // Someone else (here another session of the same admin, which counts as someone else: ADR 063) saves first.
+    await mutate(api, 'competencies.update', { id: created.id, version: created.version, data: { name: 'Suspension', description: 'Forks and shocks' } });
+    // Whether the live notice or the refused save tells the form first, the field is a conflict, with both values.
     await dialog.getByTestId('form-save').click();
-    await dialog.getByTestId('conflict').waitFor();
+    await dialog.getByTestId('conflict-description').waitFor();
+    expect(await dialog.getByTestId('conflict-description-theirs').textContent()).toContain('Forks and shocks');
+    expect(await dialog.getByTestId('conflict-description-mine').textContent()).toContain('Mine');
+    expect((await query(api, 'competencies.get', { id: created.id })).body.result.data.description).toBe('Forks and shocks');
     await dialog.getByRole('button', { name: 'Reload' }).click();
-    await dialog.getByTestId('conflict').waitFor({ state: 'detached' });
+    await dialog.getByTestId('changed-elsewhere').waitFor({ state: 'detached' });
     expect(await dialog.getByLabel('Description').inputValue()).toBe('Forks and shocks');
     await dialog.getByLabel('Description').fill('Forks, shocks and seatposts');
     await dialog.getByTestId('form-save').click();

@@ -162,7 +162,8 @@ describe('users and bicycles in the browser', () => {
       .getByTestId('toasts')
       .getByText(/has been saved/)
       .waitFor();
-    expect(await page.getByTestId('conflict').count()).toBe(0);
+    // The page's own action is not someone else's change: no notice.
+    expect(await page.getByTestId('changed-elsewhere').count()).toBe(0);
     await page.reload();
     expect(await page.getByTestId('form-bicycles').getByLabel('Drivetrain').inputValue()).toBe('belt');
   });
