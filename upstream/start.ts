@@ -28,7 +28,7 @@ export interface StartUpstreamOptions {
   logger?: FastifyServerOptions['logger'] | FastifyServerOptions['loggerInstance'];
   config?: Partial<UpstreamConfig>;
   /**
-   * Default true: the periodic sweeps, history pruning and tally compaction run. A test that records the
+   * Default true: the periodic sweeps, history pruning, tally compaction and history-head witness run. A test that records the
    * statements its own requests cause turns them off, so no job's statement lands in its record.
    */
   backgroundJobs?: boolean;
@@ -98,7 +98,7 @@ export async function pruneAuditHistory(
  * moved: to the log always (a log shipped elsewhere keeps it), and to `auditHeadFile` when set. A kept head
  * beyond the database's is said loudly, once per head, and never overwritten.
  */
-function auditHeadWitness(db: Db, config: UpstreamConfig, log: FastifyBaseLogger) {
+function auditHeadWitness(db: Db, config: UpstreamConfig, log: FastifyBaseLogger, periodic: boolean) {
   let last: SignedHead | null = null;
   let warned = '';
   let fileFailed = '';
@@ -129,8 +129,9 @@ function auditHeadWitness(db: Db, config: UpstreamConfig, log: FastifyBaseLogger
     }
   };
   const run = () => (running = running.then(once).catch((error: unknown) => log.warn({ err: error }, 'change history head not written')));
-  const timer = setInterval(() => void run(), config.auditHeadIntervalMs);
-  timer.unref();
+  // Without background jobs (a test recording its own statements) the head is still written at start and close.
+  const timer = periodic ? setInterval(() => void run(), config.auditHeadIntervalMs) : undefined;
+  timer?.unref();
   return { run, stop: () => clearInterval(timer) };
 }
 
@@ -219,9 +220,9 @@ async function startOn(db: Db, opts: StartUpstreamOptions) {
   await sweepUploads().catch((error: unknown) => app.log.warn({ err: error }, 'upload sweep failed'));
   const pruneAudit = () => pruneAuditHistory(db, config, app.log);
   await pruneAudit();
-  const witness = auditHeadWitness(db, config, app.log);
-  await witness.run();
   const jobs = opts.backgroundJobs ?? true;
+  const witness = auditHeadWitness(db, config, app.log, jobs);
+  await witness.run();
   const sweeper = setInterval(() => {
     if (!jobs) return;
     void sweepExpired(db, config).catch((error: unknown) => app.log.warn({ err: error }, 'token sweep failed'));
