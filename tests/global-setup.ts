@@ -1,34 +1,30 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../upstream/db.ts';
-import { migrate } from '../upstream/migrate.ts';
+import { buildMigratedTemplate } from './support/pglite-template.ts';
 import { findSecrets, RUN_LOG_DIR } from './support/run-log.ts';
 
 /**
- * One migrated, empty PGlite database for the whole run, as a data directory tarball: every in-memory API the
- * tests start loads it (`UPSTREAM_PGLITE_TEMPLATE`, upstream/start.ts) instead of creating and migrating its
- * own, about 7 s less CPU a stack. Each stack still runs the migration step (a no-op) and its own seeding, so
- * nothing a test writes is shared. A unit-only run needs none.
+ * The migrated PGlite template every test stack loads (tests/support/pglite-template.ts): built here for a plain
+ * `vitest run`, taken as given when `npm test`'s lanes (scripts/test-lanes.ts) built one for both. A unit-only run
+ * needs none.
  */
 async function migratedTemplate(): Promise<() => void> {
+  if (process.env.UPSTREAM_PGLITE_TEMPLATE) return () => undefined;
   const args = process.argv.join(' ');
   if (/--project[= ]unit\b/.test(args) && !/--project[= ](integration|e2e)\b/.test(args)) return () => undefined;
   const dir = mkdtempSync(join(tmpdir(), 'bo-pglite-template-'));
-  const db = await openDatabase({});
-  try {
-    await migrate(db);
-    const { tar } = await db.snapshotDataDir!(async () => undefined);
-    writeFileSync(join(dir, 'migrated.tar'), Buffer.from(await tar.arrayBuffer()));
-  } finally {
-    await db.close();
-  }
+  await buildMigratedTemplate(join(dir, 'migrated.tar'));
   process.env.UPSTREAM_PGLITE_TEMPLATE = join(dir, 'migrated.tar');
-  return () => rmSync(dir, { recursive: true, force: true });
+  return () => {
+    delete process.env.UPSTREAM_PGLITE_TEMPLATE;
+    rmSync(dir, { recursive: true, force: true });
+  };
 }
 
 /**
- * Around the whole run: start with no logs, and end by reading every test server's log (tests/.logs/).
+ * Around the whole run: start with no logs, and end by reading every test server's log (tests/.logs/, or
+ * tests/.logs/<lane>/ in one of `npm test`'s lanes).
  * A token, a session cookie, a password or a signature in any of them fails the run.
  */
 export default async function setup() {

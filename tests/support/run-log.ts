@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import pino from 'pino';
 
 /**
- * Every server the tests start logs into `tests/.logs/` (one file per server), with the redaction the
+ * Every server the tests start logs into `tests/.logs/` (`tests/.logs/<lane>/` in one of `npm test`'s lanes, so the
+ * two lanes never empty each other's; one file per server), with the redaction the
  * production servers use; `tests/global-setup.ts` empties the directory before the run and, after it,
  * fails the run if any file holds a token, a session cookie, a password or a signed URL's signature.
  */
-export const RUN_LOG_DIR = join(import.meta.dirname, '..', '.logs');
+export const RUN_LOG_DIR = join(import.meta.dirname, '..', '.logs', process.env.TEST_LANE ?? '');
 
 let serial = 0;
 

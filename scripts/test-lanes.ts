@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildMigratedTemplate } from '../tests/support/pglite-template.ts';
+
+/**
+ * The tests half of `npm test` (ADR 069): two Vitest processes side by side, one per lane.
+ *
+ * - `browser`: the e2e project, one file at a time (each file drives one Chromium against its own stack);
+ * - `server`: the unit and integration projects, as many files at once as Vitest gives the machine.
+ *
+ * Run in one Vitest process, the e2e files form a sequential group of their own that starts only when every other
+ * file has finished, so a two-core machine spent the whole run on about one core. Side by side, the lanes share
+ * nothing but the machine: every file still starts its own stack, each lane keeps its server logs in its own folder
+ * (`tests/.logs/<lane>/`, read for secrets when the lane ends) and the migrated PGlite template is built once here.
+ *
+ * Each lane's lines are printed as they come, prefixed with the lane's name; a lane that fails is printed again
+ * whole at the end, so its failures read as one block. The exit code is non-zero when either lane fails.
+ * Arguments (`npm test -- tests/unit/foo.test.ts`) run one plain Vitest process with them instead.
+ */
+const root = join(import.meta.dirname, '..');
+const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
+
+interface Lane {
+  name: string;
+  args: string[];
+}
+
+const lanes: Lane[] = [
+  { name: 'browser', args: ['--project', 'e2e'] },
+  { name: 'server', args: ['--project', 'unit', '--project', 'integration'] },
+];
+
+function run(args: string[], env: NodeJS.ProcessEnv, lane?: string): Promise<{ code: number; output: string; seconds: number }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [vitest, 'run', ...args], {
+      cwd: root,
+      env: lane ? { ...env, TEST_LANE: lane } : env,
+      stdio: lane ? ['ignore', 'pipe', 'pipe'] : 'inherit',
+    });
+    const chunks: Buffer[] = [];
+    let partial = '';
+    const relay = (chunk: Buffer) => {
+      chunks.push(chunk);
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) process.stdout.write(`${lane} │ ${line}\n`);
+    };
+    child.stdout?.on('data', relay);
+    child.stderr?.on('data', relay);
+    child.on('close', (code, signal) => {
+      if (partial) process.stdout.write(`${lane} │ ${partial}\n`);
+      resolve({ code: code ?? (signal ? 1 : 0), output: Buffer.concat(chunks).toString('utf8'), seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+const passThrough = process.argv.slice(2);
+if (passThrough.length > 0) {
+  const { code } = await run(passThrough, process.env);
+  process.exit(code);
+}
+
+// One migrated PGlite database for both lanes (tests/global-setup.ts builds its own only when this is not set).
+const templateDir = mkdtempSync(join(tmpdir(), 'bo-pglite-template-'));
+const template = join(templateDir, 'migrated.tar');
+let results: Awaited<ReturnType<typeof run>>[];
+try {
+  const started = Date.now();
+  await buildMigratedTemplate(template);
+  process.stdout.write(`Migrated PGlite template built in ${((Date.now() - started) / 1000).toFixed(1)} s; lanes: ${lanes.map((l) => l.name).join(', ')}\n`);
+  const env = { ...process.env, UPSTREAM_PGLITE_TEMPLATE: template };
+  results = await Promise.all(lanes.map((lane) => run(lane.args, env, lane.name)));
+} finally {
+  rmSync(templateDir, { recursive: true, force: true });
+}
+
+const outcomes = lanes.map((lane, i) => ({ lane, ...results[i]! }));
+for (const { lane, code, output } of outcomes) {
+  if (code !== 0) process.stdout.write(`\n══ lane ${lane.name} failed; its whole output once more ══\n${output}\n`);
+}
+process.stdout.write(`\n${outcomes.map(({ lane, code, seconds }) => `${lane.name}: ${code === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(0)} s`).join(' · ')}\n`);
+process.exit(outcomes.some(({ code }) => code !== 0) ? 1 : 0);
