@@ -32,6 +32,7 @@ export const ERROR_TEXT = {
   internal_error: 'Something went wrong, please contact our support.',
   database_unavailable: 'The database is unavailable for a moment. Please try again shortly.',
   invalid_transition: 'This status change is not allowed.',
+  action_not_allowed: 'The record does not allow this action now.',
   buddy_not_scheduled: 'The bike buddy does not work in this slot on this day.',
   buddy_not_working: 'The bike buddy is not working in this slot on this day.',
   slot_full: 'This slot is fully booked for the bike buddy on this day.',

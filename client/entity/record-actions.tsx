@@ -109,7 +109,8 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
     setPending(id);
     onResult?.({ state: 'pending', button, record });
     try {
-      const input = { id: record.id, ...(button.action.versioned ? { version: record.version } : {}), ...button.input, ...extra };
+      // Every record action carries the version this screen shows: a stale one is refused, never applied (ADR 069).
+      const input = { id: record.id, ...(typeof record.version === 'number' ? { version: record.version } : {}), ...button.input, ...extra };
       const result = send ? await send(`${key}.${button.key}`, input, record) : await client[key]![button.key]!.mutate(input);
       const saved = recordOf(button.action, result);
       if (saved) {

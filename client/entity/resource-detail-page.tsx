@@ -18,6 +18,17 @@ import { WithHistoryTab } from './history-tab.tsx';
 // A record's sub-collections (an event's slots) use the list screen; loaded with them, so the list
 // screen stays its own chunk for the list routes.
 const ResourceListPage = lazy(() => import('./resource-list-page.tsx').then((m) => ({ default: m.ResourceListPage })));
+// The record's declared actions (ADR 069), drawn by default; a chunk of their own.
+const RecordActions = lazy(() => import('./record-actions.tsx').then((m) => ({ default: m.RecordActions })));
+
+/** Every declared action of the record the viewer may run, as buttons (a custom page may place them elsewhere). */
+function declaredActions(def: EntityDef) {
+  return (record: EntityRecord) => (
+    <Suspense fallback={null}>
+      <RecordActions def={def} record={record} />
+    </Suspense>
+  );
+}
 
 /** Sub-collections of an entity (`parent.entity === def.name`), listed on each record's page. */
 function childrenOf(def: EntityDef): EntityDef[] {
@@ -40,7 +51,8 @@ interface Props {
   def: EntityDef;
   /** Extra sections below the form (images, related lists). */
   children?: (id: number) => ReactNode;
-  /** Extra buttons beside Delete (activate, deactivate). */
+  /** The buttons beside Delete; default: the record's declared actions (`<RecordActions>`, ADR 069). A page that
+   * replaces them places the record's actions itself. */
   actions?: (record: EntityRecord) => ReactNode;
   /** Asked before saving changes (the bicycle form's confirm-changes dialog). */
   confirmSave?: () => Promise<boolean>;
@@ -85,7 +97,7 @@ function ChildLists({ def, id }: { def: EntityDef; id: number }) {
   ));
 }
 
-export function ResourceDetailPage({ def, children, actions, confirmSave }: Props) {
+export function ResourceDetailPage({ def, children, actions = declaredActions(def), confirmSave }: Props) {
   const { t, i18n } = useTranslation();
   const { id: rawId = '' } = useParams();
   const [search] = useSearchParams();

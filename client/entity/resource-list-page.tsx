@@ -3,7 +3,7 @@ import { lazy, Suspense, useEffect, useId, useMemo, useState, type ReactNode } f
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
-import { labelOf as labelOfDef, type EntityDef, type EntityRecord, type FieldDef, type ListParams } from '../../shared/entity/define.ts';
+import { labelOf as labelOfDef, rowActionKeys, type EntityDef, type EntityRecord, type FieldDef, type ListParams } from '../../shared/entity/define.ts';
 import { errorText } from '../errors.ts';
 import { withAllTranslations } from '../i18n.ts';
 import { useConfirm } from '../shell/confirm.tsx';
@@ -29,6 +29,19 @@ const SearchIcon = spriteIcon('search');
 
 // The create/edit dialog (Primer Dialog and the whole form machinery) loads when it is first opened.
 const RecordDialog = lazy(() => withAllTranslations(import('./record-dialog.tsx')));
+// A row's declared actions (ADR 069): loaded only by lists that draw some.
+const RecordActions = lazy(() => import('./record-actions.tsx').then((m) => ({ default: m.RecordActions })));
+
+/** The buttons of the declared actions a row offers (`rowActionKeys`), as a row's compact buttons. */
+function declaredRowActions(def: EntityDef): ((record: EntityRecord) => ReactNode) | undefined {
+  const only = rowActionKeys(def);
+  if (only.length === 0) return undefined;
+  return (record) => (
+    <Suspense fallback={null}>
+      <RecordActions def={def} record={record} only={only} variant="compact" />
+    </Suspense>
+  );
+}
 
 /**
  * A translated label with one `{{name}}`, translated once per render and filled per row: i18next's
@@ -153,7 +166,7 @@ interface ListProps {
   fixedFilters?: Record<string, string | number>;
   /** Extra buttons beside "New" (a link to a calendar). */
   headerActions?: ReactNode;
-  /** Extra buttons on each row (activate, cancel). */
+  /** A row's buttons beside edit and delete; default: the declared actions a row offers (`rowActionKeys`, ADR 069). */
   rowActions?: (record: EntityRecord) => ReactNode;
   /** Shown between the title bar and the list (the outcome of row actions). */
   children?: ReactNode;
@@ -558,7 +571,7 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
           cols={cols}
           ordering={params.ordering}
           onSort={(key) => update({ ordering: params.ordering === key ? `-${key}` : key })}
-          rowActions={rowActions}
+          rowActions={rowActions ?? declaredRowActions(def)}
           onEdit={!def.readOnly && access.canUpdate ? open : null}
           onDelete={!def.readOnly && access.canDelete ? onDelete : null}
         />

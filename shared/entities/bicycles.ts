@@ -32,8 +32,9 @@ export const bicyclesEntity = defineEntity({
   },
   checks: [{ test: (v) => typeof v.year !== 'string' || /^\d{4}$/.test(v.year), message: 'validation.year', path: 'year' }],
   actions: {
-    activate: { roles: ['Admin'], confirm: true, enabledWhen: (r) => !r.is_active },
-    deactivate: { roles: ['Admin'], confirm: true, danger: true, enabledWhen: (r) => Boolean(r.is_active) },
+    // Changes of one field through the one write path (ADR 069): the owner's limit is the update rule's.
+    activate: { roles: ['Admin'], confirm: true, sets: { is_active: true }, enabledWhen: (r) => !r.is_active },
+    deactivate: { roles: ['Admin'], confirm: true, danger: true, sets: { is_active: false }, enabledWhen: (r) => Boolean(r.is_active) },
   },
   subResources: {
     images: {

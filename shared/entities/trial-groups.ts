@@ -26,7 +26,8 @@ export const trialGroupsEntity = defineEntity({
     /** Invites each address (one, or a comma-separated list) through the account invitation (ADR 014). */
     invite: { roles: ['Admin'], path: 'invites', input: { emails: { kind: 'text', required: true, max: 20_000, multiline: true } }, result: 'none' },
     /** Sends a fresh link to everyone invited who has not registered yet. */
-    reinvite: { roles: ['Admin'], confirm: true, result: 'none' },
+    // The group's page runs it from its invitations section, with the count of who is still waiting.
+    reinvite: { roles: ['Admin'], confirm: true, result: 'none', button: false },
   },
   subResources: {
     users: {

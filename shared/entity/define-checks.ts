@@ -1,4 +1,4 @@
-import { labelFields, statusFieldOf, type EntityDef } from './define.ts';
+import { isRecordAction, labelFields, statusFieldOf, type ActionDef, type EntityDef } from './define.ts';
 
 /**
  * The rules a definition must keep (field names, the fields its label, owner, calendar, location, unique
@@ -61,6 +61,7 @@ export function checkDefinition(def: EntityDef, entityByName: (name: string) => 
     if (!/^[a-z][A-Za-z0-9]*$/.test(key)) throw new Error(`${def.name}.actions.${key}: action keys are camelCase identifiers`);
     for (const variant of Object.values(action.variants ?? {}))
       for (const input of Object.keys(variant)) if (!(input in (action.input ?? {}))) throw new Error(`${def.name}.actions.${key}: a variant sets unknown input ${input}`);
+    checkSets(def, key, action);
   }
   for (const [key, sub] of Object.entries(def.subResources ?? {})) {
     if (!/^[a-z][A-Za-z0-9]*$/.test(key)) throw new Error(`${def.name}.subResources.${key}: sub-resource keys are camelCase identifiers`);
@@ -68,4 +69,18 @@ export function checkDefinition(def: EntityDef, entityByName: (name: string) => 
     if (sub.setMany && !sub.set) throw new Error(`${def.name}.subResources.${key}: setMany needs set`);
   }
   return def;
+}
+
+/** A `sets` action (ADR 069) changes writable fields of one record, and only those. */
+function checkSets(def: EntityDef, key: string, action: ActionDef) {
+  if (!action.sets) return;
+  const where = `${def.name}.actions.${key}.sets`;
+  if (!isRecordAction(action)) throw new Error(`${where}: only a record action sets fields`);
+  const names = action.sets === 'input' ? Object.keys(action.input ?? {}) : Object.keys(action.sets);
+  if (names.length === 0) throw new Error(`${where}: sets no field`);
+  for (const name of names) {
+    const field = def.fields[name];
+    if (!field) throw new Error(`${where}: names unknown field ${name}`);
+    if (field.readOnly || field.secret) throw new Error(`${where}: ${name} is not writable`);
+  }
 }

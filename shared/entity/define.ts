@@ -200,8 +200,19 @@ export interface ActionDef {
   path?: string;
   /** Input beyond the record's id. */
   input?: InputFields;
-  /** The caller sends the version it saw; a stale one is refused with 409. */
+  /**
+   * The caller must send the version it saw. Any record action that is sent a version refuses a stale one with
+   * 409 (the screens always send it, ADR 069); `versioned` makes leaving it out a 400 too.
+   */
   versioned?: boolean;
+  /**
+   * The action is a change of the record's fields and nothing more (ADR 069): the engine runs it through the one
+   * write path — the row locked, the version checked, the entity's rules and reference checks, the version step,
+   * the history entry under the action's name and its live notice — and no handler is written. A fixed set of
+   * values (`{is_active: true}`), or `'input'`: the action's declared input fields, set under the same names.
+   * `enabledWhen` is checked by the API too, on the locked record (409 `action_not_allowed`).
+   */
+  sets?: Readonly<Record<string, unknown>> | 'input';
   /**
    * Asks before running, with `resources.<name>.actions.<key>.confirm` (the record's fields interpolated;
    * `title` beside it when the dialog has one). The button says `label`, and `done` or `failed` follow.
@@ -216,7 +227,7 @@ export interface ActionDef {
    * the record under `recordKey` beside other results (a refund), or nothing the screens keep.
    */
   result?: 'record' | { recordKey: string } | 'none';
-  /** Shown in lists' rows as well as on the record page. */
+  /** Shown in lists' rows as well as on the record page (the generic list draws it, `rowActionKeys`). */
   inList?: boolean;
   /** No button: the screen runs it from a control of its own (a user's operational range is a select). */
   button?: false;
@@ -655,6 +666,16 @@ export function actionsOf(def: EntityDef): Record<string, ActionDef> {
  */
 export function ownActions(def: EntityDef): [string, ActionDef][] {
   return Object.entries(def.actions ?? {}).filter(([key]) => !(key === 'transition' && statusFieldOf(def)));
+}
+
+/**
+ * The record actions a list row draws as buttons (ADR 069): those declared `inList`, and every one of an entity
+ * whose records have no page of their own (edited in the list's dialog), so a declared action always has a button.
+ */
+export function rowActionKeys(def: EntityDef): string[] {
+  return Object.entries(actionsOf(def))
+    .filter(([, action]) => isRecordAction(action) && action.button !== false && (action.inList || !def.detailRoute))
+    .map(([key]) => key);
 }
 
 /** Scope roles allowed to run an action: its own, else the entity's update roles. */

@@ -38,6 +38,14 @@ export function inActionScope<T>(scope: Omit<ActionScope, 'entries'>, run: () =>
 }
 
 /**
+ * Whether this request runs in an action scope: its transactions' entries are the scope's, so the write path
+ * (`writeRecord`) records none of its own (ADR 069).
+ */
+export function inActionScopeNow(): boolean {
+  return scopes.getStore() !== undefined;
+}
+
+/**
  * `db` whose transactions, when opened by a handler running in an action scope, end with the scope's entry:
  * the record's declared fields that the transaction changed, and (on the request's first entry) what was asked.
  * A later transaction of the same request that changed no declared field records nothing; the first always

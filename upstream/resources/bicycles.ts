@@ -5,7 +5,7 @@ import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
-import { langOf, type EntityHandlersFactory, type EntityResource, type EntityRouteHandler } from './entity-resource.ts';
+import { langOf, type EntityHandlersFactory, type EntityResource } from './entity-resource.ts';
 import { PAGE_SIZES } from '../../shared/entity/define.ts';
 import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
 import type { BicycleHistoryRow } from '../../shared/schemas/services.ts';
@@ -34,23 +34,8 @@ async function takesAPlace(tx: Db, id: number, ownerId: unknown, active: unknown
   return !current || !current.is_active || Number(current.owner_id) !== Number(ownerId);
 }
 
-/** Bicycles: the owner's limit on the generic resource, activation, the service history and (defect) images. */
+/** Bicycles: the owner's limit on the generic resource (activation included, ADR 069), the service history and (defect) images. */
 export const handlers: EntityHandlersFactory = ({ db, config }) => {
-  /** activate / deactivate: the owner's limit applies when the bicycle starts counting again. */
-  const setActive =
-    (active: boolean): EntityRouteHandler =>
-    async (req, reply, { fetchOne }) => {
-      const { id } = parseBody(idParam, req.params);
-      const found = await db.transaction(async (tx) => {
-        const { rows: current } = await tx.query<{ owner_id: number | null }>('select owner_id from bicycles where id = $1', [id]);
-        if (!current[0]) return false;
-        if (active && (await takesAPlace(tx, id, current[0].owner_id, true))) await checkOwnerLimit(tx, Number(current[0].owner_id), id);
-        await tx.query('update bicycles set is_active = $2, version = version + 1, updated_at = now() where id = $1', [id, active]);
-        return true;
-      });
-      if (!found) throw new ApiError(404, 'not_found');
-      return ok(reply, await fetchOne(id));
-    };
   return {
     hooks: {
       async beforeCreate(input, tx) {
@@ -60,7 +45,6 @@ export const handlers: EntityHandlersFactory = ({ db, config }) => {
         if (await takesAPlace(tx, id, input.owner_id, input.is_active)) await checkOwnerLimit(tx, Number(input.owner_id), id);
       },
     },
-    actions: { activate: setActive(true), deactivate: setActive(false) },
     subResources: {
       // GET bicycles/<id>/services/: the bicycle's service history, newest first, paged (ADR 023).
       history: { list: (req, reply, { fetchOne }) => historyPage(db, req, reply, fetchOne) },

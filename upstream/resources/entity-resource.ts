@@ -26,15 +26,16 @@ import {
   type EntityRecord,
   type FieldDef,
   type Paginator,
+  type ActionDef,
   type SubResourceDef,
 } from '../../shared/entity/define.ts';
-import { calendarParamsSchema, createSchema, listParamsSchema } from '../../shared/entity/schemas.ts';
+import { calendarParamsSchema, createSchema, inputFieldsSchema, listParamsSchema } from '../../shared/entity/schemas.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { recordRequestChange, recordRequestEvent, type Changes } from '../lib/audit.ts';
-import { askedOf, inActionScope } from '../lib/audit-scope.ts';
+import { askedOf, inActionScope, inActionScopeNow } from '../lib/audit-scope.ts';
 import { requireAuth, type AuthUser } from '../lib/auth.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import {
@@ -178,6 +179,12 @@ export interface EntityResource {
   /** The guard of one record's reads (its record and sub-resources): the entity's readers and its `readThrough` roles. */
   readOne: ReturnType<typeof requireAuth>;
   write: ReturnType<typeof requireAuth>;
+  /**
+   * The one write path (ADR 032, 069), for a handler whose action changes this entity's record: the row locked,
+   * the version checked, the entity's rules and reference checks, the version step, the history entry and its live
+   * notice (the action's, in its scope). No handler writes `update <its table> set` itself.
+   */
+  change(req: FastifyRequest, change: RecordWrite): Promise<EntityRecord | null>;
 }
 
 /** Everything the generic routes of one entity share, computed once from its definition. */
@@ -725,11 +732,12 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
   const filtersOf = (query: Record<string, string>) =>
     Object.fromEntries(filters.filter((s) => query[s.key] !== undefined && query[s.key] !== '').map((s) => [s.key, query[s.key]!]));
 
-  return {
+  const resource: Resource = {
     def,
     db,
     config,
     hooks,
+    change: (req, change) => writeRecord(resource, req, change),
     base: `/api/${def.name}/`,
     columns: writableFields(def).map(([key]) => key),
     create: createSchema(def),
@@ -749,6 +757,7 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
     parseList: (query) =>
       parseBody(listParams, { page: query.page, page_size: query.page_size, search: query.search, ordering: query.ordering, after: query.after, filters: filtersOf(query) }),
   };
+  return resource;
 }
 
 /** GET <resource>/: a page, searched, filtered and sorted (ADR 006). */
@@ -966,6 +975,10 @@ function registerCreate(app: FastifyInstance, r: Resource) {
 
 export interface RecordWrite {
   id: number;
+  /** The history's name of the change: a declared action's key (default `update`, or `transition`). */
+  action?: string;
+  /** Whether the record, locked, may take this change (a declared action's `enabledWhen`); else 409 `action_not_allowed`. */
+  allowed?: (current: EntityRecord) => boolean;
   /** The version the caller saw; a different one is 409. Only a transition may leave it out. */
   version?: number;
   /** The record's writable values after the write, from what it is now. */
@@ -992,6 +1005,7 @@ export async function writeRecord(r: Resource, req: FastifyRequest, change: Reco
       if (!current) throw new ApiError(404, 'not_found');
       if (change.version !== undefined && current.version !== change.version)
         throw new ApiError(409, 'conflict', 'The record was changed by someone else.', { version: String(current.version) });
+      if (change.allowed && !change.allowed(current)) throw new ApiError(409, 'action_not_allowed', 'The record does not allow this action now.');
       const input = change.parsed ? change.values(current) : (parseBody(r.create, change.values(current)) as Record<string, unknown>);
       const previous = r.status ? Number(current[r.status[0]]) : null;
       if (change.statusOnly && r.status && previous === Number(input[r.status[0]])) return current;
@@ -1000,7 +1014,8 @@ export async function writeRecord(r: Resource, req: FastifyRequest, change: Reco
       const sets = [...values.map(([key], i) => `${key} = $${i + 2}`), ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
       await tx.query(`update ${r.def.table} set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1`, [change.id, ...values.map(([, v]) => v)]);
       const written = await r.fetchOne(change.id, tx, undefined, false, langOf(req));
-      await recordWrite(r, tx, req, change.statusOnly ? 'transition' : 'update', current, written);
+      // Inside a declared action's scope the scope records the entry, under the action's name (ADR 038, 069).
+      if (!inActionScopeNow()) await recordWrite(r, tx, req, change.action ?? (change.statusOnly ? 'transition' : 'update'), current, written);
       return written;
     });
   } catch (error) {
@@ -1152,15 +1167,58 @@ function handlerOf<T>(def: EntityDef, what: string, handler: T | undefined): T {
 function registerActions(app: FastifyInstance, r: EntityResource, handlers: EntityHandlers) {
   const { def, config } = r;
   for (const [key, action] of ownActions(def)) {
-    const handler = handlerOf(def, `action ${key}`, handlers.actions?.[key]);
+    if (action.sets && handlers.actions?.[key]) throw new Error(`${def.name}: action ${key} declares what it sets, so it has no handler of its own`);
+    const handler = action.sets ? setsHandler(key, action) : handlerOf(def, `action ${key}`, handlers.actions?.[key]);
     const segment = segmentOf(key, action.path);
     const onRecord = isRecordAction(action);
     const url = onRecord ? `/api/${def.name}/:id/${segment}/` : `/api/${def.name}/${segment}/`;
     app.post(url, { preHandler: requireAuth(config, actionRoles(def, action)) }, (req, reply) =>
-      audited(r, req, key, onRecord, askedOf(action.input, req.body), () => handler(req, reply, r)),
+      audited(r, req, key, onRecord, askedOf(action.input, req.body), async () => {
+        if (onRecord && !action.sets) await checkActionVersion(r, req, action);
+        return handler(req, reply, r);
+      }),
     );
   }
   for (const key of Object.keys(handlers.actions ?? {})) if (!def.actions?.[key]) throw new Error(`${def.name}: a handler for undeclared action ${key}`);
+}
+
+const actionVersion = z.object({ version: versionSchema.optional() });
+
+/**
+ * The version a record action was sent, checked before its handler runs (ADR 069): a stale one is 409, as for an
+ * edit; a `versioned` action without one is 400. (A `sets` action checks it on the locked row, in the write path.)
+ */
+async function checkActionVersion(r: EntityResource, req: FastifyRequest, action: ActionDef) {
+  const { version } = parseBody(actionVersion, req.body ?? {});
+  if (version === undefined) {
+    if (action.versioned) throw new ApiError(400, 'validation_error', undefined, { version: 'validation.required' });
+    return;
+  }
+  const current = await r.fetchOne(parseBody(idParam, req.params).id, r.db, req.user);
+  if (!current) throw new ApiError(404, 'not_found');
+  if (current.version !== version) throw new ApiError(409, 'conflict', 'The record was changed by someone else.', { version: String(current.version) });
+}
+
+/**
+ * The handler of a `sets` action (ADR 069): its declared input parsed, the values it sets merged into the record
+ * as it is, through the one write path under the action's name, `enabledWhen` checked on the locked row.
+ */
+function setsHandler(key: string, action: ActionDef): EntityRouteHandler {
+  const body = inputFieldsSchema(action.input).extend({ version: versionSchema.optional() });
+  return async (req, reply, r) => {
+    const { id } = parseBody(idParam, req.params);
+    const { version, ...input } = parseBody(body, req.body ?? {}) as Record<string, unknown> & { version?: number };
+    if (action.versioned && version === undefined) throw new ApiError(400, 'validation_error', undefined, { version: 'validation.required' });
+    const sets = action.sets === 'input' ? input : action.sets!;
+    const saved = await r.change(req, {
+      id,
+      version,
+      action: key,
+      allowed: action.enabledWhen ? (current) => action.enabledWhen!(current, input) : undefined,
+      values: (current) => ({ ...Object.fromEntries(writableFields(r.def).map(([k]) => [k, current[k]])), ...sets }),
+    });
+    return ok(reply, saved);
+  };
 }
 
 /**
