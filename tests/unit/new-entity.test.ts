@@ -32,56 +32,56 @@ const json = (path: string) => JSON.parse(readFileSync(join(copy, path), 'utf8')
 
 // Each run starts Node (type stripping, the definitions): seconds on a busy machine.
 describe('new:entity', { timeout: 60_000 }, () => {
-  const first = run('workshops', '--fields', 'name:text,address:text,active:boolean');
+  const first = run('lockers', '--fields', 'name:text,address:text,active:boolean');
 
   it('writes the definition, the registry line, the labels in both languages and the migration', () => {
     expect(first.stderr).toBe('');
     expect(first.status).toBe(0);
-    for (const file of ['shared/entities/workshops.ts', 'shared/entities/registry.ts', 'locales/en/resources.json', 'locales/sv/common.json', nextMigration(1, 'workshops')]) {
+    for (const file of ['shared/entities/lockers.ts', 'shared/entities/registry.ts', 'locales/en/resources.json', 'locales/sv/common.json', nextMigration(1, 'lockers')]) {
       expect(first.stdout).toContain(file);
     }
     const registry = readFileSync(join(copy, 'shared/entities/registry.ts'), 'utf8');
-    expect(registry).toContain("import { workshopsEntity } from './workshops.ts';");
-    expect(registry).toMatch(/ {2}workshopsEntity,\n\] as const satisfies/);
+    expect(registry).toContain("import { lockersEntity } from './lockers.ts';");
+    expect(registry).toMatch(/ {2}lockersEntity,\n\] as const satisfies/);
     for (const lang of ['en', 'sv']) {
-      expect(json(`locales/${lang}/resources.json`).workshops, lang).toMatchObject({
-        name: 'Workshops',
-        one: 'workshop',
+      expect(json(`locales/${lang}/resources.json`).lockers, lang).toMatchObject({
+        name: 'Lockers',
+        one: 'locker',
         fields: { name: expect.any(String), address: expect.any(String), active: expect.any(String) },
       });
-      expect(json(`locales/${lang}/common.json`).routes!.workshops, lang).toBe('Workshops');
+      expect(json(`locales/${lang}/common.json`).routes!.lockers, lang).toBe('Lockers');
     }
-    expect(json('locales/sv/resources.json').workshops!.fields).toEqual({ name: 'Namn', address: 'Adress', active: 'Aktiv' });
+    expect(json('locales/sv/resources.json').lockers!.fields).toEqual({ name: 'Namn', address: 'Adress', active: 'Aktiv' });
   });
 
   it('defines a plain entity with a screen whose routes, sidebar entry and table follow from it', async () => {
-    const { workshopsEntity: def } = (await import(join(copy, 'shared/entities/workshops.ts'))) as { workshopsEntity: EntityDef };
-    expect(def).toMatchObject({ name: 'workshops', table: 'workshops', route: '/workshops', defaultSort: 'name' });
+    const { lockersEntity: def } = (await import(join(copy, 'shared/entities/lockers.ts'))) as { lockersEntity: EntityDef };
+    expect(def).toMatchObject({ name: 'lockers', table: 'lockers', route: '/lockers', defaultSort: 'name' });
     expect(Object.keys(def.fields)).toEqual(['name', 'address', 'active']);
     expect(def.fields.name).toMatchObject({ kind: 'text', required: true, searchable: true, sortable: true, list: true });
     expect(labelOf(def, { name: 'Spokes & Co' })).toBe('Spokes & Co');
     const routes = entityScreenRoutes([def]);
     expect(routes).toEqual([
       {
-        path: '/workshops',
-        titleKey: 'routes.workshops',
+        path: '/lockers',
+        titleKey: 'routes.lockers',
         roles: ['Admin'],
         sidebar: { order: expect.any(Number), icon: 'package' },
-        screen: { entity: 'workshops', kind: 'list' },
+        screen: { entity: 'lockers', kind: 'list' },
       },
     ]);
     // After the last entry of the sidebar, whatever it is today.
     const orders = APP_ROUTES.flatMap((route) => (route.sidebar ? [route.sidebar.order] : []));
     expect(routes[0]!.sidebar!.order).toBeGreaterThan(Math.max(...orders));
-    const migration = readFileSync(join(copy, nextMigration(1, 'workshops')), 'utf8');
+    const migration = readFileSync(join(copy, nextMigration(1, 'lockers')), 'utf8');
     expect(migration).toContain(entityTableSql(def));
     expect(migration).toContain('active boolean not null default false,');
   });
 
   it('refuses a name that exists, and names that are not plural kebab-case', () => {
-    const again = run('workshops');
+    const again = run('lockers');
     expect(again.status).toBe(1);
-    expect(again.stderr).toBe('new-entity: refused: an entity named "workshops" exists (shared/entities/workshops.ts); pick another name\n');
+    expect(again.stderr).toBe('new-entity: refused: an entity named "lockers" exists (shared/entities/lockers.ts); pick another name\n');
     expect(run('bicycle-types').stderr).toContain('exists');
     expect(run('Repair_Kits').stderr).toContain('plural kebab-case');
     expect(run('kits', '--fields', 'colour:enum').stderr).toContain('references and choices are added by hand');
