@@ -32,11 +32,10 @@ export const usersEntity = defineEntity({
     pages: { list: 'client/pages/users-page.tsx', detail: 'client/pages/user-page.tsx' },
   },
   access: { update: ['Admin'] },
-  // References naming a role (a service's buddy) take only active users holding it (§3).
-  roleHolders: 'r.is_active and exists (select 1 from user_roles ur join roles ro on ro.id = ur.role_id where ur.user_id = r.id and ro.name = $2)',
   // The list's search reads the e-mail, the phone number and the full name; a few hundred names repeat over
   // the accounts, so the name is read through its terms (migration 089), a short text through bigrams (092).
-  searchExpressions: { full_name: { sql: "coalesce(t.first_name, '') || ' ' || coalesce(t.last_name, '')", valuesRepeat: true, shortSearch: true } },
+  // Its SQL, the users' reference label and which users hold a role are the server's (entity-sql-parts.ts, ADR 072).
+  searchExpressions: { full_name: { valuesRepeat: true, shortSearch: true } },
   fields: {
     email: { kind: 'email', required: true, readOnly: true, searchable: true, shortSearch: true, sortable: true, list: true },
     first_name: { kind: 'text', max: 80, sortable: true, list: true },

@@ -55,11 +55,12 @@ export interface FieldDef {
      * `EntityDef.label`; without it the reference reads as the entity's label.
      */
     label?: string;
-    /** SQL over the referenced row `r` used instead of `label` (e.g. a full name). */
-    labelSql?: string;
-    /** `labelSql` has a GIN index on `search_bigrams(lower(<labelSql>))` for texts too short for a trigram (as `shortSearch`, ADR 054). */
+    /**
+     * The referenced entity's SQL label (its `referenceLabel`, upstream/resources/entity-sql-parts.ts) has a GIN index
+     * on `search_bigrams(lower(<label>))` for texts too short for a trigram (as `shortSearch`, ADR 054).
+     */
     labelShortSearch?: boolean;
-    /** Choices and accepted values are records holding this role, as the referenced entity's `roleHolders` says (a service's buddy). */
+    /** Choices and accepted values are records holding this role, as the referenced entity's `roleHolders` SQL says (a service's buddy). */
     role?: string;
   };
   /** Decimal places kept for `decimal` fields (default 2); coordinates keep 7 (about 1 cm). */
@@ -91,10 +92,8 @@ export interface FieldDef {
   due?: true | { unless: (record: Record<string, unknown>) => boolean };
 }
 
-/** A searched text that is not a column (`EntityDef.searchExpressions`). */
+/** A searched text that is not a column (`EntityDef.searchExpressions`); its SQL is the server's (ADR 072). */
 export interface SearchExpression {
-  /** SQL over the row `t`, not lowered. */
-  sql: string;
   valuesRepeat?: boolean;
   shortSearch?: boolean;
 }
@@ -303,7 +302,8 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
   label: string;
   /**
    * Texts a list's search reads beside the searchable fields that no one column holds (a person's full name, over
-   * two): SQL over the row `t` as stored (the search lowers it). Each is searched as a searchable single-line text
+   * two): SQL over the row `t` as stored (the search lowers it), written on the server (`ENTITY_SQL`,
+   * upstream/resources/entity-sql-parts.ts, ADR 072). Each is searched as a searchable single-line text
    * field would be, with the same declarations for its indexes, which a migration creates on `lower(<sql>)`:
    * `valuesRepeat` (its terms in `search_terms` under `<table>.<key>` and a b-tree) and `shortSearch` (a bigram
    * index). ADR 056.
@@ -338,11 +338,6 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
   parent?: { entity: string; field: string };
   /** i18n keys of the success toasts, instead of the generic `form.created|saved|deleted` (`{{name}}` available). */
   messages?: { created?: string; saved?: string; deleted?: string };
-  /**
-   * Which records a reference naming a role accepts (a service's buddy: an active user holding Buddy), as SQL
-   * over the referenced row `r` with the role's name as `$2`.
-   */
-  roleHolders?: string;
   /**
    * A boolean field saying whether the record is still offered (a catalogue entry made inactive rather than
    * deleted, ADR 041): choice lists for a new value leave inactive records out, and the API refuses one as a

@@ -1,3 +1,4 @@
+import { checkEntitySql } from '../../upstream/resources/entity-sql-parts.ts';
 import { Fragment, createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import type { TFunction } from 'i18next';
@@ -204,23 +205,28 @@ describe('due dates (ADR 041)', () => {
     ).toThrow(/boolean list filter/);
   });
 
-  it('a search expression reads columns of the row t only, takes no parameter and is named unlike a field (ADR 056)', () => {
-    const withExpression = (sql: string, key = 'full_name') =>
-      checkDefinition(
-        defineEntity({
-          name: 'people',
-          route: '/users',
-          label: '{a}',
-          defaultSort: 'id',
-          searchExpressions: { [key]: { sql } },
-          fields: { a: { kind: 'text' }, b: { kind: 'text' } },
-        }),
-      );
+  it('a search expression reads columns of the row t only, takes no parameter and is named unlike a field (ADR 056, 072)', () => {
+    const withExpression = (sql: string, key = 'full_name') => {
+      const def = defineEntity({
+        name: 'people',
+        route: '/users',
+        label: '{a}',
+        defaultSort: 'id',
+        searchExpressions: { [key]: {} },
+        fields: { a: { kind: 'text' }, b: { kind: 'text' } },
+      });
+      checkDefinition(def);
+      checkEntitySql(def, { searchExpressions: { [key]: sql } });
+    };
     expect(() => withExpression("coalesce(t.a, '') || ' ' || coalesce(t.b, '')")).not.toThrow();
     expect(() => withExpression("t.a || ' ' || r.b")).toThrow(/only those/);
     expect(() => withExpression("T.a || ' ' || t.b")).toThrow(/only those/);
     expect(() => withExpression("a || ' ' || b")).toThrow(/only those/);
     expect(() => withExpression('t.a || $1')).toThrow(/no parameter/);
     expect(() => withExpression('t.a', 'a')).toThrow(/a field has that name/);
+    // Declared and written go together: a declaration without SQL, or SQL without a declaration, stops the start.
+    const users = defineEntity({ name: 'people', route: '/users', label: '{a}', defaultSort: 'id', searchExpressions: { full_name: {} }, fields: { a: { kind: 'text' } } });
+    expect(() => checkEntitySql(users, {})).toThrow(/no SQL/);
+    expect(() => checkEntitySql({ ...users, searchExpressions: {} }, { searchExpressions: { full_name: 't.a' } })).toThrow(/undeclared/);
   });
 });

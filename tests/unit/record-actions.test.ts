@@ -55,7 +55,7 @@ describe('the buttons of a record', () => {
 
   it('leaves actions that need a form (an invitation’s addresses) and those with a control of their own to their screens', () => {
     // invite needs its addresses; reinvite is run by the group page's invitations section (button: false, ADR 069).
-    expect(Object.keys(trialGroupsEntity.actions)).toEqual(['invite', 'reinvite']);
+    expect(Object.keys(trialGroupsEntity.actions ?? {})).toEqual(['invite', 'reinvite']);
     expect(drawn(trialGroupsEntity, {}, ['Admin'])).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { sqlOf } from '../../upstream/resources/entity-sql-parts.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../upstream/db.ts';
 import { recordChange, verifyChain } from '../../upstream/lib/audit.ts';
@@ -303,7 +304,9 @@ describe('searches of values that repeat, and of labels by their fields (ADR 050
     }
     // A search expression (ADR 056) too: its terms are kept (without them `fewTerms` would make its condition
     // `= any('{}')`, finding nothing), and its lowered SQL has a b-tree — and a bigram index when `shortSearch`.
-    const expressions = ENTITIES.flatMap((e) => Object.entries(e.searchExpressions ?? {}).map(([key, x]) => ({ table: e.table, key, ...x })));
+    const expressions = ENTITIES.flatMap((e) =>
+      Object.entries(e.searchExpressions ?? {}).map(([key, x]) => ({ table: e.table, key, ...x, sql: sqlOf(e.name).searchExpressions![key]! })),
+    );
     expect(expressions.map((x) => `${x.table}.${x.key}`)).toContain('users.full_name');
     await db.exec('set enable_seqscan = off; set enable_bitmapscan = off');
     try {

@@ -7,7 +7,7 @@ import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { langOf, type EntityHandlersFactory, type EntityResource } from './entity-resource.ts';
 import { PAGE_SIZES } from '../../shared/entity/define.ts';
-import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
+import { USER_FULL_NAME_SQL } from './entity-sql-parts.ts';
 import type { BicycleHistoryRow } from '../../shared/schemas/services.ts';
 
 const historyQuery = z.object({

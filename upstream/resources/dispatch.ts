@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { CAPACITY_STATUSES } from '../../shared/entities/services.ts';
-import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
+import { USER_FULL_NAME_SQL } from './entity-sql-parts.ts';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import { serviceTypesEntity } from '../../shared/entities/service-types.ts';
 import { labelSql } from '../../shared/entity/define.ts';

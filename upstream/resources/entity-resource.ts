@@ -57,6 +57,7 @@ import {
 import { readThroughRoles, upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { copyCsvLines, copySelect, exportColumns } from './csv-copy.ts';
+import { checkEntitySql, sqlOf } from './entity-sql-parts.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -220,7 +221,7 @@ function labelExpression(field: FieldDef, lang: Lang): string {
   const reference = field.reference!;
   const template = reference.label ?? entityByName(reference.entity)?.label;
   if (!template) throw new Error(`the reference to ${reference.entity} needs a label`);
-  return reference.labelSql ?? labelSql(template, 'r', lang);
+  return sqlOf(reference.entity).referenceLabel ?? labelSql(template, 'r', lang);
 }
 
 /** The labels of some records a reference field may point at, in a language (the change history's before and after). */
@@ -294,7 +295,7 @@ function labelTemplateOf(field: FieldDef): { target: EntityDef; template: string
   const reference = field.reference!;
   const target = entityByName(reference.entity);
   const template = reference.label ?? target?.label;
-  return target && !reference.labelSql && template ? { target, template } : undefined;
+  return target && !sqlOf(reference.entity).referenceLabel && template ? { target, template } : undefined;
 }
 
 /**
@@ -322,7 +323,7 @@ type FieldSearch = { own: string } | { matches: string; table: string; key: stri
 function fieldSearch(def: EntityDef, key: string, lang: Lang, p: SearchParams): FieldSearch | undefined {
   const field = searchedField(def, key);
   if (field.kind !== 'reference') {
-    const own = textCondition(def.table, key, def.searchExpressions?.[key]?.sql ?? `t.${key}`, field, p);
+    const own = textCondition(def.table, key, sqlOf(def.name).searchExpressions?.[key] ?? `t.${key}`, field, p);
     return own === undefined ? undefined : { own };
   }
   const matches = referenceMatch(field, lang, p);
@@ -369,7 +370,7 @@ function referenceMatch(field: FieldDef, lang: Lang, p: SearchParams): string | 
   const split = splitLabel(field, p.search, lang);
   if (!split) {
     const label = `lower(${labelExpression(field, lang)})`;
-    return (field.reference!.labelSql && field.reference!.labelShortSearch ? p.byBigrams(label) : undefined) ?? `${label} like ${p.pattern()}`;
+    return (sqlOf(field.reference!.entity).referenceLabel && field.reference!.labelShortSearch ? p.byBigrams(label) : undefined) ?? `${label} like ${p.pattern()}`;
   }
   const table = referenceTable(field);
   const parts = split.fields.map((f) => textCondition(table, f, `r.${f}`, split.target.fields[f]!, p)).filter((c) => c !== undefined);
@@ -1090,6 +1091,7 @@ export function registerEntityResource(
   hooks: ResourceHooks = {},
   servesOwn: readonly OwnRoute[] = [],
 ): EntityResource {
+  checkEntitySql(def);
   const r = resourceOf(db, config, def, hooks);
   const generic = (route: OwnRoute) => !servesOwn.includes(route);
   if (generic('list')) registerList(app, r);
@@ -1108,8 +1110,9 @@ export function registerEntityResource(
 /** Does the referenced record hold the reference's role (its entity's `roleHolders`)? */
 async function holdsRole(tx: Db, reference: NonNullable<FieldDef['reference']>, id: number): Promise<boolean> {
   const target = entityByName(reference.entity);
-  if (!target?.roleHolders) throw new Error(`a reference naming a role needs ${reference.entity}.roleHolders`);
-  const { rows } = await tx.query(`select 1 from ${target.table} r where r.id = $1 and ${target.roleHolders}`, [id, reference.role]);
+  const roleHolders = sqlOf(reference.entity).roleHolders;
+  if (!target || !roleHolders) throw new Error(`a reference naming a role needs the roleHolders SQL of ${reference.entity} (entity-sql-parts.ts)`);
+  const { rows } = await tx.query(`select 1 from ${target.table} r where r.id = $1 and ${roleHolders}`, [id, reference.role]);
   return rows.length > 0;
 }
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { csvRow, safeFileName } from '../../shared/csv.ts';
 import type { EntityDef, FieldDef, Paginator } from '../../shared/entity/define.ts';
-import { USER_FULL_NAME_SQL } from '../../shared/entities/people.ts';
+import { USER_FULL_NAME_SQL } from '../resources/entity-sql-parts.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import { AUDIT_CSV_COLUMNS, auditFilters, auditListParams, type AuditFilters, type AuditRow } from '../../shared/schemas/audit.ts';
 import type { UpstreamConfig } from '../config.ts';
