@@ -1,7 +1,7 @@
 import type { FieldDef } from '../entity/define.ts';
 
 /** A reference to any user, labelled by name (the users' `referenceLabel`, written on the server: ADR 072). */
-export const USER_REFERENCE: NonNullable<FieldDef['reference']> = { entity: 'users', label: '{email}', labelShortSearch: true };
+export const USER_REFERENCE: NonNullable<FieldDef['reference']> = { entity: 'users', label: '{email}', sqlLabel: true, labelShortSearch: true };
 
 /** A reference to a buddy: choices and accepted values are active users holding the Buddy role (§3). */
 export const BUDDY_REFERENCE: NonNullable<FieldDef['reference']> = { ...USER_REFERENCE, role: 'Buddy' };

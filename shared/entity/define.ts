@@ -56,7 +56,12 @@ export interface FieldDef {
      */
     label?: string;
     /**
-     * The referenced entity's SQL label (its `referenceLabel`, upstream/resources/entity-sql-parts.ts) has a GIN index
+     * Reads as the referenced entity's SQL label (its `referenceLabel`, upstream/resources/entity-sql-parts.ts, ADR 072:
+     * a person's name) instead of `label`.
+     */
+    sqlLabel?: boolean;
+    /**
+     * That SQL label has a GIN index
      * on `search_bigrams(lower(<label>))` for texts too short for a trigram (as `shortSearch`, ADR 054).
      */
     labelShortSearch?: boolean;

@@ -57,7 +57,7 @@ import {
 import { readThroughRoles, upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { copyCsvLines, copySelect, exportColumns } from './csv-copy.ts';
-import { checkEntitySql, sqlOf } from './entity-sql-parts.ts';
+import { checkEntitySql, referenceLabelSql, sqlOf } from './entity-sql-parts.ts';
 
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -221,7 +221,7 @@ function labelExpression(field: FieldDef, lang: Lang): string {
   const reference = field.reference!;
   const template = reference.label ?? entityByName(reference.entity)?.label;
   if (!template) throw new Error(`the reference to ${reference.entity} needs a label`);
-  return sqlOf(reference.entity).referenceLabel ?? labelSql(template, 'r', lang);
+  return reference.sqlLabel ? referenceLabelSql(reference.entity) : labelSql(template, 'r', lang);
 }
 
 /** The labels of some records a reference field may point at, in a language (the change history's before and after). */
@@ -295,7 +295,7 @@ function labelTemplateOf(field: FieldDef): { target: EntityDef; template: string
   const reference = field.reference!;
   const target = entityByName(reference.entity);
   const template = reference.label ?? target?.label;
-  return target && !sqlOf(reference.entity).referenceLabel && template ? { target, template } : undefined;
+  return target && !reference.sqlLabel && template ? { target, template } : undefined;
 }
 
 /**
@@ -370,7 +370,7 @@ function referenceMatch(field: FieldDef, lang: Lang, p: SearchParams): string | 
   const split = splitLabel(field, p.search, lang);
   if (!split) {
     const label = `lower(${labelExpression(field, lang)})`;
-    return (sqlOf(field.reference!.entity).referenceLabel && field.reference!.labelShortSearch ? p.byBigrams(label) : undefined) ?? `${label} like ${p.pattern()}`;
+    return (field.reference!.sqlLabel && field.reference!.labelShortSearch ? p.byBigrams(label) : undefined) ?? `${label} like ${p.pattern()}`;
   }
   const table = referenceTable(field);
   const parts = split.fields.map((f) => textCondition(table, f, `r.${f}`, split.target.fields[f]!, p)).filter((c) => c !== undefined);

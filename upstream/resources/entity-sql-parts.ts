@@ -7,7 +7,7 @@ import type { EntityDef } from '../../shared/entity/define.ts';
  * (`tests/unit/client-sql.test.ts` reads the built client for every expression below).
  */
 export interface EntitySql {
-  /** The label of a reference to this entity over its row `r`, instead of its label template (a person's name). */
+  /** The label over the row `r` of a reference to this entity that declares `sqlLabel`, instead of a label template (a person's name). */
   referenceLabel?: string;
   /** Which records a reference naming a role accepts, over the referenced row `r`, the role's name as `$2`. */
   roleHolders?: string;
@@ -30,6 +30,13 @@ export const ENTITY_SQL: Readonly<Record<string, EntitySql>> = {
     searchExpressions: { full_name: "coalesce(t.first_name, '') || ' ' || coalesce(t.last_name, '')" },
   },
 };
+
+/** The SQL label of a reference to `entity` that declares `sqlLabel` (a person's name). */
+export function referenceLabelSql(entity: string): string {
+  const label = sqlOf(entity).referenceLabel;
+  if (!label) throw new Error(`a reference labelled in SQL needs the referenceLabel of ${entity} (entity-sql-parts.ts)`);
+  return label;
+}
 
 /** The SQL parts of an entity (none for most). */
 export function sqlOf(entity: string): EntitySql {
