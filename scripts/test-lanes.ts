@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { buildMigratedTemplate } from '../tests/support/pglite-template.ts';
 
 /**
- * The tests half of `npm test` (ADR 069): two Vitest processes side by side, one per lane.
+ * The tests half of `npm test` (ADR 071): two Vitest processes side by side, one per lane.
  *
  * - `browser`: the e2e project, one file at a time (each file drives one Chromium against its own stack);
  * - `server`: the unit and integration projects, as many files at once as Vitest gives the machine.
