@@ -66,7 +66,7 @@ function declareActions() {
 describe('a generated entity works end to end', () => {
   it('is written by the generator alone: definition, registry line, labels, migration', () => {
     expect(generated.status, generated.stderr).toBe(0);
-    for (const file of ['shared/entities/workshops.ts', 'shared/entities/registry.ts', 'locales/en/resources.json', 'locales/sv/resources.json', 'upstream/migrations/']) {
+    for (const file of ['shared/entities/lockers.ts', 'shared/entities/registry.ts', 'locales/en/resources.json', 'locales/sv/resources.json', 'upstream/migrations/']) {
       expect(generated.stdout).toContain(file);
     }
   });
