@@ -2,6 +2,7 @@ import { descriptionField } from '../entity/fields.ts';
 import { defineEntity } from '../entity/define.ts';
 import { LANGUAGES } from '../languages.ts';
 import { ROLE } from '../roles.ts';
+import { USER_FULL_NAME_SQL } from './people.ts';
 
 export const USER_TYPES = [1, 2, 4, 5] as const;
 export const ACCOUNT_STATUSES = ['active', 'inactive', 'pending'] as const;
@@ -23,6 +24,8 @@ export const usersEntity = defineEntity({
   updateOnly: true,
   defaultSort: '-id',
   label: '{email}',
+  // Named by their full name (their e-mail without one), as a reference to a user reads: the Activity page.
+  recordLabelSql: USER_FULL_NAME_SQL,
   screen: {
     list: '/users',
     detail: '/users/:id',

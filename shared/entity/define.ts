@@ -298,6 +298,12 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
    * index). ADR 056.
    */
   searchExpressions?: Readonly<Record<string, SearchExpression>>;
+  /**
+   * How a record is named on its own where people read it (the Activity page's "User Anna Berg", issue 33), as
+   * SQL over the row `r`, when that is not its `label` (a user is known by their full name, as every reference
+   * to a user reads). Without it, the label. `recordLabels` in the API reads either.
+   */
+  recordLabelSql?: string;
   /** Offers a streamed CSV export of the list (same search and filters). */
   exportable?: boolean;
   access?: EntityAccess;
