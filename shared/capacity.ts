@@ -31,3 +31,20 @@ export function capacityRefusal(facts: SlotDayFacts): CapacityRefusal | null {
   if (facts.dayLimit === null || facts.dayTaken >= facts.dayLimit) return 'day_full';
   return null;
 }
+
+/** A service slot's hours, as the API and the board read them ('08:00' or '08:00:00'). */
+export interface SlotHours {
+  start_time: string;
+  end_time: string;
+}
+
+/**
+ * Is a service's agreed time outside its slot (issue 33)? A slot covers its start up to, not including, its
+ * end, so 12:00 belongs to an afternoon slot starting at 12:00 and not to a morning one ending then. No time
+ * (null or '') is never outside. The API refuses such a write; the dispatch board asks before sending one.
+ */
+export function timeOutsideSlot(time: string | null | undefined, slot: SlotHours): boolean {
+  if (!time) return false;
+  const at = time.slice(0, 5);
+  return at < slot.start_time.slice(0, 5) || at >= slot.end_time.slice(0, 5);
+}

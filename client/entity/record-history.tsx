@@ -202,7 +202,8 @@ export function RecordLink({ entry, def }: { entry: AuditRow; def: EntityDef | u
   const { t } = useTranslation();
   const name = def ? t(`resources.${def.name}.one`, { defaultValue: entry.entity }) : entry.entity;
   // `one` is the word as used mid-sentence ("service"); here it starts the line.
-  const text = `${name.charAt(0).toUpperCase()}${name.slice(1)} #${entry.record_id ?? '?'}`;
+  // Named as the engine's references name it (issue 33): "User Anna Berg"; "#12" only once it is gone.
+  const text = `${name.charAt(0).toUpperCase()}${name.slice(1)} ${entry.record_label ?? `#${entry.record_id ?? '?'}`}`;
   if (def?.detailRoute && entry.record_id !== null && entry.action !== 'delete')
     return (
       <Link to={def.detailRoute.replace(':id', String(entry.record_id))} data-testid="history-record">

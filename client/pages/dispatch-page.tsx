@@ -5,6 +5,7 @@ import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
+import { timeOutsideSlot } from '../../shared/capacity.ts';
 import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import { cellRefusal, type DispatchBoard, type DispatchBuddy, type DispatchCell, type DispatchService, type DispatchSlot } from '../../shared/schemas/dispatch.ts';
 import { addDays, formatDate, isValidIsoDate, todayIso } from '../components/calendar-dates.ts';
@@ -13,6 +14,7 @@ import { ErrorState } from '../components/error-state.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { statusText } from '../entity/status-label.tsx';
 import { errorText } from '../errors.ts';
+import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 
@@ -308,6 +310,7 @@ function usePickedCard() {
 function useBoardMoves(date: string) {
   const { t } = useTranslation();
   const toast = useToast();
+  const confirm = useConfirm();
   const utils = trpc.useUtils();
   const move = trpc.dispatch.move.useMutation();
   const transition = trpc.services.transition.useMutation();
@@ -350,9 +353,26 @@ function useBoardMoves(date: string) {
     const place = t('dispatch.place', { buddy: target.buddy.name, slot: target.slot.name });
     const book = service.status === SERVICE_STATUS.Requested;
     // A picked card carries the time typed beside it; a dragged one keeps its own.
-    const serviceTime = picked?.id === service.id ? time || null : service.service_time;
+    let serviceTime = picked?.id === service.id ? time || null : service.service_time;
     const retimed = serviceTime !== service.service_time;
     if (!book && !retimed && service.buddy_id === target.buddy.id && service.service_slot_id === target.slot.id) return;
+    // A time outside the target slot is not sent as it is (issue 33, ADR 066; the API refuses it too): the
+    // board asks to place the service at the slot's start instead, or leaves it where it is.
+    if (timeOutsideSlot(serviceTime, target.slot)) {
+      const start = target.slot.start_time.slice(0, 5);
+      const hours = { time: serviceTime, slot: target.slot.name, start, end: target.slot.end_time.slice(0, 5), id: service.id };
+      const retime = await confirm({
+        title: t('dispatch.outsideSlotTitle'),
+        message: t('dispatch.outsideSlot', hours),
+        yes: t('dispatch.placeAtStart', { start }),
+        no: t('dispatch.keepWhereItIs'),
+      });
+      if (!retime) {
+        setAnnouncement(t('dispatch.notMoved', { id: service.id }));
+        return;
+      }
+      serviceTime = start;
+    }
     const at = serviceTime ? t('dispatch.placeAt', { place, time: serviceTime }) : place;
     await report(
       () => move.mutateAsync({ id: service.id, version: service.version, buddy_id: target.buddy.id, service_slot_id: target.slot.id, book, service_time: serviceTime }),

@@ -1,4 +1,6 @@
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 import { servicesEntity } from '../../shared/entities/services.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { CSRF_HEADER, IDEMPOTENCY_HEADER } from '../../shared/http-headers.ts';
@@ -28,7 +30,16 @@ export interface QueuedStep {
   at: string;
   state: 'queued' | 'conflict' | 'failed';
   message?: string;
+  /** When the buddy last tapped "Send again" and the API refused it again: the note says it was tried. */
+  retriedAt?: string;
 }
+
+/**
+ * How a refusal is kept (issue 33, ADR 066): only a stale version (`conflict`) means the office changed the
+ * stop meanwhile; any other refusal — required check items open, not yet the service's day, a status the
+ * step no longer fits — is kept with the API's own reason, said as it is.
+ */
+const refusedState = (error: RefusedError): QueuedStep['state'] => (error.data?.appCode === 'conflict' ? 'conflict' : 'failed');
 
 /** Thrown to RecordActions when a step is kept to send later: it then shows no error (`queued`). */
 const queuedAction = () => Object.assign(new Error('queued'), { queued: true });
@@ -68,7 +79,8 @@ function write(steps: readonly QueuedStep[]) {
   else localStorage.setItem(QUEUE_KEY, JSON.stringify(steps));
 }
 
-type Sent = { kind: 'sent'; data: unknown } | { kind: 'unsent' } | { kind: 'refused'; error: { message?: string; data?: { appCode?: string | null; httpStatus?: number } } };
+type RefusedError = { message?: string; data?: { appCode?: string | null; httpStatus?: number } };
+type Sent = { kind: 'sent'; data: unknown } | { kind: 'unsent' } | { kind: 'refused'; error: RefusedError };
 
 /** One POST of a tRPC mutation with the step's key; anything but an answer of the procedure counts as unsent. */
 async function post(step: QueuedStep): Promise<Sent> {
@@ -105,6 +117,12 @@ export interface OfflineQueue {
   /** RecordActions' sender: keeps the step, sends it; throws queuedAction() when it stays queued. */
   submit(path: string, input: Record<string, unknown>, record: EntityRecord): Promise<unknown>;
   replay(): Promise<void>;
+  /**
+   * "Send again" on a refused step: the same step on the stop as it now is, with a new key (a new decision).
+   * Sent → gone (the day reloads); refused → kept with the API's new reason and the time it was tried;
+   * no answer → waiting to be sent, like any step taken offline. Never silent.
+   */
+  resend(key: string, service: EntityRecord): Promise<void>;
   discard(key: string): void;
   close(): void;
 }
@@ -148,7 +166,7 @@ export function openOfflineQueue(user: string, onSent: () => void): OfflineQueue
       if (outcome.kind === 'unsent') break;
       sent = true;
       if (outcome.kind === 'sent') update(step.key, null);
-      else update(step.key, { state: outcome.error.data?.httpStatus === 409 ? 'conflict' : 'failed', message: JSON.stringify(outcome.error) });
+      else update(step.key, { state: refusedState(outcome.error), message: JSON.stringify(outcome.error) });
     }
     notify();
     if (sent) onSent();
@@ -196,6 +214,33 @@ export function openOfflineQueue(user: string, onSent: () => void): OfflineQueue
       return outcome.data;
     },
     replay,
+    async resend(key, service) {
+      const old = steps.find((s) => s.key === key);
+      if (!old) return;
+      const step: QueuedStep = {
+        ...old,
+        key: crypto.randomUUID(),
+        input: { ...old.input, version: service.version },
+        before: service,
+        at: new Date().toISOString(),
+        state: 'queued',
+      };
+      delete step.message;
+      delete step.retriedAt;
+      save([...steps.filter((s) => s.key !== key), step]);
+      // Known to be offline: it waits like a step taken offline (the card says so), and the retry sends it.
+      if (!online || !navigator.onLine) return;
+      await running;
+      const outcome = await post(step);
+      setOnline(outcome.kind !== 'unsent');
+      if (outcome.kind === 'unsent') return;
+      if (outcome.kind === 'sent') {
+        update(step.key, null);
+        onSent();
+        return;
+      }
+      update(step.key, { state: refusedState(outcome.error), message: JSON.stringify(outcome.error), retriedAt: new Date().toISOString() });
+    },
     discard: (key) => update(key, null),
     close() {
       clearInterval(retry);
@@ -206,8 +251,9 @@ export function openOfflineQueue(user: string, onSent: () => void): OfflineQueue
 }
 
 /** The card's note for its queued step: pending, or refused with what changed and what the buddy may do. */
-export function StepNote({ step, service, onDiscard, onRetry }: { step: QueuedStep; service: EntityRecord; onDiscard: () => void; onRetry: () => void }) {
+export function StepNote({ step, service, onDiscard, onRetry }: { step: QueuedStep; service: EntityRecord; onDiscard: () => void; onRetry: () => Promise<void> }) {
   const { t } = useTranslation();
+  const [sending, setSending] = useState(false);
   const to = Number(step.input.to);
   const stepName = t(['resources.services.actions.transition.short', 'resources.services.actions.transition.label'], { context: String(to) });
   if (step.state === 'queued')
@@ -224,16 +270,40 @@ export function StepNote({ step, service, onDiscard, onRetry }: { step: QueuedSt
         : String(record[field]);
   const changes = COMPARED.filter((field) => value(field, step.before) !== value(field, service));
   let reason = '';
+  let code = '';
   try {
     const error = JSON.parse(step.message ?? '{}') as { data?: { appCode?: string } };
+    code = error.data?.appCode ?? '';
     // The one refusal of the key itself a buddy may meet (a step changed in storage); a key in progress waits instead.
-    reason = error.data?.appCode === 'idempotency_key_reused' ? t('today.offline.reused') : errorText(t, error);
+    reason = code === 'idempotency_key_reused' ? t('today.offline.reused') : errorText(t, error);
   } catch {
     reason = '';
   }
+  // What the buddy can do about it: the API's reason names the problem, this the way out (issue 33).
+  const next = changes.includes('status') ? t('today.offline.next.statusChanged') : t([`today.offline.next.${code}`, 'today.offline.next.other']);
+  // The phone's local time, as the offline banner says it.
+  const retried = step.retriedAt ? new Date(step.retriedAt).toTimeString().slice(0, 5) : null;
+  const retry = () => {
+    setSending(true);
+    void onRetry().finally(() => setSending(false));
+  };
   return (
     <div className="stop-note" role="alert" data-testid="stop-conflict" data-state={step.state}>
-      <p>{step.state === 'conflict' ? t('today.offline.conflict', { step: stepName }) : t('today.offline.failed', { step: stepName, reason })}</p>
+      <p data-testid="stop-conflict-reason">
+        {step.state === 'conflict' ? t('today.offline.conflict', { step: stepName }) : t('today.offline.failed', { step: stepName, reason })}
+      </p>
+      {retried && <p data-testid="stop-conflict-retried">{t('today.offline.retried', { time: retried })}</p>}
+      <p data-testid="stop-conflict-next">
+        {next}
+        {code === 'checklist_incomplete' && (
+          <>
+            {' '}
+            <Link to={`/services/${service.id}`} data-testid="stop-conflict-checklist">
+              {t('today.offline.openChecklist')}
+            </Link>
+          </>
+        )}
+      </p>
       {changes.length > 0 && (
         <ul data-testid="stop-conflict-changes">
           {changes.map((field) => (
@@ -249,8 +319,8 @@ export function StepNote({ step, service, onDiscard, onRetry }: { step: QueuedSt
         </Button>
         {/* On the stop as it now is, when its status still allows the step: a new decision, so a new key. */}
         {!changes.includes('status') && (
-          <Button size="medium" onClick={onRetry} data-testid="stop-send-again">
-            {t('today.offline.sendAgain')}
+          <Button size="medium" onClick={retry} disabled={sending} data-testid="stop-send-again">
+            {sending ? t('today.offline.sendingAgain') : t('today.offline.sendAgain')}
           </Button>
         )}
       </div>

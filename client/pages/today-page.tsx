@@ -539,18 +539,7 @@ export default function TodayPage() {
     const step = steps.find((s) => s.service === service.id);
     const note =
       step && offline ? (
-        <offline.module.StepNote
-          step={step}
-          service={service}
-          onDiscard={() => offline.queue.discard(step.key)}
-          onRetry={() => {
-            offline.queue.discard(step.key);
-            void offline.queue.submit(step.path, { ...step.input, version: service.version }, service).then(
-              () => utils.services.calendar.invalidate(),
-              () => undefined,
-            );
-          }}
-        />
+        <offline.module.StepNote step={step} service={service} onDiscard={() => offline.queue.discard(step.key)} onRetry={() => offline.queue.resend(step.key, service)} />
       ) : null;
     return (
       <StopCard

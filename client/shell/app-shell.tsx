@@ -10,6 +10,7 @@ import { Avatar } from '../components/controls.tsx';
 import { SpriteIcon } from '../components/sprite-icon.tsx';
 import { AppLink } from '../components/app-link.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
+import { useConfirm } from './confirm.tsx';
 import { ICONS } from './icons.ts';
 import { LanguageSwitch } from './language-switch.tsx';
 import { usePublicConfig } from '../public-config.tsx';
@@ -332,7 +333,25 @@ function AccountMenu() {
   const logout = trpc.auth.logout.useMutation({
     onSettled: () => void import('./offline-worker.ts').then((worker) => worker.forgetOfflineData()).finally(() => window.location.assign('/login')),
   });
+  const confirm = useConfirm();
   const name = fullName(user);
+  // Steps kept on this phone and not yet sent go with the session: said, with their number, before (issue 33).
+  const signOut = async () => {
+    setMenuOpen(false);
+    const kept = user ? await import('./offline-worker.ts').then((worker) => worker.keptStepCount(String(user.id))).catch(() => 0) : 0;
+    if (kept > 0) {
+      const leave = await confirm({
+        title: t('shell.keptSteps.title'),
+        message: t('shell.keptSteps.message', { count: kept }),
+        yes: t('shell.keptSteps.signOut'),
+        no: t('shell.keptSteps.stay'),
+        danger: true,
+        focus: 'no',
+      });
+      if (!leave) return;
+    }
+    logout.mutate();
+  };
 
   return (
     <>
@@ -351,7 +370,7 @@ function AccountMenu() {
       </AccountButton>
       {menuOpen && (
         <Suspense fallback={null}>
-          <AccountMenuOverlay anchorRef={accountButton} onClose={() => setMenuOpen(false)} onLogout={() => logout.mutate()} loggingOut={logout.isPending} />
+          <AccountMenuOverlay anchorRef={accountButton} onClose={() => setMenuOpen(false)} onLogout={() => void signOut()} loggingOut={logout.isPending} />
         </Suspense>
       )}
     </>

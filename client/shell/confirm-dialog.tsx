@@ -11,8 +11,8 @@ export default function ConfirmDialog({ options, onAnswer }: { options: ConfirmO
       role="alertdialog"
       onClose={() => onAnswer(false)}
       footerButtons={[
-        { buttonType: 'default', content: t('confirm.no'), onClick: () => onAnswer(false) },
-        { buttonType: options.danger ? 'danger' : 'primary', content: t('confirm.yes'), onClick: () => onAnswer(true), autoFocus: true },
+        { buttonType: 'default', content: options.no ?? t('confirm.no'), onClick: () => onAnswer(false), autoFocus: options.focus === 'no' },
+        { buttonType: options.danger ? 'danger' : 'primary', content: options.yes ?? t('confirm.yes'), onClick: () => onAnswer(true), autoFocus: options.focus !== 'no' },
       ]}
     >
       <p style={{ margin: 0 }} data-testid="confirm-message">

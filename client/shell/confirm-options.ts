@@ -4,4 +4,9 @@ export interface ConfirmOptions {
   message: string;
   /** Styles Yes as dangerous (deletes, cancellations). */
   danger?: boolean;
+  /** The buttons' words when Yes and No would not say what happens ("Place at 08:00", "Stay signed in"). */
+  yes?: string;
+  no?: string;
+  /** The button that has the focus when the dialog opens (Yes unless said): No where Yes loses something. */
+  focus?: 'yes' | 'no';
 }

@@ -21,6 +21,19 @@ function userIdOf(queryClient: QueryClient): string | null {
   return id === undefined || id === null ? null : String(id);
 }
 
+/**
+ * How many steps the user took on Today that this browser still keeps unsent (waiting, or refused and not yet
+ * discarded): signing out deletes them, so the account menu asks first (issue 33).
+ */
+export function keptStepCount(userId: string): number {
+  try {
+    const steps: unknown = JSON.parse(localStorage.getItem(QUEUE_KEY) ?? '[]');
+    return Array.isArray(steps) ? steps.filter((step) => String((step as { user?: unknown } | null)?.user) === userId).length : 0;
+  } catch {
+    return 0;
+  }
+}
+
 /** Deletes what this browser kept of the signed-in user: the Today page and its stops, and unsent actions (sign-out). */
 export async function forgetOfflineData(): Promise<void> {
   try {

@@ -61,6 +61,8 @@ export interface AuditRow extends StoredAuditEntry {
   user_name: string | null;
   /** A reference field's before and after as the labels of the records they point at now (null: none, or gone). */
   labels?: Record<string, [string | null, string | null]>;
+  /** The record's name as it is now (a user's full name, a service's label); absent when it is gone or has none. */
+  record_label?: string;
 }
 
 export interface AuditPage {

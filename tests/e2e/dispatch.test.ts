@@ -245,6 +245,60 @@ describe('dispatch board', () => {
     await screenshot(page, 'dispatch-sv');
     await page.getByTestId('language-switch').selectOption('en');
   });
+  it("a time outside the target slot is not sent: the board offers the slot's start, or leaves the service where it is (issue 33)", async () => {
+    // A day of its own: a request agreed for 14:30, provisionally in Bo's afternoon.
+    const date = '2098-06-11';
+    for (const slot of [1, 2]) await ok('buddyWorkSlots.create', { buddy_id: ids.bo, service_date: date, service_slot_id: slot, max_services_per_day: 3, is_working_day: true });
+    const late = (await ok('services.create', { ...service(ids.bo, 2, 1, 'Agreed for the afternoon'), service_date: date, service_time: '14:30' })).id as number;
+    const before = await serviceNow(late);
+    await gotoHydrated(page, `${stack.baseUrl}/dispatch?date=${date}`);
+    const pick = tray(page).getByTestId(`dispatch-service-${late}`).getByRole('button');
+    await pick.focus();
+    await page.keyboard.press('Enter');
+    // The time field carries the card's 14:30; the morning is 08:00–12:00.
+    expect(await page.getByTestId('dispatch-time').inputValue()).toBe('14:30');
+    await page.getByTestId(`dispatch-move-here-${ids.bo}-1`).focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('alertdialog', { name: 'Time outside the slot' });
+    await dialog.waitFor();
+    expect(await dialog.getByTestId('confirm-message').innerText()).toBe(`14:30 is outside Morning (08:00–12:00). Place service #${late} at 08:00, the slot's start, instead?`);
+    expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await screenshot(page, 'dispatch-time-outside-slot');
+    // Keyboard: the dialog has the focus; Escape leaves the service as it was, and nothing was sent.
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('dispatch-announcement').innerText()).toBe(`Service #${late} was not moved.`);
+    expect(await serviceNow(late)).toEqual(before);
+
+    // Picked again: Enter on "Place at 08:00" books it at the slot's start.
+    await pick.focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId(`dispatch-move-here-${ids.bo}-1`).focus();
+    await page.keyboard.press('Enter');
+    const place = dialog.getByRole('button', { name: 'Place at 08:00' });
+    await place.waitFor();
+    expect(await place.evaluate((button) => button === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await toast(page, `Service #${late} is booked with Bo Buddy, Morning at 08:00.`);
+    expect(await serviceNow(late)).toMatchObject({ status: 2, buddy_id: ids.bo, service_slot_id: 1, service_time: '08:00' });
+
+    // Dragged, a card keeps its own time: the same question, in Swedish.
+    const other = (await ok('services.create', { ...service(ids.bo, 1, 1, 'Agreed for the morning'), service_date: date, service_time: '09:15' })).id as number;
+    await gotoHydrated(page, `${stack.baseUrl}/dispatch?date=${date}`);
+    await page.getByTestId('language-switch').selectOption('sv');
+    await page.getByRole('heading', { name: 'Jobbfördelning' }).waitFor();
+    await tray(page)
+      .getByTestId(`dispatch-service-${other}`)
+      .dragTo(cell(page, ids.bo, 2));
+    const svDialog = page.getByRole('alertdialog', { name: 'Tiden ligger utanför passet' });
+    expect(await svDialog.getByTestId('confirm-message').innerText()).toBe(
+      `09:15 ligger utanför Afternoon (12:00–16:00). Lägga service #${other} kl. 12:00, när passet börjar, i stället?`,
+    );
+    await svDialog.getByRole('button', { name: 'Flytta inte' }).click();
+    expect(await serviceNow(other)).toMatchObject({ status: 1, service_slot_id: 1, service_time: '09:15' });
+    await page.getByTestId('language-switch').selectOption('en');
+    await page.getByRole('heading', { name: 'Dispatch board' }).waitFor();
+  });
 });
 
 describe('dispatch board on a phone (390×844)', () => {

@@ -749,6 +749,143 @@ describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
     await page.context().close();
   });
 
+  it("a step refused on reconnect shows the API's own reason and what to do; Send again says why not, then goes through (issue 33)", async () => {
+    // A day of its own, two booked stops with the required check items still open.
+    const other = daysFromToday(-10);
+    const open = (
+      await stack.upstream.db.query<{ id: number }>(
+        `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, address, latitude, longitude)
+         select $1::date, 1, t.time::time, 2, u.id, b.id, b.owner_id, 'one_off', 'Sveavägen 9', $2, $3
+           from users u, bicycles b, (values ('09:00'), ('10:00')) as t(time)
+          where u.email = 'buddy@example.com' and b.id = (select min(id) from bicycles) order by t.time returning id`,
+        [other, DEFAULT_OPERATION_RANGE.centre.lat, DEFAULT_OPERATION_RANGE.centre.lng],
+      )
+    ).rows.map((r) => r.id) as [number, number];
+    const [english, swedish] = open;
+    const finishOffline = async (page: Page, id: number, yes: string) => {
+      await workerReady(page);
+      const card = page.locator(`[data-service="${id}"]`);
+      // The question's dialog is a chunk of its own, loaded the first time: asked once online (and the worker keeps it).
+      await card.getByTestId('stop-step-4').tap();
+      await page.getByRole('button', { name: yes, exact: true }).waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('alertdialog').waitFor({ state: 'detached' });
+      await page.context().setOffline(true);
+      await card.getByTestId('stop-step-4').tap();
+      await page.getByRole('button', { name: yes, exact: true }).tap();
+      await card.getByTestId('stop-pending').waitFor();
+      await page.context().setOffline(false);
+      const note = card.locator('[data-testid="stop-conflict"][data-state="failed"]');
+      await note.waitFor();
+      return { card, note };
+    };
+
+    const page = await phonePage('buddy@example.com', `/today?date=${other}`);
+    const { card, note } = await finishOffline(page, english, 'Yes');
+    expect(await note.getAttribute('role')).toBe('alert');
+    // The API's reason, not "the office changed this stop", and the way out.
+    expect(await note.getByTestId('stop-conflict-reason').innerText()).toBe(
+      'Finish was not sent: Answer the required check items before finishing the service: Brakes, Lights, Tyres.',
+    );
+    expect(await note.getByTestId('stop-conflict-next').innerText()).toBe("Answer those items on the service's checklist, then tap Send again. Open the checklist");
+    expect(await note.getByTestId('stop-conflict-checklist').getAttribute('href')).toBe(`/services/${english}`);
+    expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await screenshot(page, 'phone-buddy-today-refused-on-reconnect');
+    // Send again with the items still open: refused again, and the card says so.
+    await note.getByTestId('stop-send-again').tap();
+    await note
+      .getByTestId('stop-conflict-retried')
+      .getByText(/^Sent again at \d\d:\d\d: refused again\.$/)
+      .waitFor();
+    expect(await note.getByTestId('stop-conflict-reason').innerText()).toContain('Answer the required check items');
+    expect(await serviceRow(english)).toMatchObject({ status: 2 });
+    // Answered on another device, Send again finishes the stop.
+    await answerRequiredItems([english]);
+    await note.getByTestId('stop-send-again').tap();
+    await card.locator('[data-testid="status-status"][data-status="4"]').waitFor();
+    await note.waitFor({ state: 'detached' });
+    expect(await serviceRow(english)).toMatchObject({ status: 4 });
+    expect(await transitionsOf(english)).toBe(1);
+    await page.context().close();
+
+    // In Swedish, the reason and what to do read in Swedish.
+    const sv = await phonePage('buddy@example.com', `/today?date=${other}`);
+    await sv.context().addCookies([{ name: 'lang', value: 'sv', url: stack.baseUrl }]);
+    await sv.reload();
+    await hydrated(sv);
+    const svNote = (await finishOffline(sv, swedish, 'Ja')).note;
+    expect(await svNote.getByTestId('stop-conflict-reason').innerText()).toBe(
+      'Slutför skickades inte: Besvara de obligatoriska kontrollpunkterna innan servicen avslutas: Belysning, Bromsar, Däck.',
+    );
+    expect(await svNote.getByTestId('stop-conflict-next').innerText()).toBe('Besvara de punkterna i servicens checklista och tryck sedan på Skicka igen. Öppna checklistan');
+    await svNote.getByTestId('stop-discard').tap();
+    await svNote.waitFor({ state: 'detached' });
+    expect(await serviceRow(swedish)).toMatchObject({ status: 2 });
+    await sv.context().close();
+  });
+
+  it('asks before signing out with steps not yet sent, with their number; staying keeps them (issue 33)', async () => {
+    const other = daysFromToday(-11);
+    const [english, swedish] = (
+      await stack.upstream.db.query<{ id: number }>(
+        `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, address, latitude, longitude)
+         select $1::date, 1, t.time::time, 2, u.id, b.id, b.owner_id, 'one_off', 'Birger Jarlsgatan 5', $2, $3
+           from users u, bicycles b, (values ('09:00'), ('10:00')) as t(time)
+          where u.email = 'buddy@example.com' and b.id = (select min(id) from bicycles) order by t.time returning id`,
+        [other, DEFAULT_OPERATION_RANGE.centre.lat, DEFAULT_OPERATION_RANGE.centre.lng],
+      )
+    ).rows.map((r) => r.id) as [number, number];
+    /** Finishes the stop offline (the question's dialog loaded online first), then opens the account menu's sign-out. */
+    const keepAndSignOut = async (page: Page, id: number, yes: string, logout: string) => {
+      await workerReady(page);
+      const card = page.locator(`[data-service="${id}"]`);
+      await card.getByTestId('stop-step-4').tap();
+      await page.getByRole('button', { name: yes, exact: true }).waitFor();
+      await page.keyboard.press('Escape');
+      await page.getByRole('alertdialog').waitFor({ state: 'detached' });
+      await page.context().setOffline(true);
+      await card.getByTestId('stop-step-4').tap();
+      await page.getByRole('button', { name: yes, exact: true }).tap();
+      await card.getByTestId('stop-pending').waitFor();
+      await page.getByTestId('account-menu').tap();
+      await page.getByRole('menuitem', { name: logout }).tap();
+      return page.getByRole('alertdialog');
+    };
+
+    const page = await phonePage('buddy@example.com', `/today?date=${other}`);
+    const dialog = await keepAndSignOut(page, english, 'Yes', 'Logout');
+    await dialog.getByRole('heading', { name: 'Steps not sent yet' }).waitFor();
+    expect(await dialog.getByTestId('confirm-message').innerText()).toBe('1 step you took offline has not been sent yet. Signing out deletes it from this phone.');
+    // "Stay signed in" has the focus: Enter keeps the session and the step.
+    const stay = dialog.getByRole('button', { name: 'Stay signed in' });
+    expect(await stay.evaluate((button) => button === document.activeElement)).toBe(true);
+    await dialog.getByRole('button', { name: 'Sign out and delete them' }).waitFor();
+    expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await screenshot(page, 'phone-sign-out-kept-steps');
+    await page.keyboard.press('Enter');
+    await dialog.waitFor({ state: 'detached' });
+    expect(new URL(page.url()).pathname).toBe('/today');
+    await page.locator(`[data-service="${english}"]`).getByTestId('stop-pending').waitFor();
+    expect(await page.evaluate(() => JSON.parse(localStorage.getItem('bb-offline-queue') ?? '[]').length)).toBe(1);
+    await page.context().close();
+
+    const sv = await phonePage('buddy@example.com', `/today?date=${other}`);
+    await sv.context().addCookies([{ name: 'lang', value: 'sv', url: stack.baseUrl }]);
+    await sv.reload();
+    await hydrated(sv);
+    const svDialog = await keepAndSignOut(sv, swedish, 'Ja', 'Logga ut');
+    await svDialog.getByRole('heading', { name: 'Steg som inte skickats än' }).waitFor();
+    expect(await svDialog.getByTestId('confirm-message').innerText()).toBe('1 steg du tog offline har inte skickats än. Om du loggar ut raderas det från telefonen.');
+    await svDialog.getByRole('button', { name: 'Logga ut och radera dem' }).waitFor();
+    await svDialog.getByRole('button', { name: 'Stanna inloggad' }).tap();
+    await svDialog.waitFor({ state: 'detached' });
+    expect(await sv.evaluate(() => JSON.parse(localStorage.getItem('bb-offline-queue') ?? '[]').length)).toBe(1);
+    await sv.context().close();
+    // Nothing of either step reached the API.
+    expect(await transitionsOf(english)).toBe(0);
+    expect(await transitionsOf(swedish)).toBe(0);
+  });
+
   it('carries an Idempotency-Key from the browser to the API: the same key twice is one write, the same answer', async () => {
     const [id] = (
       await stack.upstream.db.query<{ id: number }>(

@@ -172,7 +172,8 @@ describe('History', () => {
     await page.getByTestId('activity-entity').selectOption('services');
     await page.waitForURL(/entity=services/);
     const records = () => page.getByTestId('history-entries').getByTestId('history-record').allInnerTexts();
-    await expect.poll(async () => (await records()).every((text) => /^Service #\d+$/.test(text))).toBe(true);
+    // Each service by its title, as its own page heads it (issue 33): "Service #12 · 2026-11-20".
+    await expect.poll(async () => (await records()).every((text) => /^Service #\d+ · \d{4}-\d{2}-\d{2}$/.test(text))).toBe(true);
     const buddy = page.getByTestId('activity-user');
     await buddy.selectOption((await buddy.locator('option', { hasText: 'Bo Buddy' }).getAttribute('value'))!);
     await page.waitForURL(/user_id=/);
@@ -184,6 +185,19 @@ describe('History', () => {
     await page.getByTestId('toasts').getByText('Exported 2 rows.').waitFor();
     expect(await axeViolations(page)).toEqual([]);
     await screenshot(page, 'activity');
+    await page.context().close();
+  });
+  it('names the record of each entry on the Activity page by its name, not its id, in English and Swedish (issue 33)', async () => {
+    // This test's own sign-in is an entry about the Admin's account.
+    const page = await pageAs('admin@example.com');
+    const admin = Number((await stack.upstream.db.query<{ id: number }>("select id from users where email = 'admin@example.com'")).rows[0]!.id);
+    await gotoHydrated(page, `${stack.baseUrl}/activity?entity=users&action=sign_in&user_id=${admin}`);
+    const first = page.getByTestId('history-entries').getByTestId('history-record').first();
+    expect(await first.innerText()).toBe('User Ada Admin');
+    expect(await first.getAttribute('href')).toBe(`/users/${admin}`);
+    await page.getByTestId('language-switch').selectOption('sv');
+    await page.getByTestId('history-entries').getByTestId('history-record').first().getByText('Användare Ada Admin', { exact: true }).waitFor();
+    await page.getByTestId('language-switch').selectOption('en');
     await page.context().close();
   });
 });

@@ -189,4 +189,35 @@ describe('dispatch board read (ADR 022)', () => {
     expect(day.buddies.find((b) => b.id === ids.sam)!.day_taken).toBe(1);
     expect(day.buddies.find((b) => b.id === ids.bo)!.day_taken).toBe(0);
   });
+  it("refuses a time outside the target slot, with the slot's hours in English and Swedish, and changes nothing (issue 33)", async () => {
+    const date = '2098-04-03';
+    for (const slot of [1, 2]) await created('buddy-work-slots/', { buddy_id: ids.bo, service_date: date, service_slot_id: slot, max_services_per_day: 3 });
+    const request = await created('services/', { ...service(date, ids.bo, 2, 1), service_time: '14:30' });
+    // The board's move: the morning slot (08:00–12:00) with the card's afternoon time.
+    const move = { version: request.version, buddy_id: ids.bo, service_slot_id: 1, status: 2 };
+    const refused = await call(`services/${request.id}/`, { method: 'PATCH', body: move });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toEqual({
+      message: 'time_outside_slot',
+      cause: '14:30 is outside the slot Morning (08:00–12:00). Choose a time within the slot, or another slot.',
+      fields: { service_time: 'validation.timeOutsideSlot' },
+    });
+    const swedish = await fetch(`${up.url}services/${request.id}/`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${tokens.admin}`, 'accept-language': 'sv', 'content-type': 'application/json' },
+      body: JSON.stringify(move),
+    });
+    expect(swedish.status).toBe(409);
+    expect(((await swedish.json()) as { error: { cause: string } }).error.cause).toBe(
+      '14:30 ligger utanför passet Morning (08:00–12:00). Välj en tid inom passet, eller ett annat pass.',
+    );
+    // A slot's end belongs to the next slot: 12:00 is not in the morning.
+    expect((await call(`services/${request.id}/`, { method: 'PATCH', body: { ...move, service_time: '12:00' } })).body.error.message).toBe('time_outside_slot');
+    expect((await call(`services/${request.id}/`)).body.data).toMatchObject({ status: 1, service_slot_id: 2, service_time: '14:30', version: request.version });
+    // A new service is held to it too; the slot's start is taken.
+    expect((await call('services/', { body: { ...service(date, ids.bo, 1, 1), service_time: '07:59' } })).body.error.message).toBe('time_outside_slot');
+    const placed = await call(`services/${request.id}/`, { method: 'PATCH', body: { ...move, service_time: '08:00' } });
+    expect(placed.status, JSON.stringify(placed.body)).toBe(200);
+    expect(placed.body.data).toMatchObject({ status: 2, service_slot_id: 1, service_time: '08:00' });
+  });
 });

@@ -1,14 +1,60 @@
 import type { Db } from '../db.ts';
 
 /**
+ * Past the threshold, where the planner's estimate is least sure of itself — it says no more than this many
+ * times the threshold — counting goes on up to there instead (issue 33, ADR 066).
+ */
+export const RECOUNT_FACTOR = 5;
+
+/**
  * How many rows `from` (a `from … where …` clause) has: exactly up to `exactUpTo` (counting stops there, so a
  * filter matching 230 000 rows costs what one matching `exactUpTo` does), beyond it the planner's estimate,
- * said to be one (ADR 040). Nobody reads a count past a few thousand as more than its size.
+ * said to be one (ADR 040). An estimate is given only when it is sure to be large (ADR 066): the tables it
+ * reads have statistics (a table never analysed — PGlite has no autovacuum — is analysed first: the planner
+ * otherwise guesses from its pages, five times the truth), and where it says at most `RECOUNT_FACTOR` times
+ * the threshold the rows are counted up to there. So a count up to that is exact, and an estimate is above it.
  */
 export async function countRows(db: Db, from: string, params: readonly unknown[], exactUpTo: number): Promise<{ count: number; estimated: boolean }> {
   const exact = await countUpTo(db, from, params, exactUpTo);
   if (exact <= exactUpTo) return { count: exact, estimated: false };
-  return { count: Math.max(exactUpTo + 1, await estimateRows(db, from, params)), estimated: true };
+  await analyseUnknownTables(db, from, params);
+  const estimate = await estimateRows(db, from, params);
+  const recountUpTo = exactUpTo * RECOUNT_FACTOR;
+  if (estimate <= recountUpTo) {
+    const counted = await countUpTo(db, from, params, recountUpTo);
+    if (counted <= recountUpTo) return { count: counted, estimated: false };
+  }
+  return { count: Math.max(recountUpTo + 1, estimate), estimated: true };
+}
+
+/** The tables a query's plan reads. */
+function relationsOf(node: PlanNode, into = new Set<string>()): Set<string> {
+  if (node['Relation Name']) into.add(node['Relation Name']);
+  for (const child of node.Plans ?? []) relationsOf(child, into);
+  return into;
+}
+
+interface PlanNode {
+  'Plan Rows': number;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+async function planOf(db: Db, from: string, params: readonly unknown[]): Promise<PlanNode> {
+  const { rows: plan } = await db.query<{ 'QUERY PLAN': unknown }>(`explain (format json) select 1 ${from}`, params);
+  const parsed = plan[0]?.['QUERY PLAN'];
+  const doc = (typeof parsed === 'string' ? JSON.parse(parsed) : parsed) as [{ Plan: PlanNode }];
+  return doc[0].Plan;
+}
+
+/** Analyses the tables of the query that were never analysed (`reltuples` < 0): an estimate over them is a guess from their size on disk. */
+async function analyseUnknownTables(db: Db, from: string, params: readonly unknown[]): Promise<void> {
+  const tables = [...relationsOf(await planOf(db, from, params))];
+  const { rows } = await db.query<{ relname: string }>(
+    'select c.relname from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema() and c.relname = any($1::text[]) and c.reltuples < 0',
+    [tables],
+  );
+  for (const { relname } of rows) await db.exec(`analyze "${relname.replace(/"/g, '""')}"`);
 }
 
 /**
@@ -37,8 +83,5 @@ export async function countUpTo(db: Db, from: string, params: readonly unknown[]
 
 /** The planner's estimate of how many rows `from` has (no row is read). */
 export async function estimateRows(db: Db, from: string, params: readonly unknown[]): Promise<number> {
-  const { rows: plan } = await db.query<{ 'QUERY PLAN': unknown }>(`explain (format json) select 1 ${from}`, params);
-  const parsed = plan[0]?.['QUERY PLAN'];
-  const doc = (typeof parsed === 'string' ? JSON.parse(parsed) : parsed) as [{ Plan: { 'Plan Rows': number } }];
-  return Math.round(doc[0].Plan['Plan Rows']);
+  return Math.round((await planOf(db, from, params))['Plan Rows']);
 }

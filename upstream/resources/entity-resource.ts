@@ -234,6 +234,21 @@ export async function referenceLabels(db: Db, field: FieldDef, ids: readonly num
   return new Map(rows.map((row) => [Number(row.id), row.label ?? String(row.id)]));
 }
 
+/**
+ * The names of some records of one entity, as a reference to them reads (its SQL label where the server writes one,
+ * `referenceLabel` in entity-sql-parts.ts: a user by their full name; else its label template), in a language: the Activity page names a record so rather than by its id (issue 33). An entity
+ * whose label the SQL cannot read (a template over another record's label) gets none: the screens say `#id`.
+ */
+export async function recordLabels(db: Db, def: EntityDef, ids: readonly number[], lang: Lang): Promise<Map<number, string>> {
+  const field: FieldDef = { kind: 'reference', reference: { entity: def.name, ...(sqlOf(def.name).referenceLabel ? { sqlLabel: true } : {}) } };
+  try {
+    labelExpression(field, lang);
+  } catch {
+    return new Map();
+  }
+  return referenceLabels(db, field, ids, lang);
+}
+
 /** The `<reference>_label` and lookup columns a record is read with, in a language. */
 function derivedColumns(def: EntityDef, lang: Lang): string[] {
   const labels = Object.entries(def.fields)

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CAPACITY_STATUSES, SERVICE_STATUS, servicesEntity } from '../../shared/entities/services.ts';
 import { writeRoles } from '../../shared/entity/define.ts';
 import { subResourceSetManySchema } from '../../shared/entity/schemas.ts';
+import { timeOutsideSlot } from '../../shared/capacity.ts';
 import { isWithinRange } from '../../shared/geo.ts';
 import { serviceDetailInput, type ServiceDetailRow } from '../../shared/schemas/services.ts';
 import type { UpstreamConfig } from '../config.ts';
@@ -42,6 +43,9 @@ export function serviceWriteRules(config: UpstreamConfig) {
     if (!bicycles[0]) throw new ApiError(400, 'validation_error', undefined, { bicycle_id: 'validation.option' });
 
     const key = { buddyId: Number(input.buddy_id), date: String(input.service_date), slotId: Number(input.service_slot_id) };
+    const time = input.service_time ? String(input.service_time).slice(0, 5) : null;
+    if (time && (!current || Number(current.service_slot_id) !== key.slotId || String(current.service_time ?? '').slice(0, 5) !== time))
+      await checkTimeInSlot(tx, key.slotId, time, ctx.lang ?? 'en');
     const rebooked = !current || Number(current.buddy_id) !== key.buddyId || current.service_date !== key.date || Number(current.service_slot_id) !== key.slotId;
     if (rebooked && CAPACITY_STATUSES.includes(Number(input.status))) {
       await lockBuddyDays(tx, [{ buddyId: key.buddyId, date: key.date }]);
@@ -69,6 +73,27 @@ export function checkServiceChange(input: Record<string, unknown>, { current, fo
   const finishing = Number(input.status) === SERVICE_STATUS.Finished && Number(current.status) !== SERVICE_STATUS.Finished;
   const latestToday = new Date(Date.now() + 14 * 3600 * 1000).toISOString().slice(0, 10);
   if (finishing && !force && String(input.service_date) > latestToday) throw new ApiError(409, 'finish_before_date', undefined, { status: 'validation.finishBeforeDate' });
+}
+
+const OUTSIDE_SLOT_REFUSAL: Record<Lang, (time: string, slot: string, start: string, end: string) => string> = {
+  en: (time, slot, start, end) => `${time} is outside the slot ${slot} (${start}–${end}). Choose a time within the slot, or another slot.`,
+  sv: (time, slot, start, end) => `${time} ligger utanför passet ${slot} (${start}–${end}). Välj en tid inom passet, eller ett annat pass.`,
+};
+
+/**
+ * A service's agreed time lies within its slot (issue 33, ADR 066): checked when the time or the slot changes,
+ * whoever writes it (the dispatch board's move, the service form), so a record with an older, odd time is not
+ * refused a step that leaves both alone (a Finish queued offline). The refusal names the slot's hours in the
+ * caller's language; the rule itself is shared/capacity.ts, which the board asks before sending a move.
+ */
+async function checkTimeInSlot(tx: Db, slotId: number, time: string, lang: Lang): Promise<void> {
+  const { rows } = await tx.query<{ name: string; start_time: string; end_time: string }>('select name, start_time::text, end_time::text from service_slots where id = $1', [
+    slotId,
+  ]);
+  const slot = rows[0];
+  if (!slot || !timeOutsideSlot(time, slot)) return;
+  const cause = OUTSIDE_SLOT_REFUSAL[lang](time, slot.name, slot.start_time.slice(0, 5), slot.end_time.slice(0, 5));
+  throw new ApiError(409, 'time_outside_slot', cause, { service_time: 'validation.timeOutsideSlot' });
 }
 
 const UNANSWERED_REFUSAL: Record<Lang, (names: string) => string> = {

@@ -11,7 +11,7 @@ import { ApiError, ok } from '../lib/api-error.ts';
 import { recordRequestEvent, storedEntryOf, verifyChain, type Changes } from '../lib/audit.ts';
 import { countRows } from '../lib/count.ts';
 import { requireAuth } from '../lib/auth.ts';
-import { csvLines, langOf, referenceLabels, type Lang } from '../resources/entity-resource.ts';
+import { csvLines, langOf, recordLabels, referenceLabels, type Lang } from '../resources/entity-resource.ts';
 import { parseBody } from './validation.ts';
 
 // The author's name as it is now, as references to a user read it (an author since removed: none).
@@ -62,7 +62,8 @@ function shownChanges(entity: string, changes: unknown): Changes {
 
 /**
  * The labels of the records the page's reference fields pointed at, before and after (an entry keeps the
- * id; the label is read now, in the caller's language): one query per reference field on the page.
+ * id; the label is read now, in the caller's language): one query per reference field on the page; and the name
+ * of each entry's own record as it is now (none once deleted).
  */
 async function withLabels(db: Db, entries: AuditRow[], lang: Lang): Promise<AuditRow[]> {
   const wanted = new Map<string, { field: FieldDef; ids: Set<number> }>();
@@ -78,7 +79,14 @@ async function withLabels(db: Db, entries: AuditRow[], lang: Lang): Promise<Audi
   }
   const labels = new Map<string, Map<number, string>>();
   for (const [name, { field, ids }] of wanted) labels.set(name, await referenceLabels(db, field, [...ids], lang));
+  // The records the entries are about, by name (issue 33): one query per entity on the page.
+  const records = new Map<string, Set<number>>();
+  for (const entry of entries) if (entry.record_id !== null && entityByName(entry.entity)) records.set(entry.entity, (records.get(entry.entity) ?? new Set()).add(entry.record_id));
+  const names = new Map<string, Map<number, string>>();
+  for (const [entity, ids] of records) names.set(entity, await recordLabels(db, entityByName(entity) as EntityDef, [...ids], lang));
   return entries.map((entry) => {
+    const recordLabel = entry.record_id === null ? undefined : names.get(entry.entity)?.get(entry.record_id);
+    if (recordLabel !== undefined) entry = { ...entry, record_label: recordLabel };
     const own = Object.keys(entry.changes).filter((key) => labels.has(`${entry.entity}.${key}`));
     if (own.length === 0) return entry;
     const of = (key: string, value: unknown) => (value === null || value === undefined ? null : (labels.get(`${entry.entity}.${key}`)!.get(Number(value)) ?? null));
