@@ -38,13 +38,34 @@ export async function migrate(db: Db, dir = migrationsDir(), options: MigrateOpt
     .sort();
   return db.session(async (conn) => {
     await takeLock(conn, settings.pollMs);
+    let locked = true;
+    const unlock = async () => {
+      if (locked) await conn.query(`select pg_advisory_unlock(${LOCK_KEY})`).catch(() => undefined);
+      locked = false;
+    };
     try {
       // Only when missing: `create table if not exists` needs the right to create in the schema even when the
       // table is there, which the API's own role (not the owner, ADR 067) does not have.
       const { rows: known } = await conn.query<{ t: string | null }>("select to_regclass('schema_migrations')::text as t");
-      if (!known[0]?.t) await conn.exec('create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())');
+      if (!known[0]?.t) {
+        if (!(await mayMigrate(conn))) {
+          await unlock();
+          process.emitWarning(`migrate: the database has no tables yet, and this role may not create them: waiting for npm run migrate as the tables' owner`);
+          await waitForMigrations(conn, files, settings.pollMs * 4);
+          return [];
+        }
+        await conn.exec('create table if not exists schema_migrations (name text primary key, applied_at timestamptz not null default now())');
+      }
       const { rows } = await conn.query<{ name: string }>('select name from schema_migrations');
       const alreadyApplied = new Set(rows.map((r) => r.name));
+      const pending = files.filter((f) => !alreadyApplied.has(f));
+      if (pending.length > 0 && !(await mayMigrate(conn))) {
+        // The API's own role (ADR 067): the owner's `npm run migrate` applies them; wait for it, without the lock.
+        await unlock();
+        process.emitWarning(`migrate: ${pending.length} migration(s) pending (${pending[0]}…), which this role may not apply: waiting for npm run migrate as the tables' owner`);
+        await waitForMigrations(conn, pending, settings.pollMs * 4);
+        return [];
+      }
       const ran: string[] = [];
       for (const file of files) {
         if (alreadyApplied.has(file)) continue;
@@ -59,7 +80,7 @@ export async function migrate(db: Db, dir = migrationsDir(), options: MigrateOpt
       }
       return ran;
     } finally {
-      await conn.query(`select pg_advisory_unlock(${LOCK_KEY})`).catch(() => undefined);
+      await unlock();
     }
   });
 }
@@ -73,6 +94,32 @@ async function takeLock(conn: Db, pollMs: number): Promise<void> {
   for (;;) {
     const { rows } = await conn.query<{ ok: boolean }>(`select pg_try_advisory_lock(${LOCK_KEY}) as ok`);
     if (rows[0]?.ok) return;
+    await sleep(pollMs);
+  }
+}
+
+/** Whether this connection's role may create in the schema: the tables' owner may, the API's own role (ADR 067) not. */
+async function mayMigrate(conn: Db): Promise<boolean> {
+  const { rows } = await conn.query<{ ok: boolean }>("select has_schema_privilege(current_user, 'public', 'create') as ok");
+  return rows[0]?.ok !== false;
+}
+
+async function waitForMigrations(conn: Db, pending: readonly string[], pollMs: number): Promise<void> {
+  for (;;) {
+    const { rows: table } = await conn.query<{ t: string | null }>("select to_regclass('schema_migrations')::text as t");
+    if (!table[0]?.t) {
+      await sleep(pollMs);
+      continue;
+    }
+    // Not granted yet (the owner's run grants the API's role after migrating): ask again.
+    const rows = await conn
+      .query<{ n: number | string }>('select count(*) as n from schema_migrations where name = any($1::text[])', [pending])
+      .then((r) => r.rows)
+      .catch((error: unknown) => {
+        if ((error as { code?: unknown }).code === '42501') return [{ n: -1 }];
+        throw error;
+      });
+    if (Number(rows[0]!.n) === pending.length) return;
     await sleep(pollMs);
   }
 }
@@ -94,10 +141,7 @@ const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 export async function grantApiRole(db: Db, role: string, password?: string): Promise<void> {
   const r = quoteIdent(role);
   await db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ owner: boolean; exists: boolean }>(
-      'select exists (select 1 from pg_roles where rolname = $1) as exists, $1 = current_user as owner',
-      [role],
-    );
+    const { rows } = await tx.query<{ owner: boolean; exists: boolean }>('select exists (select 1 from pg_roles where rolname = $1) as exists, $1 = current_user as owner', [role]);
     if (rows[0]!.owner) throw new Error(`the API's role ${role} is the role the migrations run as: give the API a role of its own (ADR 067)`);
     if (!rows[0]!.exists) {
       if (password === undefined) throw new Error(`the API's role ${role} does not exist`);

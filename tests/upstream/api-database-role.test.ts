@@ -1,9 +1,12 @@
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../upstream/db.ts';
 import { verifyChain } from '../../upstream/lib/audit.ts';
 import { pruneHistory } from '../../upstream/lib/audit-retention.ts';
-import { grantApiRole, migrate } from '../../upstream/migrate.ts';
+import { grantApiRole, migrate, migrationsDir } from '../../upstream/migrate.ts';
 import { startUpstream } from '../../upstream/start.ts';
 import { createTestDatabase } from '../support/postgres.ts';
 import { testLogger } from '../support/run-log.ts';
@@ -133,5 +136,41 @@ describe.skipIf(!adminUrl)('the API’s own database role (PostgreSQL)', () => {
     }
     const { rows: after } = await asRole.query<{ id: string }>('select max(id) as id from audit_log');
     expect(Number(after[0]!.id)).toBe(last);
+  });
+
+  it('cannot migrate: with a migration pending it waits for the owner’s run instead of failing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'bo-api-role-migrations-'));
+    try {
+      cpSync(migrationsDir(), dir, { recursive: true });
+      writeFileSync(join(dir, '999-role-test.sql'), 'create table role_test_later (a int);');
+      const roleDb = await openDatabase({ databaseUrl: roleUrl });
+      try {
+        const warned = new Promise<string>((resolve) => {
+          const onWarning = (warning: Error) => {
+            if (!warning.message.includes('999-role-test.sql')) return;
+            process.off('warning', onWarning);
+            resolve(warning.message);
+          };
+          process.on('warning', onWarning);
+        });
+        let done = false;
+        const waiting = migrate(roleDb, dir, { pollMs: 20 }).then((ran) => {
+          done = true;
+          return ran;
+        });
+        // The role's run has seen the pending file, let go of the lock, and waits.
+        expect(await warned).toMatch(/may not apply: waiting for npm run migrate/);
+        expect(done).toBe(false);
+        expect(await migrate(owner, dir, { pollMs: 20 })).toEqual(['999-role-test.sql']);
+        expect(await waiting).toEqual([]);
+        expect(done).toBe(true);
+        const { rows } = await owner.query<{ owner: string }>("select tableowner as owner from pg_tables where tablename = 'role_test_later'");
+        expect(rows[0]?.owner).not.toBe(role);
+      } finally {
+        await roleDb.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
