@@ -134,8 +134,9 @@ const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * goes through `audit_prune_to_checkpoint()`, migration 096, which runs as the owner and checks what it
  * removes), no delete of `audit_head` (its update, the chain's lock, is kept forward-only by its trigger), and
  * only reads of `schema_migrations`. Not the owner, it cannot drop or disable the history's triggers either.
- * Run after every migration (`npm run migrate` with API_DATABASE_URL), so the tables a migration adds are
- * granted too. Creates the role (LOGIN, with `password`) when it does not exist, which needs CREATEROLE; an
+ * Run after every migration (`npm run migrate` with API_DATABASE_URL); the tables and sequences a later migration
+ * of this role creates are also granted by default privileges, so a running API (and the nightly `pg_dump`) can
+ * read them before the next grant. Creates the role (LOGIN, with `password`) when it does not exist, which needs CREATEROLE; an
  * existing role's password is left as it is.
  */
 export async function grantApiRole(db: Db, role: string, password?: string): Promise<void> {
@@ -164,6 +165,8 @@ export async function grantApiRole(db: Db, role: string, password?: string): Pro
       revoke insert, update, delete on schema_migrations from ${r};
       grant usage, select on all sequences in schema public to ${r};
       grant execute on function audit_prune_to_checkpoint() to ${r};
+      alter default privileges in schema public grant select, insert, update, delete on tables to ${r};
+      alter default privileges in schema public grant usage, select on sequences to ${r};
     `);
   });
 }
