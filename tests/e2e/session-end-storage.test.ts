@@ -78,13 +78,20 @@ async function filledPhone(user: { id: number; email: string }): Promise<Page> {
   const cleared: string[] = [];
   context.on('response', (r) => void r.allHeaders().then((h) => h['clear-site-data'] && cleared.push(`${r.status()} ${r.url()}: ${h['clear-site-data']}`)));
   await signInAs(page, stack.baseUrl, user.email, DEMO_PASSWORD, '/today');
-  await page.waitForFunction(async () => {
-    const registration = await navigator.serviceWorker.getRegistration();
-    if (!registration?.active || new URL(registration.active.scriptURL).pathname !== '/sw.js') return false;
-    // The page names its user before it registers the worker (a new user's sign-in first deletes what another left).
-    if (localStorage.getItem('bb-offline-user') === null) return false;
-    return Boolean(await (await caches.open('bb-today-v1')).match(location.pathname + location.search, { ignoreVary: true }));
-  });
+  // Polled from the test: each answer is the page's awaited result.
+  await expect
+    .poll(
+      () =>
+        page.evaluate(async () => {
+          const registration = await navigator.serviceWorker.getRegistration();
+          if (!registration?.active || new URL(registration.active.scriptURL).pathname !== '/sw.js') return false;
+          // The page names its user before it registers the worker (a new user's sign-in first deletes what another left).
+          if (localStorage.getItem('bb-offline-user') === null) return false;
+          return Boolean(await (await caches.open('bb-today-v1')).match(location.pathname + location.search, { ignoreVary: true }));
+        }),
+      { timeout: 30_000, interval: 250 },
+    )
+    .toBe(true);
   await page.waitForLoadState('networkidle');
   await page.evaluate((step) => localStorage.setItem('bb-offline-queue', JSON.stringify([step])), queuedStep(user.id));
   const before = await kept(page);
@@ -147,7 +154,7 @@ describe('a session that ended other than by a sign-out (issue 32 R5, ADR 067)',
     // The answer that found the session ended told the browser to drop its HTTP cache, not its storage.
     expect(headers).toContain('"cache"');
     expect(headers.some((value) => value.includes('storage'))).toBe(false);
-    await page.waitForFunction(async () => !(await caches.has('bb-today-v1')));
+    await expect.poll(() => page.evaluate(() => caches.has('bb-today-v1')), { timeout: 30_000, interval: 250 }).toBe(false);
     const after = await kept(page);
     expect(after.dayCache).toBe(false);
     expect(after.workers).toBe(0);
@@ -165,10 +172,10 @@ describe('a session that ended other than by a sign-out (issue 32 R5, ADR 067)',
     await page.goto(`${stack.baseUrl}/today`);
     await page.waitForURL(/\/login/);
     await hydrated(page);
-    await page.waitForFunction(async () => !(await caches.has('bb-today-v1')));
+    await expect.poll(() => page.evaluate(() => caches.has('bb-today-v1')), { timeout: 30_000, interval: 250 }).toBe(false);
 
     await signInAs(page, stack.baseUrl, user.email, DEMO_PASSWORD, '/today');
-    await page.waitForFunction(async () => Boolean(await navigator.serviceWorker.getRegistration()));
+    await expect.poll(() => page.evaluate(async () => Boolean(await navigator.serviceWorker.getRegistration())), { timeout: 30_000, interval: 250 }).toBe(true);
     await page.waitForLoadState('networkidle');
     expect(((await kept(page)).queue as { key: string }[]).map((s) => s.key)).toEqual([`r5-step-${user.id}`]);
 
