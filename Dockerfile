@@ -23,7 +23,7 @@ COPY --from=build --chown=node:node /app/upstream ./upstream
 COPY --from=build --chown=node:node /app/shared ./shared
 COPY --from=build --chown=node:node /app/scripts/migrate.ts /app/scripts/audit-verify.ts /app/scripts/backup.ts /app/scripts/restore.ts ./scripts/
 # Mount points of the uploads and backups volumes: a new named volume takes this ownership.
-RUN mkdir -p /app/data /var/lib/bike/uploads /var/lib/bike/backups && chown node:node /app/data /var/lib/bike/uploads /var/lib/bike/backups
+RUN mkdir -p /app/data /var/lib/bike/uploads /var/lib/bike/backups /var/lib/bike/audit && chown node:node /app/data /var/lib/bike/uploads /var/lib/bike/backups /var/lib/bike/audit
 USER node
 # The in-process API listens on 127.0.0.1 only; its files are served on 3000 (ADR 029).
 EXPOSE 3000

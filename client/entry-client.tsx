@@ -36,7 +36,8 @@ async function start() {
 
   const queryClient = createQueryClient(() => {
     queryClient.clear();
-    window.location.assign('/');
+    // The session ended other than by a sign-out: the day's copy goes, the queue stays for the same user (ADR 067).
+    void import('./offline-storage.ts').then((storage) => storage.forgetAfterSessionEnded()).finally(() => window.location.assign('/'));
   });
   if (state.dehydrated) hydrateQueries(queryClient, unpackRecords(state.dehydrated) as DehydratedState);
 

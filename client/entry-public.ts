@@ -2,6 +2,7 @@ import { isLanguage } from '../shared/languages.ts';
 import { persistLanguage, storedLanguage } from './language-preference.ts';
 import type { PublicBoot } from './public-pages/boot.ts';
 import { PUBLIC_BOOT_ID } from '../shared/ssr-contract.ts';
+import { forgetAfterSessionEnded } from './offline-storage.ts';
 import { enhanceForms } from './public-pages/enhance-forms.ts';
 import { mountGoogleSignIn } from './public-pages/google-sign-in.ts';
 import './public-pages/public.css';
@@ -49,6 +50,9 @@ function enhanceLanguageSwitch() {
 function start() {
   // §2: any leftover service worker from an older app on this origin is unregistered.
   void navigator.serviceWorker?.getRegistrations().then((registrations) => registrations.forEach((r) => void r.unregister()));
+  // Signed out, whichever way the session ended (expired, deactivated, signed out elsewhere): the day's copy
+  // (customers' addresses and phone numbers) goes; the offline queue stays, without them, for the same user (ADR 067).
+  void forgetAfterSessionEnded();
   const { boot, nonce } = readBoot();
   if (followStoredLanguage(boot.lang)) return;
   enhanceLanguageSwitch();

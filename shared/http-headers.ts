@@ -15,3 +15,12 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const isIdempotencyKey = (value: unknown): value is string => typeof value === 'string' && /^[\x21-\x7e]{1,200}$/.test(value);
 
 export const BACKGROUND_FORM_HEADER = 'x-backoffice-form';
+
+/**
+ * What a browser must delete of this site when a session ends (ADR 067), as `Clear-Site-Data` values. A sign-out
+ * (the menu's, or the no-JS `POST /logout`) deletes everything kept in the browser: local storage (the offline
+ * queue), the service worker and its caches (the day's stops: customers' addresses and phone numbers), and the
+ * HTTP cache. A session found ended otherwise (expired, deactivated, signed out elsewhere) deletes the HTTP cache
+ * only: the page then deletes the day's copy itself and keeps the offline queue, sealed, for the same user.
+ */
+export const CLEAR_SITE_DATA = { signOut: '"cache", "storage"', sessionEnded: '"cache"' } as const;

@@ -7,6 +7,12 @@ export const envSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: fields.logLevelField.default('info'),
   DATABASE_URL: fields.databaseUrlField.optional(),
+  /**
+   * `npm run migrate` only (ADR 067): the connection the API will use, as a role that does not own the tables.
+   * Migrating, DATABASE_URL is the owner's; this role is created when missing (LOGIN, its password from the URL)
+   * and granted what the API needs and no more: the change history only read and appended.
+   */
+  API_DATABASE_URL: fields.databaseUrlField.optional(),
   UPSTREAM_DATA_DIR: z.string().optional(),
   UPSTREAM_UPLOAD_DIR: z.string().optional(),
   DEMO_PASSWORD: fields.demoPasswordField.optional(),

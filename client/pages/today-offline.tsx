@@ -7,7 +7,7 @@ import { CSRF_HEADER, IDEMPOTENCY_HEADER } from '../../shared/http-headers.ts';
 import { Button } from '../components/controls.tsx';
 import { statusText } from '../entity/status-label.tsx';
 import { errorText } from '../errors.ts';
-import { QUEUE_KEY } from '../shell/offline-worker.ts';
+import { QUEUE_KEY } from '../offline-storage.ts';
 
 /**
  * The Today page's actions kept through a dead spot (ADR 042), loaded after the page's first paint. Every

@@ -44,10 +44,17 @@ async function cacheFirst(request) {
 }
 
 /** The network's answer when it comes in time; otherwise (or when it fails) the last good copy, if any. */
+/**
+ * The session ended (ADR 067): the day's page now redirects (to /login), or its data answers 401. The copy kept
+ * of the day (customers' addresses and phone numbers) is deleted at once, whatever ended the session.
+ */
+const sessionEnded = (response) => response.status === 401 || response.type === 'opaqueredirect' || (response.redirected && new URL(response.url).pathname === '/login');
+
 async function networkFirst(request) {
   const cache = await caches.open(DAY);
   const network = fetch(request).then(async (response) => {
     if (keepable(response)) await cache.put(request, response.clone());
+    else if (sessionEnded(response)) await caches.delete(DAY);
     return response;
   });
   const late = new Promise((resolve) => setTimeout(resolve, NETWORK_WAIT_MS, null));

@@ -1,12 +1,9 @@
+import { DAY_CACHE, QUEUE_KEY, USER_KEY } from '../offline-storage.ts';
 import { OFFLINE_ASSETS_ID } from '../../shared/ssr-contract.ts';
 import type { QueryClient } from '@tanstack/react-query';
 
 /** Our service worker (`client/public/sw.js`, ADR 042): one fixed URL, the whole app as its scope. */
 export const WORKER_URL = '/sw.js';
-/** The caches and storage that hold a user's own data (the worker's `DAY` cache, the offline queue). */
-const DAY_CACHE = 'bb-today-v1';
-export const QUEUE_KEY = 'bb-offline-queue';
-const USER_KEY = 'bb-offline-user';
 
 const isOurs = (registration: ServiceWorkerRegistration) =>
   [registration.active, registration.waiting, registration.installing].some((worker) => worker && new URL(worker.scriptURL).pathname === WORKER_URL);

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { IDEMPOTENCY_HEADER, isIdempotencyKey } from '../../shared/http-headers.ts';
+import { CLEAR_SITE_DATA, IDEMPOTENCY_HEADER, isIdempotencyKey } from '../../shared/http-headers.ts';
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { Dispatcher } from 'undici';
 import { UpstreamError, type UpstreamCall, type UpstreamClient } from '../upstream/client.ts';
@@ -108,6 +108,9 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
     if (tokens !== current) return;
     if (outcome.kind === 'rejected') {
       clear();
+      // The session ended other than by a sign-out: the browser drops its HTTP cache; the page drops its copy
+      // of the day, keeping the (sealed) offline queue for the same user's next sign-in (ADR 067).
+      if (!reply.sent) reply.header('clear-site-data', CLEAR_SITE_DATA.sessionEnded);
       throw new SessionExpiredError();
     }
     set(outcome.pair);

@@ -24,7 +24,17 @@ const rendered = Object.fromEntries(OVERLAYS.map((name) => [name, renderKustomiz
 >;
 
 /** Variables that are secret: they come from a Secret (Kubernetes) or an env file (compose), never from a ConfigMap or the manifest. */
-const SECRET_VARS = ['COOKIE_SECRETS', 'METRICS_TOKEN', 'UPSTREAM_FORWARDED_SECRET', 'AUDIT_KEY', 'UPSTREAM_JWT_SECRET', 'DATABASE_URL', 'DEMO_PASSWORD', 'POSTGRES_PASSWORD'];
+const SECRET_VARS = [
+  'COOKIE_SECRETS',
+  'METRICS_TOKEN',
+  'UPSTREAM_FORWARDED_SECRET',
+  'AUDIT_KEY',
+  'UPSTREAM_JWT_SECRET',
+  'DATABASE_URL',
+  'API_DATABASE_URL',
+  'DEMO_PASSWORD',
+  'POSTGRES_PASSWORD',
+];
 const BACK_OFFICE_VARS = new Set(Object.keys(backOfficeSchema.shape));
 const UPSTREAM_VARS = new Set(Object.keys(upstreamSchema.shape));
 /** Which program each container runs, by its name, and so which schema its environment must fit. */
@@ -88,6 +98,7 @@ const STAND_INS: Record<string, string> = {
   AUDIT_KEY: 'a'.repeat(40),
   UPSTREAM_JWT_SECRET: 'j'.repeat(40),
   DATABASE_URL: 'postgres://bike:secret@db.example.com:5432/bike',
+  API_DATABASE_URL: 'postgres://bike_api:secret@db.example.com:5432/bike',
 };
 
 async function kubernetesModel(object: K8sObject): Promise<{ validate(): void }> {
@@ -248,7 +259,17 @@ describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
     expect(api.DATABASE_URL).toMatch(/^postgres/);
     expect(api.AUDIT_KEY).toBeDefined();
     expect(api.UPSTREAM_FORWARDED_SECRET).toBe(backOffice.UPSTREAM_FORWARDED_SECRET);
-    expect(loadUpstreamEnv(env('migrate')).DATABASE_URL).toBe(api.DATABASE_URL);
+    // The migration as the tables' owner, the API as its own role (ADR 067): two users, the API's the one it grants.
+    const migrate = loadUpstreamEnv(env('migrate'));
+    const refOf = (name: string, variable: string) =>
+      (podSpecOf(workloads(objects).find((w) => w.metadata.name === name)!)!.containers[0]!.env as EnvVar[]).find((v) => v.name === variable)?.valueFrom?.secretKeyRef;
+    expect(refOf('migrate', 'API_DATABASE_URL')).toEqual(refOf('api', 'DATABASE_URL'));
+    expect(refOf('migrate', 'DATABASE_URL')).toEqual({ name: 'migrate-secrets', key: 'DATABASE_URL' });
+    expect(migrate.API_DATABASE_URL).toBeDefined();
+    if (overlay === 'demo') expect(migrate.API_DATABASE_URL).toBe(api.DATABASE_URL);
+    if (overlay === 'demo') expect(new URL(migrate.DATABASE_URL!).username).not.toBe(new URL(api.DATABASE_URL!).username);
+    // The history's head on a writable volume of its own, kept across pods (ADR 059, 067).
+    expect(api.AUDIT_HEAD_FILE).toMatch(/^\/var\/lib\/bike\/audit\//);
     const backup = loadUpstreamEnv(env('backup'));
     expect(backup).toMatchObject({ DATABASE_URL: api.DATABASE_URL, UPSTREAM_UPLOAD_DIR: api.UPSTREAM_UPLOAD_DIR, BACKUP_KEEP: 14 });
     if (overlay === 'production') {
@@ -272,6 +293,25 @@ describe.each(OVERLAYS)('deploy/kubernetes overlay %s', (overlay) => {
     expect(peers('backoffice').sort()).toEqual(['ns:ingress-nginx', 'ns:monitoring']);
     expect(peers('api').sort()).toEqual(['ns:ingress-nginx', 'pod:backoffice']);
     expect(peers('postgres').sort()).toEqual(['pod:api', 'pod:backup', 'pod:migrate']);
+  });
+
+  it('writes the change history’s head (AUDIT_HEAD_FILE) to a persistent volume of its own, outside the read-only root (ADR 059, 067)', () => {
+    const api = workloads(objects).find((w) => w.metadata.name === 'api')!;
+    const pod = podSpecOf(api)!;
+    const container = pod.containers.find((c) => c.name === 'api')!;
+    const file = environmentOf(objects, container).find((v) => v.name === 'AUDIT_HEAD_FILE')?.value;
+    expect(file).toBeDefined();
+    expect((container.securityContext as { readOnlyRootFilesystem?: boolean }).readOnlyRootFilesystem).toBe(true);
+    const mounts = container.volumeMounts as { name: string; mountPath: string; readOnly?: boolean }[];
+    const mount = mounts.find((m) => file!.startsWith(`${m.mountPath}/`));
+    expect(mount, `a volume mounted above ${file}`).toBeDefined();
+    expect(mount!.readOnly ?? false).toBe(false);
+    expect(mount!.mountPath).not.toBe('/tmp');
+    const volume = (pod.volumes as { name: string; persistentVolumeClaim?: { claimName: string } }[]).find((v) => v.name === mount!.name)!;
+    const claim = volume.persistentVolumeClaim?.claimName;
+    expect(claim, 'a claim, not an emptyDir: a new pod finds the head kept by the last').toBeDefined();
+    expect(find(objects, 'PersistentVolumeClaim', claim!)).toBeDefined();
+    expect(claim).not.toBe('api-uploads');
   });
 
   it("backs up nightly, one job at a time, on the API's node (its uploads volume is ReadWriteOnce), to a volume of its own", () => {
@@ -447,7 +487,27 @@ describe('deploy/compose.yaml', () => {
     const backOffice = loadEnv({ NODE_ENV: 'production', ...envOf('backoffice-1') });
     const api = loadUpstreamEnv(envOf('api'));
     expect(backOffice.UPSTREAM_FORWARDED_SECRET).toBe(api.UPSTREAM_FORWARDED_SECRET);
-    expect(api.DATABASE_URL).toContain(envFile('compose-demo/postgres.env').POSTGRES_PASSWORD);
+    // The migration as the tables' owner (PostgreSQL's user), the API as its own role that the migration grants (ADR 067).
+    const migrate = loadUpstreamEnv(envOf('migrate'));
+    expect(migrate.DATABASE_URL).toContain(envFile('compose-demo/postgres.env').POSTGRES_PASSWORD);
+    expect(new URL(migrate.DATABASE_URL!).username).toBe(envFile('compose-demo/postgres.env').POSTGRES_USER);
+    expect(migrate.API_DATABASE_URL).toBe(api.DATABASE_URL);
+    expect(new URL(api.DATABASE_URL!).username).not.toBe(envFile('compose-demo/postgres.env').POSTGRES_USER);
+  });
+
+  it('writes the change history’s head (AUDIT_HEAD_FILE) to a volume of its own, outside the read-only root (ADR 059, 067)', () => {
+    const api = loadUpstreamEnv(envOf('api'));
+    expect(services.api!.read_only).toBe(true);
+    const volumes = (services.api as { volumes: string[] }).volumes;
+    const dir = api.AUDIT_HEAD_FILE!.slice(0, api.AUDIT_HEAD_FILE!.lastIndexOf('/'));
+    const mount = volumes.find((v) => v.split(':')[1] === dir);
+    expect(mount, `a volume at ${dir}`).toBeDefined();
+    const [name, , mode] = mount!.split(':');
+    expect(mode).toBeUndefined();
+    expect(Object.keys((parse(readFileSync(join(deploy, 'compose.yaml'), 'utf8')) as { volumes: Record<string, unknown> }).volumes)).toContain(name);
+    expect(name).not.toBe('uploads');
+    // The image creates the mount point owned by the app's user, so a new named volume is writable by it.
+    expect(readFileSync(join(root, 'Dockerfile'), 'utf8')).toMatch(new RegExp(`chown node:node [^\\n]*${dir.replaceAll('/', '\\/')}`));
   });
 
   it("backs up nightly to a volume of its own: the database and the uploads, read-only, with the API's database and upload store", () => {

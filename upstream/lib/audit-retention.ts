@@ -58,7 +58,7 @@ async function pruneRun(db: Db, key: string, olderThan: Date, chunk: number): Pr
     if (walk.last.id !== upTo) throw new PruneRefused(walk.last.id + 1, 'removed');
     const removed = upTo - from.id;
     const cp: Checkpoint = { at: new Date(head.at).toISOString(), up_to_id: upTo, up_to_hash: walk.last.hash!, removed: removed + (previous?.removed ?? 0) };
-    // The checkpoint first: the table's trigger removes entries only behind one (migration 093).
+    // The checkpoint first: entries are removed only behind one (migration 093's trigger, 096's function).
     await tx.query('insert into audit_checkpoints (at, up_to_id, up_to_hash, removed, hash) values ($1, $2, $3, $4, $5)', [
       cp.at,
       cp.up_to_id,
@@ -66,10 +66,9 @@ async function pruneRun(db: Db, key: string, olderThan: Date, chunk: number): Pr
       cp.removed,
       checkpointHash(key, cp),
     ]);
-    const { rows: gone } = await tx.query<{ n: number | string }>('with d as (delete from audit_log where id > $1 and id <= $2 returning 1) select count(*) as n from d', [
-      from.id,
-      upTo,
-    ]);
+    // Removed by the function that runs as the tables' owner (migration 096): the API's own role cannot delete
+    // entries (ADR 067). It removes what lies behind the newest checkpoint, the one just written.
+    const { rows: gone } = await tx.query<{ n: number | string }>('select audit_prune_to_checkpoint() as n');
     if (Number(gone[0]!.n) !== removed) throw new PruneRefused(from.id + 1, 'removed');
     return removed;
   });

@@ -1,3 +1,4 @@
+import { CLEAR_SITE_DATA } from '../../../shared/http-headers.ts';
 import { googleLoginInput } from '../../../shared/schemas/auth.ts';
 import { confirmEmailInput, forgotPasswordInput, loginInput, newPasswordInput, type LoginInput } from '../../../shared/schemas/credentials.ts';
 import { isTokenPair, sessionIdOf, type TokenPair } from '../../session/tokens.ts';
@@ -67,6 +68,8 @@ export const authRouter = router({
     const refreshToken = ctx.session.refreshToken();
     const sessionId = sessionIdOf(ctx.session.accessToken());
     ctx.session.clear();
+    // Everything this browser kept of the user goes with an explicit sign-out (ADR 067).
+    ctx.reply.header('clear-site-data', CLEAR_SITE_DATA.signOut);
     if (sessionId) ctx.live?.endSession(sessionId);
     if (refreshToken) {
       // Revoke upstream too; a failure here must not keep the user signed in locally.
