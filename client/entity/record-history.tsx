@@ -142,7 +142,7 @@ function Properties({ values, render, label }: { values: Record<string, unknown>
       {shown.map(([name, value], i) => (
         <span key={name} data-property={name}>
           {i > 0 && <span aria-hidden="true"> · </span>}
-          {label(name)}: {render(name, value)}
+          <span className="label">{label(name)}</span>: {render(name, value)}
         </span>
       ))}
     </>
