@@ -117,7 +117,8 @@ function valueOf(t: TFunction, lang: string, def: EntityDef | undefined, key: st
         {valueOf(t, lang, def, key, field, one)}
       </Fragment>
     ));
-  if (typeof value === 'object') return <Properties values={value as Record<string, unknown>} render={(name, inner) => valueOf(t, lang, undefined, name, undefined, inner)} label={(name) => name} />;
+  if (typeof value === 'object')
+    return <Properties values={value as Record<string, unknown>} render={(name, inner) => valueOf(t, lang, undefined, name, undefined, inner)} label={(name) => name} />;
   if (field?.kind === 'image') return <img className="thumb" src={String(value)} alt={t('resources._history.photo')} width={64} height={64} loading="lazy" />;
   if (!def || !field) return String(value);
   // Query strings and older entries keep a boolean as text.
@@ -292,9 +293,7 @@ export function HistoryEntries({
       {entries.map((entry) => (
         <li key={entry.id} data-action={entry.action} data-testid={`history-entry-${entry.id}`}>
           <p className="head">
-            <strong data-testid="history-author">
-              {entry.user_name ?? t(entry.user_id === null ? 'resources._history.noAuthor' : 'resources._history.unknownAuthor')}
-            </strong>
+            <strong data-testid="history-author">{entry.user_name ?? t(entry.user_id === null ? 'resources._history.noAuthor' : 'resources._history.unknownAuthor')}</strong>
             <span data-testid="history-action">{actionText(t, entry.entity, entry.action, contextOf(entry, defOf(entry.entity))?.value)}</span>
             {recordLink?.(entry)}
             <time dateTime={entry.at} className="muted">
@@ -367,7 +366,12 @@ export function RecordHistory({ def, id }: { def: EntityDef; id: number }) {
 export function AccountEventsFilter({ value, onChange }: { value: AccountEventFilter; onChange: (value: AccountEventFilter) => void }) {
   const { t } = useTranslation();
   return (
-    <Select aria-label={t('resources._history.accountEventsLabel')} value={value} onChange={(e) => onChange(e.target.value as AccountEventFilter)} data-testid="history-account-events">
+    <Select
+      aria-label={t('resources._history.accountEventsLabel')}
+      value={value}
+      onChange={(e) => onChange(e.target.value as AccountEventFilter)}
+      data-testid="history-account-events"
+    >
       {(['hidden', 'shown', 'only'] as const).map((option) => (
         <Select.Option key={option} value={option}>
           {t(`resources._history.accountEvents.${option}`)}
@@ -384,7 +388,9 @@ export function RecordLink({ entry, def }: { entry: AuditRow; def: EntityDef | u
   // `one` is the word as used mid-sentence ("service"); here it starts the line.
   // An export is of the whole list (its query says which part): the list's name, not a record's number.
   if (entry.record_id === null)
-    return <span data-testid="history-record">{entry.entity === HISTORY_EXPORT_ENTITY ? t('resources._history.title') : def ? t(`resources.${def.name}.name`) : entry.entity}</span>;
+    return (
+      <span data-testid="history-record">{entry.entity === HISTORY_EXPORT_ENTITY ? t('resources._history.title') : def ? t(`resources.${def.name}.name`) : entry.entity}</span>
+    );
   const text = `${name.charAt(0).toUpperCase()}${name.slice(1)} #${entry.record_id}`;
   if (def?.detailRoute && entry.action !== 'delete')
     return (

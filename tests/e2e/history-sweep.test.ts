@@ -55,10 +55,9 @@ afterAll(() => closeBrowserStack(browser, stack));
 
 /** The record of an entity whose History the sweep reads: the one changed last, else its first. */
 async function recordOf(def: EntityDef): Promise<number | undefined> {
-  const changed = await one<number>(
-    `select a.record_id as id from audit_log a join ${def.table} r on r.id = a.record_id where a.entity = $1 order by a.id desc limit 1`,
-    [def.name],
-  );
+  const changed = await one<number>(`select a.record_id as id from audit_log a join ${def.table} r on r.id = a.record_id where a.entity = $1 order by a.id desc limit 1`, [
+    def.name,
+  ]);
   const id = changed?.id ?? (await one<number>(`select id from ${def.table} order by id limit 1`))?.id;
   return id === undefined ? undefined : Number(id);
 }
@@ -134,7 +133,10 @@ describe('the history sweep (issue 33)', () => {
 
       await gotoHydrated(page, `${stack.baseUrl}/activity?account_events=shown&page_size=100`);
       await page.getByTestId('history-entries').waitFor();
-      const actions = await page.getByTestId('history-entries').locator('li[data-action]').evaluateAll((items) => items.map((li) => li.getAttribute('data-action')));
+      const actions = await page
+        .getByTestId('history-entries')
+        .locator('li[data-action]')
+        .evaluateAll((items) => items.map((li) => li.getAttribute('data-action')));
       for (const kind of ['details.setMany', 'details.images.add', 'export', 'sign_in', 'sign_in_failed', 'roles.add']) expect(actions, kind).toContain(kind);
       problems.push(...(await problemsOn(lang, 'activity')));
       expect(problems).toEqual([]);

@@ -41,7 +41,13 @@ const ENTRIES: AuditRow[] = [
     { refs: { 'details.service_item_id': { '3': 'Brakes', '4': 'Chain' } } },
   ),
   entry('services', 7, 'images.add', { images: [null, { url: 'http://localhost/files/photo-1.png' }] }),
-  entry('services', 7, 'details.images.add', { images: [null, { service_item_id: 3, url: 'http://localhost/files/photo-2.png' }] }, { refs: { 'images.service_item_id': { '3': 'Brakes' } } }),
+  entry(
+    'services',
+    7,
+    'details.images.add',
+    { images: [null, { service_item_id: 3, url: 'http://localhost/files/photo-2.png' }] },
+    { refs: { 'images.service_item_id': { '3': 'Brakes' } } },
+  ),
   entry('services', 7, 'details.images.remove', { images: [{ id: 5, service_item_id: 3, url: 'http://localhost/files/photo-2.png' }, null] }),
   entry('bicycles', null, 'export', { query: [null, { search: 'Crescent', is_active: 'true', ordering: '-serial_number' }] }),
   entry('bicycles', null, 'export', { query: [null, {}] }),
@@ -111,7 +117,10 @@ describe('history entries as words (ADR 065)', () => {
   });
 
   it('has a label in both languages for every key a definition’s history entries can carry, and for its options', () => {
-    const resources = { en: enResources, sv: svResources } as unknown as Record<string, Record<string, { historyFields?: Record<string, string>; options?: Record<string, Record<string, string>>; subResources?: Record<string, string> }>>;
+    const resources = { en: enResources, sv: svResources } as unknown as Record<
+      string,
+      Record<string, { historyFields?: Record<string, string>; options?: Record<string, Record<string, string>>; subResources?: Record<string, string> }>
+    >;
     for (const def of ENTITIES as readonly EntityDef[]) {
       for (const key of historyFieldKeys(def))
         for (const lang of ['en', 'sv']) expect(resources[lang]![def.name]?.historyFields?.[key], `${lang} ${def.name}.historyFields.${key}`).toBeTruthy();
@@ -121,7 +130,8 @@ describe('history entries as words (ADR 065)', () => {
           for (const [name, field] of Object.entries({ ...sub.item, ...sub.add, ...sub.set }))
             if (field.kind === 'enum')
               for (const option of field.options ?? [])
-                for (const lang of ['en', 'sv']) expect(resources[lang]![def.name]?.options?.[name]?.[String(option)], `${lang} ${def.name}.options.${name}.${option}`).toBeTruthy();
+                for (const lang of ['en', 'sv'])
+                  expect(resources[lang]![def.name]?.options?.[name]?.[String(option)], `${lang} ${def.name}.options.${name}.${option}`).toBeTruthy();
         }
       for (const [key, field] of Object.entries(def.history?.fields ?? {}))
         if (field.kind === 'enum')

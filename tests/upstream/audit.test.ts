@@ -463,8 +463,7 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
     await write('users', account, 'roles.add', { roles: [null, { role: 'Buddy' }] }, admin);
     await write('users', account, 'sign_in', { method: [null, 'password'] }, account);
     await write('users', account, 'sign_out', {}, account);
-    const actions = async (query: string) =>
-      (await call(`audit/?entity=users&record_id=${account}${query}`)).body.data.results.map((e: { action: string }) => e.action).sort();
+    const actions = async (query: string) => (await call(`audit/?entity=users&record_id=${account}${query}`)).body.data.results.map((e: { action: string }) => e.action).sort();
     expect(await actions('')).toEqual(['roles.add', 'sign_in', 'sign_out']);
     expect(await actions('&account_events=shown')).toEqual(['roles.add', 'sign_in', 'sign_out']);
     expect(await actions('&account_events=hidden')).toEqual(['roles.add']);
@@ -479,7 +478,21 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
     const buddy = await idOf('buddy@example.com');
     const { rows } = await up.db.query<{ id: number; name_en: string }>('select id, name_en from service_items order by id limit 2');
     const [brakes, chain] = rows.map((r) => ({ id: Number(r.id), name: r.name_en }));
-    await write('services', service, 'details.setMany', { details: [null, [{ key: brakes!.id, check_status: 2 }, { key: chain!.id, check_status: 1 }]] }, admin);
+    await write(
+      'services',
+      service,
+      'details.setMany',
+      {
+        details: [
+          null,
+          [
+            { key: brakes!.id, check_status: 2 },
+            { key: chain!.id, check_status: 1 },
+          ],
+        ],
+      },
+      admin,
+    );
     await write('services', service, 'details.images.add', { images: [null, { service_item_id: chain!.id, url: 'http://x/files/a.png' }] }, admin);
     const [photo, saved] = (await call(`audit/?entity=services&record_id=${service}`)).body.data.results;
     expect(saved.refs).toEqual({ 'details.service_item_id': { [brakes!.id]: brakes!.name, [chain!.id]: chain!.name } });
@@ -488,7 +501,16 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
     expect(saved.changes.details[1][0]).toEqual({ key: brakes!.id, check_status: 2 });
     const asked = { buddy_id: String(buddy), search: `audit-${service}` };
     await up.db.transaction((tx) =>
-      recordChange(tx, up.config.auditKey, { userId: admin, role: null, address: null, requestId: 'r', entity: 'services', recordId: null, action: 'export', changes: { query: [null, asked] } }),
+      recordChange(tx, up.config.auditKey, {
+        userId: admin,
+        role: null,
+        address: null,
+        requestId: 'r',
+        entity: 'services',
+        recordId: null,
+        action: 'export',
+        changes: { query: [null, asked] },
+      }),
     );
     const exported = (await call(`audit/?entity=services&action=export&page_size=10`)).body.data.results.find(
       (e: { changes: { query: [null, Record<string, string>] } }) => e.changes.query[1].search === asked.search,
