@@ -50,8 +50,40 @@ beforeAll(async () => {
   // A sign-in through the form, and a failed one with an account's address.
   await signInAs(page, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
   expect((await mutate(agent(stack), 'auth.login', { email: 'buddy@example.com', password: 'not-the-password-1' })).status).not.toBe(200);
-});
+  await makeChangesOfEveryKind();
+  // A stack, a browser and a dozen changes, on a shared machine.
+}, 240_000);
 afterAll(() => closeBrowserStack(browser, stack));
+
+/**
+ * Changes of every kind, made once for the file's tests: a checklist saved and a photo of a row uploaded in the
+ * browser, the rest through the procedures.
+ */
+async function makeChangesOfEveryKind() {
+  const booked = Number((await one<number>('select id from services where status = 2 order by id limit 1'))!.id);
+  await gotoHydrated(page, `${stack.baseUrl}/services/${booked}`);
+  const row = page.getByTestId('service-details').locator('li').first();
+  await row.getByRole('radio', { name: 'Adjusted & OK' }).click();
+  await page.getByTestId('checklist-save').click();
+  await page.getByTestId('toasts').getByText(/saved/).waitFor();
+  await row.getByTestId('detail-upload').setInputFiles({ name: 'pads.png', mimeType: 'image/png', buffer: PNG });
+  await page.getByTestId('toasts').getByText('The image has been added.').waitFor();
+
+  const shop = Number((await one<number>("select id from users where email = 'shop@example.com'"))!.id);
+  await ok('users.roles.add', { id: shop, role: 'Admin' });
+  await ok('users.roles.remove', { id: shop, key: 'Admin' });
+  const group = await ok('trialGroups.create', { name: 'Sweep trial', description: 'History sweep' });
+  await ok('trialGroups.invite', { id: group.id, emails: 'sweep-invitee@example.com' });
+  const bicycle = Number((await one<number>('select id from bicycles where is_active order by id limit 1'))!.id);
+  await ok('bicycles.deactivate', { id: bicycle });
+  await ok('bicycles.activate', { id: bicycle });
+  expect((await exportCsv(api, 'bicycles', '?search=a')).status).toBe(200);
+  expect((await exportCsv(api, 'audit', `?entity=services&record_id=${booked}`)).status).toBe(200);
+
+  const actions = (await stack.upstream.db.query<{ action: string }>('select distinct action from audit_log')).rows.map((r) => r.action);
+  for (const kind of ['details.setMany', 'details.images.add', 'export', 'sign_in', 'sign_in_failed', 'roles.add', 'roles.remove', 'create', 'invite', 'deactivate'])
+    expect(actions, kind).toContain(kind);
+}
 
 /** The record of an entity whose History the sweep reads: the one changed last, else its first. */
 async function recordOf(def: EntityDef): Promise<number | undefined> {
@@ -81,32 +113,6 @@ async function problemsOn(lang: 'en' | 'sv', where: string): Promise<string[]> {
 }
 
 describe('the history sweep (issue 33)', () => {
-  it('records changes of every kind: a checklist saved and a photo of a row uploaded in the browser, the rest through the procedures', async () => {
-    const booked = Number((await one<number>('select id from services where status = 2 order by id limit 1'))!.id);
-    await gotoHydrated(page, `${stack.baseUrl}/services/${booked}`);
-    const row = page.getByTestId('service-details').locator('li').first();
-    await row.getByRole('radio', { name: 'Adjusted & OK' }).click();
-    await page.getByTestId('checklist-save').click();
-    await page.getByTestId('toasts').getByText(/saved/).waitFor();
-    await row.getByTestId('detail-upload').setInputFiles({ name: 'pads.png', mimeType: 'image/png', buffer: PNG });
-    await page.getByTestId('toasts').getByText('The image has been added.').waitFor();
-
-    const shop = Number((await one<number>("select id from users where email = 'shop@example.com'"))!.id);
-    await ok('users.roles.add', { id: shop, role: 'Admin' });
-    await ok('users.roles.remove', { id: shop, key: 'Admin' });
-    const group = await ok('trialGroups.create', { name: 'Sweep trial', description: 'History sweep' });
-    await ok('trialGroups.invite', { id: group.id, emails: 'sweep-invitee@example.com' });
-    const bicycle = Number((await one<number>('select id from bicycles where is_active order by id limit 1'))!.id);
-    await ok('bicycles.deactivate', { id: bicycle });
-    await ok('bicycles.activate', { id: bicycle });
-    expect((await exportCsv(api, 'bicycles', '?search=a')).status).toBe(200);
-    expect((await exportCsv(api, 'audit', `?entity=services&record_id=${booked}`)).status).toBe(200);
-
-    const actions = (await stack.upstream.db.query<{ action: string }>('select distinct action from audit_log')).rows.map((r) => r.action);
-    for (const kind of ['details.setMany', 'details.images.add', 'export', 'sign_in', 'sign_in_failed', 'roles.add', 'roles.remove', 'create', 'invite', 'deactivate'])
-      expect(actions, kind).toContain(kind);
-  });
-
   for (const lang of ['en', 'sv'] as const)
     it(`reads every entity's History and the Activity page as words in ${lang === 'en' ? 'English' : 'Swedish'}`, async () => {
       await gotoHydrated(page, `${stack.baseUrl}/`);
