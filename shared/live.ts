@@ -48,3 +48,14 @@ const ACCOUNT_EVENT_SET: ReadonlySet<string> = new Set(ACCOUNT_EVENTS);
 
 /** Whether a change is an account event (ADR 058): an entry of the accounts' history that is not a write of the record. */
 export const isAccountEvent = (change: Pick<LiveChange, 'entity' | 'action'>): boolean => change.entity === ACCOUNT_ENTITY && ACCOUNT_EVENT_SET.has(change.action);
+
+/**
+ * The account events nobody is known to have done (ADR 065): anyone can type an address into the sign-in or the
+ * forgot-password form, so a failed sign-in or a reset request is about the account tried — in its history —
+ * but never by its owner. They are recorded with no author, and read without one (older entries too).
+ */
+export const AUTHORLESS_ACCOUNT_EVENTS: readonly AccountEvent[] = ['sign_in_failed', 'password_reset_requested'];
+
+/** Whether an entry has no author whatever its stored `user_id` says (ADR 065). */
+export const isAuthorless = (change: Pick<LiveChange, 'entity' | 'action'>): boolean =>
+  change.entity === ACCOUNT_ENTITY && (AUTHORLESS_ACCOUNT_EVENTS as readonly string[]).includes(change.action);

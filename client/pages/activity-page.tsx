@@ -6,18 +6,18 @@ import { useSearchParams } from 'react-router-dom';
 import type { EntityDef } from '../../shared/entity/define.ts';
 import { USER_REFERENCE } from '../../shared/entities/people.ts';
 import { isIsoDate } from '../../shared/entity/define.ts';
-import type { AuditFilters } from '../../shared/schemas/audit.ts';
+import type { AccountEventFilter, AuditFilters } from '../../shared/schemas/audit.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { Pager } from '../components/pager.tsx';
 import { CsvExportButton } from '../entity/csv-export.tsx';
-import { HistoryEntries, RECORDED_ACTIONS, RecordLink } from '../entity/record-history.tsx';
+import { AccountEventsFilter, HistoryEntries, RECORDED_ACTIONS, RecordLink } from '../entity/record-history.tsx';
 import { ReferencePicker } from '../entity/reference-choices.tsx';
 import { errorText } from '../errors.ts';
 import { loadEntityDef } from '../routes.tsx';
 import { trpc } from '../trpc.ts';
 
 const XIcon = spriteIcon('x');
-const FILTER_KEYS = ['user_id', 'entity', 'record_id', 'action', 'from', 'to'] as const;
+const FILTER_KEYS = ['user_id', 'entity', 'record_id', 'action', 'from', 'to', 'account_events'] as const;
 
 // The pager's sizes (components/pager.tsx) and the history's default (shared/schemas/audit.ts, whose zod
 // schemas the page does not load: the procedure checks its input anyway).
@@ -42,6 +42,8 @@ function paramsOf(search: URLSearchParams) {
       action: text('action', (v) => /^[a-zA-Z][a-zA-Z0-9_-]*$/.test(v)),
       from: text('from', isIsoDate),
       to: text('to', isIsoDate),
+      // Hidden unless asked for (ADR 065): sign-ins would flood the page.
+      account_events: text('account_events', (v) => v === 'shown' || v === 'only') as AccountEventFilter | undefined,
     }).filter(([, v]) => v !== undefined),
   );
   const page = Math.max(1, Math.min(1_000_000, Number(search.get('page')) || 1));
@@ -76,7 +78,8 @@ function useDefinitions(names: readonly string[]): Record<string, EntityDef> {
 export default function ActivityPage() {
   const { t } = useTranslation();
   const [search, setSearch] = useSearchParams();
-  const { filters, page, pageSize } = paramsOf(search);
+  const { filters: chosen, page, pageSize } = paramsOf(search);
+  const filters: AuditFilters = { ...chosen, account_events: chosen.account_events ?? 'hidden' };
   const history = trpc.audit.list.useQuery({ ...filters, page, page_size: pageSize }, { placeholderData: (previous) => previous, staleTime: 0 });
 
   const defs = useDefinitions(history.data?.results.map((entry) => entry.entity) ?? []);
@@ -98,7 +101,7 @@ export default function ActivityPage() {
     .filter(([name]) => !name.startsWith('_'))
     .map(([name, text]) => ({ name, label: text.name ?? name }))
     .sort((a, b) => a.label.localeCompare(b.label));
-  const active = FILTER_KEYS.filter((key) => filters[key] !== undefined).length;
+  const active = FILTER_KEYS.filter((key) => chosen[key] !== undefined).length;
 
   return (
     <section>
@@ -135,6 +138,7 @@ export default function ActivityPage() {
             </Select.Option>
           ))}
         </Select>
+        <AccountEventsFilter value={filters.account_events ?? 'hidden'} onChange={(value) => change({ account_events: value === 'hidden' ? undefined : value })} />
         <span className="bo-range" role="group" aria-label={t('resources._history.when')}>
           <span aria-hidden="true" className="bo-muted">
             {t('resources._history.when')}

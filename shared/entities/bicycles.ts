@@ -38,7 +38,7 @@ export const bicyclesEntity = defineEntity({
   },
   subResources: {
     images: {
-      item: { kind: { kind: 'enum', required: true, options: ['image', 'defect'] }, url: { kind: 'url', required: true }, created_at: { kind: 'datetime', required: true } },
+      item: { kind: { kind: 'enum', required: true, options: ['image', 'defect'] }, url: { kind: 'image', required: true }, created_at: { kind: 'datetime', required: true } },
       add: { url: { kind: 'url', required: true, max: 2048 }, kind: { kind: 'enum', required: true, options: ['image', 'defect'] } },
       remove: true,
     },

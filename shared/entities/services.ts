@@ -129,7 +129,8 @@ export const servicesEntity = defineEntity({
      * the service is booked; only files stored through our signed uploads are accepted (ADR 020, 043).
      */
     images: {
-      item: { url: { kind: 'url', required: true }, created_at: { kind: 'datetime', required: true } },
+      // An image (ADR 065): the history shows the photo added or removed as its thumbnail.
+      item: { url: { kind: 'image', required: true }, created_at: { kind: 'datetime', required: true } },
       add: { url: { kind: 'url', required: true, max: 2048 } },
       remove: true,
       writeRoles: ['Admin', 'Buddy'],

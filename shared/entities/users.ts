@@ -92,6 +92,20 @@ export const usersEntity = defineEntity({
       input: { operational_range_id: { kind: 'reference', reference: { entity: 'operational-ranges' } } },
     },
   },
+  /**
+   * The account events' own fields (ADR 038, 065): how one signed in ("Signed in with password"), the address a
+   * failed sign-in tried and how many failures it is, the new address of an e-mail change.
+   */
+  history: {
+    fields: {
+      method: { kind: 'enum', options: ['password', 'google'] },
+      email: { kind: 'email' },
+      failures: { kind: 'integer' },
+      address_failures: { kind: 'integer' },
+      pending_email: { kind: 'email' },
+    },
+    context: { sign_in: 'method' },
+  },
   subResources: {
     /** A role change ends the user's tokens at once (ADR 017); the last active Admin keeps the Admin role (ADR 018). */
     roles: { key: 'name', item: { name: { kind: 'text', required: true } }, add: { role: { kind: 'text', required: true, max: 50 } }, remove: true, writeRoles: ['Admin'] },

@@ -358,6 +358,19 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
   subResources?: Readonly<Record<string, SubResourceDef>>;
   /** The entity's own screens (ADR 031); absent for entities shown inside another screen. */
   screen?: EntityScreen;
+  /** How its history entries read beyond its fields, sub-resources and actions' input (ADR 065). */
+  history?: EntityHistory;
+}
+
+/**
+ * What a history entry of an entity may carry besides its fields, sub-resources' items and actions' input
+ * (ADR 065): the fields of the events the API records itself (an account's sign-in method, the address a failed
+ * sign-in tried), labelled `resources.<name>.historyFields.<field>`, and per action the field whose value words
+ * the action itself (`sign_in` with `method`: "Signed in with password", i18next context) instead of a line.
+ */
+export interface EntityHistory {
+  fields?: InputFields;
+  context?: Readonly<Record<string, string>>;
 }
 
 // ---- Screens (ADR 031): the definition declares its routes; the route table, router and sidebar derive ----

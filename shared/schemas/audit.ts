@@ -6,6 +6,10 @@ import { idField, pageParams } from './common.ts';
 export const AUDIT_PAGE_SIZES = [10, 25, 50, 100] as const;
 export const AUDIT_PAGE_SIZE = 25;
 
+/** The values of the account events' filter (ADR 065). */
+export const ACCOUNT_EVENT_FILTER = ['shown', 'hidden', 'only'] as const;
+export type AccountEventFilter = (typeof ACCOUNT_EVENT_FILTER)[number];
+
 const day = z
   .string()
   .refine(isIsoDate, { error: 'validation.date' })
@@ -31,6 +35,12 @@ export const auditFilters = z.object({
     .optional(),
   from: day.optional(),
   to: day.optional(),
+  /**
+   * The account events (sign-ins, failed sign-ins, sign-outs, resets: ADR 065): `shown` among the changes (the
+   * default of the API), `hidden` (the screens' default: sign-ins would flood them), or `only` them. A filter
+   * on one account event's action shows it whatever this says.
+   */
+  account_events: z.enum(ACCOUNT_EVENT_FILTER).optional(),
 });
 
 export const auditListParams = auditFilters.extend(pageParams(AUDIT_PAGE_SIZES, AUDIT_PAGE_SIZE));
@@ -39,7 +49,7 @@ export type AuditFilters = z.output<typeof auditFilters>;
 export type AuditListParams = z.input<typeof auditListParams>;
 
 /** The filter keys, in the order the export's query string takes them. */
-export const AUDIT_FILTER_KEYS = ['entity', 'record_id', 'user_id', 'action', 'from', 'to'] as const;
+export const AUDIT_FILTER_KEYS = ['entity', 'record_id', 'user_id', 'action', 'from', 'to', 'account_events'] as const;
 
 /** One change as the history lists it: who (and their name now), when, from where, and `{field: [before, after]}`. */
 /** An entry as the chain stores and hashes it (ADR 035): who, when, from where, which request, what changed. */
@@ -63,6 +73,11 @@ export interface AuditRow extends StoredAuditEntry {
   labels?: Record<string, [string | null, string | null]>;
   /** The record's name as it is now (a user's full name, a service's label); absent when it is gone or has none. */
   record_label?: string;
+  /**
+   * The labels of the references inside a change's items or an export's query (a checklist row's service item,
+   * a filter's buddy), as read now: `{"<key>.<field>": {"<id>": label}}` (ADR 065).
+   */
+  refs?: Record<string, Record<string, string>>;
 }
 
 export interface AuditPage {

@@ -212,10 +212,12 @@ describe('entries of declared actions, sub-resources, account events and exports
     const buddy = await userId('buddy@example.com');
     const failed = await call('account/login', { as: '', body: { email: 'buddy@example.com', password: 'wrong-password-1' }, ip: '192.0.2.8' });
     expect(failed.status).toBe(400);
+    // The account tried, but not by its owner: anyone can type an address (ADR 065).
     expect(await lastEntry()).toMatchObject({
       entity: 'users',
       record_id: buddy,
-      user_id: buddy,
+      user_id: null,
+      role: null,
       action: 'sign_in_failed',
       address: '192.0.2.8',
       changes: { email: [null, 'buddy@example.com'] },
@@ -432,6 +434,88 @@ describe('GET audit/ and audit/export/ (ADR 036)', () => {
     const [newest] = (await call(`audit/?entity=services&record_id=${id}`)).body.data.results;
     expect(newest).toMatchObject({ changes: { buddy_id: [buddy, admin] }, labels: { buddy_id: ['Bo Buddy', 'Ada Admin'] } });
     expect(Object.keys(newest.labels)).toEqual(['buddy_id']);
+  });
+
+  /** An entry as a request would write it, of a record no other test writes to. */
+  const write = (entity: string, recordId: number, action: string, changes: Record<string, [unknown, unknown]>, userId: number | null) =>
+    up.db.transaction((tx) => recordChange(tx, up.config.auditKey, { userId, role: null, address: null, requestId: 'r', entity, recordId, action, changes }));
+  let unused = 9_000_000;
+
+  it('reads a failed sign-in or a reset request as by nobody, even an older entry that named the account (ADR 065)', async () => {
+    const buddy = await idOf('buddy@example.com');
+    const account = ++unused;
+    await write('users', account, 'sign_in_failed', { email: [null, 'someone@example.com'] }, buddy);
+    await write('users', account, 'password_reset_requested', {}, buddy);
+    await write('users', account, 'sign_in', { method: [null, 'password'] }, buddy);
+    const { results } = (await call(`audit/?entity=users&record_id=${account}`)).body.data;
+    expect(results.map((e: { action: string; user_id: number | null; user_name: string | null }) => [e.action, e.user_id, e.user_name])).toEqual([
+      ['sign_in', buddy, 'Bo Buddy'],
+      ['password_reset_requested', null, null],
+      ['sign_in_failed', null, null],
+    ]);
+    // Nor are they listed as the buddy's doing.
+    expect((await call(`audit/?entity=users&record_id=${account}&user_id=${buddy}`)).body.data.results.map((e: { action: string }) => e.action)).toEqual(['sign_in']);
+  });
+
+  it('hides, shows or lists only the account events, as asked; an action filter naming one shows it (ADR 065)', async () => {
+    const account = ++unused;
+    const admin = await idOf('admin@example.com');
+    await write('users', account, 'roles.add', { roles: [null, { role: 'Buddy' }] }, admin);
+    await write('users', account, 'sign_in', { method: [null, 'password'] }, account);
+    await write('users', account, 'sign_out', {}, account);
+    const actions = async (query: string) => (await call(`audit/?entity=users&record_id=${account}${query}`)).body.data.results.map((e: { action: string }) => e.action).sort();
+    expect(await actions('')).toEqual(['roles.add', 'sign_in', 'sign_out']);
+    expect(await actions('&account_events=shown')).toEqual(['roles.add', 'sign_in', 'sign_out']);
+    expect(await actions('&account_events=hidden')).toEqual(['roles.add']);
+    expect(await actions('&account_events=only')).toEqual(['sign_in', 'sign_out']);
+    expect(await actions('&account_events=hidden&action=sign_in')).toEqual(['sign_in']);
+    expect((await call('audit/?account_events=sometimes')).status).toBe(400);
+  });
+
+  it('labels the references inside a sub-resource’s items and an export’s query (ADR 065)', async () => {
+    const service = ++unused;
+    const admin = await idOf('admin@example.com');
+    const buddy = await idOf('buddy@example.com');
+    const { rows } = await up.db.query<{ id: number; name_en: string }>('select id, name_en from service_items order by id limit 2');
+    const [brakes, chain] = rows.map((r) => ({ id: Number(r.id), name: r.name_en }));
+    await write(
+      'services',
+      service,
+      'details.setMany',
+      {
+        details: [
+          null,
+          [
+            { key: brakes!.id, check_status: 2 },
+            { key: chain!.id, check_status: 1 },
+          ],
+        ],
+      },
+      admin,
+    );
+    await write('services', service, 'details.images.add', { images: [null, { service_item_id: chain!.id, url: 'http://x/files/a.png' }] }, admin);
+    const [photo, saved] = (await call(`audit/?entity=services&record_id=${service}`)).body.data.results;
+    expect(saved.refs).toEqual({ 'details.service_item_id': { [brakes!.id]: brakes!.name, [chain!.id]: chain!.name } });
+    expect(photo.refs).toEqual({ 'images.service_item_id': { [chain!.id]: chain!.name } });
+    // The entry keeps the ids: the CSV is the raw record.
+    expect(saved.changes.details[1][0]).toEqual({ key: brakes!.id, check_status: 2 });
+    const asked = { buddy_id: String(buddy), search: `audit-${service}` };
+    await up.db.transaction((tx) =>
+      recordChange(tx, up.config.auditKey, {
+        userId: admin,
+        role: null,
+        address: null,
+        requestId: 'r',
+        entity: 'services',
+        recordId: null,
+        action: 'export',
+        changes: { query: [null, asked] },
+      }),
+    );
+    const exported = (await call(`audit/?entity=services&action=export&page_size=10`)).body.data.results.find(
+      (e: { changes: { query: [null, Record<string, string>] } }) => e.changes.query[1].search === asked.search,
+    );
+    expect(exported.refs).toEqual({ 'query.buddy_id': { [buddy]: 'Bo Buddy' } });
   });
 
   it('exports the same filters as CSV to an Admin', async () => {

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FieldDef } from '../../shared/entity/define.ts';
 import type { Db } from '../db.ts';
-import { ACCOUNT_ENTITY, type AccountEvent, type LiveNotice } from '../../shared/live.ts';
+import { ACCOUNT_ENTITY, isAuthorless, type AccountEvent, type LiveNotice } from '../../shared/live.ts';
 import type { StoredAuditEntry } from '../../shared/schemas/audit.ts';
 import type {} from './auth.ts';
 
@@ -208,6 +208,19 @@ export function ownersOf(before: Record<string, unknown> | null, after: Record<s
  * account has), in the transaction of the change it goes with. Who is the signed-in caller, else the account.
  */
 export function recordAccountEvent(tx: Db, key: string, req: FastifyRequest, userId: number | null, action: AccountEvent, changes: Changes = {}): Promise<number> {
+  // A failed sign-in or a reset request is the account's, never by its owner: anyone can type the address (ADR 065).
+  if (isAuthorless({ entity: ACCOUNT_ENTITY, action }))
+    return recordChange(tx, key, {
+      userId: null,
+      role: null,
+      address: req.ip ?? null,
+      requestId: String(req.id),
+      entity: ACCOUNT_ENTITY,
+      recordId: userId,
+      action,
+      changes,
+      owners: null,
+    });
   return recordRequestEvent(tx, key, req, { userId, entity: ACCOUNT_ENTITY, recordId: userId, action, changes });
 }
 

@@ -11,6 +11,8 @@ import { ApiError, ok } from '../lib/api-error.ts';
 import { recordRequestEvent, storedEntryOf, verifyChain, type Changes } from '../lib/audit.ts';
 import { countRows } from '../lib/count.ts';
 import { requireAuth } from '../lib/auth.ts';
+import { HISTORY_EXPORT_ENTITY, historyExportPart, historyPart, type HistoryPart } from '../../shared/entity/history-fields.ts';
+import { ACCOUNT_ENTITY, ACCOUNT_EVENTS, AUTHORLESS_ACCOUNT_EVENTS, isAuthorless } from '../../shared/live.ts';
 import { csvLines, langOf, recordLabels, referenceLabels, type Lang } from '../resources/entity-resource.ts';
 import { parseBody } from './validation.ts';
 
@@ -33,6 +35,11 @@ async function checkReader(db: Db, req: FastifyRequest, filters: AuditFilters): 
   if (!rows[0] || Number(rows[0].owner) !== user.id) throw new ApiError(403, 'forbidden');
 }
 
+const sqlList = (values: readonly string[]) => values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ');
+// Constant names from shared/live.ts, written into the statement so the planner sees them.
+const ACCOUNT_EVENT_SQL = `(t.entity = '${ACCOUNT_ENTITY}' and t.action in (${sqlList(ACCOUNT_EVENTS)}))`;
+const AUTHORLESS_SQL = `(t.entity = '${ACCOUNT_ENTITY}' and t.action in (${sqlList(AUTHORLESS_ACCOUNT_EVENTS)}))`;
+
 /** The WHERE clause of the filters, parameterised; the day range is inclusive, in UTC days. */
 function whereOf(filters: AuditFilters): { sql: string; params: unknown[] } {
   const where: string[] = [];
@@ -43,8 +50,14 @@ function whereOf(filters: AuditFilters): { sql: string; params: unknown[] } {
   };
   if (filters.entity !== undefined) add('t.entity = ?', filters.entity);
   if (filters.record_id !== undefined) add('t.record_id = ?', filters.record_id);
-  if (filters.user_id !== undefined) add('t.user_id = ?', filters.user_id);
+  // An authorless account event is by nobody, whatever an older entry stored as its author (ADR 065).
+  if (filters.user_id !== undefined) add(`t.user_id = ? and not ${AUTHORLESS_SQL}`, filters.user_id);
   if (filters.action !== undefined) add('t.action = ?', filters.action);
+  // Sign-ins would flood a history: the screens hide the account events unless asked (ADR 065); an action
+  // filter naming one of them shows it.
+  const accountEvent = filters.action !== undefined && (ACCOUNT_EVENTS as readonly string[]).includes(filters.action);
+  if (filters.account_events === 'hidden' && !accountEvent) where.push(`not ${ACCOUNT_EVENT_SQL}`);
+  if (filters.account_events === 'only') where.push(ACCOUNT_EVENT_SQL);
   if (filters.from !== undefined) add("t.at >= (?::date)::timestamp at time zone 'UTC'", filters.from);
   if (filters.to !== undefined) add("t.at < ((?::date) + 1)::timestamp at time zone 'UTC'", filters.to);
   return { sql: where.length ? ` where ${where.join(' and ')}` : '', params };
@@ -60,23 +73,67 @@ function shownChanges(entity: string, changes: unknown): Changes {
   return Object.fromEntries(Object.entries(parsed ?? {}).filter(([key]) => !fields?.[key]?.secret));
 }
 
+/** The part of an entry that describes its change of `key` (ADR 065): the history's own export is described by its filters. */
+function partOf(entry: AuditRow, key: string): HistoryPart | null {
+  if (entry.entity === HISTORY_EXPORT_ENTITY) return entry.action === 'export' && key === 'query' ? historyExportPart() : null;
+  return historyPart(entityByName(entry.entity) as EntityDef | undefined, entry.action, key);
+}
+
+const isReference = (field: FieldDef | undefined): field is FieldDef => field?.kind === 'reference' && !field.lookup;
+const idOf = (value: unknown): number | null => (value !== null && value !== undefined && value !== '' && Number.isSafeInteger(Number(value)) ? Number(value) : null);
+
 /**
- * The labels of the records the page's reference fields pointed at, before and after (an entry keeps the
- * id; the label is read now, in the caller's language): one query per reference field on the page; and the name
- * of each entry's own record as it is now (none once deleted).
+ * The references an entry keeps as ids, each with the field it is: a reference field's before and after
+ * (`labels`), and those inside a sub-resource's items or an export's query (`refs`, `<key>.<field>`).
  */
-async function withLabels(db: Db, entries: AuditRow[], lang: Lang): Promise<AuditRow[]> {
-  const wanted = new Map<string, { field: FieldDef; ids: Set<number> }>();
-  for (const entry of entries) {
-    const fields = entityByName(entry.entity)?.fields ?? {};
-    for (const [key, values] of Object.entries(entry.changes)) {
-      const field = fields[key];
-      if (field?.kind !== 'reference' || field.lookup) continue;
-      const slot = wanted.get(`${entry.entity}.${key}`) ?? { field, ids: new Set<number>() };
-      for (const value of values) if (Number.isSafeInteger(Number(value)) && value !== null) slot.ids.add(Number(value));
-      wanted.set(`${entry.entity}.${key}`, slot);
+function referencesOf(entry: AuditRow): { slot: string; field: FieldDef; ids: number[]; top?: string }[] {
+  const found: { slot: string; field: FieldDef; ids: number[]; top?: string }[] = [];
+  for (const [key, values] of Object.entries(entry.changes)) {
+    const part = partOf(entry, key);
+    if (!part) continue;
+    if (part.kind === 'field') {
+      if (isReference(part.field)) found.push({ slot: key, top: key, field: part.field, ids: values.map(idOf).filter((id) => id !== null) });
+      continue;
+    }
+    for (const value of values) {
+      const objects = Array.isArray(value) ? value : [value];
+      for (const item of objects) {
+        if (item === null || item === undefined) continue;
+        if (typeof item !== 'object') {
+          const field = part.kind === 'items' ? part.fields[part.key] : undefined;
+          const id = idOf(item);
+          if (isReference(field) && id !== null) found.push({ slot: `${key}.${part.kind === 'items' ? part.key : ''}`, field, ids: [id] });
+          continue;
+        }
+        for (const [name, inner] of Object.entries(item as Record<string, unknown>)) {
+          const fieldName = part.kind === 'items' && name === 'key' ? part.key : name;
+          const field = part.fields[fieldName];
+          const id = idOf(inner);
+          if (isReference(field) && id !== null) found.push({ slot: `${key}.${fieldName}`, field, ids: [id] });
+        }
+      }
     }
   }
+  return found;
+}
+
+/**
+ * The labels of the records a page's entries point at (an entry keeps the id; the label is read now, in the
+ * caller's language): one query per entity, key and field on the page, whether a reference field's value, a
+ * reference inside a sub-resource's items or an export's filter (ADR 036, 065); and the name of each entry's own record as
+ * it is now (issue 33; none once deleted).
+ */
+async function withLabels(db: Db, entries: AuditRow[], lang: Lang): Promise<AuditRow[]> {
+  const found = entries.map(referencesOf);
+  const wanted = new Map<string, { field: FieldDef; ids: Set<number> }>();
+  entries.forEach((entry, i) => {
+    for (const { slot, field, ids } of found[i]!) {
+      const name = `${entry.entity}|${entry.action.includes('.') ? entry.action : ''}|${slot}`;
+      const at = wanted.get(name) ?? { field, ids: new Set<number>() };
+      for (const id of ids) at.ids.add(id);
+      wanted.set(name, at);
+    }
+  });
   const labels = new Map<string, Map<number, string>>();
   for (const [name, { field, ids }] of wanted) labels.set(name, await referenceLabels(db, field, [...ids], lang));
   // The records the entries are about, by name (issue 33): one query per entity on the page.
@@ -84,13 +141,22 @@ async function withLabels(db: Db, entries: AuditRow[], lang: Lang): Promise<Audi
   for (const entry of entries) if (entry.record_id !== null && entityByName(entry.entity)) records.set(entry.entity, (records.get(entry.entity) ?? new Set()).add(entry.record_id));
   const names = new Map<string, Map<number, string>>();
   for (const [entity, ids] of records) names.set(entity, await recordLabels(db, entityByName(entity) as EntityDef, [...ids], lang));
-  return entries.map((entry) => {
+  return entries.map((entry, i) => {
     const recordLabel = entry.record_id === null ? undefined : names.get(entry.entity)?.get(entry.record_id);
     if (recordLabel !== undefined) entry = { ...entry, record_label: recordLabel };
-    const own = Object.keys(entry.changes).filter((key) => labels.has(`${entry.entity}.${key}`));
-    if (own.length === 0) return entry;
-    const of = (key: string, value: unknown) => (value === null || value === undefined ? null : (labels.get(`${entry.entity}.${key}`)!.get(Number(value)) ?? null));
-    return { ...entry, labels: Object.fromEntries(own.map((key) => [key, [of(key, entry.changes[key]![0]), of(key, entry.changes[key]![1])]])) };
+    if (found[i]!.length === 0) return entry;
+    const of = (slot: string) => labels.get(`${entry.entity}|${entry.action.includes('.') ? entry.action : ''}|${slot}`)!;
+    const top: Record<string, [string | null, string | null]> = {};
+    const refs: Record<string, Record<string, string>> = {};
+    for (const { slot, ids, top: key } of found[i]!) {
+      const read = of(slot);
+      if (key) {
+        const [before, after] = entry.changes[key]!;
+        const label = (value: unknown) => (idOf(value) === null ? null : (read.get(idOf(value)!) ?? null));
+        top[key] = [label(before), label(after)];
+      } else for (const id of ids) if (read.has(id)) (refs[slot] ??= {})[String(id)] = read.get(id)!;
+    }
+    return { ...entry, ...(Object.keys(top).length ? { labels: top } : {}), ...(Object.keys(refs).length ? { refs } : {}) };
   });
 }
 
@@ -105,7 +171,9 @@ const forReader =
 
 function rowOf(row: Record<string, unknown>): AuditRow {
   const entry = storedEntryOf(row);
-  return { ...entry, user_name: (row.user_name as string | null) ?? null, changes: shownChanges(entry.entity, entry.changes) };
+  const shown = { ...entry, user_name: (row.user_name as string | null) ?? null, changes: shownChanges(entry.entity, entry.changes) };
+  // An older entry of a failed sign-in named the account tried as its author: it is read without one (ADR 065).
+  return isAuthorless(entry) ? { ...shown, user_id: null, user_name: null, role: null } : shown;
 }
 
 /**
