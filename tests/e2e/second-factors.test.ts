@@ -44,7 +44,7 @@ async function newUser(roles: string[], language: 'en' | 'sv' = 'en'): Promise<s
   const token = (await latestMail(stack.upstream, email)).link.split('/').pop()!;
   expect((await api('account/accept-invite', { body: { token, password: PASSWORD, password_confirm: PASSWORD } })).status).toBe(200);
   const signedIn = (await api<{ token: string }>('account/login', { body: { email, password: PASSWORD } })).data.token;
-  expect((await api('account/', { token: signedIn, method: 'PUT', body: { language } })).status).toBe(200);
+  expect((await api('account/', { token: signedIn, method: 'PUT', body: { first_name: 'Fia', last_name: 'Faktor', language } })).status).toBe(200);
   return email;
 }
 
