@@ -33,8 +33,8 @@ export interface SignInResult {
   language: Language | null;
   /** The password was right; a code of the second factor is asked next (`/login/second-factor`). */
   secondFactor?: true;
-  /** Only enrolling a second factor is open until it is done (`/security`). */
-  enrol?: boolean;
+  /** Only enrolling a second factor is open until it is done (`/security`); absent otherwise. */
+  enrol?: true;
 }
 
 /**
@@ -53,7 +53,7 @@ async function signIn(ctx: Context, call: Promise<unknown>): Promise<SignInResul
   const info = ctx.session.info();
   const language = await profileLanguage(ctx);
   if (language) setLanguageCookie(ctx, language);
-  return { roles: info?.roles ?? [], language, enrol: info?.enrol ?? false };
+  return { roles: info?.roles ?? [], language, ...(info?.enrol ? { enrol: true } : {}) };
 }
 
 /** The second step of a sign-in: the code and the challenge the first step left in its cookie. */
