@@ -8,6 +8,7 @@ import { PUBLIC_PAGE } from './bundles.ts';
  */
 export const BUDGET_ROUTE_MODULES: Record<string, readonly string[] | typeof PUBLIC_PAGE> = {
   '/login': PUBLIC_PAGE,
+  '/login/second-factor': PUBLIC_PAGE,
   '/forgot-password': PUBLIC_PAGE,
   '/reset-password/:token': PUBLIC_PAGE,
   '/accept-invitation/:token': PUBLIC_PAGE,

@@ -79,6 +79,7 @@ function screenPage({ entity, kind, page: custom }: NonNullable<AppRoute['screen
 /** Screens load on demand (§2): the pages of the routes that are no entity's screens, and the entities' screens. Public routes are not here: ADR 024. */
 const PAGES: Record<string, PageDef> = {
   '/profile': page('client/pages/profile-page.tsx'),
+  '/security': page('client/pages/security-page.tsx'),
   '/': page('client/pages/home-page.tsx'),
   '/bike-buddy-scheduler': page('client/pages/scheduler-page.tsx'),
   '/services/calendar': page('client/pages/services-calendar-page.tsx'),

@@ -300,6 +300,10 @@ function contentSecurityPolicy(opts: BuildAppOptions, tiles: string | null, nonc
   ].join('; ');
 }
 
+const ENROL_PATH = '/security';
+/** A signed-in page while the sign-in must first enrol a second factor (the token's `enrol`, ADR 068). */
+const mustEnrol = (info: { enrol: boolean } | null, route: { roles?: unknown } | undefined, pathname: string) => Boolean(info?.enrol && route?.roles && pathname !== ENROL_PATH);
+
 interface PageDeps {
   opts: BuildAppOptions;
   renderer: SsrRenderer;
@@ -334,6 +338,8 @@ function registerPages(app: FastifyInstance, { opts, renderer, createContext, me
     const guard = guardRoute(match?.route, session, url);
     if (guard.kind === 'login') return reply.redirect(guard.redirectTo, 302);
     if (guard.kind === 'forbidden') return reply.redirect('/forbidden', 302);
+    // The policy requires a second factor this sign-in has not enrolled: only /security opens (ADR 068).
+    if (mustEnrol(info, match?.route, pathname)) return reply.redirect(ENROL_PATH, 302);
     if (pathname === '/login' && session && session.roles.length > 0) {
       return reply.redirect(safeRedirectPath(new URLSearchParams(url.split('?')[1] ?? '').get('redirect')), 302);
     }
@@ -357,6 +363,7 @@ function registerPages(app: FastifyInstance, { opts, renderer, createContext, me
       const again = guardRoute(match?.route, now, url);
       if (again.kind === 'login') return reply.redirect(again.redirectTo, 302);
       if (again.kind === 'forbidden') return reply.redirect('/forbidden', 302);
+      if (now && mustEnrol(ctx.session.info(), match?.route, pathname)) return reply.redirect(ENROL_PATH, 302);
     }
     const routeLabel = match?.route.path ?? 'not-found';
     metrics.ssrRender.observe({ route: routeLabel }, page.timings.renderMs / 1000);

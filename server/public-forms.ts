@@ -6,13 +6,13 @@ import type { PublicFormResult } from '../shared/ssr-contract.ts';
 import { ERROR_TEXT } from '../shared/errors.ts';
 import { BACKGROUND_FORM_HEADER } from '../shared/http-headers.ts';
 import { safeRedirectPath } from '../shared/route-table.ts';
-import { loginInput } from '../shared/schemas/credentials.ts';
+import { loginInput, secondFactorInput } from '../shared/schemas/credentials.ts';
 import { fieldErrorsOf } from '../shared/schemas/messages.ts';
 import { isCrossSite } from './csrf.ts';
 import type { Context } from './trpc/context.ts';
 import { AppError } from './app-error.ts';
 import { appRouter } from './trpc/router.ts';
-import { loginWithPassword } from './trpc/routers/auth.ts';
+import { loginSecondFactor, loginWithPassword, type SignInResult } from './trpc/routers/auth.ts';
 import { UpstreamError } from './upstream/client.ts';
 
 /**
@@ -51,6 +51,15 @@ const FLOWS: readonly PasswordFlow[] = [
   },
   { path: '/confirm-email/:token/:email', run: (caller, params) => caller.auth.confirmEmail({ token: params.token!, email: params.email! }) },
 ];
+
+export const SECOND_FACTOR_PATH = '/login/second-factor';
+
+/** Where a sign-in step goes next: the code page, enrolment the policy requires, the page asked for, or /forbidden. */
+function afterSignIn(result: SignInResult, target: string): string {
+  if (result.secondFactor) return `${SECOND_FACTOR_PATH}?${new URLSearchParams({ redirect: target }).toString()}`;
+  if (result.roles.length === 0) return '/forbidden';
+  return result.enrol ? '/security' : target;
+}
 
 function bodyOf(req: FastifyRequest): Body {
   const raw = (req.body ?? {}) as Record<string, unknown>;
@@ -92,8 +101,33 @@ export function registerPublicForms(app: FastifyInstance, deps: PublicFormDeps) 
     const input = loginInput.safeParse({ email: body('email'), password: body('password') });
     if (!input.success) return fail({ error: { appCode: 'validation_error', message: ERROR_TEXT.validation_error }, fields: fieldErrorsOf(input.error) }, 400);
     try {
-      const { roles } = await loginWithPassword(deps.createContext(req, reply), input.data);
-      return redirect(req, reply, roles.length > 0 ? target : '/forbidden');
+      return redirect(req, reply, afterSignIn(await loginWithPassword(deps.createContext(req, reply), input.data), target));
+    } catch (error) {
+      const failure = failureOf(error, req);
+      return fail(failure.form, failure.status);
+    }
+  });
+
+  /**
+   * The second step (ADR 068): a code of the authenticator app or a recovery code, with the challenge the
+   * password step left in its cookie. Without JavaScript a failure comes back as ?error=<code>; a challenge
+   * that expired sends the visitor back to the password.
+   */
+  app.post(SECOND_FACTOR_PATH, async (req, reply) => {
+    if (isCrossSite(req)) return reply.code(403).send('Forbidden');
+    const body = bodyOf(req);
+    const target = safeRedirectPath(body('redirect'));
+    const fail = (form: PublicFormResult, status: number) => {
+      if (form.error?.appCode === 'second_factor_expired')
+        return redirect(req, reply, `/login?${new URLSearchParams({ error: 'second_factor_expired', redirect: target }).toString()}`);
+      return background(req)
+        ? deps.sendPage(req, reply, form, status)
+        : reply.redirect(`${SECOND_FACTOR_PATH}?${new URLSearchParams({ error: form.error?.appCode ?? 'generic', redirect: target }).toString()}`, 303);
+    };
+    const input = secondFactorInput.safeParse({ code: body('code') });
+    if (!input.success) return fail({ error: { appCode: 'validation_error', message: ERROR_TEXT.validation_error }, fields: fieldErrorsOf(input.error) }, 400);
+    try {
+      return redirect(req, reply, afterSignIn(await loginSecondFactor(deps.createContext(req, reply), input.data), target));
     } catch (error) {
       const failure = failureOf(error, req);
       return fail(failure.form, failure.status);

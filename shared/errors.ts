@@ -44,6 +44,12 @@ export const ERROR_TEXT = {
   invalid_address: 'Please enter a valid address.',
   idempotency_in_progress: 'A request with this Idempotency-Key is still being processed.',
   idempotency_key_reused: 'This Idempotency-Key was used for another request.',
+  wrong_code: 'The code is not valid.',
+  second_factor_expired: 'The sign-in took too long. Please sign in again.',
+  second_factor_enrolment_required: 'Set up a second factor before using the app.',
+  second_factor_required: 'Your role requires a second factor: it cannot be removed.',
+  factor_exists: 'This second factor is already set up.',
+  factor_not_started: 'Start setting up the authenticator app first.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_TEXT;

@@ -41,6 +41,13 @@ export const ACCOUNT_EVENTS = [
   'email_change_requested',
   'email_confirmed',
   'profile_update',
+  // Second factors (ADR 068)
+  'second_factor_failed',
+  'factor_added',
+  'factor_removed',
+  'recovery_codes_generated',
+  'session_ended',
+  'second_factor_policy',
 ] as const;
 export type AccountEvent = (typeof ACCOUNT_EVENTS)[number];
 

@@ -18,6 +18,7 @@ const STAFF = [ROLE.Admin, ROLE.Buddy] as const;
 const OTHER_ROUTES: readonly AppRoute[] = [
   // Public
   { path: '/login', titleKey: 'routes.login' },
+  { path: '/login/second-factor', titleKey: 'routes.secondFactor' },
   { path: '/forgot-password', titleKey: 'routes.forgotPassword' },
   { path: '/reset-password/:token', titleKey: 'routes.resetPassword' },
   { path: '/accept-invitation/:token', titleKey: 'routes.acceptInvitation' },
@@ -28,6 +29,8 @@ const OTHER_ROUTES: readonly AppRoute[] = [
   { path: '/subscriptions/:plan/:language?', titleKey: 'routes.subscriptionPlan' },
   // Login required
   { path: '/profile', titleKey: 'routes.profile', roles: STAFF },
+  // Issue 32: second factors, passkeys and the user's sessions (ADR 068); the Admin's policy too.
+  { path: '/security', titleKey: 'routes.security', roles: STAFF },
   { path: '/', titleKey: 'routes.home', roles: STAFF, sidebar: { icon: 'home', order: 10 } },
   // Issue 13: a buddy's day on the phone (ADR 021); an Admin sees every buddy's, or picks one.
   { path: '/today', titleKey: 'routes.today', roles: STAFF, sidebar: { icon: 'sun', order: 15 }, offline: true },

@@ -1,3 +1,4 @@
+import { setPolicyRoles } from './lib/factors.ts';
 import { randomInt } from 'node:crypto';
 import type { Db } from './db.ts';
 import { hashPassword } from './lib/password.ts';
@@ -80,6 +81,9 @@ export async function seedDemo(db: Db, password: string, scryptCost: number): Pr
     if (Number(again[0]?.n) > 0) return false;
     const hash = await hashPassword(password, scryptCost);
     await seedAccounts(tx, hash);
+    // The demo logins sign in with their password alone: the second-factor policy (default Admin) is off in the
+    // demo data, and the Admin turns it on under Sign-in security (README, ADR 068).
+    await setPolicyRoles(tx, []);
     await seedCatalogues(tx);
     await seedBicycles(tx);
     await seedScheduling(tx);

@@ -44,6 +44,33 @@ export function LoginPage({ t, lang, search, googleClientId, form }: PublicPageP
   );
 }
 
+/**
+ * The second step of a sign-in (ADR 068): a code of the authenticator app, or one of the recovery codes. The
+ * challenge of the password step waits in an HttpOnly cookie; this form posts only the code.
+ */
+export function SecondFactorPage({ t, lang, search, form }: PublicPageProps) {
+  const redirect = safeRedirectPath(search.get('redirect'));
+  const code = search.get('error');
+  const failure = failureText(t, form) ?? (code ? errorText(t, { data: { appCode: code } }) : null);
+  return (
+    <AuthLayout t={t} lang={lang} title={t('auth.secondFactorTitle')}>
+      <p>{t('auth.secondFactorHelp')}</p>
+      {failure && (
+        <Flash variant="danger" testId="second-factor-error">
+          {failure}
+        </Flash>
+      )}
+      <form className="form" method="post" action="/login/second-factor" data-form="second-factor" data-testid="second-factor-form">
+        <input type="hidden" name="redirect" defaultValue={redirect} />
+        <Field t={t} name="code" type="text" label={t('auth.secondFactorCode')} autoComplete="one-time-code" form={form} />
+        <SubmitButton testId="second-factor-submit">{t('auth.secondFactorSubmit')}</SubmitButton>
+      </form>
+      <p className="hint">{t('auth.secondFactorRecoveryHint')}</p>
+      <a href="/login">{t('auth.backToLogin')}</a>
+    </AuthLayout>
+  );
+}
+
 export function ForgotPasswordPage({ t, lang, form }: PublicPageProps) {
   const failure = failureText(t, form);
   return (

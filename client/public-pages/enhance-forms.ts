@@ -1,4 +1,4 @@
-import { forgotPasswordInput, loginInput, newPasswordInput } from '../../shared/schemas/credentials.ts';
+import { forgotPasswordInput, loginInput, newPasswordInput, secondFactorInput } from '../../shared/schemas/credentials.ts';
 import { fieldErrorsOf, type IssueList } from '../../shared/schemas/messages.ts';
 import { BACKGROUND_FORM_HEADER } from '../../shared/http-headers.ts';
 import type { PublicBoot } from './boot.ts';
@@ -8,6 +8,7 @@ const SCHEMAS: Record<string, { safeParse(value: unknown): { success: true } | {
   login: loginInput,
   'forgot-password': forgotPasswordInput,
   'new-password': newPasswordInput,
+  'second-factor': secondFactorInput,
 };
 
 /** Shows or clears a field's message in the markup the server renders for it (public-layout.tsx `Field`). */

@@ -42,10 +42,16 @@ async function signIn(credential: string, boot: PublicBoot) {
       headers: { 'content-type': 'application/json', [CSRF_HEADER]: '1' },
       body: JSON.stringify({ idToken: credential }),
     });
-    const body = (await response.json()) as { result?: { data?: { roles?: string[] } }; error?: { data?: { appCode?: string | null } } };
-    const roles = body.result?.data?.roles;
+    const body = (await response.json()) as {
+      result?: { data?: { roles?: string[]; secondFactor?: boolean; enrol?: boolean } };
+      error?: { data?: { appCode?: string | null } };
+    };
+    const data = body.result?.data;
+    const roles = data?.roles;
     if (response.ok && roles) {
-      window.location.assign(roles.length > 0 ? redirect : '/forbidden');
+      // The same next step as the password form's (server/public-forms.ts `afterSignIn`, ADR 068).
+      if (data.secondFactor) window.location.assign(`/login/second-factor?${new URLSearchParams({ redirect }).toString()}`);
+      else window.location.assign(roles.length === 0 ? '/forbidden' : data.enrol ? '/security' : redirect);
       return;
     }
     const code = body.error?.data?.appCode ?? '';

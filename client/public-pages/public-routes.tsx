@@ -1,7 +1,7 @@
 import { renderToStaticMarkup } from 'react-dom/server';
 import type { AppPath } from '../../shared/route-table.ts';
 import { appCodeOf } from '../errors.ts';
-import { AcceptInvitationPage, ConfirmEmailPage, ForbiddenPage, ForgotPasswordPage, LoginPage, ResetPasswordPage } from './auth-pages.tsx';
+import { AcceptInvitationPage, ConfirmEmailPage, ForbiddenPage, ForgotPasswordPage, LoginPage, ResetPasswordPage, SecondFactorPage } from './auth-pages.tsx';
 import { NotFoundPage, PLAN_SLUG, PrivacyPolicyPage, SubscriptionPlanPage, TermsPage, type PlanData } from './info-pages.tsx';
 import type { PublicPageDef, PublicPageProps } from './public-page.ts';
 
@@ -20,6 +20,7 @@ async function loadPlan(helpers: Parameters<NonNullable<PublicPageDef['load']>>[
  */
 export const PUBLIC_PAGES: Partial<Record<AppPath, PublicPageDef>> = {
   '/login': { Page: LoginPage },
+  '/login/second-factor': { Page: SecondFactorPage },
   '/forgot-password': { Page: ForgotPasswordPage },
   '/reset-password/:token': { Page: ResetPasswordPage },
   '/accept-invitation/:token': { Page: AcceptInvitationPage },

@@ -3,7 +3,7 @@ import type { RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 
-/** The account menu (Profile, Logout), anchored to the shell's account button; loaded on first open. */
+/** The account menu (Profile, Sign-in security, Logout), anchored to the shell's account button; loaded on first open. */
 export default function AccountMenu({
   anchorRef,
   onClose,
@@ -22,6 +22,9 @@ export default function AccountMenu({
         <ActionList>
           <ActionList.LinkItem as={Link} to="/profile" onClick={onClose}>
             {t('shell.profile')}
+          </ActionList.LinkItem>
+          <ActionList.LinkItem as={Link} to="/security" onClick={onClose}>
+            {t('shell.security')}
           </ActionList.LinkItem>
           <ActionList.Divider />
           <ActionList.Item variant="danger" onSelect={onLogout} disabled={loggingOut}>

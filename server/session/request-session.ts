@@ -16,7 +16,7 @@ export interface SessionConfig {
 export function cookieNames(secure: boolean) {
   // `__Host-` needs Secure, so plain-HTTP development uses unprefixed names.
   const prefix = secure ? '__Host-' : '';
-  return { access: `${prefix}bo_at`, refresh: `${prefix}bo_rt` } as const;
+  return { access: `${prefix}bo_at`, refresh: `${prefix}bo_rt`, challenge: `${prefix}bo_2fa` } as const;
 }
 
 export function tokenCookieOptions(config: SessionConfig): CookieSerializeOptions {
@@ -34,8 +34,15 @@ export class SessionExpiredError extends Error {
 export interface RequestSession {
   info(): SessionInfo | null;
   isAuthenticated(): boolean;
-  /** Stores a fresh pair in the cookies of this reply. */
+  /** Stores a fresh pair in the cookies of this reply (and drops a second-factor challenge). */
   set(pair: TokenPair): void;
+  /**
+   * The second step of a sign-in (ADR 068): the API's sealed challenge, kept in its own sealed HttpOnly cookie
+   * for the challenge's five minutes, between the password page and the code page.
+   */
+  setChallenge(challenge: string): void;
+  challenge(): string | null;
+  clearChallenge(): void;
   clear(): void;
   refreshToken(): string | null;
   /** The current access token, as the key of per-token caches (server/session/profile-cache.ts); never sent anywhere. */
@@ -54,6 +61,9 @@ interface Deps {
   coordinator: RefreshCoordinator;
   config: SessionConfig;
 }
+
+/** The API's challenge lives five minutes (upstream/routes/account.ts). */
+const CHALLENGE_COOKIE_SECONDS = 300;
 
 /** Refresh a little before expiry (clock skew, time in flight): 5 s, or a tenth of a short token's life. */
 const MAX_EXPIRY_SKEW_MS = 5_000;
@@ -89,6 +99,13 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
     tokens = pair;
     info = sessionInfoOf(pair.token);
     cookies.write(pair);
+    if (req.cookies[challengeCookie]) clearChallenge();
+  }
+
+  const challengeCookie = cookieNames(deps.config.secure).challenge;
+  const { maxAge: _maxAge, ...challengeAttributes } = tokenCookieOptions(deps.config);
+  function clearChallenge() {
+    reply.clearCookie(challengeCookie, challengeAttributes);
   }
 
   function clear() {
@@ -153,6 +170,11 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
     accessToken: () => tokens?.token || null,
     set,
     clear,
+    setChallenge(challenge) {
+      reply.setCookie(challengeCookie, deps.sealer.seal(challengeCookie, challenge), { ...challengeAttributes, maxAge: CHALLENGE_COOKIE_SECONDS });
+    },
+    challenge: () => deps.sealer.open(challengeCookie, req.cookies[challengeCookie])?.value ?? null,
+    clearChallenge,
     async ensureFresh() {
       if (tokens && accessExpired()) await refreshNow();
     },

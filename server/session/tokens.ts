@@ -12,6 +12,8 @@ export interface AccessClaims {
   iat?: number;
   /** The sign-in session (ADR 017). */
   sid?: unknown;
+  /** The policy requires a second factor this user has not enrolled (ADR 068). */
+  enrol?: unknown;
 }
 
 /**
@@ -39,6 +41,8 @@ export interface SessionInfo {
   lifetime: number | undefined;
   /** Spec §6: a token whose exp is in the past is flagged Expired. */
   expired: boolean;
+  /** Only enrolling a second factor is open to this sign-in (ADR 068). */
+  enrol: boolean;
 }
 
 export function sessionInfoOf(token: string, nowMs = Date.now()): SessionInfo {
@@ -49,6 +53,7 @@ export function sessionInfoOf(token: string, nowMs = Date.now()): SessionInfo {
     exp: typeof claims?.exp === 'number' ? claims.exp : undefined,
     lifetime: typeof claims?.exp === 'number' && typeof claims.iat === 'number' ? claims.exp - claims.iat : undefined,
     expired: isExpired(claims?.exp, nowMs),
+    enrol: claims?.enrol === true,
   };
 }
 

@@ -7,6 +7,7 @@ import { dashboardRouter } from './routers/dashboard.ts';
 import { geoRouter } from './routers/geo.ts';
 import { dispatchRouter } from './routers/dispatch.ts';
 import { auditRouter } from './routers/audit.ts';
+import { securityRouter } from './routers/security.ts';
 
 export const appRouter = router({
   auth: authRouter,
@@ -18,6 +19,7 @@ export const appRouter = router({
   geo: geoRouter,
   dispatch: dispatchRouter,
   audit: auditRouter,
+  security: securityRouter,
 });
 
 export type AppRouter = typeof appRouter;

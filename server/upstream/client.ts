@@ -38,6 +38,8 @@ export interface UpstreamCall {
    * history (ADR 038). Every call made for a browser's request carries it.
    */
   clientIp?: string;
+  /** The browser's User-Agent, on sign-in calls: the API shows it on the user's sessions page (ADR 068). */
+  clientAgent?: string;
   /** Names this write so the API does it once (ADR 042): the browser's key, numbered after the request's first write. */
   idempotencyKey?: string;
   /** The browser request's id, sent as X-Request-Id and (a trace id) as W3C `traceparent`: the API logs and records the call under the same id. */
@@ -176,6 +178,7 @@ function requestOptions(baseUrl: URL, call: UpstreamCall, forwardedSecret: strin
     if (traceparent) headers.traceparent = traceparent;
   }
   if (call.idempotencyKey && call.method !== 'GET') headers[IDEMPOTENCY_HEADER] = call.idempotencyKey;
+  if (call.clientAgent) headers['user-agent'] = call.clientAgent.slice(0, 300);
   if (call.clientIp) {
     headers['x-forwarded-for'] = call.clientIp;
     if (forwardedSecret) headers['x-forwarded-secret'] = forwardedSecret;

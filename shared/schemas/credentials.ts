@@ -20,6 +20,12 @@ const accountToken = z.string().check(z.minLength(1), z.maxLength(512));
 export const loginInput = z.object({ email: emailField, password: passwordField });
 export type LoginInput = z.infer<typeof loginInput>;
 
+/** A code of the authenticator app (6 digits) or a recovery code (`xxxxx-xxxxx`), ADR 068. */
+export const secondFactorInput = z.object({
+  code: z.string({ error: MSG.required }).check(z.trim(), z.minLength(1, { error: MSG.required }), z.maxLength(32, { error: MSG.tooLong })),
+});
+export type SecondFactorInput = z.infer<typeof secondFactorInput>;
+
 export const forgotPasswordInput = z.object({ email: emailField });
 
 /** Reset password and accept invitation: the same two fields and rules (§5). */

@@ -70,7 +70,7 @@ export function requireAuth(config: UpstreamConfig, rule?: RoleRule, options: Au
     if (!token) throw new ApiError(401, 'unauthorized');
     const result = await verifyAccessToken(config.jwtSecret, token);
     if ('error' in result) throw new ApiError(401, result.error === 'expired' ? 'token_expired' : 'unauthorized');
-    const { sub, scope, sid, sv } = result.claims;
+    const { sub, scope, sid, sv, enrol } = result.claims;
     // A token from before sessions existed: a refresh (same family, now a session) replaces it.
     if (sid === undefined || sv === undefined) throw new ApiError(401, 'token_expired', OUTDATED);
     if (options.overlap && req.server.sessionGate) {
@@ -81,6 +81,8 @@ export function requireAuth(config: UpstreamConfig, rule?: RoleRule, options: Au
     }
     // The token's roles are signed: the role rule needs no database (a refused role waits for the gate too).
     req.user = { id: Number(sub), roles: scope, sessionId: sid };
+    // A sign-in the policy sends to enrol a second factor reaches only the account's own routes (ADR 068).
+    if (enrol && !req.url.startsWith('/api/account/')) throw new ApiError(403, 'second_factor_enrolment_required');
     if (!permits(rule, req.user.roles)) throw new ApiError(403, 'forbidden');
   };
 }

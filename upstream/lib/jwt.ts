@@ -9,12 +9,15 @@ export interface AccessClaims {
   sid?: string;
   /** The user's session version when the token was issued. */
   sv?: number;
+  /** The policy requires a second factor the user has not enrolled: only the account's own routes answer (ADR 068). */
+  enrol?: true;
 }
 
 /** Which sign-in a token belongs to, and the user's session version it was issued under (ADR 017). */
 export interface SessionClaims {
   sid: string;
   sv: number;
+  enrol?: true;
 }
 
 const keyOf = (secret: string) => new TextEncoder().encode(secret);
@@ -38,7 +41,7 @@ export async function verifyAccessToken(secret: string, token: string): Promise<
     if (typeof payload.sub !== 'string' || !/^\d+$/.test(payload.sub) || typeof payload.exp !== 'number') return { error: 'invalid' };
     const scope = Array.isArray(payload.scope) ? payload.scope.filter((s): s is string => typeof s === 'string') : [];
     const session = typeof payload.sid === 'string' && Number.isInteger(payload.sv) ? { sid: payload.sid, sv: payload.sv as number } : {};
-    return { claims: { sub: payload.sub, scope, exp: payload.exp, ...session } };
+    return { claims: { sub: payload.sub, scope, exp: payload.exp, ...session, ...(payload.enrol === true ? { enrol: true as const } : {}) } };
   } catch (error) {
     return { error: (error as { code?: string }).code === 'ERR_JWT_EXPIRED' ? 'expired' : 'invalid' };
   }

@@ -9,10 +9,27 @@ import { randomToken } from './tokens.ts';
 
 export type SessionCheck = 'ok' | 'ended' | 'stale';
 
-export async function createSession(db: Db, userId: number): Promise<string> {
+/** Where a sign-in came from, as the sessions page shows it (issue 32). */
+export interface SessionOrigin {
+  ip?: string;
+  userAgent?: string;
+}
+
+export async function createSession(db: Db, userId: number, origin: SessionOrigin = {}): Promise<string> {
   const id = randomToken(12);
-  await db.query('insert into sessions (id, user_id) values ($1, $2)', [id, userId]);
+  await db.query('insert into sessions (id, user_id, ip, user_agent, last_seen_at) values ($1, $2, $3, $4, now())', [
+    id,
+    userId,
+    origin.ip ?? null,
+    origin.userAgent?.slice(0, 300) ?? null,
+  ]);
   return id;
+}
+
+/** Ends every sign-in of a user but one (a factor changed: the session that changed it stays). */
+export async function revokeOtherSessions(db: Db, userId: number, keep: string): Promise<void> {
+  await db.query('update sessions set revoked_at = now() where user_id = $1 and id <> $2 and revoked_at is null', [userId, keep]);
+  await db.query('update refresh_tokens set revoked_at = now() where user_id = $1 and family_id <> $2 and revoked_at is null', [userId, keep]);
 }
 
 /**

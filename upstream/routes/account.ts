@@ -13,6 +13,7 @@ import { hashPassword, verifyPassword } from '../lib/password.ts';
 import { signAccessToken } from '../lib/jwt.ts';
 import { canonicalJson, recordAccountEvent, type Changes } from '../lib/audit.ts';
 import { createSession, revokeSession, revokeUserSessions } from '../lib/sessions.ts';
+import { hasSecondFactor, policyRequires, seal, unseal, type SecondFactorMethod } from '../lib/factors.ts';
 import { addressKey, backoff, fixedWindow, forgive, giveBack, recordsFailedSignIn, takeAttempt, type Counter } from '../lib/throttle.ts';
 import { hashToken, openPayload, randomToken, sealPayload } from '../lib/tokens.ts';
 import { sendMail } from '../mail.ts';
@@ -73,7 +74,13 @@ function tokenIssuer(db: Db, config: UpstreamConfig): IssuePair {
   async function issuePair(userId: number, sessionId?: string, using: Db = db): Promise<TokenPair> {
     const sid = sessionId ?? (await createSession(using, userId));
     const grant = await grantOf(userId, using);
-    const token = await signAccessToken(config.jwtSecret, userId, grant.roles, config.accessTokenTtlSeconds, { sid, sv: grant.version });
+    // The policy's roles without a second factor: the token reaches only the account's routes, to enrol (ADR 068).
+    const enrol = (await policyRequires(using, grant.roles)) && !(await hasSecondFactor(using, userId));
+    const token = await signAccessToken(config.jwtSecret, userId, grant.roles, config.accessTokenTtlSeconds, {
+      sid,
+      sv: grant.version,
+      ...(enrol ? { enrol: true as const } : {}),
+    });
     const refresh = randomToken();
     await using.query(`insert into refresh_tokens (user_id, family_id, token_hash, expires_at) values ($1, $2, $3, now() + make_interval(secs => $4))`, [
       userId,
@@ -87,13 +94,67 @@ function tokenIssuer(db: Db, config: UpstreamConfig): IssuePair {
   return issuePair;
 }
 
-/** A sign-in's token pair and its history entry, in one transaction: a session never starts unrecorded. */
-export function signIn(db: Db, config: UpstreamConfig, req: FastifyRequest, issuePair: IssuePair, userId: number, method: 'password' | 'google'): Promise<TokenPair> {
+export type SignInMethod = 'password' | 'google' | 'passkey';
+
+/**
+ * A sign-in's token pair and its history entry, in one transaction: a session never starts unrecorded. The
+ * session remembers the address and browser it was opened from (the sessions page).
+ */
+export function signIn(
+  db: Db,
+  config: UpstreamConfig,
+  req: FastifyRequest,
+  issuePair: IssuePair,
+  userId: number,
+  method: SignInMethod,
+  secondFactor?: SecondFactorMethod | 'passkey',
+): Promise<TokenPair> {
   return db.transaction(async (tx) => {
-    const pair = await issuePair(userId, undefined, tx);
-    await recordAccountEvent(tx, config.auditKey, req, userId, 'sign_in', { method: [null, method] });
+    const ua = req.headers['user-agent'];
+    const sid = await createSession(tx, userId, { ip: req.ip, userAgent: typeof ua === 'string' ? ua : undefined });
+    const pair = await issuePair(userId, sid, tx);
+    await recordAccountEvent(tx, config.auditKey, req, userId, 'sign_in', { method: [null, method], ...(secondFactor ? { second_factor: [null, secondFactor] } : {}) });
     return pair;
   });
+}
+
+/** How long the second step of a sign-in may wait for its code. */
+const CHALLENGE_SECONDS = 300;
+const CHALLENGE_PURPOSE = 'second-factor-challenge';
+
+export interface SecondFactorChallenge {
+  second_factor_required: true;
+  /** Opaque, sealed: the user and first factor it continues, until when. */
+  challenge: string;
+  methods: string[];
+}
+
+/**
+ * The end of a first factor: the token pair, or — the user has a second factor — a challenge the second step
+ * (`POST account/login/second-factor`) continues with a code (ADR 068).
+ */
+export async function completeFirstFactor(
+  db: Db,
+  config: UpstreamConfig,
+  req: FastifyRequest,
+  issuePair: IssuePair,
+  userId: number,
+  method: SignInMethod,
+): Promise<TokenPair | SecondFactorChallenge> {
+  if (method === 'passkey' || !(await hasSecondFactor(db, userId))) return signIn(db, config, req, issuePair, userId, method);
+  const { rows } = await db.query<{ kind: string }>('select distinct kind from user_factors where user_id = $1 and confirmed_at is not null', [userId]);
+  const methods = rows.map((r) => r.kind).includes('totp') ? ['totp', 'recovery'] : ['recovery'];
+  if (rows.some((r) => r.kind === 'passkey')) methods.push('passkey');
+  const challenge = seal(config.jwtSecret, CHALLENGE_PURPOSE, JSON.stringify({ u: userId, m: method, e: Date.now() + CHALLENGE_SECONDS * 1000 }));
+  return { second_factor_required: true, challenge, methods };
+}
+
+/** The user and first factor of a challenge still valid; null otherwise. */
+export function openChallenge(config: UpstreamConfig, challenge: string): { userId: number; method: SignInMethod } | null {
+  const opened = unseal(config.jwtSecret, CHALLENGE_PURPOSE, challenge);
+  if (!opened) return null;
+  const value = JSON.parse(opened) as { u: number; m: SignInMethod; e: number };
+  return value.e > Date.now() ? { userId: value.u, method: value.m } : null;
 }
 
 /**
@@ -171,7 +232,7 @@ function registerSignIn(app: FastifyInstance, db: Db, config: UpstreamConfig, is
     await forgive(db, 'login', loginPairKey(address, account));
     await giveBack(db, 'login-ip', address);
     if (!user.is_active) throw new ApiError(403, 'account_inactive');
-    return ok(reply, await signIn(db, config, req, issuePair, Number(user.id), 'password'));
+    return ok(reply, await completeFirstFactor(db, config, req, issuePair, Number(user.id), 'password'));
   });
 
   /** Ends the session of this refresh token: its access tokens stop working at once too (ADR 017). */
@@ -234,6 +295,7 @@ function registerRefresh(app: FastifyInstance, db: Db, config: UpstreamConfig, i
     if (new Date(row.expires_at).getTime() <= Date.now()) throw new ApiError(401, 'invalid_refresh_token');
 
     const pair = await issuePair(Number(row.user_id), row.family_id);
+    await db.query('update sessions set last_seen_at = now() where id = $1', [row.family_id]);
     const { rows: won } = await db.query(
       'update refresh_tokens set rotated_at = now(), grace_payload = $2 where id = $1 and rotated_at is null and revoked_at is null returning id',
       [row.id, sealPayload(config.jwtSecret, JSON.stringify(pair))],

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import { signIn, type IssuePair } from './account.ts';
+import { completeFirstFactor, type IssuePair } from './account.ts';
 import { parseBody } from './validation.ts';
 
 /** Social login: a Google ID token, verified against Google's (configurable) JWKS, for an existing active user. */
@@ -28,6 +28,6 @@ export function registerGoogleRoutes(app: FastifyInstance, db: Db, config: Upstr
       [email],
     );
     if (!rows[0] || !rows[0].is_active || rows[0].invitation_status === 'canceled') throw new ApiError(400, 'user_does_not_exist');
-    return ok(reply, await signIn(db, config, req, issuePair, Number(rows[0].id), 'google'));
+    return ok(reply, await completeFirstFactor(db, config, req, issuePair, Number(rows[0].id), 'google'));
   });
 }

@@ -1,6 +1,15 @@
 import { CLEAR_SITE_DATA } from '../../../shared/http-headers.ts';
 import { googleLoginInput } from '../../../shared/schemas/auth.ts';
-import { confirmEmailInput, forgotPasswordInput, loginInput, newPasswordInput, type LoginInput } from '../../../shared/schemas/credentials.ts';
+import {
+  confirmEmailInput,
+  forgotPasswordInput,
+  loginInput,
+  newPasswordInput,
+  secondFactorInput,
+  type LoginInput,
+  type SecondFactorInput,
+} from '../../../shared/schemas/credentials.ts';
+import { ERROR_TEXT } from '../../../shared/errors.ts';
 import { isTokenPair, sessionIdOf, type TokenPair } from '../../session/tokens.ts';
 import { UpstreamError } from '../../upstream/client.ts';
 import { AppError } from '../../app-error.ts';
@@ -14,17 +23,62 @@ function requirePair(data: unknown): TokenPair {
   return data;
 }
 
+/** The first step's answer when the user has a second factor (ADR 068). */
+function isChallenge(data: unknown): data is { second_factor_required: true; challenge: string } {
+  const v = data as { second_factor_required?: unknown; challenge?: unknown } | null;
+  return !!v && v.second_factor_required === true && typeof v.challenge === 'string' && v.challenge.length > 0;
+}
+
+export interface SignInResult {
+  roles: string[];
+  language: Language | null;
+  /** The password was right; a code of the second factor is asked next (`/login/second-factor`). */
+  secondFactor?: true;
+  /** Only enrolling a second factor is open until it is done (`/security`); absent otherwise. */
+  enrol?: true;
+}
+
 /**
  * Stores the new session and applies the language of the person's profile (ADR 023): the profile's
  * language wins over the one the sign-in page was shown in. Without one, the page's language stays.
+ * A challenge instead of tokens waits in its own cookie for the second step (ADR 068).
  */
-async function signIn(ctx: Context, call: Promise<unknown>) {
-  const pair = requirePair(await call);
+async function signIn(ctx: Context, call: Promise<unknown>): Promise<SignInResult> {
+  const data = await call;
+  if (isChallenge(data)) {
+    ctx.session.setChallenge(data.challenge);
+    return { roles: [], language: null, secondFactor: true };
+  }
+  const pair = requirePair(data);
   ctx.session.set(pair);
   const info = ctx.session.info();
   const language = await profileLanguage(ctx);
   if (language) setLanguageCookie(ctx, language);
-  return { roles: info?.roles ?? [], language };
+  return { roles: info?.roles ?? [], language, ...(info?.enrol ? { enrol: true } : {}) };
+}
+
+/** The second step of a sign-in: the code and the challenge the first step left in its cookie. */
+export async function loginSecondFactor(ctx: Context, input: SecondFactorInput): Promise<SignInResult> {
+  const challenge = ctx.session.challenge();
+  if (!challenge) throw new AppError('BAD_REQUEST', 'second_factor_expired', ERROR_TEXT.second_factor_expired);
+  try {
+    return await signIn(
+      ctx,
+      ctx.upstream.call({
+        method: 'POST',
+        path: 'account/login/second-factor',
+        body: { challenge, code: input.code },
+        lang: ctx.lang,
+        clientIp: ctx.req.ip,
+        clientAgent: ctx.req.headers['user-agent'],
+        requestId: String(ctx.req.id),
+      }),
+    );
+  } catch (error) {
+    // An expired challenge cannot be used again: back to the password.
+    if (error instanceof UpstreamError && error.code === 'second_factor_expired') ctx.session.clearChallenge();
+    throw error;
+  }
 }
 
 async function profileLanguage(ctx: Context): Promise<Language | null> {
@@ -43,7 +97,15 @@ export async function loginWithPassword(ctx: Context, input: LoginInput) {
   try {
     const result = await signIn(
       ctx,
-      ctx.upstream.call({ method: 'POST', path: 'account/login', body: input, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) }),
+      ctx.upstream.call({
+        method: 'POST',
+        path: 'account/login',
+        body: input,
+        lang: ctx.lang,
+        clientIp: ctx.req.ip,
+        clientAgent: ctx.req.headers['user-agent'],
+        requestId: String(ctx.req.id),
+      }),
     );
     ctx.loginGuard.settle(ctx.req, input.email, null);
     return result;
@@ -55,12 +117,21 @@ export async function loginWithPassword(ctx: Context, input: LoginInput) {
 
 export const authRouter = router({
   login: publicProcedure.input(loginInput).mutation(({ ctx, input }) => loginWithPassword(ctx, input)),
+  secondFactor: publicProcedure.input(secondFactorInput).mutation(({ ctx, input }) => loginSecondFactor(ctx, input)),
 
   google: publicProcedure.input(googleLoginInput).mutation(({ ctx, input }) => {
     if (!ctx.googleClientId) throw new AppError('NOT_FOUND', 'not_found', 'Google sign-in is not configured.');
     return signIn(
       ctx,
-      ctx.upstream.call({ method: 'POST', path: 'auth/google', body: { id_token: input.idToken }, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) }),
+      ctx.upstream.call({
+        method: 'POST',
+        path: 'auth/google',
+        body: { id_token: input.idToken },
+        lang: ctx.lang,
+        clientIp: ctx.req.ip,
+        clientAgent: ctx.req.headers['user-agent'],
+        requestId: String(ctx.req.id),
+      }),
     );
   }),
 

@@ -1,0 +1,395 @@
+import { Button, Flash, Heading } from '@primer/react';
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import styled from 'styled-components';
+import { z } from 'zod';
+import { ROLE } from '../../shared/roles.ts';
+import { secondFactorInput } from '../../shared/schemas/credentials.ts';
+import { formatDateTime } from '../components/format.ts';
+import { PageSpinner } from '../components/page-spinner.tsx';
+import { TextField } from '../components/text-field.tsx';
+import { useZodForm } from '../components/use-zod-form.ts';
+import { errorText, fieldErrorsOf } from '../errors.ts';
+import { useSession } from '../session.ts';
+import { useToast } from '../shell/toasts.tsx';
+import { trpc } from '../trpc.ts';
+
+/**
+ * Sign-in security (issue 32, ADR 068): the authenticator app (enrolled with a code, its secret and recovery
+ * codes shown once), new recovery codes, the user's sessions (each can be ended), and for Admins the policy
+ * naming the roles that must have a second factor. A sign-in the policy sends here can open nothing else.
+ */
+
+/** The code field of the forms: the sign-in step's own rule (a classic object around the zod/mini field). */
+const codeForm = z.object({ code: secondFactorInput.shape.code });
+
+const Section = styled.section`
+  max-width: 760px;
+  margin-bottom: 28px;
+  display: flex;
+  flex-direction: column;
+  gap: 12px;
+  align-items: flex-start;
+`;
+const Row = styled.form`
+  display: flex;
+  gap: 8px;
+  align-items: flex-end;
+  flex-wrap: wrap;
+`;
+const Codes = styled.ol`
+  columns: 2;
+  font-family: var(--fontStack-monospace, monospace);
+  font-size: 15px;
+  padding-left: 24px;
+  margin: 0;
+`;
+const Table = styled.table`
+  border-collapse: collapse;
+  width: 100%;
+  & th,
+  & td {
+    text-align: left;
+    padding: 6px 8px;
+    border-bottom: 1px solid var(--borderColor-default, #d1d9e0);
+    vertical-align: top;
+  }
+`;
+
+export default function SecurityPage() {
+  const { t } = useTranslation();
+  const factors = trpc.security.factors.useQuery();
+  const session = useSession();
+  if (!factors.data) return factors.error ? <p role="alert">{errorText(t, factors.error)}</p> : <PageSpinner />;
+  const enrolled = Boolean(factors.data.totp) || factors.data.passkeys.length > 0;
+  return (
+    <div>
+      <Heading as="h1" style={{ marginBottom: 16 }}>
+        {t('security.title')}
+      </Heading>
+      {factors.data.required && !enrolled && (
+        <Flash variant="warning" style={{ marginBottom: 16, maxWidth: 760 }} data-testid="enrol-required">
+          {t('security.enrolRequired')}
+        </Flash>
+      )}
+      <AuthenticatorApp enrolled={Boolean(factors.data.totp)} since={factors.data.totp?.created_at ?? null} />
+      {enrolled && <RecoveryCodes left={factors.data.recovery_codes_left} />}
+      <Sessions />
+      {session.roles.includes(ROLE.Admin) && <Policy />}
+    </div>
+  );
+}
+
+/** Codes shown once: after enrolling, or when new ones replace the old. */
+function ShownOnce({ codes, onDone }: { codes: string[]; onDone: () => void }) {
+  const { t } = useTranslation();
+  return (
+    <Flash variant="success" data-testid="recovery-codes-shown">
+      <p style={{ marginTop: 0 }}>{t('security.recoveryShownOnce')}</p>
+      <Codes data-testid="recovery-codes" aria-label={t('security.recoveryCodes')}>
+        {codes.map((code) => (
+          <li key={code}>{code}</li>
+        ))}
+      </Codes>
+      <Button style={{ marginTop: 12 }} onClick={onDone} data-testid="recovery-codes-done">
+        {t('security.recoverySaved')}
+      </Button>
+    </Flash>
+  );
+}
+
+function AuthenticatorApp({ enrolled, since }: { enrolled: boolean; since: string | null }) {
+  const { t, i18n } = useTranslation();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const start = trpc.security.startTotp.useMutation();
+  const confirm = trpc.security.confirmTotp.useMutation();
+  const remove = trpc.security.removeTotp.useMutation();
+  const confirmForm = useZodForm(codeForm, { code: '' });
+  const removeForm = useZodForm(codeForm, { code: '' });
+  const [codes, setCodes] = useState<string[] | null>(null);
+
+  const onConfirm = async (event: React.FormEvent) => {
+    event.preventDefault();
+    const input = confirmForm.validate();
+    if (!input) return;
+    try {
+      const done = await confirm.mutateAsync(input);
+      setCodes(done.recovery_codes);
+      start.reset();
+      confirmForm.setValues({ code: '' });
+      toast.success(t('security.totpAdded'));
+      await utils.security.invalidate();
+    } catch (error) {
+      confirmForm.applyServerError(error);
+      if (!fieldErrorsOf(error).code) toast.error(errorText(t, error));
+    }
+  };
+  const onRemove = async (event: React.FormEvent) => {
+    event.preventDefault();
+    const input = removeForm.validate();
+    if (!input) return;
+    try {
+      await remove.mutateAsync(input);
+      removeForm.setValues({ code: '' });
+      toast.success(t('security.totpRemoved'));
+      await utils.security.invalidate();
+    } catch (error) {
+      removeForm.applyServerError(error);
+      if (!fieldErrorsOf(error).code) toast.error(errorText(t, error));
+    }
+  };
+
+  return (
+    <Section aria-labelledby="security-totp">
+      <Heading as="h2" id="security-totp" style={{ fontSize: 20 }}>
+        {t('security.totpTitle')}
+      </Heading>
+      {codes && (
+        <ShownOnce
+          codes={codes}
+          onDone={() => {
+            setCodes(null);
+            // A sign-in that had to enrol can now open the app: load it anew, past the server's guard.
+            window.location.assign('/security');
+          }}
+        />
+      )}
+      {enrolled ? (
+        <>
+          <p data-testid="totp-enrolled">{t('security.totpEnrolled', { since: formatDateTime(since, i18n.language) })}</p>
+          <Row onSubmit={onRemove} noValidate data-testid="totp-remove-form">
+            <TextField
+              name="code"
+              label={t('security.removeCode')}
+              value={removeForm.values.code}
+              onChange={(v) => removeForm.set('code', v)}
+              error={removeForm.errors.code}
+              autoComplete="one-time-code"
+              required
+            />
+            <Button type="submit" variant="danger" loading={remove.isPending}>
+              {t('security.totpRemove')}
+            </Button>
+          </Row>
+        </>
+      ) : start.data ? (
+        <>
+          <p>{t('security.totpScan')}</p>
+          <img src={start.data.qr} width={200} height={200} alt={t('security.qrAlt')} data-testid="totp-qr" />
+          <p>
+            {t('security.totpSecret')} <code data-testid="totp-secret">{start.data.secret}</code>
+          </p>
+          <Row onSubmit={onConfirm} noValidate data-testid="totp-confirm-form">
+            <TextField
+              name="code"
+              label={t('security.totpCode')}
+              value={confirmForm.values.code}
+              onChange={(v) => confirmForm.set('code', v)}
+              error={confirmForm.errors.code}
+              autoComplete="one-time-code"
+              required
+            />
+            <Button type="submit" variant="primary" loading={confirm.isPending} data-testid="totp-confirm">
+              {t('security.totpConfirm')}
+            </Button>
+          </Row>
+        </>
+      ) : (
+        <>
+          <p>{t('security.totpHelp')}</p>
+          <Button
+            variant="primary"
+            loading={start.isPending}
+            onClick={() => start.mutate(undefined, { onError: (error) => toast.error(errorText(t, error)) })}
+            data-testid="totp-start"
+          >
+            {t('security.totpStart')}
+          </Button>
+        </>
+      )}
+    </Section>
+  );
+}
+
+function RecoveryCodes({ left }: { left: number }) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  const renew = trpc.security.newRecoveryCodes.useMutation();
+  const [codes, setCodes] = useState<string[] | null>(null);
+  return (
+    <Section aria-labelledby="security-recovery">
+      <Heading as="h2" id="security-recovery" style={{ fontSize: 20 }}>
+        {t('security.recoveryCodes')}
+      </Heading>
+      <p data-testid="recovery-left">{t('security.recoveryLeft', { count: left })}</p>
+      {codes ? (
+        <ShownOnce codes={codes} onDone={() => setCodes(null)} />
+      ) : (
+        <Button
+          loading={renew.isPending}
+          onClick={() =>
+            renew.mutate(undefined, {
+              onSuccess: (done) => {
+                setCodes(done.recovery_codes);
+                void utils.security.invalidate();
+              },
+              onError: (error) => toast.error(errorText(t, error)),
+            })
+          }
+          data-testid="recovery-renew"
+        >
+          {t('security.recoveryRenew')}
+        </Button>
+      )}
+    </Section>
+  );
+}
+
+function Sessions() {
+  const { t, i18n } = useTranslation();
+  const toast = useToast();
+  const sessions = trpc.security.sessions.useQuery();
+  const utils = trpc.useUtils();
+  const end = trpc.security.endSession.useMutation();
+  const onEnd = (id: string) =>
+    end.mutate(
+      { id },
+      {
+        onSuccess: (done) => {
+          if (done.current) window.location.assign('/login');
+          else {
+            toast.success(t('security.sessionEnded'));
+            void utils.security.sessions.invalidate();
+          }
+        },
+        onError: (error) => toast.error(errorText(t, error)),
+      },
+    );
+  return (
+    <Section aria-labelledby="security-sessions">
+      <Heading as="h2" id="security-sessions" style={{ fontSize: 20 }}>
+        {t('security.sessionsTitle')}
+      </Heading>
+      <p>{t('security.sessionsHelp')}</p>
+      {!sessions.data ? (
+        sessions.error ? (
+          <p role="alert">{errorText(t, sessions.error)}</p>
+        ) : (
+          <PageSpinner />
+        )
+      ) : (
+        <Table data-testid="sessions">
+          <thead>
+            <tr>
+              <th scope="col">{t('security.device')}</th>
+              <th scope="col">{t('security.address')}</th>
+              <th scope="col">{t('security.signedIn')}</th>
+              <th scope="col">{t('security.lastSeen')}</th>
+              <th scope="col">
+                <span className="visually-hidden">{t('security.actions')}</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {sessions.data.map((s) => (
+              <tr key={s.id} data-testid={s.current ? 'session-current' : 'session-other'}>
+                <td>
+                  {deviceOf(s.user_agent) ?? t('security.unknownDevice')}
+                  {s.current && <strong> ({t('security.thisSession')})</strong>}
+                </td>
+                <td>{s.ip ?? '–'}</td>
+                <td>{formatDateTime(s.created_at, i18n.language)}</td>
+                <td>{formatDateTime(s.last_seen_at ?? s.created_at, i18n.language)}</td>
+                <td>
+                  <Button size="small" variant="danger" onClick={() => onEnd(s.id)} disabled={end.isPending} data-testid="session-end">
+                    {s.current ? t('security.endThis') : t('security.end')}
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </Table>
+      )}
+    </Section>
+  );
+}
+
+/** A browser and system from a User-Agent, roughly: what a person recognises, not a fingerprint. */
+export function deviceOf(userAgent: string | null): string | null {
+  if (!userAgent) return null;
+  const browser = /Edg\//.test(userAgent)
+    ? 'Edge'
+    : /Firefox\//.test(userAgent)
+      ? 'Firefox'
+      : /Chrom(e|ium)\//.test(userAgent)
+        ? 'Chrome'
+        : /Safari\//.test(userAgent)
+          ? 'Safari'
+          : null;
+  const system = /Android/.test(userAgent)
+    ? 'Android'
+    : /iPhone|iPad/.test(userAgent)
+      ? 'iOS'
+      : /Mac OS X/.test(userAgent)
+        ? 'macOS'
+        : /Windows/.test(userAgent)
+          ? 'Windows'
+          : /Linux/.test(userAgent)
+            ? 'Linux'
+            : null;
+  if (!browser && !system) return userAgent.slice(0, 60);
+  return [browser, system].filter(Boolean).join(' · ');
+}
+
+const POLICY_ROLES = [ROLE.Admin, ROLE.Buddy, ROLE.Shop] as const;
+
+function Policy() {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const policy = trpc.security.policy.useQuery();
+  const utils = trpc.useUtils();
+  const save = trpc.security.setPolicy.useMutation();
+  const [chosen, setChosen] = useState<string[] | null>(null);
+  if (!policy.data) return policy.error ? <p role="alert">{errorText(t, policy.error)}</p> : null;
+  const roles = chosen ?? policy.data.roles;
+  const toggle = (role: string) => setChosen(roles.includes(role) ? roles.filter((r) => r !== role) : [...roles, role]);
+  return (
+    <Section aria-labelledby="security-policy">
+      <Heading as="h2" id="security-policy" style={{ fontSize: 20 }}>
+        {t('security.policyTitle')}
+      </Heading>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          save.mutate(
+            { roles },
+            {
+              onSuccess: (done) => {
+                utils.security.policy.setData(undefined, done);
+                setChosen(null);
+                toast.success(t('security.policySaved'));
+              },
+              onError: (error) => toast.error(errorText(t, error)),
+            },
+          );
+        }}
+        data-testid="policy-form"
+      >
+        <fieldset style={{ border: 0, padding: 0, margin: 0 }}>
+          <legend style={{ marginBottom: 8 }}>{t('security.policyHelp')}</legend>
+          {POLICY_ROLES.map((role) => (
+            <label key={role} style={{ display: 'flex', gap: 8, alignItems: 'center', marginBottom: 4 }}>
+              <input type="checkbox" name="roles" value={role} checked={roles.includes(role)} onChange={() => toggle(role)} data-testid={`policy-${role}`} />
+              {role}
+            </label>
+          ))}
+        </fieldset>
+        <Button type="submit" style={{ marginTop: 8 }} loading={save.isPending} data-testid="policy-save">
+          {t('security.policySave')}
+        </Button>
+      </form>
+    </Section>
+  );
+}
