@@ -125,23 +125,25 @@ async function answerQueries(router: AnyRouter, calls: QueryCall[], isBatch: boo
     ctxError = getTRPCErrorFromUnknown(cause);
   }
   const signal = clientGoneSignal(reply);
+  const streamLike = () => new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink' });
   const outcomes = await Promise.all(
     calls.map(async (call, batchIndex): Promise<[TRPCError, undefined] | [undefined, unknown]> => {
       try {
         if (ctxError) throw ctxError;
-        const data = await call.procedure({ path: call.path, getRawInput: async () => call.input, ctx, type: 'query', signal, batchIndex });
-        if (isDataStream(data))
-          throw new TRPCError({ code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Cannot use stream-like response in non-streaming request - use httpBatchStreamLink' });
-        return [undefined, data];
+        return [undefined, await call.procedure({ path: call.path, getRawInput: async () => call.input, ctx, type: 'query', signal, batchIndex })];
       } catch (cause) {
         return [getTRPCErrorFromUnknown(cause), undefined];
       }
     }),
   );
   const responses = outcomes.map(([error, data], index): TRPCResponse => {
-    if (!error) return { result: { data } };
     const call = calls[index]!;
-    return { error: getErrorShape({ config, ctx: ctxError ? undefined : ctx, error, input: call.input, path: call.path, type: 'query' }) };
+    const shape = (error: TRPCError, named: boolean) =>
+      getErrorShape({ config, ctx: ctxError ? undefined : ctx, error, input: named ? call.input : undefined, path: named ? call.path : undefined, type: 'query' });
+    if (error) return { error: shape(error, true) };
+    // As tRPC: in a batch the call's own error; alone, the request's (without the call's path).
+    if (isDataStream(data)) return { error: shape(streamLike(), isBatch) };
+    return { result: { data } };
   });
   const json = isBatch ? responses : responses[0]!;
   return reply
