@@ -2,7 +2,6 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, 
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
-import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,6 +22,7 @@ import { RenderUnavailableError } from './ssr/render-pool.ts';
 import { registerInProcessFiles, type RawHandler } from './in-process-files.ts';
 import { languageOf, type Context } from './trpc/context.ts';
 import { appRouter } from './trpc/router.ts';
+import { registerTrpcRoute } from './trpc/fastify-handler.ts';
 import { createUpstreamClient, type UpstreamClient } from './upstream/client.ts';
 import { createMetrics, instrument, pathTemplate, type Metrics } from './metrics.ts';
 import { createLoginGuard, type LoginGuard, type LoginLimits } from './login-limiter.ts';
@@ -251,13 +251,11 @@ async function registerTrpc(app: FastifyInstance, createContext: CreateContext) 
       return reply.code(400).send({ error: { message: 'validation_error', code: -32600, data: { appCode: 'validation_error', httpStatus: 400 } } });
     }
   });
-  await app.register(fastifyTRPCPlugin, {
-    prefix: '/trpc',
-    trpcOptions: {
-      router: appRouter,
-      createContext: ({ req, res }: { req: FastifyRequest; res: FastifyReply }) => createContext(req, res),
-      maxBatchSize: 10,
-    },
+  // GET queries answered without tRPC's Fetch API round trip; everything else by its Fastify adapter (ADR 070).
+  await registerTrpcRoute(app, '/trpc', {
+    router: appRouter,
+    createContext: ({ req, res }) => createContext(req, res),
+    maxBatchSize: 10,
   });
 }
 

@@ -112,6 +112,14 @@ const TEMPLATES = compileTemplates([
   ...CUSTOM_TEMPLATES,
 ]);
 
+/** The templates by their number of segments and first segment, in their order (none begins with a parameter today). */
+const TEMPLATES_BY_START = new Map<string, typeof TEMPLATES>();
+for (const template of TEMPLATES) {
+  const key = `${template.segments.length} ${template.segments[0]}`;
+  TEMPLATES_BY_START.set(key, [...(TEMPLATES_BY_START.get(key) ?? []), template]);
+}
+const PARAMETER_FIRST = TEMPLATES.some(({ segments }) => segments[0]!.startsWith(':'));
+
 /**
  * The route template of an upstream call path (relative to the API's base, as callers give it):
  * `subscriptions/12/cancel/` → `subscriptions/:id/cancel/`, `public/subscription-plans/anything/` →
@@ -119,7 +127,9 @@ const TEMPLATES = compileTemplates([
  */
 export function pathTemplate(path: string): string {
   const segments = path.split('?')[0]!.replace(/^\//, '').split('/');
-  const found = TEMPLATES.find(
+  // Only the templates of as many segments beginning with the same one can match (ADR 070).
+  const candidates = PARAMETER_FIRST ? TEMPLATES : (TEMPLATES_BY_START.get(`${segments.length} ${segments[0]}`) ?? []);
+  const found = candidates.find(
     ({ segments: pattern }) =>
       pattern.length === segments.length &&
       pattern.every((part, i) => (part === ':id' ? /^\d{1,19}$/.test(segments[i]!) : part === ':param' ? segments[i]!.length > 0 : part === segments[i])),

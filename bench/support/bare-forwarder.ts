@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import { Pool } from 'undici';
+import { serveCommands } from './ipc.ts';
 
 /**
  * The overhead bench's reference (bench/overhead.ts): the least a Node server can do that sits where the back
@@ -21,5 +22,12 @@ app.get('/bicycles', async (req, reply) => {
 });
 await app.listen({ port: 0, host: '127.0.0.1' });
 const address = app.server.address();
+serveCommands({
+  /** This process's CPU time so far, in ms (user + system): the overhead bench's CPU per request (bench/overhead.ts). */
+  cpuMs: () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  },
+});
 process.on('SIGTERM', () => void app.close().finally(() => pool.close().finally(() => process.exit(0))));
 process.send!({ ready: { url: `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}` } });

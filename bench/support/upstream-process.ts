@@ -49,6 +49,11 @@ serveCommands({
     return Boolean(on);
   },
   counts: () => ({ ...counts }),
+  /** This process's CPU time so far, in ms (user + system). */
+  cpuMs: () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  },
   capture: (on) => capture.capture(Boolean(on)),
   explainCaptured: () => capture.explain(upstream.db),
   /** `n` accounts `bench-live-<k>@example.com` (password `bench-password`, the `role` role) for the live bench's one stream per user (ADR 058). */

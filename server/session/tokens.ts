@@ -45,16 +45,33 @@ export interface SessionInfo {
   enrol: boolean;
 }
 
-export function sessionInfoOf(token: string, nowMs = Date.now()): SessionInfo {
+/**
+ * What a token's claims say, remembered per token (ADR 070): a session sends the same access token on every
+ * request until it is refreshed, and decoding it (base64, JSON, the roles) was redone on each. Bounded, the oldest
+ * out first; only whether it has expired is worked out again on every call.
+ */
+const CLAIMS_CACHE_SIZE = 10_000;
+const readClaims = new Map<string, Omit<SessionInfo, 'expired'>>();
+
+function claimsOf(token: string): Omit<SessionInfo, 'expired'> {
+  const known = readClaims.get(token);
+  if (known) return known;
   const claims = decodeAccessToken(token);
-  return {
+  const read = {
     userId: claims?.sub ?? null,
     roles: rolesFromScope(claims?.scope),
     exp: typeof claims?.exp === 'number' ? claims.exp : undefined,
     lifetime: typeof claims?.exp === 'number' && typeof claims.iat === 'number' ? claims.exp - claims.iat : undefined,
-    expired: isExpired(claims?.exp, nowMs),
     enrol: claims?.enrol === true,
   };
+  if (readClaims.size >= CLAIMS_CACHE_SIZE) readClaims.delete(readClaims.keys().next().value!);
+  readClaims.set(token, read);
+  return read;
+}
+
+export function sessionInfoOf(token: string, nowMs = Date.now()): SessionInfo {
+  const read = claimsOf(token);
+  return { ...read, roles: [...read.roles], expired: isExpired(read.exp, nowMs) };
 }
 
 /** The sign-in session an access token belongs to (its `sid`), if it names one. */

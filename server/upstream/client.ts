@@ -159,12 +159,24 @@ export function createUpstreamClient(options: UpstreamClientOptions): UpstreamCl
   };
 }
 
+const PLAIN_PATH = /^[\w-]+(?:\/[\w-]+)*\/?$|^$/;
+
 /** The undici request of a call: its URL below `baseUrl`, query, headers and JSON body. */
 /** The request undici sends for a call; the visitor's address goes with the secret that makes the API believe it (ADR 028). */
 function requestOptions(baseUrl: URL, call: UpstreamCall, forwardedSecret: string | undefined): Dispatcher.RequestOptions {
-  const url = new URL(call.path.replace(/^\/+/, ''), baseUrl);
+  const params = new URLSearchParams();
   for (const [key, value] of Object.entries(call.query ?? {})) {
-    if (value !== undefined && value !== null && value !== '') url.searchParams.set(key, String(value));
+    if (value !== undefined && value !== null && value !== '') params.set(key, String(value));
+  }
+  const path = call.path.replace(/^\/+/, '');
+  // A path of plain segments is the base's path followed by it, as `new URL` would resolve it (ADR 070); one with
+  // dots, escapes or a query of its own is resolved by `new URL` as before.
+  let target: string;
+  if (PLAIN_PATH.test(path)) target = `${baseUrl.pathname}${path}${params.size > 0 ? `?${params}` : ''}`;
+  else {
+    const url = new URL(path, baseUrl);
+    for (const [key, value] of params) url.searchParams.set(key, value);
+    target = url.pathname + url.search;
   }
   const headers: Record<string, string> = {
     accept: 'application/json',
@@ -188,7 +200,7 @@ function requestOptions(baseUrl: URL, call: UpstreamCall, forwardedSecret: strin
     headers['content-type'] = 'application/json';
     body = JSON.stringify(call.body);
   }
-  return { method: call.method, path: url.pathname + url.search, headers, body, signal: call.signal };
+  return { method: call.method, path: target, headers, body, signal: call.signal };
 }
 
 /** The `data` of a successful envelope; otherwise the error the answer stands for. */
