@@ -1,6 +1,6 @@
 import type { Cookie } from 'playwright-core';
 import { launchBrowser } from '../tests/support/browser.ts';
-import { WIRE_BUDGETS_KB, firstVisit, type FirstVisit } from './first-visit.ts';
+import { WIRE_TARGETS_KB, firstVisit, type FirstVisit } from './first-visit.ts';
 import { busiestDay } from './lighthouse.ts';
 import { signIn, startStack, type BenchDb } from './support/stack.ts';
 import { spread, type Spread } from './support/stats.ts';
@@ -57,7 +57,7 @@ export async function runWire(db: BenchDb, opts: { runs?: number } = {}): Promis
         scripts: visits[0]!.scripts.length,
         encodings: [...new Set(visits.flatMap((v) => v.encodings))],
         duplicates: [...new Set(visits.flatMap((v) => v.duplicates))],
-        budgetKb: WIRE_BUDGETS_KB[page.name]!,
+        budgetKb: WIRE_TARGETS_KB[page.name]!,
       };
     }
     return { runs, pages: out };

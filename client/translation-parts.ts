@@ -28,6 +28,8 @@ export const LATER_GROUPS = [
   'bicycles',
   // Today's route panel, which loads its code and these texts when opened (ADR 044).
   'route',
+  // The sign-in security page (ADR 068): its own screen, all texts loaded before it renders.
+  'security',
 ] as const;
 
 /** Groups only the server's public pages use (client/public-pages/): never sent to the browser. */

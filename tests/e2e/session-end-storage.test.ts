@@ -214,6 +214,8 @@ describe('a sign-out deletes everything the browser kept (issue 32 R5, ADR 067)'
     const headers = clearSiteData(page);
     await page.getByTestId('account-menu').tap();
     await page.getByRole('menuitem', { name: 'Logout' }).tap();
+    // The filled phone keeps a step: the menu asks first (ADR 066), and signing out deletes it.
+    await page.getByRole('button', { name: 'Sign out and delete them' }).tap();
     await page.waitForURL(`${stack.baseUrl}/login`);
     await hydrated(page);
     expect(headers).toContain('"cache", "storage"');

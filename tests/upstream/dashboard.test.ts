@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminCounters, statistics } from '../../upstream/resources/dashboard.ts';
 import { hashPassword } from '../../upstream/lib/password.ts';
+import { setPolicyRoles } from '../../upstream/lib/factors.ts';
 import { startUpstream } from '../../upstream/start.ts';
 import { testLogger } from '../support/run-log.ts';
 
@@ -48,6 +49,8 @@ const ids: Record<string, number> = {};
 beforeAll(async () => {
   up = await startUpstream({ port: 0, seedDemo: false, logger: testLogger('upstream-dashboard'), config: { scryptCost: 1024 } });
   await up.db.exec("insert into roles (name) values ('Admin'), ('Buddy'), ('Shop'), ('Customer')");
+  // A database without demo data requires Admins to enrol a second factor (ADR 068); these counters' Admin signs in with a password.
+  await setPolicyRoles(up.db, []);
   // total_users 9 · active_users 5 (admin, buddy, owner, direct, oldie) · total_buddies 1 (the inactive buddy is not)
   ids.admin = await user('admin@test.example', { roles: ['Admin'] });
   ids.buddy = await user('buddy@test.example', { roles: ['Buddy'], memberDaysAgo: 10 }); // new_users

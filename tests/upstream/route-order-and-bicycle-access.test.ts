@@ -174,9 +174,10 @@ describe('the orderRoute action', () => {
     const mixed = await call('services/route-order/', { body: { order: [a, b, c, d, foreign] } });
     expect(mixed.status).toBe(400);
     expect(mixed.body.error.fields).toEqual({ order: 'validation.option' });
-    // Only one stop has a time here, so the time order cannot break: give a second one an earlier time.
+    // Only one stop has a time here, so the time order cannot break: give a second one an earlier time (in the
+    // morning slot, which holds it: a time outside its slot is refused, ADR 066).
     const current = (await call(`services/${c}/`)).body.data;
-    expect((await call(`services/${c}/`, { method: 'PATCH', body: { version: current.version, service_time: '09:00' } })).status).toBe(200);
+    expect((await call(`services/${c}/`, { method: 'PATCH', body: { version: current.version, service_slot_id: 1, service_time: '09:00' } })).status).toBe(200);
     // The stop's time changed: it left the applied order.
     expect((await positions())[c]).toBe(0);
     const broken = await call('services/route-order/', { as: 'buddy', body: { order: [b, c, a, d] } });
