@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildMigratedTemplate } from '../tests/support/pglite-template.ts';
+import { buildTemplates } from '../tests/support/pglite-template.ts';
 
 /**
  * The tests half of `npm test` (ADR 071): two Vitest processes side by side, one per lane.
@@ -13,7 +13,7 @@ import { buildMigratedTemplate } from '../tests/support/pglite-template.ts';
  * Run in one Vitest process, the e2e files form a sequential group of their own that starts only when every other
  * file has finished, so a two-core machine spent the whole run on about one core. Side by side, the lanes share
  * nothing but the machine: every file still starts its own stack, each lane keeps its server logs in its own folder
- * (`tests/.logs/<lane>/`, read for secrets when the lane ends) and the migrated PGlite template is built once here.
+ * (`tests/.logs/<lane>/`, read for secrets when the lane ends) and the PGlite templates (migrated; migrated and seeded) are built once here.
  *
  * Each lane's lines are printed as they come, prefixed with the lane's name; a lane that fails is printed again
  * whole at the end, so its failures read as one block. The exit code is non-zero when either lane fails.
@@ -63,15 +63,15 @@ if (passThrough.length > 0) {
   process.exit(code);
 }
 
-// One migrated PGlite database for both lanes (tests/global-setup.ts builds its own only when this is not set).
+// One migrated PGlite database, and one with the demo data too, for both lanes (tests/global-setup.ts builds its own
+// only when these are not set).
 const templateDir = mkdtempSync(join(tmpdir(), 'bo-pglite-template-'));
-const template = join(templateDir, 'migrated.tar');
 let results: Awaited<ReturnType<typeof run>>[];
 try {
   const started = Date.now();
-  await buildMigratedTemplate(template);
-  process.stdout.write(`Migrated PGlite template built in ${((Date.now() - started) / 1000).toFixed(1)} s; lanes: ${lanes.map((l) => l.name).join(', ')}\n`);
-  const env = { ...process.env, UPSTREAM_PGLITE_TEMPLATE: template };
+  const templates = await buildTemplates(templateDir);
+  process.stdout.write(`PGlite templates (migrated, seeded) built in ${((Date.now() - started) / 1000).toFixed(1)} s; lanes: ${lanes.map((l) => l.name).join(', ')}\n`);
+  const env = { ...process.env, ...templates };
   results = await Promise.all(lanes.map((lane) => run(lane.args, env, lane.name)));
 } finally {
   rmSync(templateDir, { recursive: true, force: true });

@@ -1,23 +1,23 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildMigratedTemplate } from './support/pglite-template.ts';
+import { buildTemplates } from './support/pglite-template.ts';
 import { findSecrets, RUN_LOG_DIR } from './support/run-log.ts';
 
 /**
- * The migrated PGlite template every test stack loads (tests/support/pglite-template.ts): built here for a plain
- * `vitest run`, taken as given when `npm test`'s lanes (scripts/test-lanes.ts) built one for both. A unit-only run
- * needs none.
+ * The PGlite templates every test stack loads (migrated; migrated and seeded: tests/support/pglite-template.ts):
+ * built here for a plain `vitest run`, taken as given when `npm test`'s lanes (scripts/test-lanes.ts) built them for
+ * both. A unit-only run needs none.
  */
 async function migratedTemplate(): Promise<() => void> {
   if (process.env.UPSTREAM_PGLITE_TEMPLATE) return () => undefined;
   const args = process.argv.join(' ');
   if (/--project[= ]unit\b/.test(args) && !/--project[= ](integration|e2e)\b/.test(args)) return () => undefined;
   const dir = mkdtempSync(join(tmpdir(), 'bo-pglite-template-'));
-  await buildMigratedTemplate(join(dir, 'migrated.tar'));
-  process.env.UPSTREAM_PGLITE_TEMPLATE = join(dir, 'migrated.tar');
+  Object.assign(process.env, await buildTemplates(dir));
   return () => {
     delete process.env.UPSTREAM_PGLITE_TEMPLATE;
+    delete process.env.UPSTREAM_PGLITE_SEEDED_TEMPLATE;
     rmSync(dir, { recursive: true, force: true });
   };
 }

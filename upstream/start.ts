@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { sweepUnusedUploads } from './lib/upload-sweep.ts';
 import { pruneHistory, PruneRefused } from './lib/audit-retention.ts';
 import { signedHeadIfMoved, witnessHead } from './lib/audit-head.ts';
 import { migrate } from './migrate.ts';
-import { DEMO_ACCOUNTS, randomDemoPassword, seedDemo } from './seed.ts';
+import { DEMO_ACCOUNTS, demoDate, randomDemoPassword, seedDemo } from './seed.ts';
 
 export interface StartUpstreamOptions {
   port?: number;
@@ -140,15 +140,29 @@ function auditHeadWitness(db: Db, config: UpstreamConfig, log: FastifyBaseLogger
  * a database that ran every migration and nothing else, which the test run makes once: tests/global-setup.ts).
  * Creating and migrating a PGlite database costs about 9 s of CPU, loading the copy about 2 s, and the test run
  * starts some fifty. The usual migration step still runs after it, so a stale copy is migrated, never trusted.
+ *
+ * A start that would seed the demo data may instead load a copy that holds it already
+ * (`UPSTREAM_PGLITE_SEEDED_TEMPLATE`, with `<file>.json` beside it naming the UTC day it was seeded on, the scrypt cost
+ * and a SHA-256 of the demo password): only when all three match this start, so the copy holds exactly what seeding
+ * here would write (the demo data's dates are relative to the day). Seeding costs about 1.5 s of CPU more a start
+ * (ADR 077). Neither copy holds a JWT secret or history key: each start makes its own, as on an empty database.
  */
-function migratedTemplate(): Blob | undefined {
+function templateFor(opts: StartUpstreamOptions): Blob | undefined {
+  if (opts.databaseUrl || opts.dataDir) return undefined;
+  const seeded = process.env.UPSTREAM_PGLITE_SEEDED_TEMPLATE;
+  if (seeded && (opts.seedDemo ?? true) && opts.demoPassword && existsSync(seeded) && existsSync(`${seeded}.json`)) {
+    const made = JSON.parse(readFileSync(`${seeded}.json`, 'utf8')) as { day: string; scryptCost: number; passwordSha256: string };
+    const cost = opts.config?.scryptCost ?? DEFAULT_CONFIG.scryptCost;
+    const digest = createHash('sha256').update(opts.demoPassword).digest('hex');
+    if (made.day === demoDate(0) && made.scryptCost === cost && made.passwordSha256 === digest) return new Blob([readFileSync(seeded)]);
+  }
   const path = process.env.UPSTREAM_PGLITE_TEMPLATE;
   return path && existsSync(path) ? new Blob([readFileSync(path)]) : undefined;
 }
 
 /** Opens the database, migrates, seeds demo data when asked, and listens. */
 export async function startUpstream(opts: StartUpstreamOptions = {}) {
-  const template = opts.databaseUrl || opts.dataDir ? undefined : migratedTemplate();
+  const template = templateFor(opts);
   const db = await openDatabase({ databaseUrl: opts.databaseUrl, dataDir: opts.dataDir, ...(template ? { loadDataDir: template } : {}) });
   let started: Awaited<ReturnType<typeof startOn>>;
   try {

@@ -1,8 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATION_RANGE } from '../../shared/geo.ts';
-import { join } from 'node:path';
-import { SCREENSHOT_DIR, gotoHydrated, hydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
+import { gotoHydrated, screenshotOf, hydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { daysFromToday } from '../support/entity-samples.ts';
 import { formatDate } from '../../client/components/format.ts';
 import { agent, mutate, query, signIn, type Agent } from '../support/http.ts';
@@ -41,7 +40,7 @@ async function roomForContent(phone: Page) {
 }
 /** How far the page is wider than the phone (a mobile browser would otherwise zoom out to fit it). */
 /** What the phone shows without scrolling (a full-page shot of a long page is too small to read). */
-const screenful = (p: Page, name: string) => p.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`) });
+const screenful = (p: Page, name: string) => screenshotOf(p, name);
 const sideways = (p: Page) => p.evaluate((width) => document.documentElement.scrollWidth - width, PHONE.viewport.width);
 
 beforeAll(async () => {

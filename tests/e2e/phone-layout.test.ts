@@ -1,10 +1,9 @@
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATION_RANGE, destinationPoint } from '../../shared/geo.ts';
 import { LIVE_PATH } from '../../shared/live.ts';
 import { axeViolations } from '../support/axe.ts';
-import { SCREENSHOT_DIR, gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
+import { gotoHydrated, screenshotOf, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { daysFromToday } from '../support/entity-samples.ts';
 import { agent, mutate, query, signIn } from '../support/http.ts';
 import { PHONE, phoneContext } from '../support/phone.ts';
@@ -21,7 +20,7 @@ let browser: Browser;
 const today = daysFromToday(0);
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  [stack, browser] = await Promise.all([startStack(), launchBrowser({ serviceWorkers: 'allow' })]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -86,7 +85,7 @@ async function answerChecklistOnPhone(page: Page, id: number) {
   await screenshot(page, 'phone-checklist');
   // What the buddy sees on the phone's screen: an item's choices and the Save bar.
   await item('Lights').scrollIntoViewIfNeeded();
-  await page.screenshot({ path: join(SCREENSHOT_DIR, 'phone-checklist-screen.png') });
+  await screenshotOf(page, 'phone-checklist-screen');
   expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 
   const sent: string[] = [];
@@ -133,7 +132,7 @@ async function answerChecklistOnPhone(page: Page, id: number) {
   expect(await photos.count()).toBe(1);
   await page.getByTestId('service-photos').scrollIntoViewIfNeeded();
   await screenshot(page, 'phone-service-photos');
-  await page.screenshot({ path: join(SCREENSHOT_DIR, 'phone-service-photos-screen.png') });
+  await screenshotOf(page, 'phone-service-photos-screen');
   expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 }
 

@@ -1,6 +1,4 @@
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROUTES, guardRoute, type AppRoute } from '../../shared/route-table.ts';
 import { routerKey } from '../../shared/entity/define.ts';
@@ -9,7 +7,7 @@ import { LIVE_PATH } from '../../shared/live.ts';
 import { rolesFromScope } from '../../shared/roles.ts';
 import { CALENDAR_VIEWS } from '../../client/components/calendar-dates.ts';
 import { USERS_TABS } from '../../client/pages/users-tabs.ts';
-import { SCREENSHOT_DIR, gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
+import { gotoHydrated, screenshotOf, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { agent, query, signIn } from '../support/http.ts';
 import { NARROW_PHONE, WIDE_SCREEN, layoutProblems, layoutReport, overflowReport, phoneContext } from '../support/phone.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
@@ -27,10 +25,9 @@ import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 let stack: Stack;
 let browser: Browser;
 const ALL_SCREENSHOTS = process.env.SWEEP_SCREENSHOTS === '1';
-mkdirSync(SCREENSHOT_DIR, { recursive: true });
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  [stack, browser] = await Promise.all([startStack(), launchBrowser({ serviceWorkers: 'allow' })]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -144,10 +141,12 @@ async function sweepLayout(page: Page, urls: string[], prefix: string, open: (ur
 }
 
 async function sweep(context: BrowserContext, page: Page, urls: string[], who: string) {
+  const settled = trackRequests(page);
   const failures = await sweepLayout(page, urls, `phone-360-${who}`, async (url) => {
     await gotoHydrated(page, stack.baseUrl + url);
-    // Data the page loads after hydration (choice lists, maps) can widen it too.
-    await page.waitForLoadState('networkidle');
+    // Data the page loads after hydration (choice lists, maps) can widen it too: wait until nothing is asked for
+    // (as networkidle does, without its fixed half second a page).
+    await settled();
   });
   await context.close();
   expect(failures, failures.join('\n')).toEqual([]);
@@ -271,7 +270,7 @@ describe('in Swedish (issue 19)', () => {
     // The subscription cards on a phone, looked at: their action buttons side by side, each word readable.
     await navigate(small, smallSettled, '/users?tab=subscriptions');
     const cards = small.getByTestId('list-table').locator('tbody tr');
-    for (const i of [0, 1]) await cards.nth(i).screenshot({ path: join(SCREENSHOT_DIR, `sv-360-subscription-card-${i + 1}.png`), animations: 'disabled' });
+    for (const i of [0, 1]) await screenshotOf(cards.nth(i), `sv-360-subscription-card-${i + 1}`);
     failures.push(...(await toastBelowHeader(small, smallSettled)).map((p) => `sv-360 toast: ${p}`));
 
     const desktop = await browser.newContext({ viewport: WIDE_SCREEN, storageState: await phone.storageState() });
@@ -285,7 +284,7 @@ describe('in Swedish (issue 19)', () => {
     // What issue 19 saw, looked at: the subscriptions and event bookings tables in Swedish at 1440 px.
     for (const url of ['/users?tab=subscriptions', '/event-bookings', '/users']) {
       await navigate(wide, wideSettled, url);
-      await wide.screenshot({ path: join(SCREENSHOT_DIR, `${shotName('sv-1440', url)}.png`), animations: 'disabled' });
+      await screenshotOf(wide, shotName('sv-1440', url));
     }
     await desktop.close();
     expect(failures, failures.join('\n')).toEqual([]);

@@ -19,7 +19,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   // Access tokens short-lived, so a session past its lifetime is found at the next page load (its refresh refused).
-  [stack, browser] = await Promise.all([startStack({ accessTokenTtlSeconds: ACCESS_TTL_SECONDS }), launchBrowser()]);
+  [stack, browser] = await Promise.all([startStack({ accessTokenTtlSeconds: ACCESS_TTL_SECONDS }), launchBrowser({ serviceWorkers: 'allow' })]);
 });
 afterAll(async () => {
   await browser?.close();

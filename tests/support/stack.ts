@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { buildApp, type BuildAppOptions } from '../../server/app.ts';
 import { projectRoot } from '../../shared/project-root.server.ts';
 import { startUpstream } from '../../upstream/start.ts';
+import { DEMO_PASSWORD, TEST_SCRYPT_COST } from './demo.ts';
 import { testLogger } from './run-log.ts';
 
-export const DEMO_PASSWORD = 'demo-password-1';
+export { DEMO_PASSWORD };
+
 /** Render workers of test stacks are given up on after this long without an answer (ADR 029). */
 export const TEST_RENDER_TIMEOUT_MS = 60_000;
 export const COOKIE_SECRET = 'test-cookie-secret-that-is-long-enough-0001';
@@ -44,7 +46,7 @@ export async function startUpstreamForTests(accessTokenTtlSeconds?: number, data
       ...(accessTokenTtlSeconds ? { accessTokenTtlSeconds } : {}),
       logMailLinks: false,
       corsOrigins: ['*'],
-      scryptCost: 1024,
+      scryptCost: TEST_SCRYPT_COST,
     },
   });
 }
