@@ -57,4 +57,18 @@ describe('the statistics a search reads (table sizes, column samples: ADR 052, 0
     expect(await tableRows(db, 'bicycles')).toBe(2);
     expect(reads()).toBe(2);
   });
+
+  it('are kept per database: the same table in another database is read from that one', async () => {
+    const one = fakeDb();
+    const other = fakeDb();
+    const first = tableRows(one.db, 'bicycles');
+    one.answer();
+    expect(await first).toBe(1);
+    const second = tableRows(other.db, 'bicycles');
+    expect(await settled(second)).toBe(false);
+    expect(other.reads()).toBe(1);
+    other.answer();
+    expect(await second).toBe(1);
+    expect(one.reads()).toBe(1);
+  });
 });

@@ -306,30 +306,42 @@ export function cheapestPart(search: string, sample: readonly string[]): string 
 }
 
 /** A figure kept, and when it was read; `settled` once its read has answered (it may then answer past its ten minutes). */
-const statistics = new Map<string, { at: number; value: Promise<unknown>; settled?: boolean }>();
+type Kept = { at: number; value: Promise<unknown>; settled?: boolean };
+/**
+ * The figures of each database apart: a process may hold several (the tests' stacks; one API on two databases in a
+ * restore), and a table's size in one says nothing about the same table in another.
+ */
+let statistics = new WeakMap<Db, Map<string, Kept>>();
 const STATISTICS_MS = 600_000;
 
 /** Forgets the samples and table sizes read (after an ANALYZE that should count at once: tests). */
 export function forgetColumnSamples(): void {
-  statistics.clear();
+  statistics = new WeakMap();
+}
+
+function keptFor(db: Db): Map<string, Kept> {
+  let kept = statistics.get(db);
+  if (!kept) statistics.set(db, (kept = new Map()));
+  return kept;
 }
 
 /**
- * A figure read from the database's statistics, kept ten minutes under `key` (`fallback` when the read fails);
+ * A figure read from `db`'s statistics, kept ten minutes under `key` (`fallback` when the read fails);
  * a value `again` says is not worth keeping is asked for again next time.
  */
-function fromStatistics<T>(key: string, read: () => Promise<T>, fallback: T, again?: (value: T) => boolean): Promise<T> {
-  const cached = statistics.get(key);
+function fromStatistics<T>(db: Db, key: string, read: () => Promise<T>, fallback: T, again?: (value: T) => boolean): Promise<T> {
+  const kept = keptFor(db);
+  const cached = kept.get(key);
   if (cached && Date.now() - cached.at < STATISTICS_MS) return cached.value as Promise<T>;
   const value = read().catch(() => fallback);
   // Past its ten minutes a figure still answers while the next is read: no request waits for the statistics
   // (two such reads in a run were a list query's slowest requests at 1M rows). Only the first read is waited for.
-  const entry = cached?.settled ? { at: Date.now(), value: cached.value, settled: true } : { at: Date.now(), value };
-  statistics.set(key, entry);
+  const entry: Kept = cached?.settled ? { at: Date.now(), value: cached.value, settled: true } : { at: Date.now(), value };
+  kept.set(key, entry);
   void value.then((v) => {
-    if (statistics.get(key) !== entry) return;
-    if (again?.(v)) statistics.delete(key);
-    else statistics.set(key, { at: Date.now(), value: Promise.resolve(v), settled: true });
+    if (kept.get(key) !== entry) return;
+    if (again?.(v)) kept.delete(key);
+    else kept.set(key, { at: Date.now(), value: Promise.resolve(v), settled: true });
   });
   return entry.value as Promise<T>;
 }
@@ -337,6 +349,7 @@ function fromStatistics<T>(key: string, read: () => Promise<T>, fallback: T, aga
 /** How many rows `table` has, as its statistics say (`pg_class.reltuples`, 0 before any), read once per ten minutes. */
 export function tableRows(db: Db, table: string): Promise<number> {
   return fromStatistics(
+    db,
     `rows:${table}`,
     () =>
       db
@@ -352,6 +365,7 @@ export function tableRows(db: Db, table: string): Promise<number> {
  */
 export function columnSample(db: Db, table: string, column: string): Promise<string[]> {
   return fromStatistics(
+    db,
     `sample:${table}.${column}`,
     () =>
       db
