@@ -61,8 +61,9 @@ async function start() {
     );
   });
   if (switchTo) void i18n.changeLanguage(switchTo);
-  // The texts a list page left out, for the screens the user opens next (ADR 024); they wait for it anyway.
-  whenIdle(() => void completeTranslations().catch(() => undefined));
+  // The texts a list page left out, for the screens the user opens next (ADR 024); they wait for it anyway. The
+  // texts of screens that load all theirs first (`later`) come when one opens (ADR 077).
+  whenIdle(() => void completeTranslations(['more', 'resources']).catch(() => undefined));
   // Live updates (ADR 037) on signed-in pages: changes others make mark the answers on screen stale.
   if (match?.route.roles) afterLoad(() => void import('./shell/live-updates.ts').then((live) => live.startLiveUpdates(queryClient)));
   // §2: any leftover service worker is unregistered, all but ours, which signed-in pages register (ADR 042),

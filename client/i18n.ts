@@ -36,7 +36,8 @@ async function loadBundle(lang: Language, need: TranslationNeed): Promise<Bundle
     all ? parts.later() : undefined,
     entity ? entity() : parts.resources(),
   ]);
-  if (all) completing.set(lang, Promise.resolve());
+  // What came with the page is not fetched again (the entity's own labels are not the whole `resources`).
+  for (const part of ['more', 'later', 'resources'] as const) if (all || (part === 'more' && withMore)) adding.set(`${lang}/${part}`, Promise.resolve());
   return bundle({ ...core.default, ...more?.default, ...later?.default }, resources.default);
 }
 
@@ -77,36 +78,40 @@ const lazyLanguages: BackendModule = {
 };
 
 let browserInstance: i18n | null = null;
-/** Languages whose `more` part the browser has, or is fetching. */
-const completing = new Map<Language, Promise<void>>();
+type LaterPart = 'more' | 'later' | 'resources';
+/** The parts the browser has added to its instance, or is fetching, per language (`sv/later`). */
+const adding = new Map<string, Promise<void>>();
+
+function addPart(instance: i18n, lang: Language, part: LaterPart): Promise<void> {
+  const key = `${lang}/${part}`;
+  let done = adding.get(key);
+  if (!done) {
+    done = LOADERS[lang][part]().then((module) => {
+      instance.addResourceBundle(lang, 'common', part === 'resources' ? { resources: module.default } : module.default, true, false);
+    });
+    done.catch(() => adding.delete(key));
+    adding.set(key, done);
+  }
+  return done;
+}
 
 /**
- * Adds the texts a first load left out (`more`, other entities' labels) to the browser's instance;
- * resolves once they are there.
- * Screens that need them (pages other than lists, the record dialog) wait for it before they render.
+ * Adds texts a first load left out to the browser's instance; resolves once they are there. By default every
+ * part (`more`, `later`: the screens that load all their texts first, and every entity's labels): screens that need
+ * them (pages other than lists, the record dialog) wait for it before they render. The page's idle time fetches
+ * only `more` and the labels, which the next list or record page needs at once; `later` waits until a screen of its
+ * own opens, so a first visit does not download the texts of screens it may never open (issue 38, ADR 077).
  */
-export function completeTranslations(): Promise<void> {
+export function completeTranslations(parts: readonly LaterPart[] = ['more', 'later', 'resources']): Promise<void> {
   const instance = browserInstance;
   if (!instance) return Promise.resolve();
   const langs = languagesOf([isLanguage(instance.language) ? instance.language : undefined]);
-  return Promise.all(
-    langs.map((lang) => {
-      let done = completing.get(lang);
-      if (!done) {
-        done = Promise.all([LOADERS[lang].more(), LOADERS[lang].later(), LOADERS[lang].resources()]).then(([more, later, resources]) => {
-          instance.addResourceBundle(lang, 'common', { ...more.default, ...later.default, resources: resources.default }, true, false);
-        });
-        done.catch(() => completing.delete(lang));
-        completing.set(lang, done);
-      }
-      return done;
-    }),
-  ).then(() => undefined);
+  return Promise.all(langs.flatMap((lang) => parts.map((part) => addPart(instance, lang, part)))).then(() => undefined);
 }
 
-/** A lazily imported module that renders texts of the `more` part: loaded with them. */
-export function withAllTranslations<T>(module: Promise<T>): Promise<T> {
-  return Promise.all([module, completeTranslations()]).then(([m]) => m);
+/** A lazily imported module that renders texts of the `more` part: loaded with them (with `parts`, only those). */
+export function withAllTranslations<T>(module: Promise<T>, parts?: readonly LaterPart[]): Promise<T> {
+  return Promise.all([module, completeTranslations(parts)]).then(([m]) => m);
 }
 
 /**

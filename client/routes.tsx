@@ -129,8 +129,10 @@ const lazyCache = new Map<string, LazyExoticComponent<ComponentType>>();
 function lazyPage(path: string, def: PageDef) {
   let component = lazyCache.get(path);
   if (!component) {
-    // Reached by navigating in the browser: a page beyond the lists brings the rest of the texts along.
-    component = lazy(def.translations && def.translations !== 'all' && 'list' in def.translations ? def.load : () => withAllTranslations(def.load()));
+    // Reached by navigating in the browser: a page beyond the lists brings the rest of the texts along; a page that
+    // names its own need (Today) the pages' texts and every entity's labels, not the screens that load all theirs.
+    const need = def.translations;
+    component = lazy(need && need !== 'all' && 'list' in need ? def.load : () => withAllTranslations(def.load(), need && need !== 'all' ? ['more', 'resources'] : undefined));
     lazyCache.set(path, component);
   }
   return component;
