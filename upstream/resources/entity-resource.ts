@@ -162,6 +162,13 @@ export interface ResourceHooks {
    */
   beforeWrite?: (input: Record<string, unknown>, ctx: WriteContext) => Promise<Record<string, unknown> | void>;
   beforeDelete?: (current: EntityRecord, ctx: WriteContext) => Promise<void>;
+  /**
+   * Before a change locks its record, with what the request asked (its body): a lock every change of this kind
+   * takes first, so two changes that each take both locks take them in one order (the users' Admin set, ADR 018).
+   */
+  beforeLock?: (id: number, asked: Readonly<Record<string, unknown>>, tx: Db) => Promise<void>;
+  /** After an update is written, in its transaction: what else the change does beyond the row (sessions ended). */
+  afterUpdate?: (input: Record<string, unknown>, written: EntityRecord, ctx: WriteContext) => Promise<void>;
 }
 
 /** What an entity's own handlers get: its record reader, the preHandlers of its reads and writes. */
@@ -934,6 +941,14 @@ function assignments(r: Resource, input: Record<string, unknown>, extra: Record<
  * who lost the role or a service type made inactive does not block edits of the records that have them.
  */
 async function checkReferences(r: Resource, tx: Db, input: Record<string, unknown>, current: EntityRecord | null) {
+  await checkReferenceValues(r, tx, input, current);
+  for (const [key, field] of writableFields(r.def)) {
+    if (field.kind === 'image' && field.uploadKind) await checkUploadedImage(tx, r.config, input[key], { field: key, kind: field.uploadKind, current: current?.[key] ?? null });
+  }
+}
+
+/** The reference values among `input` (`checkReferences`): a role's holders, an active record. */
+async function checkReferenceValues(r: Resource, tx: Db, input: Record<string, unknown>, current: EntityRecord | null) {
   for (const [key, field] of Object.entries(r.def.fields)) {
     if (field.kind !== 'reference' || field.lookup) continue;
     const value = input[key];
@@ -941,9 +956,6 @@ async function checkReferences(r: Resource, tx: Db, input: Record<string, unknow
     const reference = field.reference!;
     const refused = reference.role ? !(await holdsRole(tx, reference, Number(value))) : !(await isActive(tx, reference, Number(value)));
     if (refused) throw new ApiError(400, 'validation_error', undefined, { [key]: 'validation.option' });
-  }
-  for (const [key, field] of writableFields(r.def)) {
-    if (field.kind === 'image' && field.uploadKind) await checkUploadedImage(tx, r.config, input[key], { field: key, kind: field.uploadKind, current: current?.[key] ?? null });
   }
 }
 
@@ -997,8 +1009,16 @@ export interface RecordWrite {
   allowed?: (current: EntityRecord) => boolean;
   /** The version the caller saw; a different one is 409. Only a transition may leave it out. */
   version?: number;
-  /** The record's writable values after the write, from what it is now. */
-  values: (current: EntityRecord) => Record<string, unknown>;
+  /** The record's writable values after the write, from what it is now (default: as they are). */
+  values?: (current: EntityRecord) => Record<string, unknown>;
+  /**
+   * Values a handler computes on the locked record for declared stored fields, read-only ones too (a period, a
+   * cancellation time, an invitation's status): the writable ones parsed with the rest, all checked as references
+   * and written in the same step. `null` changes nothing: the record is answered as it is (an idempotent action).
+   */
+  computed?: (current: EntityRecord, tx: Db) => Promise<Record<string, unknown> | null>;
+  /** What else the change does in its transaction once the row is written (a refund paid, links revoked). */
+  effects?: (tx: Db, written: EntityRecord, before: EntityRecord) => Promise<void>;
   /** The values are already parsed (PUT checks its body before looking the record up). */
   parsed?: boolean;
   /** A status change to the status the record already has writes nothing and answers it as it is. */
@@ -1017,19 +1037,26 @@ export async function writeRecord(r: Resource, req: FastifyRequest, change: Reco
   const user = req.user!;
   try {
     return await r.db.transaction(async (tx) => {
+      await r.hooks.beforeLock?.(change.id, (req.body ?? {}) as Record<string, unknown>, tx);
       const current = await r.fetchOne(change.id, tx, user, true);
       if (!current) throw new ApiError(404, 'not_found');
       if (change.version !== undefined && current.version !== change.version)
         throw new ApiError(409, 'conflict', 'The record was changed by someone else.', { version: String(current.version) });
       if (change.allowed && !change.allowed(current)) throw new ApiError(409, 'action_not_allowed', 'The record does not allow this action now.');
-      const input = change.parsed ? change.values(current) : (parseBody(r.create, change.values(current)) as Record<string, unknown>);
+      const computed = change.computed ? await change.computed(current, tx) : {};
+      if (computed === null) return current;
+      const asked = { ...(change.values ?? ((c: EntityRecord) => columnsOf(r, c)))(current), ...computed };
+      const input = change.parsed ? asked : (parseBody(r.create, asked) as Record<string, unknown>);
       const previous = r.status ? Number(current[r.status[0]]) : null;
       if (change.statusOnly && r.status && previous === Number(input[r.status[0]])) return current;
-      const extra = await rulesOfWrite(r, input, { tx, user, current, force: change.force, lang: langOf(req) });
-      const { values, stamped } = assignments(r, input, extra, r.status ? stampsFor(r, previous, Number(input[r.status[0]])) : {});
-      const sets = [...values.map(([key], i) => `${key} = $${i + 2}`), ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
-      await tx.query(`update ${r.def.table} set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1`, [change.id, ...values.map(([, v]) => v)]);
-      const written = await r.fetchOne(change.id, tx, undefined, false, langOf(req));
+      const ctx: WriteContext = { tx, user, current, force: change.force, lang: langOf(req) };
+      const own = computedColumns(r, computed);
+      await checkReferenceValues(r, tx, own, current);
+      const extra = { ...(await rulesOfWrite(r, input, ctx)), ...own };
+      await updateRow(r, tx, change.id, input, extra, previous);
+      const written = (await r.fetchOne(change.id, tx, undefined, false, langOf(req)))!;
+      await r.hooks.afterUpdate?.(input, written, ctx);
+      await change.effects?.(tx, written, current);
       // Inside a declared action's scope the scope records the entry, under the action's name (ADR 038, 069).
       if (!inActionScopeNow()) await recordWrite(r, tx, req, change.action ?? (change.statusOnly ? 'transition' : 'update'), current, written);
       return written;
@@ -1037,6 +1064,24 @@ export async function writeRecord(r: Resource, req: FastifyRequest, change: Reco
   } catch (error) {
     mapDbError(r.def, error);
   }
+}
+
+/** The row's `update`: its assignments, the stamps of a status step, the version step and `updated_at`. */
+async function updateRow(r: Resource, tx: Db, id: number, input: Record<string, unknown>, extra: Record<string, unknown>, previous: number | null) {
+  const { values, stamped } = assignments(r, input, extra, r.status ? stampsFor(r, previous, Number(input[r.status[0]])) : {});
+  const sets = [...values.map(([key], i) => `${key} = $${i + 2}`), ...stamped.map(([c, v]) => `${c} = ${v === 'now' ? 'now()' : 'null'}`)];
+  await tx.query(`update ${r.def.table} set ${sets.join(', ')}, version = version + 1, updated_at = now() where id = $1`, [id, ...values.map(([, v]) => v)]);
+}
+
+/** A handler's computed values beyond the writable columns (those are parsed as input): declared stored fields only. */
+function computedColumns(r: Resource, computed: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(computed)) {
+    const field = r.def.fields[key];
+    if (!field || field.lookup || field.secret) throw new Error(`${r.def.name}: a change computes ${key}, which is no stored field`);
+    if (!r.columns.includes(key)) out[key] = value;
+  }
+  return out;
 }
 
 const columnsOf = (r: Resource, record: EntityRecord) => Object.fromEntries(r.columns.map((k) => [k, record[k]]));
@@ -1201,6 +1246,9 @@ function registerActions(app: FastifyInstance, r: EntityResource, handlers: Enti
 }
 
 const actionVersion = z.object({ version: versionSchema.optional() });
+
+/** The version a record action's body carries, if any (checked again on the locked row by `change`). */
+export const actionVersionOf = (req: FastifyRequest): number | undefined => parseBody(actionVersion, req.body ?? {}).version;
 
 /**
  * The version a record action was sent, checked before its handler runs (ADR 069): a stale one is 409, as for an
