@@ -518,6 +518,11 @@ export function writableFields(def: EntityDef): [string, FieldDef][] {
   return Object.entries(def.fields).filter(([, field]) => !field.readOnly && !field.lookup);
 }
 
+/** The scope roles that read some records of an entity through records they own (`access.readThrough`, ADR 044). */
+export function readThroughRoles(def: EntityDef): ScopeRole[] {
+  return [...new Set((def.access?.readThrough ?? []).flatMap((rule) => rule.roles))];
+}
+
 /** Fields that are columns of the entity's table (lookups are read through their reference). */
 export function storedFields(def: EntityDef): [string, FieldDef][] {
   return Object.entries(def.fields).filter(([, field]) => !field.lookup);

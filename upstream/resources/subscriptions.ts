@@ -6,7 +6,7 @@ import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { addMonths, proRataRefund, todayUtc, type Refund } from '../lib/refund.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
-import { actionVersionOf, type EntityHandlersFactory, type EntityRouteHandler } from './entity-resource.ts';
+import { actionVersionOf, type EntityHandlersFactory, type EntityRouteHandler } from './entity-actions.ts';
 
 const cancelInput = z.object({ at_period_end: z.boolean().optional().default(false) });
 

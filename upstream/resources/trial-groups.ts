@@ -8,7 +8,7 @@ import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import type { Invitations } from '../invitations.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
-import type { EntityHandlersFactory, EntityRouteHandler } from './entity-resource.ts';
+import type { EntityHandlersFactory, EntityRouteHandler } from './entity-actions.ts';
 
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
 

@@ -15,17 +15,10 @@ import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
-import {
-  actionVersionOf,
-  filterConditions,
-  itemParams,
-  listWhere,
-  searchForms,
-  type EntityHandlersFactory,
-  type EntityResource,
-  type EntityRouteHandler,
-  type ResourceHooks,
-} from './entity-resource.ts';
+import { actionVersionOf, itemParams, type EntityHandlersFactory, type EntityRouteHandler } from './entity-actions.ts';
+import { filterConditions, listWhere } from './entity-reads.ts';
+import type { EntityResource, ResourceHooks } from './entity-resource-types.ts';
+import { searchForms } from './entity-search.ts';
 
 /**
  * A page of users: searched as the engine searches any list (e-mail, phone number and full name, as the users
@@ -149,7 +142,12 @@ function userHooks(config: UpstreamConfig): ResourceHooks {
     },
     beforeWrite: async (input, { tx, user, current }) => {
       if (input.profile_image && current) {
-        await checkUploadedImage(tx, config, input.profile_image, { field: 'profile_image', kind: 'user_profile_picture', current: current.profile_image, uploadedBy: [current.id, user.id] });
+        await checkUploadedImage(tx, config, input.profile_image, {
+          field: 'profile_image',
+          kind: 'user_profile_picture',
+          current: current.profile_image,
+          uploadedBy: [current.id, user.id],
+        });
       }
       return input.is_active === false && current?.invitation_status === 'pending' ? { invitation_status: 'canceled' } : {};
     },
