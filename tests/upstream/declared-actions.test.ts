@@ -166,3 +166,38 @@ describe('actions with handlers of their own change the record through the one w
     await throughWritePath('users', id, 'update', ['first_name'], (version) => put(`users/${id}/`, { ...user, first_name: 'Written', version }));
   });
 });
+
+/** What a user's answer must never carry: the users table's credentials and counters beside the declared fields. */
+const USER_SECRETS = ['password_hash', 'failed_logins', 'locked_until', 'session_version', 'email_confirmed_at', 'max_bicycles'];
+
+describe('the engine reads declared columns only (ADR 073)', () => {
+  const generic = ENTITIES.filter((def) => def.name !== 'users' && !(def as EntityDef).embedded) as EntityDef[];
+
+  it.each(generic.map((def) => [def.name, def] as const))('%s: a record answers its declared fields, their labels and its stamps, nothing else', async (_name, def) => {
+    const [record] = await someRecords(def);
+    if (!record) return;
+    const allowed = new Set(['id', 'version', 'created_at', 'updated_at', ...Object.keys(def.fields), ...Object.keys(def.fields).map((key) => `${key}_label`)]);
+    expect(Object.keys(record).filter((key) => !allowed.has(key))).toEqual([]);
+    expect(Object.keys((await call(`${def.name}/${record.id}/`)).body.data).filter((key) => !allowed.has(key))).toEqual([]);
+  });
+
+  it('users: no credential leaves the API in a list, a record, the buddies or the answer of a change', async () => {
+    const { rows } = await up.db.query<{ password_hash: string }>("select password_hash from users where email = 'admin@example.com'");
+    const hash = rows[0]!.password_hash;
+    const invited = (await call('users/invite/', { email: `secrets-${Date.now()}@example.com` })).body.data;
+    const user = (await call(`users/${invited.id}/`)).body.data;
+    const answers = [
+      (await call('users/?page_size=100')).body,
+      (await call('buddies/?page_size=100')).body,
+      (await call(`users/${user.id}/`)).body,
+      (await put(`users/${user.id}/`, { ...user, first_name: 'Secretless' })).body,
+      (await call(`users/${user.id}/cancel-invite/`, {})).body,
+    ];
+    for (const answer of answers) {
+      expect(answer.success, JSON.stringify(answer.error)).toBe(true);
+      const text = JSON.stringify(answer);
+      expect(USER_SECRETS.filter((column) => text.includes(`"${column}"`))).toEqual([]);
+      expect(text.includes(hash)).toBe(false);
+    }
+  });
+});

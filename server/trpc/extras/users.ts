@@ -7,7 +7,6 @@ import { userListInput } from '../../../shared/schemas/users.ts';
 import { updateProcedure, withIncluded } from '../crud-router.ts';
 import { roleProcedure } from '../init.ts';
 
-
 /** A user as a choice: "First Last <e-mail>", or the e-mail alone without a name. */
 function userOption(u: Pick<UserRecord, 'id' | 'first_name' | 'last_name' | 'email'>): ChoiceOption {
   const name = [u.first_name, u.last_name].filter(Boolean).join(' ');
