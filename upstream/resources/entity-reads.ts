@@ -205,7 +205,7 @@ export function registerExport(app: FastifyInstance, r: Resource) {
   const cells = (inner: string) => copySelect(r.def, columnsOut, inner);
   app.get(`${r.base}export/`, { preHandler: r.read }, async (req, reply) => {
     const query = req.query as Record<string, string>;
-    const { search } = r.parseList({ ...query, page: undefined as unknown as string, page_size: undefined as unknown as string, ordering: undefined as unknown as string });
+    const { search } = r.parseList({ ...query, page: undefined, page_size: undefined, ordering: undefined });
     const lang = langOf(req);
     const where = await r.whereOf(query, search, req.user, lang);
     // Who took the data out, and which part of it: the query it was asked with.

@@ -78,10 +78,10 @@ export interface Resource extends EntityResource {
   selects: Record<Lang, string>;
   exportSelect: (lang: Lang) => string;
   whereOf(query: Record<string, string>, search: string | undefined, user: AuthUser | undefined, lang: Lang, extra?: { sql: string; params: unknown[] }[]): Promise<ListWhere>;
-  parseList(query: Record<string, string>): z.output<ReturnType<typeof listParamsSchema>>;
+  parseList(query: Readonly<Record<string, string | undefined>>): z.output<ReturnType<typeof listParamsSchema>>;
   /** The guard of the list and the calendar: `read`, with the session check overlapping the handler's reads (ADR 052). */
   list: ReturnType<typeof requireAuth>;
-  filtersOf(query: Record<string, string>): Record<string, string>;
+  filtersOf(query: Readonly<Record<string, string | undefined>>): Record<string, string>;
 }
 
 /**

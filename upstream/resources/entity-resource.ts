@@ -83,7 +83,7 @@ function resourceOf(db: Db, config: UpstreamConfig, def: EntityDef, hooks: Resou
     return listWhere(forms, where, params);
   }
 
-  const filtersOf = (query: Record<string, string>) =>
+  const filtersOf = (query: Readonly<Record<string, string | undefined>>) =>
     Object.fromEntries(filters.filter((s) => query[s.key] !== undefined && query[s.key] !== '').map((s) => [s.key, query[s.key]!]));
 
   const resource: Resource = {
