@@ -4,7 +4,7 @@ import { isEmbedded, type EntityDef } from '../shared/entity/define.ts';
 import { ENTITIES } from '../shared/entities/registry.ts';
 import type { AppPath } from '../shared/route-table.ts';
 import { daysOf, isValidIsoDate, todayIso, type CalendarView } from './components/calendar-dates.ts';
-import { routerKey } from './entity/entity-api.ts';
+import { routerPart } from './entity/entity-api.ts';
 import { parseListParams } from './entity/list-state.ts';
 import { parseUserListParams } from './pages/users-list-params.ts';
 import { USERS_TABS, usersTabOf } from './pages/users-tabs.ts';
@@ -18,7 +18,7 @@ import { historyParams } from './components/bicycle-history-params.ts';
  */
 export type PrefetchHelpers = ReturnType<typeof createServerSideHelpers<AppRouter>>;
 type Prefetch = (helpers: PrefetchHelpers, params: Record<string, string>, search: URLSearchParams) => Promise<void>;
-type ListPrefetch = Record<string, { list: { prefetch(input: unknown): Promise<void> }; get: { prefetch(input: unknown): Promise<void> } }>;
+type ListPrefetch = { list: { prefetch(input: unknown): Promise<void> }; get: { prefetch(input: unknown): Promise<void> } };
 
 const entity = (name: string) => (ENTITIES as readonly EntityDef[]).find((e) => e.name === name)!;
 
@@ -26,13 +26,13 @@ const entity = (name: string) => (ENTITIES as readonly EntityDef[]).find((e) => 
 const listOf =
   (def: EntityDef): Prefetch =>
   (h, _params, search) =>
-    (h as unknown as ListPrefetch)[routerKey(def)]!.list.prefetch(parseListParams(def, search));
+    routerPart<ListPrefetch>(h, def)!.list.prefetch(parseListParams(def, search));
 
 const recordOf =
   (def: EntityDef): Prefetch =>
   async (h, params) => {
     const id = Number(params.id);
-    if (Number.isInteger(id) && id > 0) await (h as unknown as ListPrefetch)[routerKey(def)]!.get.prefetch({ id });
+    if (Number.isInteger(id) && id > 0) await routerPart<ListPrefetch>(h, def)!.get.prefetch({ id });
   };
 
 /** The range a calendar URL shows (the page computes the same). */

@@ -21,7 +21,9 @@ import { createInvitations } from './invitations.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
 import { registerFactorRoutes } from './routes/factors.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
-import { registerEntity, type EntityHandlersFactory } from './resources/entity-resource.ts';
+import { upstreamReadScopes } from '../shared/entity/access-roles.ts';
+import { handEntityCatalogue } from './lib/entity-catalogue.ts';
+import { registerEntity, type EntityHandlersFactory } from './resources/entity-actions.ts';
 import { ENTITY_HANDLERS } from './resources/entity-handlers.generated.ts';
 import { registerDashboard } from './resources/dashboard.ts';
 import { registerDispatch } from './resources/dispatch.ts';
@@ -127,19 +129,27 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   registerGoogleRoutes(app, db, config, issuePair);
   registerFactorRoutes(app, db, config, issuePair);
   registerUploadRoutes(app, db, config);
-  // Every entity in one loop, each a plugin: its generic resource, its declared actions and sub-resources,
-  // with the handlers of upstream/resources/<entity>.ts (found by file name, ADR 032).
-  // Their database records the history of declared actions and sub-resource writes (ADR 038).
-  const entityDb = auditedDb(db, config.auditKey);
-  const env = { db: entityDb, config, invitations: createInvitations(entityDb, config) };
-  for (const def of ENTITIES as readonly EntityDef[]) {
-    const own = (ENTITY_HANDLERS as Record<string, { handlers: EntityHandlersFactory }>)[def.name]?.handlers;
-    await app.register(async (scope) => registerEntity(scope, env, def, own));
-  }
+  await registerEntities(app, db, config);
   registerDashboard(app, db, config);
   registerDispatch(app, db, config);
   registerAuditRoutes(app, db, config);
   registerEventRoutes(app, db, config);
 
   return app;
+}
+
+/**
+ * Every entity in one loop, each a plugin: its generic resource, its declared actions and sub-resources, with the
+ * handlers of upstream/resources/<entity>.ts (found by file name, ADR 032). Their database records the history
+ * of declared actions and sub-resource writes (ADR 038). The engine imports no definition: it is handed the
+ * catalogue and who reads each entity (ADR 073).
+ */
+async function registerEntities(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  handEntityCatalogue({ entities: ENTITIES as readonly EntityDef[], readScopes: upstreamReadScopes });
+  const entityDb = auditedDb(db, config.auditKey);
+  const env = { db: entityDb, config, invitations: createInvitations(entityDb, config) };
+  for (const def of ENTITIES as readonly EntityDef[]) {
+    const own = (ENTITY_HANDLERS as Record<string, { handlers: EntityHandlersFactory }>)[def.name]?.handlers;
+    await app.register(async (scope) => registerEntity(scope, env, def, own));
+  }
 }

@@ -105,7 +105,8 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Db> 
   const session: Db = { ...direct, transaction: inTransaction };
   return {
     kind: 'pglite',
-    wasmMemoryBytes: () => (lite as unknown as { mod?: { wasmMemory?: WebAssembly.Memory } }).mod?.wasmMemory?.buffer.byteLength ?? 0,
+    // PGlite's Emscripten module is not part of its typed API.
+    wasmMemoryBytes: () => (Reflect.get(lite, 'mod') as { wasmMemory?: WebAssembly.Memory } | undefined)?.wasmMemory?.buffer.byteLength ?? 0,
     query: (sql, params) => serial(() => direct.query(sql, params)),
     exec: (sql) => serial(() => direct.exec(sql)),
     transaction: (fn) => serial(() => inTransaction(fn)),

@@ -50,7 +50,7 @@ export type ListedUser = Omit<PublicUser, 'biography' | 'social_security_number'
 
 export function toListedUser(row: Record<string, unknown>): ListedUser {
   return {
-    ...(row as unknown as ListedUser),
+    ...(row as ListedUser),
     id: Number(row.id),
     roles: (row.roles as string[] | null) ?? [],
     invited_at: iso(row.invited_at),

@@ -6,7 +6,7 @@ import { startUpstream } from '../../upstream/start.ts';
 import { hashPassword } from '../../upstream/lib/password.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
 import type { EntityDef } from '../../shared/entity/define.ts';
-import { exportSelectOf } from '../../upstream/resources/entity-resource.ts';
+import { exportSelectOf } from '../../upstream/resources/entity-reads.ts';
 import { serveCommands } from './ipc.ts';
 import { capturingQueries } from './query-capture.ts';
 

@@ -24,8 +24,18 @@ export interface CrudApi {
   delete: MutationHook<{ id: number }, { id: number }>;
 }
 
+/**
+ * An entity's part of a tRPC proxy (the client, its utils, the SSR prefetch helpers), by its router key: the derived
+ * router's shape for every entity (`entityProcedures` in `server/trpc/entity-router.ts`, typed per entity as
+ * `EntityRouters`), read where the generic screens know the entity only by its definition. The one place the
+ * screens name a router part by a key computed at run time.
+ */
+export function routerPart<T>(proxy: object, def: Pick<EntityDef, 'name'>): T | undefined {
+  return Reflect.get(proxy, routerKey(def)) as T | undefined;
+}
+
 export function entityApi(def: Pick<EntityDef, 'name'>): CrudApi {
-  const api = (trpc as unknown as Record<string, CrudApi>)[routerKey(def)];
+  const api = routerPart<CrudApi>(trpc, def);
   if (!api) throw new Error(`no tRPC router for entity ${def.name}`);
   return api;
 }
@@ -37,6 +47,5 @@ interface CrudUtils {
 }
 
 export function useEntityUtils(def: Pick<EntityDef, 'name'>): CrudUtils {
-  const utils = trpc.useUtils() as unknown as Record<string, CrudUtils>;
-  return utils[routerKey(def)]!;
+  return routerPart<CrudUtils>(trpc.useUtils(), def)!;
 }

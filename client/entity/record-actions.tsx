@@ -1,6 +1,7 @@
 import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { routerPart } from './entity-api.ts';
 import { labelOf, routerKey, statusFieldOf, type ActionDef, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { Button, Spinner } from '../components/controls.tsx';
 import { formatDate, formatDateTime } from '../components/format.ts';
@@ -81,8 +82,8 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
   const [pending, setPending] = useState<string | null>(null);
 
   const key = routerKey(def);
-  const cache = (utils as unknown as Record<string, Record<string, { invalidate(input?: unknown): Promise<void>; setData(input: unknown, data: unknown): void }>>)[key]!;
-  const client = utils.client as unknown as Record<string, Record<string, { mutate(input: unknown): Promise<unknown> }>>;
+  const cache = routerPart<Record<string, { invalidate(input?: unknown): Promise<void>; setData(input: unknown, data: unknown): void }>>(utils, def)!;
+  const client = routerPart<Record<string, { mutate(input: unknown): Promise<unknown> }>>(utils.client, def)!;
   const textOf = (button: PlannedButton, text: string, values: Record<string, string>, defaultValue?: string) =>
     t(`resources.${def.name}.actions.${button.key}.${text}`, { context: button.action.textContext?.(record) ?? button.context, replace: values, defaultValue });
 
@@ -111,7 +112,7 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
     try {
       // Every record action carries the version this screen shows: a stale one is refused, never applied (ADR 069).
       const input = { id: record.id, ...(typeof record.version === 'number' ? { version: record.version } : {}), ...button.input, ...extra };
-      const result = send ? await send(`${key}.${button.key}`, input, record) : await client[key]![button.key]!.mutate(input);
+      const result = send ? await send(`${key}.${button.key}`, input, record) : await client[button.key]!.mutate(input);
       const saved = recordOf(button.action, result);
       if (saved) {
         noteOwnVersion(def.name, record.id, saved.version);

@@ -220,7 +220,7 @@ function Query({ entry, def, name, part }: { entry: AuditRow; def: EntityDef | u
 }
 
 /** The history's filters as a definition, for drawing their values (an export of the history names them). */
-const HISTORY_DEF = { name: '_history', fields: HISTORY_FILTER_FIELDS } as unknown as EntityDef;
+const HISTORY_DEF = { name: '_history', fields: HISTORY_FILTER_FIELDS } as EntityDef;
 
 /**
  * The keys a change changed, each as its definition says it reads (ADR 065): "Field: before → after" (a create

@@ -462,7 +462,7 @@ function ServiceDetails({ id }: { id: number }) {
   const details = trpc.services.details.list.useQuery({ id });
   const booked = Number(service.data?.status) === SERVICE_STATUS.Booked;
   const editable = booked && access.canTransition;
-  const rows = details.data as unknown as ServiceDetailRow[] | undefined;
+  const rows = details.data as ServiceDetailRow[] | undefined;
   return (
     <>
       <section style={{ marginTop: 32 }} data-testid="service-details" id="checklist">

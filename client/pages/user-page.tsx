@@ -8,7 +8,7 @@ import { ROLE } from '../../shared/roles.ts';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import { labelOf } from '../../shared/entity/define.ts';
 import { USER_TYPES, userUpdateFields } from '../../shared/schemas/users.ts';
-import type { UserDetail } from '../../server/trpc/extras/users.ts';
+import type { UserDetail } from '../../shared/entities/users.ts';
 import { usersEntity } from '../../shared/entities/users.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { ChoiceField, CountryField, LanguageField } from '../components/choice-field.tsx';

@@ -14,7 +14,7 @@ import { subscriptionPlansEntity } from '../../shared/entities/subscription-plan
 import { ResourceListPage } from '../entity/resource-list-page.tsx';
 import { ErrorState } from '../components/error-state.tsx';
 import { RecordActions } from '../entity/record-actions.tsx';
-import type { UserListRow } from '../../server/trpc/extras/users.ts';
+import type { UserListRow } from '../../shared/entities/users.ts';
 import { usersEntity } from '../../shared/entities/users.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { invitationTestId } from './user-invitations.ts';

@@ -194,4 +194,4 @@ export function entityProcedures(def: EntityDef): Record<string, unknown> {
 }
 
 /** The routers of every entity in the registry, keyed by the camelCased name; spread into the app router. */
-export const entityRouters = Object.fromEntries((ENTITIES as readonly EntityDef[]).map((def) => [routerKeyOf(def.name), entityProcedures(def)])) as unknown as EntityRouters;
+export const entityRouters = Object.fromEntries((ENTITIES as readonly EntityDef[]).map((def) => [routerKeyOf(def.name), entityProcedures(def)])) as EntityRouters;

@@ -1,5 +1,5 @@
 import { descriptionField } from '../entity/fields.ts';
-import { defineEntity } from '../entity/define.ts';
+import { defineEntity, type ItemOf } from '../entity/define.ts';
 import { LANGUAGES } from '../languages.ts';
 import { ROLE } from '../roles.ts';
 
@@ -123,3 +123,27 @@ export const usersEntity = defineEntity({
     },
   },
 });
+
+/**
+ * A user as the API answers it, derived from the definition (ADR 073): its declared fields (and the operational
+ * range's label), its roles and an e-mail change waiting for confirmation. Never a credential: the API reads
+ * declared columns only.
+ */
+export type UserRecord = Omit<ItemOf<typeof usersEntity.fields>, 'is_active'> & {
+  id: number;
+  version: number;
+  updated_at: string;
+  /** Never null: the column has its default. */
+  is_active: boolean;
+  roles: string[];
+  pending_email?: string | null;
+};
+
+/** What the users list leaves out of a user: the private details (ADR 034). */
+export type PrivateUserField = 'biography' | 'social_security_number' | 'state' | 'area' | 'city' | 'post_code' | 'operational_range_id' | 'operational_range_id_label';
+
+/** A row of the users list: the list's columns only, never private details (the upstream projects them). */
+export type UserListRow = Omit<UserRecord, PrivateUserField>;
+
+/** A user's page: the user with their languages and competencies. */
+export type UserDetail = UserRecord & { languages: { id: number; name: string }[]; competencies: { id: number; name: string }[] };

@@ -1,7 +1,9 @@
 import { ENTITIES } from '../entities/registry.ts';
 import { rolesOf } from '../route-table.ts';
 import type { Role } from '../roles.ts';
-import { writeRoles, type EntityDef, type ScopeRole, type WriteAction } from './define.ts';
+import { readThroughRoles, writeRoles, type EntityDef, type WriteAction } from './define.ts';
+
+export { readThroughRoles };
 
 /**
  * Who may do what with an entity, derived from its §2 route and its access rules (ADR 009). The back
@@ -42,11 +44,6 @@ export function upstreamReadScopes(def: EntityDef): string[] {
   const scopes = new Set<string>();
   for (const role of optionRoles(def)) scopes.add(role === 'BuddyShop' ? 'Shop' : role);
   return [...scopes].sort();
-}
-
-/** The scope roles that read some records of an entity through records they own (`access.readThrough`, ADR 044). */
-export function readThroughRoles(def: EntityDef): ScopeRole[] {
-  return [...new Set((def.access?.readThrough ?? []).flatMap((rule) => rule.roles))];
 }
 
 /**

@@ -81,7 +81,7 @@ function inputType(field: FieldDef): z.ZodType {
       return z.iso.datetime({ offset: true, error: 'validation.datetime' }).refine((v) => isYearInRange(v) && !Number.isNaN(Date.parse(v)), { error: 'validation.dateYears' });
     case 'enum': {
       const options = field.options ?? [];
-      return z.union(options.map((o) => z.literal(o)) as unknown as [z.ZodLiteral, z.ZodLiteral], { error: 'validation.option' });
+      return z.union(options.map((o) => z.literal(o)) as [z.ZodLiteral, z.ZodLiteral], { error: 'validation.option' });
     }
   }
 }
@@ -125,7 +125,7 @@ function withChecks<T extends z.ZodType>(schema: T, def: EntityDef): T {
     for (const check of def.checks ?? []) {
       if (!check.test(values as Record<string, unknown>)) ctx.addIssue({ code: 'custom', message: check.message, path: [check.path] });
     }
-  }) as unknown as T;
+  }) as T;
 }
 
 export function createSchema(def: EntityDef) {

@@ -48,7 +48,7 @@ export const userUpdateFields = z.object({
   profile_image: uploadedImageField('user_profile_picture')
     .nullish()
     .transform((v) => v ?? null),
-  user_type: z.union(USER_TYPES.map((t) => z.literal(t)) as unknown as [z.ZodLiteral<1>, z.ZodLiteral<2>, z.ZodLiteral<4>, z.ZodLiteral<5>], { error: 'validation.option' }),
+  user_type: z.union(USER_TYPES.map((t) => z.literal(t)) as [z.ZodLiteral<1>, z.ZodLiteral<2>, z.ZodLiteral<4>, z.ZodLiteral<5>], { error: 'validation.option' }),
   biography: optionalText(2000),
   social_security_number: optionalText(20),
   state: optionalText(80),

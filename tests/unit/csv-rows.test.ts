@@ -3,7 +3,7 @@ import { csvRow } from '../../shared/csv.ts';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import type { EntityDef } from '../../shared/entity/define.ts';
 import { csvRowWriter } from '../../upstream/resources/csv-rows.ts';
-import { normalizeRow } from '../../upstream/resources/entity-resource.ts';
+import { normalizeRow } from '../../upstream/resources/entity-reads.ts';
 
 describe('export row writer', () => {
   const def = bicyclesEntity as unknown as EntityDef;

@@ -110,3 +110,94 @@ describe('an action that sets fields goes through the one write path', () => {
     }
   });
 });
+
+/** PUT with a token, for the users' update. */
+async function put(path: string, body: unknown) {
+  const res = await fetch(up.url + path, { method: 'PUT', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Body };
+}
+
+/**
+ * Does `run` change the record through the one write path: one version step, one history entry under `action`
+ * naming `fields`, and its live notice? Answers the request's body.
+ */
+async function throughWritePath(entity: string, id: number, action: string, fields: string[], run: (version: number) => Promise<{ status: number; body: Body }>) {
+  const version = (await call(`${entity}/${id}/`)).body.data.version as number;
+  const { rows } = await up.db.query<{ id: number }>('select coalesce(max(id), 0) as id from audit_log');
+  const live = await openSse(`${up.url}audit/events/`, { authorization: `Bearer ${token}`, 'last-event-id': String(rows[0]!.id) });
+  streams.push(live);
+  const { status, body } = await run(version);
+  expect(status, JSON.stringify(body.error)).toBe(200);
+  expect((await call(`${entity}/${id}/`)).body.data.version, `${entity}.${action}: one version step`).toBe(version + 1);
+  const { rows: entries } = await up.db.query<{ action: string; changes: Record<string, unknown> }>(
+    'select action, changes from audit_log where entity = $1 and record_id = $2 and id > $3 order by id',
+    [entity, id, rows[0]!.id],
+  );
+  expect(entries.map((e) => [e.action, Object.keys(e.changes).sort()])).toEqual([[action, [...fields].sort()]]);
+  const notice = JSON.parse((await live.next((f) => f.event === 'change', 10_000)).data) as { entity: string; record_id: number; action: string };
+  expect(notice).toMatchObject({ entity, record_id: id, action });
+  return body;
+}
+
+describe('actions with handlers of their own change the record through the one write path (ADR 073)', () => {
+  it("subscriptions: cancel at the period's end and activate (resume) step the version once each, one entry each", async () => {
+    const { rows } = await up.db.query<{ id: number }>("select id from subscriptions where status = 'active' and not cancel_at_period_end order by id limit 1");
+    const id = Number(rows[0]!.id);
+    const canceled = await throughWritePath('subscriptions', id, 'cancel', ['at_period_end', 'cancel_at_period_end'], (version) =>
+      call(`subscriptions/${id}/cancel/`, { at_period_end: true, version }),
+    );
+    expect(canceled.data).toMatchObject({ changed: true, subscription: { cancel_at_period_end: true } });
+    const resumed = await throughWritePath('subscriptions', id, 'activate', ['cancel_at_period_end'], (version) => call(`subscriptions/${id}/activate/`, { version }));
+    expect(resumed.data).toMatchObject({ changed: true, subscription: { status: 'active', cancel_at_period_end: false } });
+  });
+
+  it('users: cancelInvite, setOperationalRange and the update step the version once each, one entry each', async () => {
+    const invited = await call('users/invite/', { email: `write-path-${Date.now()}@example.com` });
+    expect(invited.status, JSON.stringify(invited.body.error)).toBe(200);
+    const id = Number(invited.body.data.id);
+    await throughWritePath('users', id, 'cancelInvite', ['invitation_status'], (version) => call(`users/${id}/cancel-invite/`, { version }));
+    const { rows } = await up.db.query<{ id: number }>('select id from operational_ranges order by id limit 1');
+    const range = Number(rows[0]!.id);
+    const ranged = await throughWritePath('users', id, 'setOperationalRange', ['operational_range_id'], (version) =>
+      call(`users/${id}/operational-range/`, { operational_range_id: range, version }),
+    );
+    expect(ranged.data.operational_range_id).toBe(range);
+    const user = (await call(`users/${id}/`)).body.data;
+    await throughWritePath('users', id, 'update', ['first_name'], (version) => put(`users/${id}/`, { ...user, first_name: 'Written', version }));
+  });
+});
+
+/** What a user's answer must never carry: the users table's credentials and counters beside the declared fields. */
+const USER_SECRETS = ['password_hash', 'failed_logins', 'locked_until', 'session_version', 'email_confirmed_at', 'max_bicycles'];
+
+describe('the engine reads declared columns only (ADR 073)', () => {
+  const generic = ENTITIES.filter((def) => def.name !== 'users' && !(def as EntityDef).embedded) as EntityDef[];
+
+  it.each(generic.map((def) => [def.name, def] as const))('%s: a record answers its declared fields, their labels and its stamps, nothing else', async (_name, def) => {
+    const [record] = await someRecords(def);
+    if (!record) return;
+    const allowed = new Set(['id', 'version', 'created_at', 'updated_at', ...Object.keys(def.fields), ...Object.keys(def.fields).map((key) => `${key}_label`)]);
+    expect(Object.keys(record).filter((key) => !allowed.has(key))).toEqual([]);
+    expect(Object.keys((await call(`${def.name}/${record.id}/`)).body.data).filter((key) => !allowed.has(key))).toEqual([]);
+  });
+
+  it('users: no credential leaves the API in a list, a record, the buddies or the answer of a change', async () => {
+    const { rows } = await up.db.query<{ password_hash: string }>("select password_hash from users where email = 'admin@example.com'");
+    const hash = rows[0]!.password_hash;
+    const invited = (await call('users/invite/', { email: `secrets-${Date.now()}@example.com` })).body.data;
+    const user = (await call(`users/${invited.id}/`)).body.data;
+    const answers = [
+      (await call('users/?page_size=100')).body,
+      (await call('buddies/?page_size=100')).body,
+      (await call(`users/${user.id}/`)).body,
+      (await put(`users/${user.id}/`, { ...user, first_name: 'Secretless' })).body,
+      (await call(`users/${user.id}/cancel-invite/`, {})).body,
+    ];
+    for (const answer of answers) {
+      expect(answer.success, JSON.stringify(answer.error)).toBe(true);
+      const text = JSON.stringify(answer);
+      expect(USER_SECRETS.filter((column) => text.includes(`"${column}"`))).toEqual([]);
+      expect(text.includes(hash)).toBe(false);
+    }
+  });
+});

@@ -17,7 +17,7 @@ import {
   listPage,
   pageQuery,
 } from '../../upstream/lib/page-query.ts';
-import { searchClause, searchForms, withoutTrigram } from '../../upstream/resources/entity-resource.ts';
+import { searchClause, searchForms, withoutTrigram } from '../../upstream/resources/entity-search.ts';
 import { assetsEntity } from '../../shared/entities/assets.ts';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import { servicesEntity } from '../../shared/entities/services.ts';
@@ -25,6 +25,8 @@ import { usersEntity } from '../../shared/entities/users.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { labelSearchFields, type EntityDef } from '../../shared/entity/define.ts';
 import { migrate } from '../../upstream/migrate.ts';
+import { upstreamReadScopes } from '../../shared/entity/access-roles.ts';
+import { handEntityCatalogue } from '../../upstream/lib/entity-catalogue.ts';
 
 /**
  * What needs a database of its own, sharing one (a fresh PGlite's migrations take seconds): the change history's
@@ -33,6 +35,8 @@ import { migrate } from '../../upstream/migrate.ts';
  */
 let db: Db;
 beforeAll(async () => {
+  // The search planner reads references through the catalogue the API's start-up hands it (ADR 073).
+  handEntityCatalogue({ entities: ENTITIES as readonly EntityDef[], readScopes: upstreamReadScopes });
   db = await openDatabase();
   await migrate(db);
   await db.exec(`insert into assets (name, asset_type, status) select 'Count asset ' || g, case when g <= 3 then 'van' else 'cargo_bike' end, 1 from generate_series(1, 60) g`);

@@ -42,3 +42,12 @@ export function proRataRefund({ amountMinor, periodStart, periodEnd, today }: Re
 export function todayUtc(now = new Date()): string {
   return now.toISOString().slice(0, 10);
 }
+
+/** A date `months` calendar months after `date` (YYYY-MM-DD), the day kept within the month, as PostgreSQL's `date + interval`. */
+export function addMonths(date: string, months: number): string {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const total = year * 12 + (month - 1) + months;
+  const [y, m] = [Math.floor(total / 12), total % 12];
+  const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
+  return `${String(y).padStart(4, '0')}-${String(m + 1).padStart(2, '0')}-${String(Math.min(day, last)).padStart(2, '0')}`;
+}

@@ -1,6 +1,6 @@
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { countBookings, lockBuddyDays } from './capacity.ts';
-import type { EntityHandlersFactory } from './entity-resource.ts';
+import type { EntityHandlersFactory } from './entity-actions.ts';
 import { hasBookings, keyOf, sameKey } from './schedule.ts';
 
 /**

@@ -3,7 +3,7 @@ import type { EntityDef, FieldDef } from '../../shared/entity/define.ts';
 
 const pad = (n: number) => (n < 10 ? `0${n}` : String(n));
 
-/** How one value of a column is written, as normalizeRow (entity-resource.ts) would make it, then csvCell. */
+/** How one value of a column is written, as normalizeRow (entity-reads.ts) would make it, then csvCell. */
 function cellWriter(kind: FieldDef['kind'] | 'id' | 'timestamp' | 'label'): (value: unknown) => string {
   switch (kind) {
     case 'id':

@@ -10,7 +10,7 @@ import type { Db } from '../db.ts';
 import { ok } from '../lib/api-error.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { parseBody } from '../routes/validation.ts';
-import { langOf } from './entity-resource.ts';
+import { langOf } from '../lib/lang.ts';
 import { dayLimitOf } from './capacity.ts';
 
 const label = (alias: string) => USER_FULL_NAME_SQL.replace(/\br\./g, `${alias}.`);

@@ -1,6 +1,6 @@
 import type { Db } from '../db.ts';
 import { ApiError } from '../lib/api-error.ts';
-import type { EntityHandlersFactory } from './entity-resource.ts';
+import type { EntityHandlersFactory } from './entity-actions.ts';
 
 /** Event slots: a slot lies within its event's dates. */
 export const handlers: EntityHandlersFactory = () => {

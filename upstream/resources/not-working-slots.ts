@@ -1,5 +1,5 @@
 import { countBookings, lockBuddyDays } from './capacity.ts';
-import type { EntityHandlersFactory } from './entity-resource.ts';
+import type { EntityHandlersFactory } from './entity-actions.ts';
 import { hasBookings, keyOf } from './schedule.ts';
 
 /** A buddy cannot be marked as not working where services are booked (ADR 010). */

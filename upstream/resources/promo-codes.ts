@@ -1,6 +1,6 @@
 import { ApiError, ok } from '../lib/api-error.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
-import type { EntityHandlersFactory } from './entity-resource.ts';
+import type { EntityHandlersFactory } from './entity-actions.ts';
 
 /** Promo codes: who used a code, newest first. */
 export const handlers: EntityHandlersFactory = ({ db }) => ({

@@ -1,6 +1,6 @@
 import { BUILT_IN_ROLES, WHITELISTED_ROLES } from '../../shared/roles.ts';
 import { ApiError } from '../lib/api-error.ts';
-import type { EntityHandlersFactory } from './entity-resource.ts';
+import type { EntityHandlersFactory } from './entity-actions.ts';
 
 /**
  * The roles catalogue: the generic resource, except that the roles the access rules name keep their name

@@ -6,7 +6,7 @@ import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { recordRequestEvent } from '../lib/audit.ts';
 import { parseBody } from '../routes/validation.ts';
-import type { EntityRouteHandler } from './entity-resource.ts';
+import type { EntityRouteHandler } from './entity-actions.ts';
 
 const input = inputFieldsSchema(servicesEntity.actions!.orderRoute.input);
 const CANCELED: readonly number[] = [SERVICE_STATUS.CanceledByBuddy, SERVICE_STATUS.CanceledByUserOrAdmin];

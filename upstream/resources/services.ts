@@ -14,7 +14,9 @@ import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { checkCapacity, lockBuddyDays } from './capacity.ts';
 import { orderRoute } from './service-route-order.ts';
-import { audited, type EntityHandlersFactory, type EntityResource, type Lang, type WriteContext } from './entity-resource.ts';
+import type { Lang } from '../lib/lang.ts';
+import { audited, type EntityHandlersFactory } from './entity-actions.ts';
+import type { EntityResource, WriteContext } from './entity-resource-types.ts';
 
 const itemKey = idParam.extend({ key: idParam.shape.id });
 const imageParams = itemKey.extend({ imageId: idParam.shape.id });

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError, ok } from '../lib/api-error.ts';
 import { parseBody } from '../routes/validation.ts';
-import type { EntityHandlersFactory } from './entity-resource.ts';
+import type { EntityHandlersFactory } from './entity-actions.ts';
 
 /** Plans: the generic resource plus the public plan page's read. */
 export const handlers: EntityHandlersFactory = ({ db }) => ({

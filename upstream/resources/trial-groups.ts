@@ -8,7 +8,7 @@ import type { Db } from '../db.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
 import type { Invitations } from '../invitations.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
-import type { EntityHandlersFactory, EntityRouteHandler } from './entity-resource.ts';
+import type { EntityHandlersFactory, EntityRouteHandler } from './entity-actions.ts';
 
 const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string).toISOString());
 
@@ -70,23 +70,26 @@ async function groupName(db: Db, id: number): Promise<string> {
 }
 
 async function members(db: Db, id: number): Promise<TrialGroupMember[]> {
-  const { rows } = await db.query<Record<string, unknown>>(
+  // As the driver reads them: a bigint id may come as text, a timestamp as a Date.
+  const { rows } = await db.query<Omit<TrialGroupMember, 'user_id' | 'added_at'> & { user_id: unknown; added_at: unknown }>(
     `select u.id as user_id, u.email, u.first_name, u.last_name, u.invitation_status, m.added_at
        from trial_group_users m join users u on u.id = m.user_id
       where m.trial_group_id = $1 order by m.added_at, u.id limit 1000`,
     [id],
   );
-  return rows.map((r) => ({ ...(r as unknown as TrialGroupMember), user_id: Number(r.user_id), added_at: iso(r.added_at)! }));
+  return rows.map((r) => ({ ...r, user_id: Number(r.user_id), added_at: iso(r.added_at)! }));
 }
 
 async function invites(db: Db, id: number): Promise<TrialGroupInvite[]> {
-  const { rows } = await db.query<Record<string, unknown>>(
+  const { rows } = await db.query<
+    Omit<TrialGroupInvite, 'id' | 'user_id' | 'sent_count' | 'invited_at' | 'registered_at'> & Record<'id' | 'user_id' | 'sent_count' | 'invited_at' | 'registered_at', unknown>
+  >(
     `select id, user_id, email, status, invited_at, registered_at, sent_count from trial_group_invites
       where trial_group_id = $1 order by invited_at desc, id desc limit 1000`,
     [id],
   );
   return rows.map((r) => ({
-    ...(r as unknown as TrialGroupInvite),
+    ...r,
     id: Number(r.id),
     user_id: Number(r.user_id),
     sent_count: Number(r.sent_count),

@@ -7,16 +7,18 @@ import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { inviteInput, type Invitations } from '../invitations.ts';
 import { usersEntity } from '../../shared/entities/users.ts';
-import { storedFields, type EntityDef, type Paginator } from '../../shared/entity/define.ts';
+import { writableFields, type EntityDef, type Paginator } from '../../shared/entity/define.ts';
 import { ApiError, ok } from '../lib/api-error.ts';
-import { recordRequestChange } from '../lib/audit.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { isNullableColumn, listPage } from '../lib/page-query.ts';
 import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
 import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
-import { filterConditions, itemParams, listWhere, normalizeRow, searchForms, type EntityHandlersFactory, type EntityRouteHandler } from './entity-resource.ts';
+import { actionVersionOf, itemParams, type EntityHandlersFactory, type EntityRouteHandler } from './entity-actions.ts';
+import { filterConditions, listWhere } from './entity-reads.ts';
+import type { EntityResource, ResourceHooks } from './entity-resource-types.ts';
+import { searchForms } from './entity-search.ts';
 
 /**
  * A page of users: searched as the engine searches any list (e-mail, phone number and full name, as the users
@@ -84,19 +86,21 @@ async function detail(db: Db, id: number) {
  */
 export const handlers: EntityHandlersFactory = ({ db, config, invitations }) => ({
   servesOwn: ['list', 'get', 'update'],
-  routes: (app) => registerReads(app, db, config),
+  hooks: userHooks(config),
+  routes: (app, resource) => registerReads(app, resource),
   actions: {
     invite: async (req, reply) => ok(reply, await invitations.invite(parseBody(inviteInput, req.body), req.log)),
     bulkInvite: async (req, reply) => ok(reply, { results: await bulkInvite(invitations, parseBody(bulkInviteBody, req.body), req.log) }),
     resendInvite: async (req, reply) => ok(reply, await resendInvite(db, invitations, parseBody(idParam, req.params).id, req.log)),
-    cancelInvite: async (req, reply) => ok(reply, await cancelInvite(db, parseBody(idParam, req.params).id)),
-    setOperationalRange: async (req, reply) => ok(reply, await setOperationalRange(db, req)),
+    cancelInvite,
+    setOperationalRange,
   },
   subResources: Object.fromEntries(LINKS.map((link) => [link.path, linkHandlers(db, link)])),
 });
 
 /** The users list (Admin, and BuddyShop: §6), the buddies (§3: the same roles, ADR 028), a user and its update (Admin). */
-function registerReads(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+function registerReads(app: FastifyInstance, r: EntityResource) {
+  const { db, config } = r;
   const admin = requireAuth(config, ['Admin']);
   // The users list is open to whom the back office opens it (§6): Admin, and BuddyShop (Buddy and Shop).
   // Both lists only read: their statements start beside the session check, their answer waits for it (ADR 052).
@@ -107,68 +111,52 @@ function registerReads(app: FastifyInstance, db: Db, config: UpstreamConfig) {
     ok(reply, await page(db, config.exactCountUpTo, { ...parseBody(userListInput, req.query), role: 'Buddy' }, ['t.is_active'])),
   );
   app.get('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await detail(db, parseBody(idParam, req.params).id)));
-  app.put('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await updateUser(db, config, req)));
+  app.put('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await updateUser(r, req)));
 }
 
 /**
- * An Admin's change of a user's fields, guarded by version. Deactivation ends everything the account could
- * get in with; the last active Admin cannot be deactivated (ADR 017, 018).
+ * An Admin's change of a user's fields, through the one write path (ADR 069): version checked and stepped, one
+ * history entry. Deactivation ends everything the account could get in with; the last active Admin cannot be
+ * deactivated (ADR 017, 018): the users' hooks.
  */
-async function updateUser(db: Db, config: UpstreamConfig, req: FastifyRequest) {
+async function updateUser(r: EntityResource, req: FastifyRequest) {
   const { id } = parseBody(idParam, req.params);
   const { version, ...input } = parseBody(userUpdateInput, req.body);
-  if (input.profile_image) {
-    // The person's own upload, or one the admin made for them; what is stored already may stay.
-    const { rows: stored } = await db.query<{ profile_image: string | null }>('select profile_image from users where id = $1', [id]);
-    await checkUploadedImage(db, config, input.profile_image, {
-      field: 'profile_image',
-      kind: 'user_profile_picture',
-      current: stored[0]?.profile_image,
-      uploadedBy: [id, req.user!.id],
-    });
-  }
-  const keys = Object.keys(input) as (keyof typeof input)[];
-  // The declared fields only, never the credentials beside them (ADR 034): what the change history compares.
-  const declared = `select id, version, ${storedFields(usersEntity)
-    .map(([k]) => k)
-    .join(', ')} from users where id = $1`;
-  const updated = await db.transaction(async (tx) => {
-    const deactivating = input.is_active === false;
-    if (deactivating) {
-      await lockAdminSet(tx);
-      if (await isLastActiveAdmin(tx, id)) throw new ApiError(409, 'last_admin');
-    }
-    // Locked here, after the Admin set, in the order the update alone took its locks.
-    const { rows: before } = await tx.query(`${declared} for update`, [id]);
-    const { rows } = await tx.query(
-      `update users set ${keys.map((k, i) => `${k} = $${i + 3}`).join(', ')}, version = version + 1, updated_at = now() where id = $1 and version = $2 returning id`,
-      [id, version, ...keys.map((k) => input[k] ?? null)],
-    );
-    if (!rows[0]) return false;
-    // Deactivation ends everything the account could get in with: sessions (at once, ADR 017), refresh
-    // tokens, and invitation, reset and confirmation links; a pending invitation becomes canceled (ADR 018).
-    if (deactivating) {
-      await revokeUserSessions(tx, id);
-      await revokeAccountLinks(tx, id);
-      await tx.query("update users set invitation_status = 'canceled' where id = $1 and invitation_status = 'pending'", [id]);
-    }
-    const { rows: after } = await tx.query(declared, [id]);
-    const def: EntityDef = usersEntity;
-    await recordRequestChange(tx, config.auditKey, req, {
-      entity: def.name,
-      action: 'update',
-      before: normalizeRow(def, before[0]!),
-      after: normalizeRow(def, after[0]!),
-      fields: def.fields,
-      ownerField: def.access?.ownerField,
-    });
-    return true;
-  });
-  if (!updated) {
-    if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
-    throw new ApiError(409, 'conflict');
-  }
-  return detail(db, id);
+  await r.change(req, { id, version, parsed: true, values: (current) => ({ ...Object.fromEntries(writableFields(r.def).map(([k]) => [k, current[k]])), ...input }) });
+  return detail(r.db, id);
+}
+
+/**
+ * The rules of every change of a user (ADR 017, 018, 020): a deactivation takes the Admin set's lock before the
+ * user's row (the order a role's removal takes them), refuses the last active Admin, cancels a pending
+ * invitation and, once written, ends the account's sessions, tokens and links. A profile picture is the
+ * person's own upload or one the Admin editing them made.
+ */
+function userHooks(config: UpstreamConfig): ResourceHooks {
+  return {
+    beforeLock: async (_id, asked, tx) => {
+      if (asked.is_active === false) await lockAdminSet(tx);
+    },
+    beforeUpdate: async (id, input, tx) => {
+      if (input.is_active === false && (await isLastActiveAdmin(tx, id))) throw new ApiError(409, 'last_admin');
+    },
+    beforeWrite: async (input, { tx, user, current }) => {
+      if (input.profile_image && current) {
+        await checkUploadedImage(tx, config, input.profile_image, {
+          field: 'profile_image',
+          kind: 'user_profile_picture',
+          current: current.profile_image,
+          uploadedBy: [current.id, user.id],
+        });
+      }
+      return input.is_active === false && current?.invitation_status === 'pending' ? { invitation_status: 'canceled' } : {};
+    },
+    afterUpdate: async (input, written, { tx }) => {
+      if (input.is_active !== false) return;
+      await revokeUserSessions(tx, written.id);
+      await revokeAccountLinks(tx, written.id);
+    },
+  };
 }
 
 const bulkInviteBody = z.object({ emails: storableText(20_000), roles: z.array(storableText(50)).max(10).nullish() });
@@ -211,43 +199,34 @@ async function resendInvite(db: Db, invitations: Invitations, id: number, log: F
 }
 
 /** Not in the spec's table: the invitation's links stop working and accepting it is refused (ADR 018). */
-async function cancelInvite(db: Db, id: number) {
-  const canceled = await db.transaction(async (tx) => {
-    const { rows } = await tx.query(
-      "update users set invitation_status = 'canceled', updated_at = now(), version = version + 1 where id = $1 and invitation_status = 'pending' returning id",
-      [id],
-    );
-    if (!rows[0]) return false;
-    await revokeAccountLinks(tx, id);
-    await revokeUserSessions(tx, id);
-    return true;
+const cancelInvite: EntityRouteHandler = async (req, reply, r) => {
+  const { id } = parseBody(idParam, req.params);
+  await r.change(req, {
+    id,
+    version: actionVersionOf(req),
+    computed: async (current) => {
+      if (current.invitation_status !== 'pending') throw new ApiError(409, 'invitation_not_pending');
+      return { invitation_status: 'canceled' };
+    },
+    effects: async (tx) => {
+      await revokeAccountLinks(tx, id);
+      await revokeUserSessions(tx, id);
+    },
   });
-  if (!canceled) {
-    if (!(await findUser(db, { id }))) throw new ApiError(404, 'not_found');
-    throw new ApiError(409, 'invitation_not_pending');
-  }
-  return detail(db, id);
-}
+  return ok(reply, await detail(r.db, id));
+};
 
 const operationalRangeBody = z.object({
   operational_range_id: z.number({ error: 'validation.option' }).int({ error: 'validation.option' }).positive({ error: 'validation.option' }).nullable(),
 });
 
-/** The user's operational range: set (or cleared with null) on its own; answers the user. */
-async function setOperationalRange(db: Db, req: FastifyRequest) {
+/** The user's operational range: set (or cleared with null) on its own, as a change of the user; answers the user. */
+const setOperationalRange: EntityRouteHandler = async (req, reply, r) => {
   const { id } = parseBody(idParam, req.params);
   const { operational_range_id } = parseBody(operationalRangeBody, req.body);
-  try {
-    const { rows } = await db.transaction((tx) =>
-      tx.query('update users set operational_range_id = $2, updated_at = now() where id = $1 returning id', [id, operational_range_id]),
-    );
-    if (!rows[0]) throw new ApiError(404, 'not_found');
-  } catch (error) {
-    if ((error as { code?: string }).code === '23503') throw new ApiError(400, 'validation_error', undefined, { operational_range_id: 'validation.option' });
-    throw error;
-  }
-  return detail(db, id);
-}
+  await r.change(req, { id, version: actionVersionOf(req), computed: async () => ({ operational_range_id }) });
+  return ok(reply, await detail(r.db, id));
+};
 
 interface Link {
   path: 'roles' | 'languages' | 'competencies';

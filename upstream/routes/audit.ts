@@ -13,7 +13,9 @@ import { countRows } from '../lib/count.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { HISTORY_EXPORT_ENTITY, historyExportPart, historyPart, type HistoryPart } from '../../shared/entity/history-fields.ts';
 import { ACCOUNT_ENTITY, ACCOUNT_EVENTS, AUTHORLESS_ACCOUNT_EVENTS, isAuthorless } from '../../shared/live.ts';
-import { csvLines, langOf, recordLabels, referenceLabels, type Lang } from '../resources/entity-resource.ts';
+import { csvLines } from '../lib/csv-lines.ts';
+import { langOf, type Lang } from '../lib/lang.ts';
+import { recordLabels, referenceLabels } from '../lib/record-labels.ts';
 import { parseBody } from './validation.ts';
 
 // The author's name as it is now, as references to a user read it (an author since removed: none).

@@ -1,35 +1,17 @@
 import { z } from 'zod';
-import { usersEntity } from '../../../shared/entities/users.ts';
+import { usersEntity, type UserListRow, type UserRecord } from '../../../shared/entities/users.ts';
 import { OPTIONS_LIMIT, type ChoiceOption, type Paged } from '../../../shared/entity/define.ts';
 import { optionsInput } from '../../../shared/entity/schemas.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
-import type { Profile } from '../../../shared/schemas/auth.ts';
 import { userListInput } from '../../../shared/schemas/users.ts';
 import { updateProcedure, withIncluded } from '../crud-router.ts';
 import { roleProcedure } from '../init.ts';
-
-export type UserRecord = Profile & {
-  id: number;
-  is_active: boolean;
-  user_type: number;
-  social_security_number: string | null;
-  account_status: string;
-  invitation_status: string;
-  invited_at: string | null;
-  member_since: string | null;
-  operational_range_id: number | null;
-  roles: string[];
-  version: number;
-};
-/** A row of the users list: the list's columns only, never private details (the upstream projects them). */
-export type UserListRow = Omit<UserRecord, 'biography' | 'social_security_number' | 'state' | 'area' | 'city' | 'post_code' | 'operational_range_id'>;
 
 /** A user as a choice: "First Last <e-mail>", or the e-mail alone without a name. */
 function userOption(u: Pick<UserRecord, 'id' | 'first_name' | 'last_name' | 'email'>): ChoiceOption {
   const name = [u.first_name, u.last_name].filter(Boolean).join(' ');
   return { id: u.id, label: name ? `${name} <${u.email}>` : u.email };
 }
-export type UserDetail = UserRecord & { languages: { id: number; name: string }[]; competencies: { id: number; name: string }[] };
 
 const listProcedure = roleProcedure(...rolesOf('/users'));
 const adminProcedure = roleProcedure(...rolesOf('/users/:id'));
