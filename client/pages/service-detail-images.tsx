@@ -4,9 +4,7 @@ import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ServiceDetailRow } from '../../shared/schemas/services.ts';
 import { useImageUpload } from '../components/image-upload.tsx';
-import { errorText } from '../errors.ts';
-import { useConfirm } from '../shell/confirm.tsx';
-import { useToast } from '../shell/toasts.tsx';
+import { useConfirmedStep, useImageFile } from '../shell/toast-step.ts';
 import { trpc } from '../trpc.ts';
 
 /** Called after an image is added or removed: the checklist reloads. */
@@ -15,8 +13,7 @@ type Refresh = () => Promise<void>;
 /** A checklist item's images, each removable (after a confirmation) while the item is editable. */
 export function DetailImages({ serviceId, row, name, editable, refresh }: { serviceId: number; row: ServiceDetailRow; name: string; editable: boolean; refresh: Refresh }) {
   const { t } = useTranslation();
-  const toast = useToast();
-  const confirm = useConfirm();
+  const confirmed = useConfirmedStep();
   const removeImage = trpc.services.removeDetailImage.useMutation();
   const detail = row.detail;
   if ((detail?.images.length ?? 0) === 0) return null;
@@ -33,15 +30,12 @@ export function DetailImages({ serviceId, row, name, editable, refresh }: { serv
               size="small"
               variant="invisible"
               aria-label={t('upload.remove')}
-              onClick={async () => {
-                if (!(await confirm({ message: t('bicycles.removeImageConfirm'), danger: true }))) return;
-                try {
+              onClick={() =>
+                void confirmed(t('bicycles.removeImageConfirm'), async () => {
                   await removeImage.mutateAsync({ id: serviceId, itemId: row.service_item_id, imageId: image.id });
                   await refresh();
-                } catch (e) {
-                  toast.error(errorText(t, e));
-                }
-              }}
+                })
+              }
             />
           )}
         </li>
@@ -53,27 +47,19 @@ export function DetailImages({ serviceId, row, name, editable, refresh }: { serv
 /** Adds an image to a checklist item: a hidden file input, its button, and the upload's progress. */
 export function DetailImageUpload({ serviceId, row, name, refresh }: { serviceId: number; row: ServiceDetailRow; name: string; refresh: Refresh }) {
   const { t } = useTranslation();
-  const toast = useToast();
   const addImage = trpc.services.addDetailImage.useMutation();
   const { upload, uploading, progress } = useImageUpload('service_detail_image');
   const fileInput = useRef<HTMLInputElement>(null);
 
-  const onFile = async (file: File | undefined) => {
-    if (!file) return;
-    if (!['image/jpeg', 'image/jpg', 'image/png'].includes(file.type)) {
-      toast.error(t('upload.onlyImages'));
-      return;
-    }
-    const url = await upload(file);
-    if (!url) return;
-    try {
+  const onFile = useImageFile(
+    upload,
+    ['image/jpeg', 'image/jpg', 'image/png'],
+    async (url) => {
       await addImage.mutateAsync({ id: serviceId, itemId: row.service_item_id, url });
       await refresh();
-      toast.success(t('services.imageAdded'));
-    } catch (e) {
-      toast.error(errorText(t, e));
-    }
-  };
+    },
+    t('services.imageAdded'),
+  );
 
   return (
     <>
