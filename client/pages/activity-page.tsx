@@ -1,4 +1,4 @@
-import { Button, Flash, Heading, Select, TextInput } from '../components/controls.tsx';
+import { Button, Heading, Select, TextInput } from '../components/controls.tsx';
 import { spriteIcon } from '../components/sprite-icon.tsx';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,12 +7,10 @@ import type { EntityDef } from '../../shared/entity/define.ts';
 import { USER_REFERENCE } from '../../shared/entities/people.ts';
 import { isIsoDate } from '../../shared/entity/define.ts';
 import type { AccountEventFilter, AuditFilters } from '../../shared/schemas/audit.ts';
-import { PageSpinner } from '../components/page-spinner.tsx';
 import { Pager } from '../components/pager.tsx';
 import { CsvExportButton } from '../entity/csv-export.tsx';
-import { AccountEventsFilter, HistoryEntries, RECORDED_ACTIONS, RecordLink } from '../entity/record-history.tsx';
+import { AccountEventsFilter, HistoryEntries, HistoryResults, RECORDED_ACTIONS, RecordLink } from '../entity/record-history.tsx';
 import { ReferencePicker } from '../entity/reference-choices.tsx';
-import { errorText } from '../errors.ts';
 import { loadEntityDef } from '../routes.tsx';
 import { trpc } from '../trpc.ts';
 
@@ -167,22 +165,14 @@ export default function ActivityPage() {
         {t('resources._history.activityIntro')}
       </p>
       <ActivityFilters filters={filters} change={change} />
-      {history.error ? (
-        <Flash variant="danger" role="alert">
-          {errorText(t, history.error)}
-        </Flash>
-      ) : !history.data ? (
-        <PageSpinner />
-      ) : history.data.results.length === 0 ? (
-        <p className="bo-muted" data-testid="history-empty">
-          {t(active ? 'list.noMatches' : 'resources._history.empty')}
-        </p>
-      ) : (
-        <>
-          <HistoryEntries entries={history.data.results} defOf={defOf} recordLink={(entry) => <RecordLink entry={entry} def={defOf(entry.entity)} />} />
-          <Pager paginator={history.data.paginator} onPage={(p) => change({ page: String(p) })} onPageSize={(size) => change({ page_size: String(size) })} />
-        </>
-      )}
+      <HistoryResults history={history} empty={t(active ? 'list.noMatches' : 'resources._history.empty')}>
+        {(data) => (
+          <>
+            <HistoryEntries entries={data.results} defOf={defOf} recordLink={(entry) => <RecordLink entry={entry} def={defOf(entry.entity)} />} />
+            <Pager paginator={data.paginator} onPage={(p) => change({ page: String(p) })} onPageSize={(size) => change({ page_size: String(size) })} />
+          </>
+        )}
+      </HistoryResults>
     </section>
   );
 }
