@@ -26,6 +26,16 @@ export default defineConfig(
     },
   },
   {
+    // Structure guards (ADR 074): no function over 80 lines and no branchier than `complexity` allows in app
+    // source. Tests, the bench, scripts and generated files are not held to them.
+    files: ['client/**/*.{ts,tsx}', 'server/**/*.ts', 'shared/**/*.ts', 'upstream/**/*.ts'],
+    ignores: ['**/*.generated.ts'],
+    rules: {
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+      complexity: ['error', { max: 30 }],
+    },
+  },
+  {
     files: ['tests/**/*.ts'],
     rules: {
       // Tests read the API's JSON answers loosely (`data: any`) and assert their shape at run time; typing

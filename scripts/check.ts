@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { buildIsCurrent } from './ensure-build.ts';
 
 /**
- * The static half of `npm test`: the build (when stale), the type check, lint and the format check, run side by
- * side. Each is one mostly single-threaded process, so on CI's two cores the four take about the time of the two
+ * The static half of `npm test`: the build (when stale), the type check, lint, the format check and the duplicates
+ * budget, run side by side. Each is one mostly single-threaded process, so on CI's two cores the five take about the time of the two
  * longest rather than their sum. Each step's output is printed whole when it ends, so the log reads as if they
  * ran one after another; the exit code is the first failure's.
  */
@@ -20,6 +20,8 @@ const steps: Step[] = [
   { name: 'typecheck', args: ['run', 'typecheck'] },
   { name: 'lint', args: ['run', 'lint'] },
   { name: 'format', args: ['run', 'format:check'] },
+  // Code written twice in app source stays within its budget (ADR 074): about a second.
+  { name: 'duplicates', args: ['run', 'duplicates:budget'] },
 ];
 
 function run(step: Step): Promise<number> {

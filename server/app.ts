@@ -311,6 +311,34 @@ interface PageDeps {
   tiles: string | null;
 }
 
+/** A signed-in request's tokens refreshed before its page renders, when their access token has expired. */
+async function refreshBeforeRender(req: FastifyRequest, session: { isAuthenticated(): boolean; ensureFresh(): Promise<void> }) {
+  if (!session.isAuthenticated()) return;
+  try {
+    await session.ensureFresh();
+  } catch (error) {
+    if (!(error instanceof SessionExpiredError)) req.log.warn({ err: error }, 'refresh before render failed');
+  }
+}
+
+/**
+ * Where a request for a page goes instead (sign-in, /forbidden, or the second-factor enrolment the policy
+ * requires, ADR 068), or null to render it. `info` is the session's, `session` its roles (null: signed out).
+ */
+function redirectFor(
+  route: Parameters<typeof guardRoute>[0],
+  session: Parameters<typeof guardRoute>[1],
+  info: { enrol: boolean } | null,
+  url: string,
+  pathname: string,
+): string | null {
+  const guard = guardRoute(route, session, url);
+  if (guard.kind === 'login') return guard.redirectTo;
+  if (guard.kind === 'forbidden') return '/forbidden';
+  if (session && mustEnrol(info, route, pathname)) return ENROL_PATH;
+  return null;
+}
+
 /** The server-rendered pages: the public forms posted to their own page, and every other address. */
 function registerPages(app: FastifyInstance, { opts, renderer, createContext, metrics, mapConfig, tiles }: PageDeps) {
   const cspFor = (nonce: string) => contentSecurityPolicy(opts, tiles, nonce);
@@ -323,21 +351,12 @@ function registerPages(app: FastifyInstance, { opts, renderer, createContext, me
     const url = req.url;
     const pathname = url.split('?')[0] ?? '/';
     const ctx = createContext(req, reply);
-    if (ctx.session.isAuthenticated()) {
-      try {
-        await ctx.session.ensureFresh();
-      } catch (error) {
-        if (!(error instanceof SessionExpiredError)) req.log.warn({ err: error }, 'refresh before render failed');
-      }
-    }
+    await refreshBeforeRender(req, ctx.session);
     const info = ctx.session.info();
     const session = ctx.session.isAuthenticated() ? { roles: info?.roles ?? [] } : null;
     const match = matchRoute(pathname);
-    const guard = guardRoute(match?.route, session, url);
-    if (guard.kind === 'login') return reply.redirect(guard.redirectTo, 302);
-    if (guard.kind === 'forbidden') return reply.redirect('/forbidden', 302);
-    // The policy requires a second factor this sign-in has not enrolled: only /security opens (ADR 068).
-    if (mustEnrol(info, match?.route, pathname)) return reply.redirect(ENROL_PATH, 302);
+    const away = redirectFor(match?.route, session, info, url, pathname);
+    if (away) return reply.redirect(away, 302);
     if (pathname === '/login' && session && session.roles.length > 0) {
       return reply.redirect(safeRedirectPath(new URLSearchParams(url.split('?')[1] ?? '').get('redirect')), 302);
     }
@@ -358,10 +377,8 @@ function registerPages(app: FastifyInstance, { opts, renderer, createContext, me
     // may have brought other roles (ADR 017): guard again with what is known now, not the cookie's old claims.
     if (session) {
       const now = ctx.session.isAuthenticated() ? { roles: ctx.session.info()?.roles ?? [] } : null;
-      const again = guardRoute(match?.route, now, url);
-      if (again.kind === 'login') return reply.redirect(again.redirectTo, 302);
-      if (again.kind === 'forbidden') return reply.redirect('/forbidden', 302);
-      if (now && mustEnrol(ctx.session.info(), match?.route, pathname)) return reply.redirect(ENROL_PATH, 302);
+      const again = redirectFor(match?.route, now, ctx.session.info(), url, pathname);
+      if (again) return reply.redirect(again, 302);
     }
     const routeLabel = match?.route.path ?? 'not-found';
     metrics.ssrRender.observe({ route: routeLabel }, page.timings.renderMs / 1000);

@@ -82,11 +82,36 @@ function keptValues(body: Body, keep: readonly string[] = []): Record<string, st
   return Object.fromEntries(keep.map((key) => [key, body(key).slice(0, 254)]));
 }
 
-export function registerPublicForms(app: FastifyInstance, deps: PublicFormDeps) {
-  const background = (req: FastifyRequest) => req.headers[BACKGROUND_FORM_HEADER] === '1';
-  const redirect = (req: FastifyRequest, reply: FastifyReply, location: string) =>
-    background(req) ? reply.header('cache-control', 'no-store').send({ location }) : reply.redirect(location, 303);
+/** A post sent by the page's script (it reads the answer), not by a form without JavaScript. */
+const background = (req: FastifyRequest) => req.headers[BACKGROUND_FORM_HEADER] === '1';
 
+/** On to `location`: a redirect, or for a background post the address in JSON. */
+const redirect = (req: FastifyRequest, reply: FastifyReply, location: string) =>
+  background(req) ? reply.header('cache-control', 'no-store').send({ location }) : reply.redirect(location, 303);
+
+/** A form whose fields did not pass their schema: the fields' messages under them. */
+const invalidForm = (error: Parameters<typeof fieldErrorsOf>[0]): PublicFormResult => ({
+  error: { appCode: 'validation_error', message: ERROR_TEXT.validation_error },
+  fields: fieldErrorsOf(error),
+});
+
+/** A sign-in step's outcome: on to where the visitor was going, or its failure handed to `fail`. */
+async function signInStep(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  target: string,
+  step: () => Promise<Parameters<typeof afterSignIn>[0]>,
+  fail: (form: PublicFormResult, status: number) => unknown,
+) {
+  try {
+    return redirect(req, reply, afterSignIn(await step(), target));
+  } catch (error) {
+    const failure = failureOf(error, req);
+    return fail(failure.form, failure.status);
+  }
+}
+
+export function registerPublicForms(app: FastifyInstance, deps: PublicFormDeps) {
   app.post('/login', async (req, reply) => {
     if (isCrossSite(req)) return reply.code(403).send('Forbidden');
     const body = bodyOf(req);
@@ -99,13 +124,8 @@ export function registerPublicForms(app: FastifyInstance, deps: PublicFormDeps) 
         ? deps.sendPage(req, reply, { ...form, values }, status)
         : reply.redirect(`/login?${new URLSearchParams({ error: form.error?.appCode ?? 'generic', redirect: target }).toString()}`, 303);
     const input = loginInput.safeParse({ email: body('email'), password: body('password') });
-    if (!input.success) return fail({ error: { appCode: 'validation_error', message: ERROR_TEXT.validation_error }, fields: fieldErrorsOf(input.error) }, 400);
-    try {
-      return redirect(req, reply, afterSignIn(await loginWithPassword(deps.createContext(req, reply), input.data), target));
-    } catch (error) {
-      const failure = failureOf(error, req);
-      return fail(failure.form, failure.status);
-    }
+    if (!input.success) return fail(invalidForm(input.error), 400);
+    return signInStep(req, reply, target, () => loginWithPassword(deps.createContext(req, reply), input.data), fail);
   });
 
   /**
@@ -125,13 +145,8 @@ export function registerPublicForms(app: FastifyInstance, deps: PublicFormDeps) 
         : reply.redirect(`${SECOND_FACTOR_PATH}?${new URLSearchParams({ error: form.error?.appCode ?? 'generic', redirect: target }).toString()}`, 303);
     };
     const input = secondFactorInput.safeParse({ code: body('code') });
-    if (!input.success) return fail({ error: { appCode: 'validation_error', message: ERROR_TEXT.validation_error }, fields: fieldErrorsOf(input.error) }, 400);
-    try {
-      return redirect(req, reply, afterSignIn(await loginSecondFactor(deps.createContext(req, reply), input.data), target));
-    } catch (error) {
-      const failure = failureOf(error, req);
-      return fail(failure.form, failure.status);
-    }
+    if (!input.success) return fail(invalidForm(input.error), 400);
+    return signInStep(req, reply, target, () => loginSecondFactor(deps.createContext(req, reply), input.data), fail);
   });
 
   for (const flow of FLOWS) {

@@ -4,8 +4,7 @@ import { useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import styled from 'styled-components';
 import { errorText } from '../errors.ts';
-import { useConfirm } from '../shell/confirm.tsx';
-import { useToast } from '../shell/toasts.tsx';
+import { useConfirmedStep, useImageFile } from '../shell/toast-step.ts';
 import { trpc } from '../trpc.ts';
 import { useImageUpload } from './image-upload.tsx';
 
@@ -40,6 +39,74 @@ const Thumbs = styled.ul`
   }
 `;
 
+/** The photos as thumbnails that open the photo, each with a remove button while the service is editable. */
+function PhotoThumbs({
+  serviceId,
+  photos,
+  editable,
+  onRemove,
+}: {
+  serviceId: number;
+  photos: { id: number; url: string }[];
+  editable: boolean;
+  onRemove: (photoId: number, n: number) => void;
+}) {
+  const { t } = useTranslation();
+  return (
+    <Thumbs>
+      {photos.map((photo, i) => (
+        <li key={photo.id} data-testid="service-photo">
+          <a href={photo.url} target="_blank" rel="noopener noreferrer">
+            <img src={photo.url} alt={t('services.photoOf', { n: i + 1, id: serviceId })} loading="lazy" width={104} height={104} />
+          </a>
+          {editable && (
+            <IconButton
+              icon={TrashIcon}
+              variant="danger"
+              aria-label={t('services.removePhoto', { n: i + 1 })}
+              onClick={() => onRemove(photo.id, i + 1)}
+              data-testid="photo-remove"
+            />
+          )}
+        </li>
+      ))}
+    </Thumbs>
+  );
+}
+
+/** "Take a photo": the back camera on a phone (`capture="environment"`), a file chooser elsewhere; the upload's error. */
+function PhotoAdd({ onFile, busy, uploading, error }: { onFile: (file: File | undefined) => void; busy: boolean; uploading: boolean; error: string | null | undefined }) {
+  const { t } = useTranslation();
+  const fileInput = useRef<HTMLInputElement>(null);
+  return (
+    <>
+      <input
+        ref={fileInput}
+        type="file"
+        accept="image/jpeg,image/png"
+        capture="environment"
+        className="visually-hidden"
+        tabIndex={-1}
+        aria-hidden="true"
+        onChange={(e) => {
+          const file = e.target.files?.[0];
+          e.target.value = '';
+          onFile(file);
+        }}
+        data-testid="photo-input"
+      />
+      <Button leadingVisual={DeviceCameraIcon} onClick={() => fileInput.current?.click()} loading={busy} style={{ minHeight: 44 }} data-testid="photo-add">
+        {uploading ? t('upload.uploading') : t('services.addPhoto')}
+      </Button>
+      {error && (
+        <p role="alert" style={{ color: 'var(--fgColor-danger)' }}>
+          {error}
+        </p>
+      )}
+    </>
+  );
+}
+
 /**
  * A service's photos (§9 upload kind `service_image`, ADR 043): thumbnails that open the photo, each removable
  * after a confirmation while the service is booked; on a phone "Take a photo" opens the back camera
@@ -47,43 +114,33 @@ const Thumbs = styled.ul`
  */
 export default function ServicePhotos({ serviceId, editable }: { serviceId: number; editable: boolean }) {
   const { t } = useTranslation();
-  const toast = useToast();
-  const confirm = useConfirm();
+  const confirmed = useConfirmedStep();
   const utils = trpc.useUtils();
   const photos = trpc.services.images.list.useQuery({ id: serviceId });
   const add = trpc.services.images.add.useMutation();
   const remove = trpc.services.images.remove.useMutation();
   const { upload, uploading, error } = useImageUpload('service_image');
-  const fileInput = useRef<HTMLInputElement>(null);
   const refresh = () => utils.services.images.list.invalidate({ id: serviceId });
 
-  const onFile = async (file: File | undefined) => {
-    if (!file) return;
-    if (!['image/jpeg', 'image/png'].includes(file.type)) {
-      toast.error(t('upload.onlyImages'));
-      return;
-    }
-    const url = await upload(file);
-    if (!url) return;
-    try {
+  const onFile = useImageFile(
+    upload,
+    ['image/jpeg', 'image/png'],
+    async (url) => {
       await add.mutateAsync({ id: serviceId, url });
       await refresh();
-      toast.success(t('services.photoAdded'));
-    } catch (e) {
-      toast.error(errorText(t, e));
-    }
-  };
+    },
+    t('services.photoAdded'),
+  );
 
-  const onRemove = async (photoId: number, n: number) => {
-    if (!(await confirm({ message: t('services.removePhotoConfirm', { n }), danger: true }))) return;
-    try {
-      await remove.mutateAsync({ id: serviceId, key: photoId });
-      await refresh();
-      toast.success(t('services.photoRemoved'));
-    } catch (e) {
-      toast.error(errorText(t, e));
-    }
-  };
+  const onRemove = (photoId: number, n: number) =>
+    confirmed(
+      t('services.removePhotoConfirm', { n }),
+      async () => {
+        await remove.mutateAsync({ id: serviceId, key: photoId });
+        await refresh();
+      },
+      t('services.photoRemoved'),
+    );
 
   const list = photos.data ?? [];
   return (
@@ -96,58 +153,9 @@ export default function ServicePhotos({ serviceId, editable }: { serviceId: numb
       ) : list.length === 0 ? (
         photos.data && <p style={{ color: 'var(--fgColor-muted)', marginTop: 0 }}>{t('services.noPhotos')}</p>
       ) : (
-        <Thumbs>
-          {list.map((photo, i) => (
-            <li key={photo.id} data-testid="service-photo">
-              <a href={photo.url} target="_blank" rel="noopener noreferrer">
-                <img src={photo.url} alt={t('services.photoOf', { n: i + 1, id: serviceId })} loading="lazy" width={104} height={104} />
-              </a>
-              {editable && (
-                <IconButton
-                  icon={TrashIcon}
-                  variant="danger"
-                  aria-label={t('services.removePhoto', { n: i + 1 })}
-                  onClick={() => void onRemove(photo.id, i + 1)}
-                  data-testid="photo-remove"
-                />
-              )}
-            </li>
-          ))}
-        </Thumbs>
+        <PhotoThumbs serviceId={serviceId} photos={list} editable={editable} onRemove={(id, n) => void onRemove(id, n)} />
       )}
-      {editable && (
-        <>
-          <input
-            ref={fileInput}
-            type="file"
-            accept="image/jpeg,image/png"
-            capture="environment"
-            className="visually-hidden"
-            tabIndex={-1}
-            aria-hidden="true"
-            onChange={(e) => {
-              const file = e.target.files?.[0];
-              e.target.value = '';
-              void onFile(file);
-            }}
-            data-testid="photo-input"
-          />
-          <Button
-            leadingVisual={DeviceCameraIcon}
-            onClick={() => fileInput.current?.click()}
-            loading={uploading || add.isPending}
-            style={{ minHeight: 44 }}
-            data-testid="photo-add"
-          >
-            {uploading ? t('upload.uploading') : t('services.addPhoto')}
-          </Button>
-          {error && (
-            <p role="alert" style={{ color: 'var(--fgColor-danger)' }}>
-              {error}
-            </p>
-          )}
-        </>
-      )}
+      {editable && <PhotoAdd onFile={(file) => void onFile(file)} busy={uploading || add.isPending} uploading={uploading} error={error} />}
     </section>
   );
 }

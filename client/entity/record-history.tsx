@@ -307,6 +307,35 @@ export function HistoryEntries({
   );
 }
 
+/** A history query's state: its error, a spinner while it loads, `empty` when it holds no entries, else `children`. */
+export function HistoryResults<D extends { results: readonly unknown[] }>({
+  history,
+  empty,
+  errorStyle,
+  children,
+}: {
+  history: { error: unknown; data: D | undefined };
+  empty: string;
+  errorStyle?: React.CSSProperties;
+  children: (data: D) => React.ReactNode;
+}) {
+  const { t } = useTranslation();
+  if (history.error)
+    return (
+      <Flash variant="danger" role="alert" style={errorStyle}>
+        {errorText(t, history.error)}
+      </Flash>
+    );
+  if (!history.data) return <PageSpinner />;
+  if (history.data.results.length === 0)
+    return (
+      <p className="bo-muted" data-testid="history-empty">
+        {empty}
+      </p>
+    );
+  return <>{children(history.data)}</>;
+}
+
 /** A record's History tab (ADR 036): its changes, newest first, a page at a time. */
 export function RecordHistory({ def, id }: { def: EntityDef; id: number }) {
   const { t } = useTranslation();
@@ -335,29 +364,21 @@ export function RecordHistory({ def, id }: { def: EntityDef; id: number }) {
           />
         </div>
       )}
-      {history.error ? (
-        <Flash variant="danger" role="alert" style={{ marginTop: 16 }}>
-          {errorText(t, history.error)}
-        </Flash>
-      ) : !history.data ? (
-        <PageSpinner />
-      ) : history.data.results.length === 0 ? (
-        <p className="bo-muted" data-testid="history-empty">
-          {t('resources._history.empty')}
-        </p>
-      ) : (
-        <>
-          <HistoryEntries entries={history.data.results} defOf={(entity) => (entity === def.name ? def : undefined)} />
-          <Pager
-            paginator={history.data.paginator}
-            onPage={setPage}
-            onPageSize={(size) => {
-              setPageSize(size);
-              setPage(1);
-            }}
-          />
-        </>
-      )}
+      <HistoryResults history={history} empty={t('resources._history.empty')} errorStyle={{ marginTop: 16 }}>
+        {(data) => (
+          <>
+            <HistoryEntries entries={data.results} defOf={(entity) => (entity === def.name ? def : undefined)} />
+            <Pager
+              paginator={data.paginator}
+              onPage={setPage}
+              onPageSize={(size) => {
+                setPageSize(size);
+                setPage(1);
+              }}
+            />
+          </>
+        )}
+      </HistoryResults>
     </section>
   );
 }

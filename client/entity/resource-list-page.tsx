@@ -1,6 +1,5 @@
-import { Button, Flash, Heading, Select, Spinner, TextInput } from '../components/controls.tsx';
-import { lazy, Suspense, useEffect, useId, useMemo, useState, type ReactNode } from 'react';
-import type { TFunction } from 'i18next';
+import { Button, Flash, Heading, Spinner } from '../components/controls.tsx';
+import { lazy, Suspense, useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import { labelOf as labelOfDef, rowActionKeys, type EntityDef, type EntityRecord, type FieldDef, type ListParams } from '../../shared/entity/define.ts';
@@ -9,23 +8,18 @@ import { withAllTranslations } from '../i18n.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { entityApi, useEntityUtils } from './entity-api.ts';
-import { fieldValueContent } from './field-value.tsx';
 import { useListState } from './list-state.ts';
-import { SpriteIcon, spriteIcon } from '../components/sprite-icon.tsx';
+import { spriteIcon } from '../components/sprite-icon.tsx';
 import './resource-list.css';
 import { CsvExportButton } from './csv-export.tsx';
 import { Pager } from '../components/pager.tsx';
 import { useAccess } from './access.ts';
-import { ReferencePicker } from './reference-choices.tsx';
 // The card layout of a phone (ADR 021): static CSS, like the list's own.
 import '../components/data-table.css';
-import { cellLabelStyle } from '../components/data-table.ts';
-import { FilterBar } from '../components/filter-bar.tsx';
-import { formatDate, formatDateTime } from '../components/format.ts';
-import { AppLink } from '../components/app-link.tsx';
 
+import { ListFilters } from './list-filters.tsx';
+import { ListTable } from './list-table.tsx';
 const PlusIcon = spriteIcon('plus');
-const SearchIcon = spriteIcon('search');
 
 // The create/edit dialog (Primer Dialog and the whole form machinery) loads when it is first opened.
 const RecordDialog = lazy(() => withAllTranslations(import('./record-dialog.tsx')));
@@ -43,118 +37,8 @@ function declaredRowActions(def: EntityDef): ((record: EntityRecord) => ReactNod
   );
 }
 
-/**
- * A translated label with one `{{name}}`, translated once per render and filled per row: i18next's
- * interpolation per row (two labels × 25 rows) was a visible part of the list's server render.
- */
-function labelTemplate(t: TFunction, key: string): (name: string) => string {
-  const marker = '\u0000';
-  const [before, after] = t(key, { name: marker }).split(marker);
-  return after === undefined ? (name) => t(key, { name }) : (name) => before + name + after;
-}
-
 function columns(def: EntityDef, fixed: Record<string, unknown>): [string, FieldDef][] {
   return Object.entries(def.fields).filter(([key, f]) => f.list && !f.hidden && !(key in fixed));
-}
-
-/** A date input that shows what was typed at once, while the URL (the list state) follows. */
-function DateFilterInput({ value, onChange, label, testId }: { value: string | undefined; onChange: (value: string | undefined) => void; label: string; testId: string }) {
-  const [text, setText] = useState(value ?? '');
-  useEffect(() => setText(value ?? ''), [value]);
-  return (
-    <TextInput
-      type="date"
-      aria-label={label}
-      value={text}
-      onChange={(e) => {
-        setText(e.target.value);
-        onChange(e.target.value || undefined);
-      }}
-      data-testid={testId}
-    />
-  );
-}
-
-/** A from/to pair of date inputs for a `filter: 'range'` field. */
-function RangeFilter({
-  def,
-  name,
-  from,
-  to,
-  onChange,
-}: {
-  def: EntityDef;
-  name: string;
-  from: string | undefined;
-  to: string | undefined;
-  onChange: (changes: Record<string, string | undefined>) => void;
-}) {
-  const { t } = useTranslation();
-  const label = t(`resources.${def.name}.fields.${name}`);
-  return (
-    <span className="bo-range" role="group" aria-label={label}>
-      <span aria-hidden="true" style={{ fontSize: 14, color: 'var(--fgColor-muted)' }}>
-        {label}
-      </span>
-      <DateFilterInput label={t('list.rangeFrom', { name: label })} value={from} onChange={(v) => onChange({ [`f_${name}_from`]: v })} testId={`filter-${name}-from`} />
-      <span aria-hidden="true">–</span>
-      <DateFilterInput label={t('list.rangeTo', { name: label })} value={to} onChange={(v) => onChange({ [`f_${name}_to`]: v })} testId={`filter-${name}-to`} />
-    </span>
-  );
-}
-
-function MetaValue({ column, record }: { column: 'id' | 'created_at'; record: EntityRecord }) {
-  const { i18n } = useTranslation();
-  return <>{column === 'id' ? record.id : formatDateTime(record.created_at, i18n.language)}</>;
-}
-
-function FilterSelect({
-  def,
-  name,
-  field,
-  value,
-  onChange,
-}: {
-  def: EntityDef;
-  name: string;
-  field: FieldDef;
-  value: string | undefined;
-  onChange: (v: string | undefined) => void;
-}) {
-  const { t } = useTranslation();
-  const label = t(`resources.${def.name}.fields.${name}`);
-  const all = t('list.filterAll', { name: label });
-  // A reference filters by the referenced entity's choices (users by role, for buddies).
-  if (field.kind === 'reference') {
-    return (
-      <ReferencePicker
-        reference={field.reference!}
-        value={value ? Number(value) : null}
-        onChange={(v) => onChange(v === null ? undefined : String(v))}
-        label={label}
-        emptyLabel={all}
-        name={name}
-        testId={`filter-${name}`}
-      />
-    );
-  }
-  const choices =
-    field.kind === 'boolean'
-      ? [
-          { value: 'true', label: t('common.yes') },
-          { value: 'false', label: t('common.no') },
-        ]
-      : (field.options ?? []).map((o) => ({ value: String(o), label: t(`resources.${def.name}.options.${name}.${String(o)}`, { defaultValue: String(o) }) }));
-  return (
-    <Select aria-label={label} value={value ?? ''} onChange={(e) => onChange(e.target.value || undefined)} data-testid={`filter-${name}`}>
-      <Select.Option value="">{all}</Select.Option>
-      {choices.map((c) => (
-        <Select.Option key={c.value} value={c.value}>
-          {c.label}
-        </Select.Option>
-      ))}
-    </Select>
-  );
 }
 
 interface ListProps {
@@ -177,18 +61,6 @@ interface ListProps {
 }
 
 const NO_FILTERS: Record<string, string | number> = {};
-
-/** The search box's text, shown at once; the URL's `search` follows 300 ms after the last keystroke. */
-function useSearchText(search: string | undefined, update: (changes: Record<string, string | undefined>) => void) {
-  const [searchText, setSearchText] = useState(search ?? '');
-  useEffect(() => setSearchText(search ?? ''), [search]);
-  useEffect(() => {
-    if ((searchText || undefined) === search) return;
-    const timer = setTimeout(() => update({ search: searchText.trim() || undefined }), 300);
-    return () => clearTimeout(timer);
-  }, [searchText]); // eslint-disable-line react-hooks/exhaustive-deps
-  return [searchText, setSearchText] as const;
-}
 
 /** Deleting a row: asks first, then refreshes the list and says how it went. */
 function useDeleteRecord(def: EntityDef, labelOf: (record: EntityRecord) => string) {
@@ -242,238 +114,6 @@ function ListHeader({
         )}
       </div>
     </div>
-  );
-}
-
-/** A column heading; a sortable one is a button that sorts by it, then the other way. */
-function SortHeader({
-  column,
-  label,
-  sortable,
-  ordering,
-  onSort,
-}: {
-  column: string;
-  label: string;
-  sortable: boolean;
-  ordering: string | undefined;
-  onSort: (key: string) => void;
-}) {
-  const sorted = ordering === column ? 'ascending' : ordering === `-${column}` ? 'descending' : undefined;
-  return (
-    <th aria-sort={sorted ?? 'none'} scope="col" data-sortable={sortable || undefined}>
-      {sortable ? (
-        <button type="button" className="bo-sort" onClick={() => onSort(column)} data-testid={`sort-${column}`}>
-          {label}
-          {sorted === 'ascending' ? <SpriteIcon name="triangle-up" /> : sorted === 'descending' ? <SpriteIcon name="triangle-down" /> : null}
-        </button>
-      ) : (
-        label
-      )}
-    </th>
-  );
-}
-
-interface RowProps {
-  def: EntityDef;
-  record: EntityRecord;
-  cols: [string, FieldDef][];
-  meta: readonly string[];
-  t: TFunction;
-  language: string;
-  navigate: (to: string) => void;
-  /** The actions cell, when the list has one. */
-  actions: ReactNode;
-}
-
-/** One record's row; no hooks of its own (a list renders many, ADR 024). */
-function ListRow({ def, record, cols, meta, t, language, navigate, actions }: RowProps) {
-  return (
-    <tr data-testid={`row-${record.id}`}>
-      {meta.includes('id') && (
-        <td>
-          <MetaValue column="id" record={record} />
-        </td>
-      )}
-      {cols.map(([key, field], index) => (
-        <td key={key}>
-          {index === 0 && def.detailRoute ? (
-            <AppLink to={def.detailRoute.replace(':id', String(record.id))} navigate={navigate}>
-              {fieldValueContent(t, language, def, key, field, record)}
-            </AppLink>
-          ) : field.kind === 'date' && !field.due && record[key] != null && record[key] !== '' ? (
-            // Kept on one line by the table's style (nowrapColumns), not a span per cell; a due date may carry its flag.
-            formatDate(record[key], language)
-          ) : (
-            fieldValueContent(t, language, def, key, field, record)
-          )}
-        </td>
-      ))}
-      {meta.includes('created_at') && (
-        <td>
-          <MetaValue column="created_at" record={record} />
-        </td>
-      )}
-      {actions}
-    </tr>
-  );
-}
-
-/** A row's actions: the page's own, then edit and delete as the user's access allows. */
-function RowActions({
-  extra,
-  editLabel,
-  deleteLabel,
-  onEdit,
-  onDelete,
-}: {
-  extra: ReactNode;
-  editLabel: string;
-  deleteLabel: string;
-  onEdit: (() => void) | null;
-  onDelete: (() => void) | null;
-}) {
-  return (
-    <td className="row-actions">
-      <div>
-        {extra}
-        {onEdit && (
-          <button type="button" title={editLabel} onClick={onEdit}>
-            <SpriteIcon name="pencil" className={null} />
-          </button>
-        )}
-        {onDelete && (
-          <button type="button" data-variant="danger" title={deleteLabel} onClick={onDelete}>
-            <SpriteIcon name="trash" className={null} />
-          </button>
-        )}
-      </div>
-    </td>
-  );
-}
-
-interface TableProps {
-  def: EntityDef;
-  records: EntityRecord[];
-  cols: [string, FieldDef][];
-  ordering: string | undefined;
-  onSort: (key: string) => void;
-  rowActions?: (record: EntityRecord) => ReactNode;
-  /** Edit and delete, when the user may. */
-  onEdit: ((record: EntityRecord) => void) | null;
-  onDelete: ((record: EntityRecord) => void) | null;
-}
-
-/** The records as a table (cards on a phone, their labels from one style element, ADR 021). */
-function ListTable({ def, records, cols, ordering, onSort, rowActions, onEdit, onDelete }: TableProps) {
-  const { t, i18n } = useTranslation();
-  const navigate = useNavigate();
-  const colLabels = cols.map(([key]) => t(`resources.${def.name}.fields.${key}`));
-  const metaLabels = { id: t('list.meta.id'), created_at: t('list.meta.created_at') };
-  const rowLabels = { edit: labelTemplate(t, 'list.edit'), delete: labelTemplate(t, 'list.delete') };
-  const meta = def.metaColumns ?? [];
-  const cellLabels = [...(meta.includes('id') ? [metaLabels.id] : []), ...colLabels, ...(meta.includes('created_at') ? [metaLabels.created_at] : [])];
-  const tableId = `list-${useId().replace(/[^\w-]/g, '')}`;
-  const firstCol = meta.includes('id') ? 2 : 1;
-  const nowrapColumns = cols.flatMap(([, field], index) => (field.kind === 'date' && index > 0 ? [firstCol + index] : []));
-  const hasActions = Boolean(onEdit || onDelete || rowActions);
-  const actionsOf = (record: EntityRecord) => {
-    const label = labelOfDef(def, record, i18n.language);
-    return (
-      <RowActions
-        extra={rowActions?.(record)}
-        editLabel={rowLabels.edit(label)}
-        deleteLabel={rowLabels.delete(label)}
-        onEdit={onEdit && (() => onEdit(record))}
-        onDelete={onDelete && (() => void onDelete(record))}
-      />
-    );
-  };
-  return (
-    <div className="bo-scroll">
-      {/* The phone's card labels, once per table rather than a `data-label` on every cell (ADR 021). */}
-      <style>{cellLabelStyle(tableId, cellLabels, nowrapColumns)}</style>
-      <table id={tableId} className="data-table bo-table" data-labelled="" data-testid="list-table">
-        <thead>
-          <tr>
-            {meta.includes('id') && <SortHeader key="id" column="id" label={metaLabels.id} sortable ordering={ordering} onSort={onSort} />}
-            {cols.map(([key, field], index) => (
-              <SortHeader key={key} column={key} label={colLabels[index]!} sortable={Boolean(field.sortable)} ordering={ordering} onSort={onSort} />
-            ))}
-            {meta.includes('created_at') && <SortHeader key="created_at" column="created_at" label={metaLabels.created_at} sortable ordering={ordering} onSort={onSort} />}
-            {hasActions && (
-              <th scope="col" className="row-actions">
-                <span className="visually-hidden">{t('list.actions')}</span>
-              </th>
-            )}
-          </tr>
-        </thead>
-        <tbody>
-          {records.map((record) => (
-            <ListRow
-              key={record.id}
-              def={def}
-              record={record}
-              cols={cols}
-              meta={meta}
-              t={t}
-              language={i18n.language}
-              navigate={navigate}
-              actions={hasActions ? actionsOf(record) : null}
-            />
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-/** The search box and a filter for each filterable field, all in the URL. */
-function ListFilters({
-  def,
-  fields,
-  params,
-  active,
-  update,
-}: {
-  def: EntityDef;
-  fields: [string, FieldDef][];
-  params: ListParams;
-  active: number;
-  update: ReturnType<typeof useListState>['update'];
-}) {
-  const { t } = useTranslation();
-  const [searchText, setSearchText] = useSearchText(params.search, update);
-  return (
-    <FilterBar
-      active={active}
-      search={
-        <TextInput
-          leadingVisual={SearchIcon}
-          aria-label={t('list.search')}
-          placeholder={t('list.search')}
-          value={searchText}
-          onChange={(e) => setSearchText(e.target.value)}
-          data-testid="list-search"
-        />
-      }
-    >
-      {fields.length > 0 &&
-        fields.map(([key, field]) =>
-          field.filter === 'range' ? (
-            <RangeFilter
-              key={key}
-              def={def}
-              name={key}
-              from={params.filters[`${key}_from`] as string | undefined}
-              to={params.filters[`${key}_to`] as string | undefined}
-              onChange={(changes) => update(changes)}
-            />
-          ) : (
-            <FilterSelect key={key} def={def} name={key} field={field} value={params.filters[key] as string | undefined} onChange={(v) => update({ [`f_${key}`]: v })} />
-          ),
-        )}
-    </FilterBar>
   );
 }
 

@@ -1,4 +1,4 @@
-import { Button, Flash, Heading, Select, TextInput } from '../components/controls.tsx';
+import { Button, Heading, Select, TextInput } from '../components/controls.tsx';
 import { spriteIcon } from '../components/sprite-icon.tsx';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -7,12 +7,10 @@ import type { EntityDef } from '../../shared/entity/define.ts';
 import { USER_REFERENCE } from '../../shared/entities/people.ts';
 import { isIsoDate } from '../../shared/entity/define.ts';
 import type { AccountEventFilter, AuditFilters } from '../../shared/schemas/audit.ts';
-import { PageSpinner } from '../components/page-spinner.tsx';
 import { Pager } from '../components/pager.tsx';
 import { CsvExportButton } from '../entity/csv-export.tsx';
-import { AccountEventsFilter, HistoryEntries, RECORDED_ACTIONS, RecordLink } from '../entity/record-history.tsx';
+import { AccountEventsFilter, HistoryEntries, HistoryResults, RECORDED_ACTIONS, RecordLink } from '../entity/record-history.tsx';
 import { ReferencePicker } from '../entity/reference-choices.tsx';
-import { errorText } from '../errors.ts';
 import { loadEntityDef } from '../routes.tsx';
 import { trpc } from '../trpc.ts';
 
@@ -74,6 +72,66 @@ function useDefinitions(names: readonly string[]): Record<string, EntityDef> {
   return defs;
 }
 
+/** The activity's filters: person, entity, action, account events, days, and the record filter when one is set. */
+function ActivityFilters({ filters, change }: { filters: AuditFilters; change: (changes: Record<string, string | undefined>) => void }) {
+  const { t } = useTranslation();
+  // Every entity has its labels under resources.<name> (the page has every text: ADR 024); `_history` is these screens' own.
+  const labels = t('resources', { returnObjects: true }) as Record<string, { name?: string }>;
+  const entities = Object.entries(typeof labels === 'object' ? labels : {})
+    .filter(([name]) => !name.startsWith('_'))
+    .map(([name, text]) => ({ name, label: text.name ?? name }))
+    .sort((a, b) => a.label.localeCompare(b.label));
+  return (
+    <div className="bo-bar" role="search" style={{ margin: '16px 0' }}>
+      <ReferencePicker
+        reference={USER_REFERENCE}
+        value={filters.user_id ?? null}
+        onChange={(v) => change({ user_id: v === null ? undefined : String(v) })}
+        label={t('resources._history.person')}
+        emptyLabel={t('resources._history.anyPerson')}
+        name="user_id"
+        testId="activity-user"
+      />
+      <Select aria-label={t('resources._history.entity')} value={filters.entity ?? ''} onChange={(e) => change({ entity: e.target.value })} data-testid="activity-entity">
+        <Select.Option value="">{t('resources._history.anyEntity')}</Select.Option>
+        {entities.map((e) => (
+          <Select.Option key={e.name} value={e.name}>
+            {e.label}
+          </Select.Option>
+        ))}
+      </Select>
+      <Select aria-label={t('resources._history.action')} value={filters.action ?? ''} onChange={(e) => change({ action: e.target.value })} data-testid="activity-action">
+        <Select.Option value="">{t('resources._history.anyAction')}</Select.Option>
+        {RECORDED_ACTIONS.map((action) => (
+          <Select.Option key={action} value={action}>
+            {t(`resources._history.actions.${action}`)}
+          </Select.Option>
+        ))}
+      </Select>
+      <AccountEventsFilter value={filters.account_events ?? 'hidden'} onChange={(value) => change({ account_events: value === 'hidden' ? undefined : value })} />
+      <span className="bo-range" role="group" aria-label={t('resources._history.when')}>
+        <span aria-hidden="true" className="bo-muted">
+          {t('resources._history.when')}
+        </span>
+        <TextInput
+          type="date"
+          aria-label={t('resources._history.from')}
+          value={filters.from ?? ''}
+          onChange={(e) => change({ from: e.target.value })}
+          data-testid="activity-from"
+        />
+        <span aria-hidden="true">–</span>
+        <TextInput type="date" aria-label={t('resources._history.to')} value={filters.to ?? ''} onChange={(e) => change({ to: e.target.value })} data-testid="activity-to" />
+      </span>
+      {filters.record_id !== undefined && (
+        <Button onClick={() => change({ record_id: undefined })} leadingVisual={XIcon} data-testid="activity-record">
+          {t('resources._history.recordFilter', { id: filters.record_id })}
+        </Button>
+      )}
+    </div>
+  );
+}
+
 /** /activity (Admin, ADR 036): every change, newest first, by person, entity, action and day range, with a CSV export. */
 export default function ActivityPage() {
   const { t } = useTranslation();
@@ -95,12 +153,6 @@ export default function ActivityPage() {
       return next;
     });
 
-  // Every entity has its labels under resources.<name> (the page has every text: ADR 024); `_history` is these screens' own.
-  const labels = t('resources', { returnObjects: true }) as Record<string, { name?: string }>;
-  const entities = Object.entries(typeof labels === 'object' ? labels : {})
-    .filter(([name]) => !name.startsWith('_'))
-    .map(([name, text]) => ({ name, label: text.name ?? name }))
-    .sort((a, b) => a.label.localeCompare(b.label));
   const active = FILTER_KEYS.filter((key) => chosen[key] !== undefined).length;
 
   return (
@@ -112,69 +164,15 @@ export default function ActivityPage() {
       <p className="bo-muted" style={{ marginTop: 4 }}>
         {t('resources._history.activityIntro')}
       </p>
-      <div className="bo-bar" role="search" style={{ margin: '16px 0' }}>
-        <ReferencePicker
-          reference={USER_REFERENCE}
-          value={filters.user_id ?? null}
-          onChange={(v) => change({ user_id: v === null ? undefined : String(v) })}
-          label={t('resources._history.person')}
-          emptyLabel={t('resources._history.anyPerson')}
-          name="user_id"
-          testId="activity-user"
-        />
-        <Select aria-label={t('resources._history.entity')} value={filters.entity ?? ''} onChange={(e) => change({ entity: e.target.value })} data-testid="activity-entity">
-          <Select.Option value="">{t('resources._history.anyEntity')}</Select.Option>
-          {entities.map((e) => (
-            <Select.Option key={e.name} value={e.name}>
-              {e.label}
-            </Select.Option>
-          ))}
-        </Select>
-        <Select aria-label={t('resources._history.action')} value={filters.action ?? ''} onChange={(e) => change({ action: e.target.value })} data-testid="activity-action">
-          <Select.Option value="">{t('resources._history.anyAction')}</Select.Option>
-          {RECORDED_ACTIONS.map((action) => (
-            <Select.Option key={action} value={action}>
-              {t(`resources._history.actions.${action}`)}
-            </Select.Option>
-          ))}
-        </Select>
-        <AccountEventsFilter value={filters.account_events ?? 'hidden'} onChange={(value) => change({ account_events: value === 'hidden' ? undefined : value })} />
-        <span className="bo-range" role="group" aria-label={t('resources._history.when')}>
-          <span aria-hidden="true" className="bo-muted">
-            {t('resources._history.when')}
-          </span>
-          <TextInput
-            type="date"
-            aria-label={t('resources._history.from')}
-            value={filters.from ?? ''}
-            onChange={(e) => change({ from: e.target.value })}
-            data-testid="activity-from"
-          />
-          <span aria-hidden="true">–</span>
-          <TextInput type="date" aria-label={t('resources._history.to')} value={filters.to ?? ''} onChange={(e) => change({ to: e.target.value })} data-testid="activity-to" />
-        </span>
-        {filters.record_id !== undefined && (
-          <Button onClick={() => change({ record_id: undefined })} leadingVisual={XIcon} data-testid="activity-record">
-            {t('resources._history.recordFilter', { id: filters.record_id })}
-          </Button>
+      <ActivityFilters filters={filters} change={change} />
+      <HistoryResults history={history} empty={t(active ? 'list.noMatches' : 'resources._history.empty')}>
+        {(data) => (
+          <>
+            <HistoryEntries entries={data.results} defOf={defOf} recordLink={(entry) => <RecordLink entry={entry} def={defOf(entry.entity)} />} />
+            <Pager paginator={data.paginator} onPage={(p) => change({ page: String(p) })} onPageSize={(size) => change({ page_size: String(size) })} />
+          </>
         )}
-      </div>
-      {history.error ? (
-        <Flash variant="danger" role="alert">
-          {errorText(t, history.error)}
-        </Flash>
-      ) : !history.data ? (
-        <PageSpinner />
-      ) : history.data.results.length === 0 ? (
-        <p className="bo-muted" data-testid="history-empty">
-          {t(active ? 'list.noMatches' : 'resources._history.empty')}
-        </p>
-      ) : (
-        <>
-          <HistoryEntries entries={history.data.results} defOf={defOf} recordLink={(entry) => <RecordLink entry={entry} def={defOf(entry.entity)} />} />
-          <Pager paginator={history.data.paginator} onPage={(p) => change({ page: String(p) })} onPageSize={(size) => change({ page_size: String(size) })} />
-        </>
-      )}
+      </HistoryResults>
     </section>
   );
 }

@@ -6,9 +6,8 @@ import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import { ImagePicker } from '../components/image-upload.tsx';
 import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
 import { RecordActions } from '../entity/record-actions.tsx';
-import { errorText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
-import { useToast } from '../shell/toasts.tsx';
+import { useConfirmedStep, useToastStep } from '../shell/toast-step.ts';
 import { trpc } from '../trpc.ts';
 import { BicycleHistory } from '../components/bicycle-history.tsx';
 
@@ -29,8 +28,8 @@ const Gallery = styled.ul`
 
 function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 'defect' }) {
   const { t } = useTranslation();
-  const toast = useToast();
-  const confirm = useConfirm();
+  const run = useToastStep();
+  const confirmed = useConfirmedStep();
   const utils = trpc.useUtils();
   const images = trpc.bicycles.images.list.useQuery({ id: bicycleId });
   const add = trpc.bicycles.images.add.useMutation();
@@ -38,26 +37,21 @@ function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 
   const list = (images.data ?? []).filter((i) => i.kind === kind);
   const title = t(kind === 'defect' ? 'bicycles.defectImages' : 'bicycles.images');
 
-  const attach = async (url: string) => {
-    try {
+  const attach = (url: string) =>
+    run(async () => {
       await add.mutateAsync({ id: bicycleId, url, kind });
       await utils.bicycles.images.list.invalidate({ id: bicycleId });
-      toast.success(t('bicycles.imageAdded'));
-    } catch (error) {
-      toast.error(errorText(t, error));
-    }
-  };
+    }, t('bicycles.imageAdded'));
 
-  const detach = async (imageId: number) => {
-    if (!(await confirm({ message: t('bicycles.removeImageConfirm'), danger: true }))) return;
-    try {
-      await remove.mutateAsync({ id: bicycleId, key: imageId });
-      await utils.bicycles.images.list.invalidate({ id: bicycleId });
-      toast.success(t('bicycles.imageRemoved'));
-    } catch (error) {
-      toast.error(errorText(t, error));
-    }
-  };
+  const detach = (imageId: number) =>
+    confirmed(
+      t('bicycles.removeImageConfirm'),
+      async () => {
+        await remove.mutateAsync({ id: bicycleId, key: imageId });
+        await utils.bicycles.images.list.invalidate({ id: bicycleId });
+      },
+      t('bicycles.imageRemoved'),
+    );
 
   return (
     <section data-testid={`images-${kind}`} style={{ marginTop: 24 }}>
@@ -78,7 +72,7 @@ function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 
           ))}
         </Gallery>
       )}
-      <ImagePicker kind="bicycle" label={title} onUploaded={attach} testId={`upload-${kind}`} />
+      <ImagePicker kind="bicycle" label={title} onUploaded={async (url) => void (await attach(url))} testId={`upload-${kind}`} />
     </section>
   );
 }

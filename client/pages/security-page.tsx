@@ -98,47 +98,77 @@ function ShownOnce({ codes, onDone }: { codes: string[]; onDone: () => void }) {
   );
 }
 
+const useCodeForm = () => useZodForm(codeForm, { code: '' });
+type CodeFormState = ReturnType<typeof useCodeForm>;
+
+/** A code form's submit: the API's step with the code, then `done`, a toast and the page's data anew; a wrong code under the field. */
+function useCodeSubmit<R>(form: CodeFormState, send: (input: { code: string }) => Promise<R>, done: (result: R) => void, success: string) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const utils = trpc.useUtils();
+  return async (event: React.FormEvent) => {
+    event.preventDefault();
+    const input = form.validate();
+    if (!input) return;
+    try {
+      done(await send(input));
+      form.setValues({ code: '' });
+      toast.success(success);
+      await utils.security.invalidate();
+    } catch (error) {
+      form.applyServerError(error);
+      if (!fieldErrorsOf(error).code) toast.error(errorText(t, error));
+    }
+  };
+}
+
+/** A one-time-code form: the code field and its button. */
+function CodeRow({
+  form,
+  label,
+  onSubmit,
+  testId,
+  children,
+}: {
+  form: CodeFormState;
+  label: string;
+  onSubmit: (event: React.FormEvent) => void;
+  testId: string;
+  children: React.ReactNode;
+}) {
+  return (
+    <Row onSubmit={onSubmit} noValidate data-testid={testId}>
+      <TextField name="code" label={label} value={form.values.code} onChange={(v) => form.set('code', v)} error={form.errors.code} autoComplete="one-time-code" required />
+      {children}
+    </Row>
+  );
+}
+
 function AuthenticatorApp({ enrolled, since }: { enrolled: boolean; since: string | null }) {
   const { t, i18n } = useTranslation();
   const toast = useToast();
-  const utils = trpc.useUtils();
   const start = trpc.security.startTotp.useMutation();
   const confirm = trpc.security.confirmTotp.useMutation();
   const remove = trpc.security.removeTotp.useMutation();
-  const confirmForm = useZodForm(codeForm, { code: '' });
-  const removeForm = useZodForm(codeForm, { code: '' });
+  const confirmForm = useCodeForm();
+  const removeForm = useCodeForm();
   const [codes, setCodes] = useState<string[] | null>(null);
 
-  const onConfirm = async (event: React.FormEvent) => {
-    event.preventDefault();
-    const input = confirmForm.validate();
-    if (!input) return;
-    try {
-      const done = await confirm.mutateAsync(input);
+  const onConfirm = useCodeSubmit(
+    confirmForm,
+    (input) => confirm.mutateAsync(input),
+    (done) => {
       setCodes(done.recovery_codes);
       start.reset();
-      confirmForm.setValues({ code: '' });
-      toast.success(t('security.totpAdded'));
-      await utils.security.invalidate();
-    } catch (error) {
-      confirmForm.applyServerError(error);
-      if (!fieldErrorsOf(error).code) toast.error(errorText(t, error));
-    }
-  };
-  const onRemove = async (event: React.FormEvent) => {
-    event.preventDefault();
-    const input = removeForm.validate();
-    if (!input) return;
-    try {
-      await remove.mutateAsync(input);
-      removeForm.setValues({ code: '' });
-      toast.success(t('security.totpRemoved'));
-      await utils.security.invalidate();
-    } catch (error) {
-      removeForm.applyServerError(error);
-      if (!fieldErrorsOf(error).code) toast.error(errorText(t, error));
-    }
-  };
+    },
+    t('security.totpAdded'),
+  );
+  const onRemove = useCodeSubmit(
+    removeForm,
+    (input) => remove.mutateAsync(input),
+    () => undefined,
+    t('security.totpRemoved'),
+  );
 
   return (
     <Section aria-labelledby="security-totp">
@@ -158,20 +188,11 @@ function AuthenticatorApp({ enrolled, since }: { enrolled: boolean; since: strin
       {enrolled ? (
         <>
           <p data-testid="totp-enrolled">{t('security.totpEnrolled', { since: formatDateTime(since, i18n.language) })}</p>
-          <Row onSubmit={onRemove} noValidate data-testid="totp-remove-form">
-            <TextField
-              name="code"
-              label={t('security.removeCode')}
-              value={removeForm.values.code}
-              onChange={(v) => removeForm.set('code', v)}
-              error={removeForm.errors.code}
-              autoComplete="one-time-code"
-              required
-            />
+          <CodeRow form={removeForm} label={t('security.removeCode')} onSubmit={onRemove} testId="totp-remove-form">
             <Button type="submit" variant="danger" loading={remove.isPending}>
               {t('security.totpRemove')}
             </Button>
-          </Row>
+          </CodeRow>
         </>
       ) : start.data ? (
         <>
@@ -180,20 +201,11 @@ function AuthenticatorApp({ enrolled, since }: { enrolled: boolean; since: strin
           <p>
             {t('security.totpSecret')} <code data-testid="totp-secret">{start.data.secret}</code>
           </p>
-          <Row onSubmit={onConfirm} noValidate data-testid="totp-confirm-form">
-            <TextField
-              name="code"
-              label={t('security.totpCode')}
-              value={confirmForm.values.code}
-              onChange={(v) => confirmForm.set('code', v)}
-              error={confirmForm.errors.code}
-              autoComplete="one-time-code"
-              required
-            />
+          <CodeRow form={confirmForm} label={t('security.totpCode')} onSubmit={onConfirm} testId="totp-confirm-form">
             <Button type="submit" variant="primary" loading={confirm.isPending} data-testid="totp-confirm">
               {t('security.totpConfirm')}
             </Button>
-          </Row>
+          </CodeRow>
         </>
       ) : (
         <>

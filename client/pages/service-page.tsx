@@ -1,136 +1,22 @@
-import { Avatar, Button, FormControl, Heading, IconButton, Label, Textarea } from '@primer/react';
-import { ImageIcon, TrashIcon } from '@primer/octicons-react';
-import { lazy, Suspense, useRef, useState } from 'react';
+import { Button, FormControl, Heading, Label, Textarea } from '@primer/react';
+import { lazy, Suspense, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import styled from 'styled-components';
 import { SERVICE_CHECK_STATUSES } from '../../shared/entities/service-items.ts';
 import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import type { ServiceDetailRow } from '../../shared/schemas/services.ts';
-import { useImageUpload } from '../components/image-upload.tsx';
 import { useUnsavedChangesGuard } from '../components/use-unsaved-guard.ts';
 import { useAccess } from '../entity/access.ts';
 import { RecordActions } from '../entity/record-actions.tsx';
 import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
 import { StatusLabel, statusText } from '../entity/status-label.tsx';
 import { errorText, fieldErrorsOf, fieldText } from '../errors.ts';
-import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 
+import { Items, SaveBar } from './service-checklist-styles.ts';
+import { DetailImages, DetailImageUpload } from './service-detail-images.tsx';
 // The photo flow (camera, upload, thumbnails) loads when a service page shows it, not with the page (ADR 043).
 const ServicePhotos = lazy(() => import('../components/service-photos.tsx'));
-
-const Items = styled.ol`
-  list-style: none;
-  margin: 0;
-  padding: 0;
-  display: grid;
-  grid-template-columns: repeat(auto-fill, minmax(300px, 1fr));
-  gap: 12px;
-  > li {
-    border: 1px solid var(--borderColor-default, #d0d7de);
-    border-radius: 6px;
-    padding: 12px;
-    display: grid;
-    gap: 10px;
-    align-content: start;
-    min-width: 0;
-  }
-  /* Thumb-size controls (ADR 043): every choice, checkbox and button of the checklist is at least 44 px high. */
-  fieldset {
-    border: 0;
-    margin: 0;
-    padding: 0;
-    display: grid;
-    grid-template-columns: repeat(auto-fit, minmax(96px, 1fr));
-    gap: 8px;
-    min-width: 0;
-  }
-  legend {
-    padding: 0;
-    margin-bottom: 6px;
-    font-weight: 600;
-    display: flex;
-    gap: 8px;
-    align-items: center;
-    flex-wrap: wrap;
-  }
-  .choice,
-  .repair {
-    position: relative;
-    display: flex;
-    align-items: center;
-    gap: 8px;
-    min-height: 44px;
-    padding: 6px 10px;
-    border: 1px solid var(--borderColor-default, #d0d7de);
-    border-radius: 8px;
-    cursor: pointer;
-    line-height: 1.25;
-    font-size: 14px;
-  }
-  /* A choice is a button-like pill: its radio covers it (so a tap anywhere chooses) but is not drawn; the chosen
-     one shows by its thicker border and bold text as well as its colour. */
-  .choice {
-    justify-content: center;
-    text-align: center;
-    padding: 6px 8px;
-    overflow-wrap: normal;
-    word-break: normal;
-  }
-  .choice input {
-    position: absolute;
-    inset: 0;
-    width: 100%;
-    height: 100%;
-    margin: 0;
-    opacity: 0;
-    cursor: pointer;
-  }
-  .repair input {
-    width: 20px;
-    height: 20px;
-    margin: 0;
-    flex: none;
-    accent-color: var(--fgColor-accent, #0969da);
-  }
-  .choice:has(input:checked) {
-    border: 2px solid var(--borderColor-accent-emphasis, #0969da);
-    background: var(--bgColor-accent-muted, #ddf4ff);
-    font-weight: 600;
-  }
-  .choice:has(input:focus-visible),
-  .repair:has(input:focus-visible) {
-    outline: 2px solid var(--focus-outlineColor, #0969da);
-    outline-offset: 1px;
-  }
-  button {
-    min-height: 44px;
-    min-width: 44px;
-  }
-`;
-
-/** The checklist's one Save, kept in reach at the bottom of a phone's screen while the items scroll by. */
-const SaveBar = styled.div`
-  position: sticky;
-  bottom: 0;
-  z-index: 1;
-  margin-top: 12px;
-  padding: 10px 0;
-  display: flex;
-  flex-wrap: wrap;
-  gap: 8px 16px;
-  align-items: center;
-  background: var(--bgColor-default, #fff);
-  border-top: 1px solid var(--borderColor-default, #d0d7de);
-  button {
-    min-height: 44px;
-  }
-  p {
-    margin: 0;
-    font-size: 14px;
-  }
-`;
 
 const CHECK_COLOR = { red: 'danger', green: 'success' } as const;
 
@@ -144,8 +30,6 @@ function CheckStatus({ value }: { value: number | null }) {
     </Label>
   );
 }
-
-type Refresh = () => Promise<void>;
 
 /** What the form holds for one item of the checklist. */
 interface Answer {
@@ -278,102 +162,6 @@ function DetailSummary({ detail }: { detail: ServiceDetailRow['detail'] }) {
         </span>
       )}
       {detail?.notes && <p style={{ margin: 0, whiteSpace: 'pre-wrap' }}>{detail.notes}</p>}
-    </>
-  );
-}
-
-/** A checklist item's images, each removable (after a confirmation) while the item is editable. */
-function DetailImages({ serviceId, row, name, editable, refresh }: { serviceId: number; row: ServiceDetailRow; name: string; editable: boolean; refresh: Refresh }) {
-  const { t } = useTranslation();
-  const toast = useToast();
-  const confirm = useConfirm();
-  const removeImage = trpc.services.removeDetailImage.useMutation();
-  const detail = row.detail;
-  if ((detail?.images.length ?? 0) === 0) return null;
-  return (
-    <ul style={{ listStyle: 'none', padding: 0, margin: 0, display: 'flex', flexWrap: 'wrap', gap: 8 }}>
-      {detail!.images.map((image) => (
-        <li key={image.id} style={{ display: 'flex', flexDirection: 'column', alignItems: 'center' }}>
-          <a href={image.url} target="_blank" rel="noopener noreferrer">
-            <Avatar src={image.url} size={64} square alt={t('services.imageOf', { name })} data-testid="detail-image" />
-          </a>
-          {editable && (
-            <IconButton
-              icon={TrashIcon}
-              size="small"
-              variant="invisible"
-              aria-label={t('upload.remove')}
-              onClick={async () => {
-                if (!(await confirm({ message: t('bicycles.removeImageConfirm'), danger: true }))) return;
-                try {
-                  await removeImage.mutateAsync({ id: serviceId, itemId: row.service_item_id, imageId: image.id });
-                  await refresh();
-                } catch (e) {
-                  toast.error(errorText(t, e));
-                }
-              }}
-            />
-          )}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-/** Adds an image to a checklist item: a hidden file input, its button, and the upload's progress. */
-function DetailImageUpload({ serviceId, row, name, refresh }: { serviceId: number; row: ServiceDetailRow; name: string; refresh: Refresh }) {
-  const { t } = useTranslation();
-  const toast = useToast();
-  const addImage = trpc.services.addDetailImage.useMutation();
-  const { upload, uploading, progress } = useImageUpload('service_detail_image');
-  const fileInput = useRef<HTMLInputElement>(null);
-
-  const onFile = async (file: File | undefined) => {
-    if (!file) return;
-    if (!['image/jpeg', 'image/jpg', 'image/png'].includes(file.type)) {
-      toast.error(t('upload.onlyImages'));
-      return;
-    }
-    const url = await upload(file);
-    if (!url) return;
-    try {
-      await addImage.mutateAsync({ id: serviceId, itemId: row.service_item_id, url });
-      await refresh();
-      toast.success(t('services.imageAdded'));
-    } catch (e) {
-      toast.error(errorText(t, e));
-    }
-  };
-
-  return (
-    <>
-      <input
-        ref={fileInput}
-        type="file"
-        accept="image/jpeg,image/png"
-        hidden
-        aria-label={t('services.addImage', { name })}
-        onChange={(e) => {
-          const file = e.target.files?.[0];
-          e.target.value = '';
-          void onFile(file);
-        }}
-        data-testid="detail-upload"
-      />
-      {/* The visible words begin the accessible name (WCAG 2.5.3); the item's name tells the buttons apart. */}
-      <Button
-        leadingVisual={ImageIcon}
-        onClick={() => fileInput.current?.click()}
-        loading={uploading}
-        aria-label={`${uploading ? t('upload.uploading') : t('upload.choose')}: ${name}`}
-      >
-        {uploading ? t('upload.uploading') : t('upload.choose')}
-      </Button>
-      {progress !== null && (
-        <span className="visually-hidden" role="status">
-          {t('upload.uploading')}
-        </span>
-      )}
     </>
   );
 }

@@ -127,40 +127,78 @@ export interface OfflineQueue {
   close(): void;
 }
 
+/** The user's kept steps (mirrored in storage), whether the back office answers, and who listens to either. */
+function stepStore(user: string) {
+  const listeners = new Set<() => void>();
+  const store = {
+    steps: read().filter((s) => s.user === user),
+    online: navigator.onLine,
+    notify: () => listeners.forEach((listener) => listener()),
+    subscribe(listener: () => void) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    setOnline(value: boolean) {
+      if (value === store.online) return;
+      store.online = value;
+      store.notify();
+    },
+    save(next: QueuedStep[]) {
+      store.steps = next;
+      try {
+        write([...read().filter((s) => s.user !== user), ...next].filter((s) => s.user === user));
+      } catch {
+        // Full or refused storage: the step still shows, and is sent while this page stays open.
+      }
+      store.notify();
+    },
+    update: (key: string, change: Partial<QueuedStep> | null) =>
+      store.save(change ? store.steps.map((s) => (s.key === key ? { ...s, ...change } : s)) : store.steps.filter((s) => s.key !== key)),
+  };
+  return store;
+}
+
+/** Replays now, on the browser's `online` event and every RETRY_EVERY_MS while offline or steps wait; returns the stop. */
+function watchConnection(store: ReturnType<typeof stepStore>, replay: () => Promise<void>): () => void {
+  const retry = setInterval(() => {
+    if (!store.online || store.steps.some((s) => s.state === 'queued')) void replay();
+  }, RETRY_EVERY_MS);
+  const onOnline = () => void replay();
+  const onOffline = () => store.setOnline(false);
+  window.addEventListener('online', onOnline);
+  window.addEventListener('offline', onOffline);
+  void replay();
+  return () => {
+    clearInterval(retry);
+    window.removeEventListener('online', onOnline);
+    window.removeEventListener('offline', onOffline);
+  };
+}
+
+/** A refused step tried again: the same step on the stop as it now is, with a new key (a new decision). */
+function stepAgain(old: QueuedStep, service: EntityRecord): QueuedStep {
+  const step: QueuedStep = { ...old, key: crypto.randomUUID(), input: { ...old.input, version: service.version }, before: service, at: new Date().toISOString(), state: 'queued' };
+  delete step.message;
+  delete step.retriedAt;
+  return step;
+}
+
 /**
  * The queue of `user`; `onSent` runs after steps reached the API (the page reloads the day). Sending is one at
  * a time in this tab, and across tabs under a Web Lock where the browser has them.
  */
 export function openOfflineQueue(user: string, onSent: () => void): OfflineQueue {
-  const listeners = new Set<() => void>();
-  const notify = () => listeners.forEach((listener) => listener());
-  let steps = read().filter((s) => s.user === user);
-  let online = navigator.onLine;
-  const setOnline = (value: boolean) => {
-    if (value === online) return;
-    online = value;
-    notify();
-  };
-  const save = (next: QueuedStep[]) => {
-    steps = next;
-    try {
-      write([...read().filter((s) => s.user !== user), ...next].filter((s) => s.user === user));
-    } catch {
-      // Full or refused storage: the step still shows, and is sent while this page stays open.
-    }
-    notify();
-  };
-  const update = (key: string, change: Partial<QueuedStep> | null) =>
-    save(change ? steps.map((s) => (s.key === key ? { ...s, ...change } : s)) : steps.filter((s) => s.key !== key));
+  const store = stepStore(user);
+  const { notify, setOnline, save, update } = store;
 
   let running: Promise<void> | null = null;
   const exclusive = (run: () => Promise<void>): Promise<void> => (navigator.locks ? navigator.locks.request('bb-offline-queue', run).then(() => undefined) : run());
 
   async function sendWaiting(): Promise<void> {
     // Another tab may have sent some meanwhile: storage is the truth.
-    steps = read().filter((s) => s.user === user);
+    store.steps = read().filter((s) => s.user === user);
     let sent = false;
-    for (const step of steps.filter((s) => s.state === 'queued')) {
+    for (const step of store.steps.filter((s) => s.state === 'queued')) {
       const outcome = await post(step);
       setOnline(outcome.kind !== 'unsent');
       if (outcome.kind === 'unsent') break;
@@ -183,27 +221,17 @@ export function openOfflineQueue(user: string, onSent: () => void): OfflineQueue
     return running;
   };
 
-  const retry = setInterval(() => {
-    if (!online || steps.some((s) => s.state === 'queued')) void replay();
-  }, RETRY_EVERY_MS);
-  const onOnline = () => void replay();
-  const onOffline = () => setOnline(false);
-  window.addEventListener('online', onOnline);
-  window.addEventListener('offline', onOffline);
-  void replay();
+  const stopWatching = watchConnection(store, replay);
 
   return {
-    steps: () => steps,
-    reachable: () => online,
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
+    steps: () => store.steps,
+    reachable: () => store.online,
+    subscribe: store.subscribe,
     async submit(path, input, record) {
       const step: QueuedStep = { key: crypto.randomUUID(), user, path, input, service: record.id, before: record, at: new Date().toISOString(), state: 'queued' };
-      save([...steps.filter((s) => s.service !== record.id), step]);
+      save([...store.steps.filter((s) => s.service !== record.id), step]);
       // Known to be offline: kept at once (the retry sends it), rather than a "Saving…" that waits for a timeout.
-      if (!online || !navigator.onLine) throw queuedAction();
+      if (!store.online || !navigator.onLine) throw queuedAction();
       await running;
       const outcome = await post(step);
       setOnline(outcome.kind !== 'unsent');
@@ -215,21 +243,12 @@ export function openOfflineQueue(user: string, onSent: () => void): OfflineQueue
     },
     replay,
     async resend(key, service) {
-      const old = steps.find((s) => s.key === key);
+      const old = store.steps.find((s) => s.key === key);
       if (!old) return;
-      const step: QueuedStep = {
-        ...old,
-        key: crypto.randomUUID(),
-        input: { ...old.input, version: service.version },
-        before: service,
-        at: new Date().toISOString(),
-        state: 'queued',
-      };
-      delete step.message;
-      delete step.retriedAt;
-      save([...steps.filter((s) => s.key !== key), step]);
+      const step = stepAgain(old, service);
+      save([...store.steps.filter((s) => s.key !== key), step]);
       // Known to be offline: it waits like a step taken offline (the card says so), and the retry sends it.
-      if (!online || !navigator.onLine) return;
+      if (!store.online || !navigator.onLine) return;
       await running;
       const outcome = await post(step);
       setOnline(outcome.kind !== 'unsent');
@@ -242,11 +261,7 @@ export function openOfflineQueue(user: string, onSent: () => void): OfflineQueue
       update(step.key, { state: refusedState(outcome.error), message: JSON.stringify(outcome.error), retriedAt: new Date().toISOString() });
     },
     discard: (key) => update(key, null),
-    close() {
-      clearInterval(retry);
-      window.removeEventListener('online', onOnline);
-      window.removeEventListener('offline', onOffline);
-    },
+    close: stopWatching,
   };
 }
 

@@ -10,7 +10,7 @@ import { createSessionGroups, type LiveStream } from './sessions.ts';
  * with `Last-Event-ID` is sent what it missed.
  */
 
-/** What the ring buffer keeps: at most this many changes, none older than this (the API's replay window too). */
+/** What the ring buffer keeps: at most this many changes, none older than this (the API's replay recent too). */
 export const LIVE_WINDOW = { entries: 1000, ms: 10 * 60_000 };
 const RETRY_MS = { first: 1000, max: 30_000 };
 /** The API sends a comment every 15 s: a stream silent for this long is dead (a lost connection, a stuck proxy). */
@@ -50,6 +50,106 @@ interface Buffered {
   at: number;
 }
 
+/** Reads an event stream's body (`text/event-stream`), calling `onEvent` for each event that carries data. */
+export async function readEventStream(body: AsyncIterable<Buffer>, onEvent: (event: string, data: string) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  let pending = '';
+  for await (const chunk of body) {
+    pending += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = pending.indexOf('\n\n')) >= 0) {
+      const block = pending.slice(0, end);
+      pending = pending.slice(end + 2);
+      let event = 'message';
+      const data: string[] = [];
+      for (const line of block.split('\n')) {
+        if (line.startsWith('event:')) event = line.slice(6).trim();
+        else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
+      }
+      if (data.length > 0) onEvent(event, data.join('\n'));
+    }
+  }
+}
+
+/** The ring buffer of recent changes (at most `LIVE_WINDOW`), and how far back it covers. */
+function createReplayWindow() {
+  const buffer: Buffered[] = [];
+  /** Every change after this id has been received; null until the subscription first answers. */
+  let coveredAfter: number | null = null;
+  const recent = {
+    lastId: null as number | null,
+    /** The subscription's first answer: the newest change so far, nothing to replay before it. */
+    first(last: number) {
+      if (coveredAfter !== null) return;
+      coveredAfter = last;
+      recent.lastId = last;
+    },
+    /** Keeps a new change (false for one already seen) and lets the oldest go past the recent. */
+    keep(notice: LiveNotice): boolean {
+      if (recent.lastId !== null && notice.id <= recent.lastId) return false;
+      recent.lastId = notice.id;
+      const now = Date.now();
+      buffer.push({ notice, at: now });
+      while (buffer.length > 0 && (buffer.length > LIVE_WINDOW.entries || now - buffer[0]!.at > LIVE_WINDOW.ms)) {
+        coveredAfter = Math.max(coveredAfter ?? 0, buffer.shift()!.notice.id);
+      }
+      return true;
+    },
+    /** The API could not replay everything: the buffer starts afresh after `newest`. */
+    restart(newest: number) {
+      buffer.length = 0;
+      coveredAfter = newest;
+    },
+    /** What a browser that last saw `since` missed, for its viewer; `gap` when the buffer does not reach back that far. */
+    missedSince(since: number, viewer: Viewer): { gap: boolean; frames: string[] } {
+      const { lastId } = recent;
+      // Far ahead of anything seen: an id of another database (a reset development one), not one to wait for.
+      if (coveredAfter === null || lastId === null || since < coveredAfter || since > lastId + LIVE_WINDOW.entries) return { gap: true, frames: [] };
+      const frames = buffer.filter(({ notice }) => notice.id > since && mayReceive(viewer, notice)).map(({ notice }) => frameOf('change', browserEventOf(notice), notice.id));
+      return { gap: false, frames };
+    },
+  };
+  return recent;
+}
+
+interface Subscription {
+  client: Client;
+  base: URL;
+  opts: LiveHubOptions;
+  signal: AbortSignal;
+  recent: ReturnType<typeof createReplayWindow>;
+  closed: () => boolean;
+  onEvent: (event: string, data: string, connection: { newest: number }) => void;
+}
+
+/** The subscription to the API's event stream, from the last change seen; reconnects (with jittered backoff) until closed. */
+async function subscribe({ client, base, opts, signal, recent, closed, onEvent }: Subscription): Promise<void> {
+  let delay = RETRY_MS.first;
+  while (!closed()) {
+    try {
+      const headers: Record<string, string> = { accept: 'text/event-stream', 'x-forwarded-secret': opts.forwardedSecret };
+      if (recent.lastId !== null) headers['last-event-id'] = String(recent.lastId);
+      const res = await client.request({ method: 'GET', path: `${base.pathname}audit/events/`, headers, signal });
+      if (res.statusCode !== 200) {
+        await res.body.dump();
+        throw new Error(`the API answered ${res.statusCode}`);
+      }
+      opts.onUpstreamConnected?.(true);
+      delay = RETRY_MS.first;
+      const connection = { newest: recent.lastId ?? 0 };
+      await readEventStream(res.body, (event, data) => onEvent(event, data, connection));
+    } catch (error) {
+      if (closed()) break;
+      opts.log.warn({ err: error }, 'live updates: the API event stream failed; reconnecting');
+    }
+    opts.onUpstreamConnected?.(false);
+    if (closed()) break;
+    // Jitter: back offices restarted together do not reconnect together.
+    await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)).unref());
+    delay = Math.min(delay * 2, RETRY_MS.max);
+  }
+}
+
 export type LiveHub = ReturnType<typeof createLiveHub>;
 
 export function createLiveHub(opts: LiveHubOptions) {
@@ -62,28 +162,15 @@ export function createLiveHub(opts: LiveHubOptions) {
     heartbeatMs: opts.heartbeatMs ?? HEARTBEAT_MS,
     all: () => streams,
   });
-  const buffer: Buffered[] = [];
-  /** Every change after this id has been received; null until the subscription first answers. */
-  let coveredAfter: number | null = null;
-  let lastId: number | null = null;
+  const recent = createReplayWindow();
   let started = false;
   let closed = false;
   const abort = new AbortController();
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
-  function evict(now: number) {
-    while (buffer.length > 0 && (buffer.length > LIVE_WINDOW.entries || now - buffer[0]!.at > LIVE_WINDOW.ms)) {
-      coveredAfter = Math.max(coveredAfter ?? 0, buffer.shift()!.notice.id);
-    }
-  }
-
   function publish(notice: LiveNotice) {
-    if (lastId !== null && notice.id <= lastId) return;
-    lastId = notice.id;
-    const now = Date.now();
-    buffer.push({ notice, at: now });
-    evict(now);
+    if (!recent.keep(notice)) return;
     const frame = frameOf('change', browserEventOf(notice), notice.id);
     for (const stream of streams) {
       if (!stream.usable()) stream.end();
@@ -95,8 +182,7 @@ export function createLiveHub(opts: LiveHubOptions) {
 
   /** The API could not replay everything: browsers drop every cached answer, the buffer starts afresh. */
   function gap(newest: number) {
-    buffer.length = 0;
-    coveredAfter = newest;
+    recent.restart(newest);
     for (const stream of streams) stream.write(GAP);
   }
 
@@ -104,73 +190,16 @@ export function createLiveHub(opts: LiveHubOptions) {
     if (event === 'ready') {
       const { last } = JSON.parse(data) as { last: number };
       connection.newest = last;
-      if (coveredAfter === null) {
-        coveredAfter = last;
-        lastId = last;
-      }
+      recent.first(last);
       markReady();
     } else if (event === 'gap') gap(connection.newest);
     else if (event === 'change') publish(JSON.parse(data) as LiveNotice);
   }
 
-  async function consume(body: AsyncIterable<Buffer>, connection: { newest: number }) {
-    const decoder = new TextDecoder();
-    let pending = '';
-    for await (const chunk of body) {
-      pending += decoder.decode(chunk, { stream: true });
-      let end: number;
-      while ((end = pending.indexOf('\n\n')) >= 0) {
-        const block = pending.slice(0, end);
-        pending = pending.slice(end + 2);
-        let event = 'message';
-        const data: string[] = [];
-        for (const line of block.split('\n')) {
-          if (line.startsWith('event:')) event = line.slice(6).trim();
-          else if (line.startsWith('data:')) data.push(line.slice(5).trimStart());
-        }
-        if (data.length > 0) onEvent(event, data.join('\n'), connection);
-      }
-    }
-  }
-
-  async function run() {
-    let delay = RETRY_MS.first;
-    while (!closed) {
-      try {
-        const headers: Record<string, string> = { accept: 'text/event-stream', 'x-forwarded-secret': opts.forwardedSecret };
-        if (lastId !== null) headers['last-event-id'] = String(lastId);
-        const res = await client.request({ method: 'GET', path: `${base.pathname}audit/events/`, headers, signal: abort.signal });
-        if (res.statusCode !== 200) {
-          await res.body.dump();
-          throw new Error(`the API answered ${res.statusCode}`);
-        }
-        opts.onUpstreamConnected?.(true);
-        delay = RETRY_MS.first;
-        await consume(res.body, { newest: lastId ?? 0 });
-      } catch (error) {
-        if (closed) break;
-        opts.log.warn({ err: error }, 'live updates: the API event stream failed; reconnecting');
-      }
-      opts.onUpstreamConnected?.(false);
-      if (closed) break;
-      // Jitter: back offices restarted together do not reconnect together.
-      await new Promise((resolve) => setTimeout(resolve, delay * (0.5 + Math.random() / 2)).unref());
-      delay = Math.min(delay * 2, RETRY_MS.max);
-    }
-  }
-
   function start() {
     if (started || closed) return;
     started = true;
-    void run();
-  }
-
-  /** What a browser that last saw `since` missed, for its viewer; `gap` when the buffer does not reach back that far. */
-  function missedSince(since: number, viewer: Viewer): { gap: boolean; frames: string[] } {
-    // Far ahead of anything seen: an id of another database (a reset development one), not one to wait for.
-    if (coveredAfter === null || lastId === null || since < coveredAfter || since > lastId + LIVE_WINDOW.entries) return { gap: true, frames: [] };
-    const frames = buffer.filter(({ notice }) => notice.id > since && mayReceive(viewer, notice)).map(({ notice }) => frameOf('change', browserEventOf(notice), notice.id));
-    return { gap: false, frames };
+    void subscribe({ client, base, opts, signal: abort.signal, recent, closed: () => closed, onEvent });
   }
 
   return {
@@ -185,7 +214,7 @@ export function createLiveHub(opts: LiveHubOptions) {
       start();
       if (since !== null) {
         await Promise.race([ready, new Promise((resolve) => setTimeout(resolve, READY_WAIT_MS).unref())]);
-        const missed = missedSince(since, stream.viewer);
+        const missed = recent.missedSince(since, stream.viewer);
         if (missed.gap) stream.write(GAP);
         for (const frame of missed.frames) stream.write(frame);
       }

@@ -90,6 +90,23 @@ function tokenCookies(req: FastifyRequest, reply: FastifyReply, deps: Deps) {
   };
 }
 
+/**
+ * A call made for this browser request: from the browser's address, under the request's id. A write of a
+ * request that carries an Idempotency-Key (ADR 042) carries it too, numbered from the request's second write
+ * on (`key.2`), so a replayed request names each of its writes as the first time and the API answers each
+ * from what it stored. The route refuses such a key on a batch of several calls (`server/app.ts`), whose
+ * writes would not come in a fixed order.
+ */
+function browserCalls(req: FastifyRequest) {
+  const browserKey = req.headers[IDEMPOTENCY_HEADER];
+  let writes = 0;
+  return <C extends Omit<UpstreamCall, 'token'>>(call: C): C => {
+    if (call.method === 'GET' || !isIdempotencyKey(browserKey)) return { clientIp: req.ip, requestId: String(req.id), ...call };
+    writes += 1;
+    return { clientIp: req.ip, requestId: String(req.id), idempotencyKey: writes === 1 ? browserKey : `${browserKey}.${writes}`, ...call };
+  };
+}
+
 export function createRequestSession(req: FastifyRequest, reply: FastifyReply, deps: Deps): RequestSession {
   const cookies = tokenCookies(req, reply, deps);
   let tokens: TokenPair | null = cookies.pair;
@@ -134,20 +151,7 @@ export function createRequestSession(req: FastifyRequest, reply: FastifyReply, d
   }
 
   const accessExpired = () => isExpired(tokens, info);
-  /**
-   * A call made for this browser request: from the browser's address, under the request's id. A write of a
-   * request that carries an Idempotency-Key (ADR 042) carries it too, numbered from the request's second write
-   * on (`key.2`), so a replayed request names each of its writes as the first time and the API answers each
-   * from what it stored. The route refuses such a key on a batch of several calls (`server/app.ts`), whose
-   * writes would not come in a fixed order.
-   */
-  const browserKey = req.headers[IDEMPOTENCY_HEADER];
-  let writes = 0;
-  const fromBrowser = <C extends Omit<UpstreamCall, 'token'>>(call: C): C => {
-    if (call.method === 'GET' || !isIdempotencyKey(browserKey)) return { clientIp: req.ip, requestId: String(req.id), ...call };
-    writes += 1;
-    return { clientIp: req.ip, requestId: String(req.id), idempotencyKey: writes === 1 ? browserKey : `${browserKey}.${writes}`, ...call };
-  };
+  const fromBrowser = browserCalls(req);
 
   /** The pair to call with, refreshed first when its access token has expired. */
   async function usableTokens(): Promise<TokenPair> {

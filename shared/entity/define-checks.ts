@@ -10,10 +10,40 @@ export function checkDefinition(def: EntityDef, entityByName: (name: string) => 
   for (const key of Object.keys(def.fields)) {
     if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`${def.name}.${key}: field names are snake_case identifiers`);
   }
-  const known = (key: string | undefined, what: string) => {
+  const known = knownField(def);
+  checkAccess(def, entityByName);
+  for (const key of labelFields(def.label)) {
+    const reference = key.endsWith('_label') ? def.fields[key.slice(0, -'_label'.length)] : undefined;
+    if (key !== 'id' && !(key in def.fields) && reference?.kind !== 'reference') throw new Error(`${def.name}: label names unknown field ${key}`);
+  }
+  known(def.calendarField, 'calendarField');
+  known(def.activeField, 'activeField');
+  checkFieldOptions(def);
+  if (def.activeField && (def.fields[def.activeField]!.kind !== 'boolean' || def.fields[def.activeField]!.filter !== true))
+    throw new Error(`${def.name}: activeField ${def.activeField} must be a boolean list filter`);
+  for (const key of Object.values(def.location ?? {})) if (typeof key === 'string') known(key, 'location');
+  for (const group of def.unique ?? []) for (const key of group.fields) known(key, `unique ${group.name}`);
+  for (const [key, field] of Object.entries(def.fields)) {
+    if (!field.status) continue;
+    for (const stamp of Object.values(field.status.stamps ?? {})) {
+      known(stamp, `${key}.status.stamps`);
+      if (!def.fields[stamp]!.readOnly) throw new Error(`${def.name}.${stamp}: status stamps are read-only`);
+    }
+  }
+  checkActions(def);
+  return def;
+}
+
+/** Throws unless `key` (when given) is a field of the definition; `what` says which option names it. */
+function knownField(def: EntityDef) {
+  return (key: string | undefined, what: string) => {
     if (key !== undefined && !(key in def.fields)) throw new Error(`${def.name}: ${what} names unknown field ${key}`);
   };
-  known(def.access?.ownerField, 'access.ownerField');
+}
+
+/** The owner field, and the entities a record is read through (each with an owner, by a reference to this one). */
+function checkAccess(def: EntityDef, entityByName: (name: string) => EntityDef | undefined) {
+  knownField(def)(def.access?.ownerField, 'access.ownerField');
   for (const rule of def.access?.readThrough ?? []) {
     const through = entityByName(rule.entity);
     const field = through?.fields[rule.field];
@@ -21,12 +51,10 @@ export function checkDefinition(def: EntityDef, entityByName: (name: string) => 
     if (field?.kind !== 'reference' || field.reference?.entity !== def.name)
       throw new Error(`${def.name}: access.readThrough: ${rule.entity}.${rule.field} is no reference to ${def.name}`);
   }
-  for (const key of labelFields(def.label)) {
-    const reference = key.endsWith('_label') ? def.fields[key.slice(0, -'_label'.length)] : undefined;
-    if (key !== 'id' && !(key in def.fields) && reference?.kind !== 'reference') throw new Error(`${def.name}: label names unknown field ${key}`);
-  }
-  known(def.calendarField, 'calendarField');
-  known(def.activeField, 'activeField');
+}
+
+/** The fields' search and due options, and the search expressions' names. */
+function checkFieldOptions(def: EntityDef) {
   for (const [key, field] of Object.entries(def.fields))
     // A term is a b-tree key: at most 2 704 bytes, so a few hundred characters (ADR 050).
     if (field.valuesRepeat && !(field.searchable && field.kind === 'text' && !field.multiline && (field.max ?? Infinity) <= 600))
@@ -39,17 +67,10 @@ export function checkDefinition(def: EntityDef, entityByName: (name: string) => 
     if (!/^[a-z][a-z0-9_]*$/.test(key)) throw new Error(`${def.name}.searchExpressions.${key}: names are snake_case identifiers`);
   }
   for (const [key, field] of Object.entries(def.fields)) if (field.due && field.kind !== 'date') throw new Error(`${def.name}.${key}: only a date can be due`);
-  if (def.activeField && (def.fields[def.activeField]!.kind !== 'boolean' || def.fields[def.activeField]!.filter !== true))
-    throw new Error(`${def.name}: activeField ${def.activeField} must be a boolean list filter`);
-  for (const key of Object.values(def.location ?? {})) if (typeof key === 'string') known(key, 'location');
-  for (const group of def.unique ?? []) for (const key of group.fields) known(key, `unique ${group.name}`);
-  for (const [key, field] of Object.entries(def.fields)) {
-    if (!field.status) continue;
-    for (const stamp of Object.values(field.status.stamps ?? {})) {
-      known(stamp, `${key}.status.stamps`);
-      if (!def.fields[stamp]!.readOnly) throw new Error(`${def.name}.${stamp}: status stamps are read-only`);
-    }
-  }
+}
+
+/** Action and sub-resource keys, the transition action, action variants and `sets`. */
+function checkActions(def: EntityDef) {
   for (const [key, action] of Object.entries(def.actions ?? {})) {
     // The transition action comes from the status field; a declared one may only add an override.
     if (key === 'transition' && statusFieldOf(def) && Object.keys(action).some((k) => k !== 'override'))
@@ -64,7 +85,6 @@ export function checkDefinition(def: EntityDef, entityByName: (name: string) => 
     if (sub.set && !sub.key) throw new Error(`${def.name}.subResources.${key}: set needs the item's key`);
     if (sub.setMany && !sub.set) throw new Error(`${def.name}.subResources.${key}: setMany needs set`);
   }
-  return def;
 }
 
 /** A `sets` action (ADR 069) changes writable fields of one record, and only those. */

@@ -36,6 +36,29 @@ const dateString = () => z.string({ error: MSG.required }).refine(isIsoDate, { e
 const MONEY_LIMIT = 9_999_999_999.99;
 const DECIMAL_LIMIT = 999_999_999_999.99;
 
+/** An integer or a reference id, within the field's bounds and the column's type. */
+function wholeNumber(field: FieldDef): z.ZodType {
+  let n = z.coerce.number({ error: 'validation.number' }).int({ error: 'validation.integer' });
+  if (field.min !== undefined) n = n.min(field.min, { error: field.min === 0 ? 'validation.notNegative' : `validation.min:${field.min}` });
+  if (field.max !== undefined) n = n.max(field.max, { error: `validation.max:${field.max}` });
+  // Within the column's type (integer, or a bigint id), so no value reaches SQL only to overflow there.
+  else if (field.kind === 'integer') n = n.max(2_147_483_647, { error: 'validation.max:2147483647' });
+  if (field.kind === 'integer' && field.min === undefined) n = n.min(-2_147_483_648, { error: 'validation.min:-2147483648' });
+  if (field.kind === 'reference') n = n.positive({ error: MSG.required }).max(Number.MAX_SAFE_INTEGER, { error: 'validation.option' });
+  return n;
+}
+
+/** A decimal or an amount of money, within the field's bounds and what its numeric column holds. */
+function decimalNumber(field: FieldDef): z.ZodType {
+  const limit = field.kind === 'money' ? MONEY_LIMIT : DECIMAL_LIMIT;
+  const min = Math.max(field.min ?? (field.kind === 'money' ? 0 : -limit), -limit);
+  const max = Math.min(field.max ?? limit, limit);
+  let n = z.coerce.number({ error: 'validation.number' }).finite({ error: 'validation.number' });
+  n = n.min(min, { error: min === 0 ? 'validation.notNegative' : `validation.min:${min}` });
+  n = n.max(max, { error: `validation.max:${max}` });
+  return n;
+}
+
 /** The zod type of one field's input value (before required/optional is applied). */
 function inputType(field: FieldDef): z.ZodType {
   switch (field.kind) {
@@ -51,26 +74,11 @@ function inputType(field: FieldDef): z.ZodType {
     case 'url':
       return storableText(field.max ?? 2048).pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'validation.url' })], { error: 'validation.url' }));
     case 'integer':
-    case 'reference': {
-      let n = z.coerce.number({ error: 'validation.number' }).int({ error: 'validation.integer' });
-      if (field.min !== undefined) n = n.min(field.min, { error: field.min === 0 ? 'validation.notNegative' : `validation.min:${field.min}` });
-      if (field.max !== undefined) n = n.max(field.max, { error: `validation.max:${field.max}` });
-      // Within the column's type (integer, or a bigint id), so no value reaches SQL only to overflow there.
-      else if (field.kind === 'integer') n = n.max(2_147_483_647, { error: 'validation.max:2147483647' });
-      if (field.kind === 'integer' && field.min === undefined) n = n.min(-2_147_483_648, { error: 'validation.min:-2147483648' });
-      if (field.kind === 'reference') n = n.positive({ error: MSG.required }).max(Number.MAX_SAFE_INTEGER, { error: 'validation.option' });
-      return n;
-    }
+    case 'reference':
+      return wholeNumber(field);
     case 'decimal':
-    case 'money': {
-      const limit = field.kind === 'money' ? MONEY_LIMIT : DECIMAL_LIMIT;
-      const min = Math.max(field.min ?? (field.kind === 'money' ? 0 : -limit), -limit);
-      const max = Math.min(field.max ?? limit, limit);
-      let n = z.coerce.number({ error: 'validation.number' }).finite({ error: 'validation.number' });
-      n = n.min(min, { error: min === 0 ? 'validation.notNegative' : `validation.min:${min}` });
-      n = n.max(max, { error: `validation.max:${max}` });
-      return n;
-    }
+    case 'money':
+      return decimalNumber(field);
     case 'boolean':
       return z.boolean({ error: 'validation.option' });
     case 'date':

@@ -44,19 +44,28 @@ export function serviceWriteRules(config: UpstreamConfig) {
     const { rows: bicycles } = await tx.query<{ owner_id: number | null }>('select owner_id from bicycles where id = $1', [input.bicycle_id]);
     if (!bicycles[0]) throw new ApiError(400, 'validation_error', undefined, { bicycle_id: 'validation.option' });
 
-    const key = { buddyId: Number(input.buddy_id), date: String(input.service_date), slotId: Number(input.service_slot_id) };
-    const time = input.service_time ? String(input.service_time).slice(0, 5) : null;
-    if (time && (!current || Number(current.service_slot_id) !== key.slotId || String(current.service_time ?? '').slice(0, 5) !== time))
-      await checkTimeInSlot(tx, key.slotId, time, ctx.lang ?? 'en');
-    const rebooked = !current || Number(current.buddy_id) !== key.buddyId || current.service_date !== key.date || Number(current.service_slot_id) !== key.slotId;
-    if (rebooked && CAPACITY_STATUSES.includes(Number(input.status))) {
-      await lockBuddyDays(tx, [{ buddyId: key.buddyId, date: key.date }]);
-      await checkCapacity(tx, { ...key, excludeId: current?.id ?? null });
-    }
+    const rebooked = await checkBooking(tx, input, current, ctx.lang ?? 'en');
     // A stop moved to another buddy, day, slot or time leaves the order it was given (ADR 044).
     const replanned = current && Number(current.route_position) > 0 && (rebooked || String(current.service_time ?? '') !== String(input.service_time ?? '').slice(0, 5));
     return { owner_id: bicycles[0].owner_id === null ? null : Number(bicycles[0].owner_id), ...(replanned ? { route_position: 0 } : {}) };
   };
+}
+
+/**
+ * The booking of a service: its agreed time within its slot (when either changed), and capacity when it moved
+ * to another buddy, day or slot in a status that takes a place (ADR 010). Answers whether it moved so.
+ */
+async function checkBooking(tx: Db, input: Record<string, unknown>, current: WriteContext['current'], lang: Lang): Promise<boolean> {
+  const key = { buddyId: Number(input.buddy_id), date: String(input.service_date), slotId: Number(input.service_slot_id) };
+  const time = input.service_time ? String(input.service_time).slice(0, 5) : null;
+  if (time && (!current || Number(current.service_slot_id) !== key.slotId || String(current.service_time ?? '').slice(0, 5) !== time))
+    await checkTimeInSlot(tx, key.slotId, time, lang);
+  const rebooked = !current || Number(current.buddy_id) !== key.buddyId || current.service_date !== key.date || Number(current.service_slot_id) !== key.slotId;
+  if (rebooked && CAPACITY_STATUSES.includes(Number(input.status))) {
+    await lockBuddyDays(tx, [{ buddyId: key.buddyId, date: key.date }]);
+    await checkCapacity(tx, { ...key, excludeId: current?.id ?? null });
+  }
+  return rebooked;
 }
 
 /**

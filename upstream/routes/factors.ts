@@ -111,6 +111,14 @@ export function registerFactorRoutes(app: FastifyInstance, db: Db, config: Upstr
     });
   });
 
+  registerTotpRoutes(app, db, config);
+  registerOwnSessionRoutes(app, db, config);
+}
+
+/** Enrolling, confirming and removing an authenticator app, and new recovery codes. */
+function registerTotpRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  const authed = requireAuth(config);
+
   /** Starts enrolling an authenticator app: a new secret, shown once; nothing changes until a code confirms it. */
   app.post('/api/account/factors/totp', { preHandler: authed }, async (req, reply) => {
     const userId = req.user!.id;
@@ -172,6 +180,11 @@ export function registerFactorRoutes(app: FastifyInstance, db: Db, config: Upstr
     });
     return ok(reply, { recovery_codes: codes });
   });
+}
+
+/** The user's own sessions (listed, ended), and the Admin's second-factor policy. */
+function registerOwnSessionRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  const authed = requireAuth(config);
 
   /** The user's open sessions: where each was opened, when last used, and which is this one. */
   app.get('/api/account/sessions', { preHandler: authed }, async (req, reply) => {

@@ -115,6 +115,11 @@ export async function loginWithPassword(ctx: Context, input: LoginInput) {
   }
 }
 
+/** A signed-out account step sent to the API from the browser's address, under the request's id. */
+function signedOutCall(ctx: Context, path: string, body: unknown) {
+  return ctx.upstream.call({ method: 'POST', path, body, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) });
+}
+
 export const authRouter = router({
   login: publicProcedure.input(loginInput).mutation(({ ctx, input }) => loginWithPassword(ctx, input)),
   secondFactor: publicProcedure.input(secondFactorInput).mutation(({ ctx, input }) => loginSecondFactor(ctx, input)),
@@ -152,22 +157,22 @@ export const authRouter = router({
   }),
 
   forgotPassword: publicProcedure.input(forgotPasswordInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/forgot-password', body: input, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) });
+    await signedOutCall(ctx, 'account/forgot-password', input);
     return { ok: true as const };
   }),
 
   resetPassword: publicProcedure.input(newPasswordInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/reset-password', body: input, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) });
+    await signedOutCall(ctx, 'account/reset-password', input);
     return { ok: true as const };
   }),
 
   acceptInvite: publicProcedure.input(newPasswordInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/accept-invite', body: input, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) });
+    await signedOutCall(ctx, 'account/accept-invite', input);
     return { ok: true as const };
   }),
 
   confirmEmail: publicProcedure.input(confirmEmailInput).mutation(async ({ ctx, input }) => {
-    await ctx.upstream.call({ method: 'POST', path: 'account/confirm-email', body: input, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) });
+    await signedOutCall(ctx, 'account/confirm-email', input);
     // Whose address changed is not known here (the link is opened signed out): every header asks again.
     ctx.profiles.forgetAll();
     return { ok: true as const };

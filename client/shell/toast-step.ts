@@ -1,0 +1,50 @@
+import { useTranslation } from 'react-i18next';
+import { errorText } from '../errors.ts';
+import { useConfirm } from './confirm.tsx';
+import { useToast } from './toasts.tsx';
+
+/** A step run for the user: awaited, then said in a toast (`success` when given, else nothing) or, refused, the API's reason. */
+export type ToastStep = (step: () => Promise<unknown>, success?: string) => Promise<boolean>;
+
+/** Runs a step and says how it went in a toast; answers whether it went through. */
+export function useToastStep(): ToastStep {
+  const { t } = useTranslation();
+  const toast = useToast();
+  return async (step, success) => {
+    try {
+      await step();
+      if (success) toast.success(success);
+      return true;
+    } catch (error) {
+      toast.error(errorText(t, error));
+      return false;
+    }
+  };
+}
+
+/** As `useToastStep`, after a dangerous yes/no question (a removal): nothing happens on No. */
+export function useConfirmedStep(): (question: string, step: () => Promise<unknown>, success?: string) => Promise<boolean> {
+  const confirm = useConfirm();
+  const run = useToastStep();
+  return async (question, step, success) => {
+    if (!(await confirm({ message: question, danger: true }))) return false;
+    return run(step, success);
+  };
+}
+
+/** Picks an image file for `save`: refuses other types in a toast, uploads it, then runs `save(url)` as a toast step. */
+export function useImageFile(upload: (file: File) => Promise<string | null>, types: readonly string[], save: (url: string) => Promise<unknown>, success: string) {
+  const { t } = useTranslation();
+  const toast = useToast();
+  const run = useToastStep();
+  return async (file: File | undefined) => {
+    if (!file) return;
+    if (!types.includes(file.type)) {
+      toast.error(t('upload.onlyImages'));
+      return;
+    }
+    const url = await upload(file);
+    if (!url) return;
+    await run(() => save(url), success);
+  };
+}
