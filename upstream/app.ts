@@ -20,6 +20,7 @@ import { registerEventRoutes } from './routes/events.ts';
 import { createInvitations } from './invitations.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
 import { registerFactorRoutes } from './routes/factors.ts';
+import { registerPasskeyRoutes } from './routes/passkeys.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerEntity, type EntityHandlersFactory } from './resources/entity-resource.ts';
 import { ENTITY_HANDLERS } from './resources/entity-handlers.generated.ts';
@@ -126,6 +127,7 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   const { issuePair } = registerAccountRoutes(app, db, config);
   registerGoogleRoutes(app, db, config, issuePair);
   registerFactorRoutes(app, db, config, issuePair);
+  registerPasskeyRoutes(app, db, config, issuePair);
   registerUploadRoutes(app, db, config);
   // Every entity in one loop, each a plugin: its generic resource, its declared actions and sub-resources,
   // with the handlers of upstream/resources/<entity>.ts (found by file name, ADR 032).
