@@ -38,7 +38,8 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'POST /api/account/factors/passkey':
     'Register a passkey: {name, response} with the browser’s attestation, user verification required; the user’s other sessions end; a first factor answers ten recovery codes (ADR 075)',
   'POST /api/account/factors/passkey/:id/remove': 'Remove one of the signed-in user’s passkeys; refused for the last factor where the policy requires one (ADR 075)',
-  'POST /api/account/login/passkey/options': 'Options for signing in with a passkey: a sealed challenge, any discoverable passkey of this site, user verification required (ADR 075)',
+  'POST /api/account/login/passkey/options':
+    'Options for signing in with a passkey: a sealed challenge, any discoverable passkey of this site, user verification required (ADR 075)',
   'POST /api/account/login/passkey':
     'Sign in with a passkey: {response} with the browser’s assertion → {token, refresh_token}; the challenge once, the counter moved on, the user verified (ADR 075)',
   'GET /api/account/sessions': 'The signed-in user’s sessions: browser, address, signed in, last used, which is this one (ADR 068)',

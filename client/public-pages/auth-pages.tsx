@@ -33,6 +33,13 @@ export function LoginPage({ t, lang, search, googleClientId, form }: PublicPageP
         <Field t={t} name="password" type="password" label={t('auth.password')} autoComplete="current-password" form={form} />
         <SubmitButton testId="login-submit">{t('auth.signIn')}</SubmitButton>
       </form>
+      {/* Shown by the page's script where the browser has passkeys (passkey-sign-in.ts, ADR 075). */}
+      <div data-passkey="" hidden>
+        <p className="or">{t('auth.or')}</p>
+        <button type="button" className="btn" data-testid="passkey-signin">
+          {t('auth.signInWithPasskey')}
+        </button>
+      </div>
       {googleClientId && (
         <div>
           <p className="or">{t('auth.or')}</p>

@@ -1,11 +1,4 @@
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { UpstreamConfig } from '../config.ts';
@@ -14,17 +7,7 @@ import { ApiError, ok } from '../lib/api-error.ts';
 import { recordAccountEvent } from '../lib/audit.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { hasSecondFactor, policyRequires, replaceRecoveryCodes } from '../lib/factors.ts';
-import {
-  newChallenge,
-  openChallenge,
-  passkeyByCredential,
-  passkeysOf,
-  PASSKEY_CHALLENGE_SECONDS,
-  relyingParty,
-  RP_NAME,
-  spendChallenge,
-  userHandle,
-} from '../lib/passkeys.ts';
+import { newChallenge, openChallenge, passkeyByCredential, passkeysOf, PASSKEY_CHALLENGE_SECONDS, relyingParty, RP_NAME, spendChallenge, userHandle } from '../lib/passkeys.ts';
 import { findUser } from '../users.ts';
 import { signIn, type IssuePair } from './account.ts';
 import { factorChanged } from './factors.ts';
@@ -36,7 +19,11 @@ import { parseBody } from './validation.ts';
  * user verification required, so it is also the second factor the Admin policy asks for.
  */
 
-const b64url = z.string().min(1).max(4096).regex(/^[A-Za-z0-9_-]+$/);
+const b64url = z
+  .string()
+  .min(1)
+  .max(4096)
+  .regex(/^[A-Za-z0-9_-]+$/);
 /** The browser's answer, as `@simplewebauthn/browser` sends it; the library checks the rest. */
 const credentialBase = {
   id: b64url,
@@ -49,7 +36,11 @@ const registrationResponse = z.object({
   ...credentialBase,
   response: z.looseObject({
     clientDataJSON: b64url,
-    attestationObject: z.string().min(1).max(16384).regex(/^[A-Za-z0-9_-]+$/),
+    attestationObject: z
+      .string()
+      .min(1)
+      .max(16384)
+      .regex(/^[A-Za-z0-9_-]+$/),
     transports: z.array(z.string().max(32)).max(10).optional(),
   }),
 });
@@ -59,6 +50,13 @@ const authenticationResponse = z.object({
 });
 const registerInput = z.object({ name: z.string().trim().min(1).max(64), response: registrationResponse });
 const signInInput = z.object({ response: authenticationResponse });
+
+/**
+ * The WebAuthn library, loaded at the first passkey call: its import takes ~0.6 s (X.509 and ASN.1 parsers for
+ * attestation formats), which every start of the API — and every test stack — would otherwise pay.
+ */
+let library: Promise<typeof import('@simplewebauthn/server')> | null = null;
+const webauthn = () => (library ??= import('@simplewebauthn/server'));
 
 /** The challenge as the browser's client data carries it (checked by the library against `expectedChallenge`). */
 function clientChallenge(clientDataJSON: string): string {
@@ -79,7 +77,9 @@ export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: Upst
     const user = await findUser(db, { id: userId });
     if (!user) throw new ApiError(404, 'not_found');
     const rp = relyingParty(config);
-    const options = await generateRegistrationOptions({
+    const options = await (
+      await webauthn()
+    ).generateRegistrationOptions({
       rpName: RP_NAME,
       rpID: rp.rpId,
       userName: user.email,
@@ -102,7 +102,9 @@ export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: Upst
     const challenge = clientChallenge(input.response.response.clientDataJSON);
     let verified;
     try {
-      verified = await verifyRegistrationResponse({
+      verified = await (
+        await webauthn()
+      ).verifyRegistrationResponse({
         response: input.response as RegistrationResponseJSON,
         expectedChallenge: (c) => openChallenge(config, 'register', c, userId) !== undefined,
         expectedOrigin: rp.origins,
@@ -149,7 +151,9 @@ export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: Upst
   /** Options for signing in with a passkey: any of this site's (discoverable), with user verification. Writes nothing. */
   app.post('/api/account/login/passkey/options', async (_req, reply) => {
     const rp = relyingParty(config);
-    const options = await generateAuthenticationOptions({
+    const options = await (
+      await webauthn()
+    ).generateAuthenticationOptions({
       rpID: rp.rpId,
       challenge: newChallenge(config, 'authenticate', null),
       timeout: PASSKEY_CHALLENGE_SECONDS * 1000,
@@ -169,7 +173,9 @@ export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: Upst
     const challenge = clientChallenge(input.response.response.clientDataJSON);
     let verified;
     try {
-      verified = await verifyAuthenticationResponse({
+      verified = await (
+        await webauthn()
+      ).verifyAuthenticationResponse({
         response: input.response as AuthenticationResponseJSON,
         expectedChallenge: (c) => openChallenge(config, 'authenticate', c) !== undefined,
         expectedOrigin: rp.origins,

@@ -138,7 +138,14 @@ export const authRouter = router({
 
   /** The options of a passkey sign-in (a sealed challenge of the API's; nothing is stored). */
   passkeyOptions: publicProcedure.mutation(({ ctx }) =>
-    ctx.upstream.call<Record<string, unknown>>({ method: 'POST', path: 'account/login/passkey/options', body: {}, lang: ctx.lang, clientIp: ctx.req.ip, requestId: String(ctx.req.id) }),
+    ctx.upstream.call<Record<string, unknown>>({
+      method: 'POST',
+      path: 'account/login/passkey/options',
+      body: {},
+      lang: ctx.lang,
+      clientIp: ctx.req.ip,
+      requestId: String(ctx.req.id),
+    }),
   ),
   passkey: publicProcedure.input(passkeyAnswer).mutation(({ ctx, input }) => loginWithPasskey(ctx, input.response)),
 
