@@ -116,6 +116,8 @@ describe('passkeys in the browser', () => {
       await page.waitForURL(`${base}/security`);
       await hydrated(page);
       await page.getByLabel(TEXT[lang].name).fill('Laptop');
+      // WebAuthn answers only a focused document: the page is brought to the front before each ceremony.
+      await page.bringToFront();
       await page.getByTestId('passkey-add').click();
       // Its first factor: recovery codes, shown once.
       await page.getByTestId('recovery-codes').getByRole('listitem').first().waitFor();
@@ -145,6 +147,7 @@ describe('passkeys in the browser', () => {
       }
       // Axe on each new page once: the security page (en, above), /login (en) and the second step (sv).
       await expectAxeClean(page);
+      await page.bringToFront();
       await tabTo(page, 'passkey-signin');
       await page.keyboard.press('Enter');
       await page.waitForURL(`${base}/`);
