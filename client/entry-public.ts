@@ -5,12 +5,13 @@ import { PUBLIC_BOOT_ID } from '../shared/ssr-contract.ts';
 import { forgetAfterSessionEnded } from './offline-storage.ts';
 import { enhanceForms } from './public-pages/enhance-forms.ts';
 import { mountGoogleSignIn } from './public-pages/google-sign-in.ts';
+import { mountPasskeySignIn } from './public-pages/passkey-sign-in.ts';
 import './public-pages/public.css';
 
 /**
  * The public pages' script (ADR 024). The pages are complete without it: forms post to the server,
  * which answers with a redirect or the page again. This adds what JavaScript does better: the §5
- * messages before a round trip, posting without leaving the page, the language switch, Google sign-in.
+ * messages before a round trip, posting without leaving the page, the language switch, Google and passkey sign-in.
  * No React: the whole of it is a few kilobytes.
  */
 function readBoot(): { boot: PublicBoot; nonce: string } {
@@ -58,6 +59,7 @@ function start() {
   enhanceLanguageSwitch();
   enhanceForms(document, boot);
   mountGoogleSignIn(boot, nonce);
+  mountPasskeySignIn(boot);
   // Tests and monitoring wait for this, as for `data-hydrated` on the app's pages.
   document.documentElement.dataset.enhanced = 'true';
 }

@@ -50,6 +50,7 @@ export const ERROR_TEXT = {
   second_factor_required: 'Your role requires a second factor: it cannot be removed.',
   factor_exists: 'This second factor is already set up.',
   factor_not_started: 'Start setting up the authenticator app first.',
+  passkey_invalid: 'The passkey could not be verified.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_TEXT;

@@ -20,6 +20,7 @@ import { registerEventRoutes } from './routes/events.ts';
 import { createInvitations } from './invitations.ts';
 import { registerGoogleRoutes } from './routes/google.ts';
 import { registerFactorRoutes } from './routes/factors.ts';
+import { registerPasskeyRoutes } from './routes/passkeys.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { upstreamReadScopes } from '../shared/entity/access-roles.ts';
 import { handEntityCatalogue } from './lib/entity-catalogue.ts';
@@ -128,6 +129,7 @@ export async function buildUpstream({ db, config, logger }: BuildUpstreamOptions
   const { issuePair } = registerAccountRoutes(app, db, config);
   registerGoogleRoutes(app, db, config, issuePair);
   registerFactorRoutes(app, db, config, issuePair);
+  registerPasskeyRoutes(app, db, config, issuePair);
   registerUploadRoutes(app, db, config);
   await registerEntities(app, db, config);
   registerDashboard(app, db, config);

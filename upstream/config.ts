@@ -18,6 +18,11 @@ export interface UpstreamConfig {
   googleClientId?: string;
   googleJwksUrl: string;
   /**
+   * The passkeys' relying party (ADR 075): the RP ID (a registrable domain, never an IP address) and the
+   * origins a browser may sign from. Unset: the host and origin of `appUrl` (WEBAUTHN_RP_ID, WEBAUTHN_ORIGINS).
+   */
+  webauthn?: { rpId: string; origins: string[] };
+  /**
    * Sign-in throttling (ADR 018): per client address and account, `freeFailures` wrong attempts, then each
    * further attempt waits 2^(failures − free) seconds, at most `maxDelaySeconds`; per client address alone,
    * `ipFreeFailures` before the same backoff. Failures are forgotten after `forgetAfterSeconds` of quiet.

@@ -31,6 +31,9 @@ export const envSchema = z.object({
   CORS_ORIGINS: z.string().optional(),
   GOOGLE_CLIENT_ID: z.string().optional(),
   GOOGLE_JWKS_URL: z.url().optional(),
+  /** The passkeys' relying party (ADR 075): its ID (a domain) and the comma-separated origins; unset, APP_URL's host and origin. */
+  WEBAUTHN_RP_ID: z.string().min(1).optional(),
+  WEBAUTHN_ORIGINS: z.string().optional(),
   ...fields.operationRangeFields,
   /**
    * Peers whose X-Forwarded-For is believed (comma-separated addresses, CIDRs or `loopback`); `none`: nobody.

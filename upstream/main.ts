@@ -33,6 +33,17 @@ const upstream = await startUpstream({
       .filter(Boolean),
     googleClientId: env.GOOGLE_CLIENT_ID,
     ...(env.GOOGLE_JWKS_URL ? { googleJwksUrl: env.GOOGLE_JWKS_URL } : {}),
+    ...(env.WEBAUTHN_RP_ID
+      ? {
+          webauthn: {
+            rpId: env.WEBAUTHN_RP_ID,
+            origins: (env.WEBAUTHN_ORIGINS ?? env.APP_URL)
+              .split(',')
+              .map((o) => o.trim().replace(/\/$/, ''))
+              .filter(Boolean),
+          },
+        }
+      : {}),
     // Mail links carry one-time tokens: they are logged only for a demo, where nobody else receives mail.
     logMailLinks: env.LOG_MAIL_LINKS ?? seedDemo,
     operationRange: { centre: { lat: env.OPERATION_CENTRE_LAT, lng: env.OPERATION_CENTRE_LNG }, radiusMetres: env.OPERATION_RADIUS_METRES },

@@ -33,6 +33,15 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'POST /api/account/factors/totp/confirm': 'Confirm the authenticator app with a code: the factor is on, ten recovery codes shown once, the user’s other sessions end (ADR 068)',
   'POST /api/account/factors/totp/remove': 'Remove the authenticator app, with a current code; refused for the last factor where the policy requires one (ADR 068)',
   'POST /api/account/factors/recovery-codes': 'Ten new recovery codes, shown once; the old ones stop working and the user’s other sessions end (ADR 068)',
+  'POST /api/account/factors/passkey/options':
+    'Options for registering a passkey (ADR 075): a sealed challenge (five minutes, used once), the relying party, the passkeys the user has',
+  'POST /api/account/factors/passkey':
+    'Register a passkey: {name, response} with the browser’s attestation, user verification required; the user’s other sessions end; a first factor answers ten recovery codes (ADR 075)',
+  'POST /api/account/factors/passkey/:id/remove': 'Remove one of the signed-in user’s passkeys; refused for the last factor where the policy requires one (ADR 075)',
+  'POST /api/account/login/passkey/options':
+    'Options for signing in with a passkey: a sealed challenge, any discoverable passkey of this site, user verification required (ADR 075)',
+  'POST /api/account/login/passkey':
+    'Sign in with a passkey: {response} with the browser’s assertion → {token, refresh_token}; the challenge once, the counter moved on, the user verified (ADR 075)',
   'GET /api/account/sessions': 'The signed-in user’s sessions: browser, address, signed in, last used, which is this one (ADR 068)',
   'POST /api/account/sessions/:id/end': 'End one of the signed-in user’s sessions (ADR 068)',
   'GET /api/second-factor-policy': 'The roles that must have a second factor (Admin, ADR 068)',

@@ -15,6 +15,18 @@ function failureText(t: TFunction, form: PublicFormResult | undefined): string |
   return form?.error ? errorText(t, { message: form.error.message, data: { appCode: form.error.appCode } }) : null;
 }
 
+/** Shown by the page's script where the browser has passkeys (passkey-sign-in.ts, ADR 075): it needs JavaScript. */
+function PasskeyButton({ t }: { t: TFunction }) {
+  return (
+    <div data-passkey="" hidden>
+      <p className="or">{t('auth.or')}</p>
+      <button type="button" className="btn" data-testid="passkey-signin">
+        {t('auth.signInWithPasskey')}
+      </button>
+    </div>
+  );
+}
+
 export function LoginPage({ t, lang, search, googleClientId, form }: PublicPageProps) {
   const redirect = safeRedirectPath(search.get('redirect'));
   // Without JavaScript a failed sign-in comes back as /login?error=<code> (POST /login redirects).
@@ -33,6 +45,7 @@ export function LoginPage({ t, lang, search, googleClientId, form }: PublicPageP
         <Field t={t} name="password" type="password" label={t('auth.password')} autoComplete="current-password" form={form} />
         <SubmitButton testId="login-submit">{t('auth.signIn')}</SubmitButton>
       </form>
+      <PasskeyButton t={t} />
       {googleClientId && (
         <div>
           <p className="or">{t('auth.or')}</p>
@@ -66,6 +79,8 @@ export function SecondFactorPage({ t, lang, search, form }: PublicPageProps) {
         <SubmitButton testId="second-factor-submit">{t('auth.secondFactorSubmit')}</SubmitButton>
       </form>
       <p className="hint">{t('auth.secondFactorRecoveryHint')}</p>
+      {/* A user whose factor is a passkey has no code to type: the passkey signs in on its own (ADR 075). */}
+      <PasskeyButton t={t} />
       <a href="/login">{t('auth.backToLogin')}</a>
     </AuthLayout>
   );

@@ -13,4 +13,11 @@ export interface PublicBoot {
  * What the script can say without the server: the messages of the sign-in and password schemas
  * (shared/schemas/credentials.ts) and the fallbacks for a request that did not get through.
  */
-export const PUBLIC_MESSAGE_KEYS = [...Object.values(MSG), 'errors.generic', 'errors.upstream_unreachable', 'errors.invalidCredentials'] as const;
+export const PUBLIC_MESSAGE_KEYS = [
+  ...Object.values(MSG),
+  'errors.generic',
+  'errors.upstream_unreachable',
+  'errors.invalidCredentials',
+  'errors.passkey_invalid',
+  'auth.passkeyFailed',
+] as const;

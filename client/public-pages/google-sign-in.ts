@@ -18,7 +18,7 @@ declare global {
 const GOOGLE_CLIENT_SCRIPT = 'https://accounts.google.com/gsi/client';
 
 /** A failure above the form, in the markup of the server's (public-layout.tsx `Flash`). */
-function showError(text: string) {
+export function showError(text: string) {
   const main = document.querySelector('[data-public-main]');
   if (!main) return;
   let flash = main.querySelector<HTMLElement>('.flash-danger');
@@ -33,14 +33,17 @@ function showError(text: string) {
   flash.textContent = text;
 }
 
-/** Google's ID token goes to the back office (tRPC `auth.google`), whose API verifies it. */
-async function signIn(credential: string, boot: PublicBoot) {
+/**
+ * A sign-in through a tRPC procedure of the back office from the page's script (Google, a passkey): the same
+ * next step as the password form's (server/public-forms.ts `afterSignIn`, ADR 068), or the failure above the form.
+ */
+export async function signInThrough(procedure: string, input: unknown, boot: PublicBoot): Promise<void> {
   const redirect = document.querySelector<HTMLInputElement>('input[name="redirect"]')?.value || '/';
   try {
-    const response = await fetch('/trpc/auth.google', {
+    const response = await fetch(`/trpc/${procedure}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', [CSRF_HEADER]: '1' },
-      body: JSON.stringify({ idToken: credential }),
+      body: JSON.stringify(input),
     });
     const body = (await response.json()) as {
       result?: { data?: { roles?: string[]; secondFactor?: boolean; enrol?: boolean } };
@@ -49,13 +52,13 @@ async function signIn(credential: string, boot: PublicBoot) {
     const data = body.result?.data;
     const roles = data?.roles;
     if (response.ok && roles) {
-      // The same next step as the password form's (server/public-forms.ts `afterSignIn`, ADR 068).
       if (data.secondFactor) window.location.assign(`/login/second-factor?${new URLSearchParams({ redirect }).toString()}`);
       else window.location.assign(roles.length === 0 ? '/forbidden' : data.enrol ? '/security' : redirect);
       return;
     }
     const code = body.error?.data?.appCode ?? '';
-    showError(boot.messages[CREDENTIAL_ERROR_CODES.includes(code) ? 'errors.invalidCredentials' : 'errors.generic'] ?? '');
+    const key = CREDENTIAL_ERROR_CODES.includes(code) ? 'errors.invalidCredentials' : boot.messages[`errors.${code}`] ? `errors.${code}` : 'errors.generic';
+    showError(boot.messages[key] ?? '');
   } catch {
     showError(boot.messages['errors.upstream_unreachable'] ?? '');
   }
@@ -67,7 +70,10 @@ export function mountGoogleSignIn(boot: PublicBoot, nonce: string) {
   const clientId = boot.googleClientId;
   if (!target || !clientId) return;
   const render = () => {
-    window.google?.accounts.id.initialize({ client_id: clientId, callback: (response) => response.credential && void signIn(response.credential, boot) });
+    window.google?.accounts.id.initialize({
+      client_id: clientId,
+      callback: (response) => response.credential && void signInThrough('auth.google', { idToken: response.credential }, boot),
+    });
     window.google?.accounts.id.renderButton(target, { theme: 'outline', size: 'large', locale: boot.lang, width: 350 });
   };
   if (window.google) return render();

@@ -98,7 +98,7 @@ export const usersEntity = defineEntity({
    */
   history: {
     fields: {
-      method: { kind: 'enum', options: ['password', 'google'] },
+      method: { kind: 'enum', options: ['password', 'google', 'passkey'] },
       email: { kind: 'email' },
       failures: { kind: 'integer' },
       address_failures: { kind: 'integer' },

@@ -53,6 +53,7 @@ const ENTRIES: AuditRow[] = [
   entry('bicycles', null, 'export', { query: [null, {}] }),
   entry('audit', null, 'export', { query: [null, { entity: 'services', action: 'update', from: '2026-11-01', account_events: 'hidden' }] }),
   entry('users', 2, 'sign_in', { method: [null, 'password'] }, { user_id: 2, user_name: 'Bo Buddy' }),
+  entry('users', 3, 'sign_in', { method: [null, 'passkey'] }, { user_id: 3, user_name: 'Pia Passkey' }),
   entry('users', 2, 'sign_in_failed', { email: [null, 'buddy@example.com'], failures: [null, 2], address_failures: [null, 4] }, { user_id: null, user_name: null, role: null }),
   entry('users', 2, 'roles.add', { roles: [null, { role: 'Admin' }] }),
   entry('users', 2, 'roles.remove', { roles: ['Admin', null] }),
@@ -93,6 +94,7 @@ describe('history entries as words (ADR 065)', () => {
     expect(text).toContain('Filters: Everything (no filters)');
     expect(text).toMatch(/Filters: Kind of record: Services · Action: Updated · Date from: .*2026.* · Account events: Account events: hidden/);
     expect(text).toContain('Bo Buddy Signed in with password');
+    expect(text).toContain('Pia Passkey Signed in with passkey');
     expect(text).not.toMatch(/Method|method:/);
     expect(text).toMatch(/Not signed in Sign-in failed .* E-mail address: buddy@example\.com Failed attempts with this address: 2 /);
     expect(text).toContain('Roles: added');
@@ -107,6 +109,7 @@ describe('history entries as words (ADR 065)', () => {
     expect(text).toContain('Checklista: sparade tillsammans');
     expect(text).toContain('Brakes: Kontrollstatus: Justerad & OK · Behöver lagas: Nej · Anteckningar: Pads worn');
     expect(text).toContain('Inloggad med lösenord');
+    expect(text).toContain('Inloggad med lösennyckel');
     expect(text).toContain('Ej inloggad');
     expect(text).toContain('Urval: Sökning: Crescent');
     // No key of a definition left as it is named in code.

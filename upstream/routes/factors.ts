@@ -67,7 +67,7 @@ async function takeCodeAttempt(db: Db, config: UpstreamConfig, req: FastifyReque
 }
 
 /** A factor changed: its history entry, every other session of the user ends, and this one's tokens refresh (ADR 068). */
-async function factorChanged(tx: Db, config: UpstreamConfig, req: FastifyRequest, action: 'factor_added' | 'factor_removed' | 'recovery_codes_generated', kind: string) {
+export async function factorChanged(tx: Db, config: UpstreamConfig, req: FastifyRequest, action: 'factor_added' | 'factor_removed' | 'recovery_codes_generated', kind: string) {
   const userId = req.user!.id;
   await revokeOtherSessions(tx, userId, req.user!.sessionId);
   await bumpSessionVersion(tx, userId);

@@ -16,6 +16,7 @@ import { AppError } from '../../app-error.ts';
 import { publicProcedure, router } from '../init.ts';
 import { setLanguageCookie, type Context } from '../context.ts';
 import { isLanguage, type Language } from '../../../shared/languages.ts';
+import { passkeyAnswer } from '../../../shared/schemas/passkeys.ts';
 
 /** §5: a login answer without a token pair is unsuccessful with 'Unexpected server response'. */
 function requirePair(data: unknown): TokenPair {
@@ -92,6 +93,22 @@ async function profileLanguage(ctx: Context): Promise<Language | null> {
   }
 }
 
+/** A sign-in with a passkey (ADR 075): the browser's signed answer to the API's options; the API checks it all. */
+export function loginWithPasskey(ctx: Context, response: unknown): Promise<SignInResult> {
+  return signIn(
+    ctx,
+    ctx.upstream.call({
+      method: 'POST',
+      path: 'account/login/passkey',
+      body: { response },
+      lang: ctx.lang,
+      clientIp: ctx.req.ip,
+      clientAgent: ctx.req.headers['user-agent'],
+      requestId: String(ctx.req.id),
+    }),
+  );
+}
+
 export async function loginWithPassword(ctx: Context, input: LoginInput) {
   await ctx.loginGuard.check(ctx.req, input.email);
   try {
@@ -123,6 +140,19 @@ function signedOutCall(ctx: Context, path: string, body: unknown) {
 export const authRouter = router({
   login: publicProcedure.input(loginInput).mutation(({ ctx, input }) => loginWithPassword(ctx, input)),
   secondFactor: publicProcedure.input(secondFactorInput).mutation(({ ctx, input }) => loginSecondFactor(ctx, input)),
+
+  /** The options of a passkey sign-in (a sealed challenge of the API's; nothing is stored). */
+  passkeyOptions: publicProcedure.mutation(({ ctx }) =>
+    ctx.upstream.call<Record<string, unknown>>({
+      method: 'POST',
+      path: 'account/login/passkey/options',
+      body: {},
+      lang: ctx.lang,
+      clientIp: ctx.req.ip,
+      requestId: String(ctx.req.id),
+    }),
+  ),
+  passkey: publicProcedure.input(passkeyAnswer).mutation(({ ctx, input }) => loginWithPasskey(ctx, input.response)),
 
   google: publicProcedure.input(googleLoginInput).mutation(({ ctx, input }) => {
     if (!ctx.googleClientId) throw new AppError('NOT_FOUND', 'not_found', 'Google sign-in is not configured.');

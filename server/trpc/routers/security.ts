@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ROLE } from '../../../shared/roles.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
 import { secondFactorInput } from '../../../shared/schemas/credentials.ts';
+import { passkeyRegistration } from '../../../shared/schemas/passkeys.ts';
 import { sessionIdOf } from '../../session/tokens.ts';
 import { UpstreamError } from '../../upstream/client.ts';
 import { roleProcedure, router } from '../init.ts';
@@ -55,6 +56,24 @@ export const securityRouter = router({
   newRecoveryCodes: securityProcedure.mutation(async ({ ctx }) =>
     parsed(codesSchema, await ctx.session.call({ method: 'POST', path: 'account/factors/recovery-codes', body: {}, lang: ctx.lang })),
   ),
+
+  /** Options for a new passkey (ADR 075): the API's challenge, this user, the passkeys they already have. */
+  passkeyOptions: securityProcedure.mutation(({ ctx }) =>
+    ctx.session.call<Record<string, unknown>>({ method: 'POST', path: 'account/factors/passkey/options', body: {}, lang: ctx.lang }),
+  ),
+  /** Registers the passkey the browser made; a first factor answers recovery codes too (shown once). */
+  addPasskey: securityProcedure
+    .input(passkeyRegistration)
+    .mutation(async ({ ctx, input }) =>
+      parsed(
+        z.object({ recovery_codes: z.array(z.string()).nullable() }),
+        await ctx.session.call({ method: 'POST', path: 'account/factors/passkey', body: input, lang: ctx.lang }),
+      ),
+    ),
+  removePasskey: securityProcedure.input(z.object({ id: z.number().int().positive() })).mutation(async ({ ctx, input }) => {
+    await ctx.session.call({ method: 'POST', path: `account/factors/passkey/${input.id}/remove`, body: {}, lang: ctx.lang });
+    return { removed: true as const };
+  }),
 
   sessions: securityProcedure.query(async ({ ctx }) => parsed(sessionsSchema, await ctx.session.call({ method: 'GET', path: 'account/sessions', lang: ctx.lang }))),
 

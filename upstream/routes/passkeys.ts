@@ -1,0 +1,215 @@
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { UpstreamConfig } from '../config.ts';
+import type { Db } from '../db.ts';
+import { ApiError, ok } from '../lib/api-error.ts';
+import { recordAccountEvent } from '../lib/audit.ts';
+import { requireAuth } from '../lib/auth.ts';
+import { hasSecondFactor, policyRequires, replaceRecoveryCodes } from '../lib/factors.ts';
+import { newChallenge, openChallenge, passkeyByCredential, passkeysOf, PASSKEY_CHALLENGE_SECONDS, relyingParty, RP_NAME, spendChallenge, userHandle } from '../lib/passkeys.ts';
+import { findUser } from '../users.ts';
+import { signIn, type IssuePair } from './account.ts';
+import { factorChanged } from './factors.ts';
+import { parseBody } from './validation.ts';
+
+/**
+ * Passkeys (issue 32, ADR 075): registering one on the security page (a factor change like the others: in the
+ * history, the user's other sessions end), removing it, and signing in with it — a sign-in on its own, with
+ * user verification required, so it is also the second factor the Admin policy asks for.
+ */
+
+const b64url = z
+  .string()
+  .min(1)
+  .max(4096)
+  .regex(/^[A-Za-z0-9_-]+$/);
+/** The browser's answer, as `@simplewebauthn/browser` sends it; the library checks the rest. */
+const credentialBase = {
+  id: b64url,
+  rawId: b64url,
+  type: z.literal('public-key'),
+  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+};
+const registrationResponse = z.object({
+  ...credentialBase,
+  response: z.looseObject({
+    clientDataJSON: b64url,
+    attestationObject: z
+      .string()
+      .min(1)
+      .max(16384)
+      .regex(/^[A-Za-z0-9_-]+$/),
+    transports: z.array(z.string().max(32)).max(10).optional(),
+  }),
+});
+const authenticationResponse = z.object({
+  ...credentialBase,
+  response: z.looseObject({ clientDataJSON: b64url, authenticatorData: b64url, signature: b64url, userHandle: b64url.optional() }),
+});
+const registerInput = z.object({ name: z.string().trim().min(1).max(64), response: registrationResponse });
+const signInInput = z.object({ response: authenticationResponse });
+
+/**
+ * The WebAuthn library, loaded at the first passkey call: its import takes ~0.6 s (X.509 and ASN.1 parsers for
+ * attestation formats), which every start of the API — and every test stack — would otherwise pay.
+ */
+let library: Promise<typeof import('@simplewebauthn/server')> | null = null;
+const webauthn = () => (library ??= import('@simplewebauthn/server'));
+
+/** The challenge as the browser's client data carries it (checked by the library against `expectedChallenge`). */
+function clientChallenge(clientDataJSON: string): string {
+  try {
+    const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown };
+    return typeof data.challenge === 'string' ? data.challenge : '';
+  } catch {
+    return '';
+  }
+}
+
+export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig, issuePair: IssuePair) {
+  const authed = requireAuth(config);
+
+  /** Options for registering a passkey: a discoverable credential with user verification, not one the user has already. */
+  app.post('/api/account/factors/passkey/options', { preHandler: authed }, async (req, reply) => {
+    const userId = req.user!.id;
+    const user = await findUser(db, { id: userId });
+    if (!user) throw new ApiError(404, 'not_found');
+    const rp = relyingParty(config);
+    const options = await (
+      await webauthn()
+    ).generateRegistrationOptions({
+      rpName: RP_NAME,
+      rpID: rp.rpId,
+      userName: user.email,
+      userDisplayName: [user.first_name, user.last_name].filter(Boolean).join(' ') || user.email,
+      userID: userHandle(config, userId),
+      challenge: newChallenge(config, 'register', userId),
+      timeout: PASSKEY_CHALLENGE_SECONDS * 1000,
+      attestationType: 'none',
+      excludeCredentials: (await passkeysOf(db, userId)).map((p) => ({ id: p.credential_id, transports: p.transports ?? undefined })),
+      authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+    });
+    return ok(reply, options);
+  });
+
+  /** Registers the passkey the browser made for those options; a first factor also gets recovery codes (shown once). */
+  app.post('/api/account/factors/passkey', { preHandler: authed }, async (req, reply) => {
+    const input = parseBody(registerInput, req.body);
+    const userId = req.user!.id;
+    const rp = relyingParty(config);
+    const challenge = clientChallenge(input.response.response.clientDataJSON);
+    let verified;
+    try {
+      verified = await (
+        await webauthn()
+      ).verifyRegistrationResponse({
+        response: input.response as RegistrationResponseJSON,
+        expectedChallenge: (c) => openChallenge(config, 'register', c, userId) !== undefined,
+        expectedOrigin: rp.origins,
+        expectedRPID: rp.rpId,
+        requireUserVerification: true,
+      });
+    } catch (error) {
+      req.log.warn({ err: error }, 'passkey registration refused');
+      throw new ApiError(400, 'passkey_invalid');
+    }
+    if (!verified.verified) throw new ApiError(400, 'passkey_invalid');
+    const { credential } = verified.registrationInfo;
+    const codes = await db.transaction(async (tx) => {
+      if (!(await spendChallenge(tx, challenge))) throw new ApiError(400, 'passkey_invalid');
+      const first = !(await hasSecondFactor(tx, userId));
+      const { rows } = await tx.query(
+        `insert into user_factors (user_id, kind, name, credential_id, public_key, sign_count, transports, confirmed_at)
+         values ($1, 'passkey', $2, $3, $4, $5, $6, now())
+         on conflict (credential_id) where credential_id is not null do nothing returning id`,
+        [userId, input.name, credential.id, Buffer.from(credential.publicKey).toString('base64url'), credential.counter, credential.transports ?? null],
+      );
+      if (rows.length === 0) throw new ApiError(409, 'factor_exists');
+      await factorChanged(tx, config, req, 'factor_added', 'passkey');
+      return first ? replaceRecoveryCodes(tx, userId) : null;
+    });
+    return ok(reply, { added: true, recovery_codes: codes });
+  });
+
+  /** Removes one of the user's passkeys; not the last factor the policy requires. */
+  app.post('/api/account/factors/passkey/:id/remove', { preHandler: authed }, async (req, reply) => {
+    const { id } = z.object({ id: z.coerce.number().int().positive() }).parse(req.params);
+    const userId = req.user!.id;
+    await db.transaction(async (tx) => {
+      const { rows } = await tx.query("delete from user_factors where id = $1 and user_id = $2 and kind = 'passkey' returning id", [id, userId]);
+      if (rows.length === 0) throw new ApiError(404, 'not_found');
+      const left = await hasSecondFactor(tx, userId);
+      if (!left && (await policyRequires(tx, req.user!.roles))) throw new ApiError(409, 'second_factor_required');
+      if (!left) await tx.query('delete from recovery_codes where user_id = $1', [userId]);
+      await factorChanged(tx, config, req, 'factor_removed', 'passkey');
+    });
+    return ok(reply, { removed: true });
+  });
+
+  /** Options for signing in with a passkey: any of this site's (discoverable), with user verification. Writes nothing. */
+  app.post('/api/account/login/passkey/options', async (_req, reply) => {
+    const rp = relyingParty(config);
+    const options = await (
+      await webauthn()
+    ).generateAuthenticationOptions({
+      rpID: rp.rpId,
+      challenge: newChallenge(config, 'authenticate', null),
+      timeout: PASSKEY_CHALLENGE_SECONDS * 1000,
+      userVerification: 'required',
+    });
+    return ok(reply, options);
+  });
+
+  /** A sign-in with a passkey: its signature over a challenge of ours, used once, a counter that moved on, the user verified. */
+  app.post('/api/account/login/passkey', async (req, reply) => {
+    const input = parseBody(signInInput, req.body);
+    const passkey = await passkeyByCredential(db, input.response.id);
+    if (!passkey) throw new ApiError(400, 'passkey_invalid');
+    const handle = input.response.response.userHandle;
+    if (handle && handle !== Buffer.from(userHandle(config, passkey.userId)).toString('base64url')) throw new ApiError(400, 'passkey_invalid');
+    const rp = relyingParty(config);
+    const challenge = clientChallenge(input.response.response.clientDataJSON);
+    let verified;
+    try {
+      verified = await (
+        await webauthn()
+      ).verifyAuthenticationResponse({
+        response: input.response as AuthenticationResponseJSON,
+        expectedChallenge: (c) => openChallenge(config, 'authenticate', c) !== undefined,
+        expectedOrigin: rp.origins,
+        expectedRPID: rp.rpId,
+        credential: { id: passkey.credentialId, publicKey: passkey.publicKey, counter: passkey.signCount, transports: passkey.transports },
+        requireUserVerification: true,
+      });
+    } catch (error) {
+      req.log.warn({ err: error }, 'passkey sign-in refused');
+      await failed(db, config, req, passkey.userId);
+      throw new ApiError(400, 'passkey_invalid');
+    }
+    if (!verified.verified) {
+      await failed(db, config, req, passkey.userId);
+      throw new ApiError(400, 'passkey_invalid');
+    }
+    const { newCounter } = verified.authenticationInfo;
+    await db.transaction(async (tx) => {
+      if (!(await spendChallenge(tx, challenge))) throw new ApiError(400, 'passkey_invalid');
+      // The counter read before the check must still be the stored one: two answers racing both pass the check, one updates.
+      const { rows } = await tx.query('update user_factors set sign_count = $2, last_used_at = now() where id = $1 and sign_count = $3 returning id', [
+        passkey.id,
+        newCounter,
+        passkey.signCount,
+      ]);
+      if (rows.length === 0) throw new ApiError(400, 'passkey_invalid');
+    });
+    const user = await findUser(db, { id: passkey.userId });
+    if (!user?.is_active) throw new ApiError(403, 'account_inactive');
+    return ok(reply, await signIn(db, config, req, issuePair, passkey.userId, 'passkey', 'passkey'));
+  });
+}
+
+/** A passkey of this account whose answer did not verify: the account's history says so, as a wrong code does. */
+function failed(db: Db, config: UpstreamConfig, req: FastifyRequest, userId: number) {
+  return db.transaction((tx) => recordAccountEvent(tx, config.auditKey, req, userId, 'second_factor_failed', { method: [null, 'passkey'] }));
+}
