@@ -246,7 +246,7 @@ function moduleChunks(): Plugin {
  * starts once it has loaded. Every entity's labels (`resources`) are a file per language, apart from the texts of the
  * screens that load all theirs first (`later`), which a first visit does not fetch (ADR 077).
  */
-const ENGINE = /\/(shared\/(entity\/(define|fields)|entities\/people|geo)|client\/entity\/(access|status-label)|client\/components\/(format|calendar-dates))\.tsx?$/;
+const ENGINE = /\/(shared\/(entity\/(define|fields)|entities\/people|geo)|client\/entity\/(access|status-label|entity-api)|client\/components\/(format|calendar-dates))\.tsx?$/;
 const LIST_PARTS = /\/client\/(components\/(data-table|pager)|entity\/csv-export)\.(tsx?|css)$/;
 const AFTER_LOAD = /\/client\/shell\/(live-updates|offline-worker)\.ts$/;
 const RESOURCE_TEXTS = /^\0?virtual:translations\/(\w+)\/resources$/;

@@ -1,12 +1,9 @@
 import { Button, Flash, Heading } from '@primer/react';
 import { useState } from 'react';
-import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
 import { useTranslation } from 'react-i18next';
-import styled from 'styled-components';
 import { z } from 'zod';
 import { ROLE } from '../../shared/roles.ts';
 import { secondFactorInput } from '../../shared/schemas/credentials.ts';
-import type { PasskeyCredential } from '../../shared/schemas/passkeys.ts';
 import { formatDateTime } from '../components/format.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { TextField } from '../components/text-field.tsx';
@@ -15,6 +12,8 @@ import { errorText, fieldErrorsOf } from '../errors.ts';
 import { useSession } from '../session.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
+import { Passkeys } from './security-passkeys.tsx';
+import { ActionTableHead, FirstFactorCodes, Row, Section, ShownOnce, Table } from './security-parts.tsx';
 
 /**
  * Sign-in security (issue 32, ADR 068): the authenticator app (enrolled with a code, its secret and recovery
@@ -24,39 +23,6 @@ import { trpc } from '../trpc.ts';
 
 /** The code field of the forms: the sign-in step's own rule (a classic object around the zod/mini field). */
 const codeForm = z.object({ code: secondFactorInput.shape.code });
-
-const Section = styled.section`
-  max-width: 760px;
-  margin-bottom: 28px;
-  display: flex;
-  flex-direction: column;
-  gap: 12px;
-  align-items: flex-start;
-`;
-const Row = styled.form`
-  display: flex;
-  gap: 8px;
-  align-items: flex-end;
-  flex-wrap: wrap;
-`;
-const Codes = styled.ol`
-  columns: 2;
-  font-family: var(--fontStack-monospace, monospace);
-  font-size: 15px;
-  padding-left: 24px;
-  margin: 0;
-`;
-const Table = styled.table`
-  border-collapse: collapse;
-  width: 100%;
-  & th,
-  & td {
-    text-align: left;
-    padding: 6px 8px;
-    border-bottom: 1px solid var(--borderColor-default, #d1d9e0);
-    vertical-align: top;
-  }
-`;
 
 export default function SecurityPage() {
   const { t } = useTranslation();
@@ -80,24 +46,6 @@ export default function SecurityPage() {
       <Sessions />
       {session.roles.includes(ROLE.Admin) && <Policy />}
     </div>
-  );
-}
-
-/** Codes shown once: after enrolling, or when new ones replace the old. */
-function ShownOnce({ codes, onDone }: { codes: string[]; onDone: () => void }) {
-  const { t } = useTranslation();
-  return (
-    <Flash variant="success" data-testid="recovery-codes-shown">
-      <p style={{ marginTop: 0 }}>{t('security.recoveryShownOnce')}</p>
-      <Codes data-testid="recovery-codes" aria-label={t('security.recoveryCodes')}>
-        {codes.map((code) => (
-          <li key={code}>{code}</li>
-        ))}
-      </Codes>
-      <Button style={{ marginTop: 12 }} onClick={onDone} data-testid="recovery-codes-done">
-        {t('security.recoverySaved')}
-      </Button>
-    </Flash>
   );
 }
 
@@ -178,16 +126,7 @@ function AuthenticatorApp({ enrolled, since }: { enrolled: boolean; since: strin
       <Heading as="h2" id="security-totp" style={{ fontSize: 20 }}>
         {t('security.totpTitle')}
       </Heading>
-      {codes && (
-        <ShownOnce
-          codes={codes}
-          onDone={() => {
-            setCodes(null);
-            // A sign-in that had to enrol can now open the app: load it anew, past the server's guard.
-            window.location.assign('/security');
-          }}
-        />
-      )}
+      <FirstFactorCodes codes={codes} onDone={() => setCodes(null)} />
       {enrolled ? (
         <>
           <p data-testid="totp-enrolled">{t('security.totpEnrolled', { since: formatDateTime(since, i18n.language) })}</p>
@@ -223,140 +162,6 @@ function AuthenticatorApp({ enrolled, since }: { enrolled: boolean; since: strin
           </Button>
         </>
       )}
-    </Section>
-  );
-}
-
-interface PasskeyRow {
-  id: number;
-  name: string | null;
-  created_at: string;
-  last_used_at: string | null;
-}
-
-/**
- * Passkeys (ADR 075): named, listed, removable. Adding one asks the API for options, lets the browser make the
- * passkey (its WebAuthn code loads only here), and registers the answer; a first factor shows recovery codes.
- */
-function Passkeys({ passkeys }: { passkeys: PasskeyRow[] }) {
-  const { t, i18n } = useTranslation();
-  const toast = useToast();
-  const utils = trpc.useUtils();
-  const options = trpc.security.passkeyOptions.useMutation();
-  const add = trpc.security.addPasskey.useMutation();
-  const remove = trpc.security.removePasskey.useMutation();
-  const [name, setName] = useState('');
-  const [nameError, setNameError] = useState<string | undefined>();
-  const [codes, setCodes] = useState<string[] | null>(null);
-  const [making, setMaking] = useState(false);
-
-  const onAdd = async (event: React.FormEvent) => {
-    event.preventDefault();
-    const trimmed = name.trim();
-    if (!trimmed) return setNameError(t('validation.required'));
-    setNameError(undefined);
-    setMaking(true);
-    try {
-      const { startRegistration, browserSupportsWebAuthn } = await import('@simplewebauthn/browser');
-      if (!browserSupportsWebAuthn()) return toast.error(t('security.passkeyUnsupported'));
-      const optionsJSON = (await options.mutateAsync()) as unknown as PublicKeyCredentialCreationOptionsJSON;
-      let response;
-      try {
-        response = await startRegistration({ optionsJSON });
-      } catch {
-        return toast.error(t('security.passkeyCanceled'));
-      }
-      const done = await add.mutateAsync({ name: trimmed, response: response as unknown as PasskeyCredential });
-      setName('');
-      toast.success(t('security.passkeyAdded'));
-      if (done.recovery_codes) setCodes(done.recovery_codes);
-      await utils.security.invalidate();
-    } catch (error) {
-      toast.error(errorText(t, error));
-    } finally {
-      setMaking(false);
-    }
-  };
-  const onRemove = (id: number) =>
-    remove.mutate(
-      { id },
-      {
-        onSuccess: () => {
-          toast.success(t('security.passkeyRemoved'));
-          void utils.security.invalidate();
-        },
-        onError: (error) => toast.error(errorText(t, error)),
-      },
-    );
-
-  return (
-    <Section aria-labelledby="security-passkeys">
-      <Heading as="h2" id="security-passkeys" style={{ fontSize: 20 }}>
-        {t('security.passkeysTitle')}
-      </Heading>
-      <p>{t('security.passkeysHelp')}</p>
-      {codes && (
-        <ShownOnce
-          codes={codes}
-          onDone={() => {
-            setCodes(null);
-            // A sign-in that had to enrol can now open the app: load it anew, past the server's guard.
-            window.location.assign('/security');
-          }}
-        />
-      )}
-      {passkeys.length === 0 ? (
-        <p data-testid="passkeys-none">{t('security.passkeyNone')}</p>
-      ) : (
-        <Table data-testid="passkeys">
-          <thead>
-            <tr>
-              <th scope="col">{t('security.passkeyName')}</th>
-              <th scope="col">{t('security.passkeyAddedOn')}</th>
-              <th scope="col">{t('security.passkeyLastUsed')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('security.actions')}</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {passkeys.map((p) => (
-              <tr key={p.id} data-testid="passkey-row">
-                <td>{p.name ?? '–'}</td>
-                <td>{formatDateTime(p.created_at, i18n.language)}</td>
-                <td>{p.last_used_at ? formatDateTime(p.last_used_at, i18n.language) : t('security.passkeyNever')}</td>
-                <td>
-                  <Button
-                    size="small"
-                    variant="danger"
-                    onClick={() => onRemove(p.id)}
-                    disabled={remove.isPending}
-                    aria-label={t('security.passkeyRemove', { name: p.name ?? '' })}
-                    data-testid="passkey-remove"
-                  >
-                    {t('security.passkeyRemoveShort')}
-                  </Button>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </Table>
-      )}
-      <Row onSubmit={(event) => void onAdd(event)} noValidate data-testid="passkey-add-form">
-        <TextField
-          name="passkey-name"
-          label={t('security.passkeyName')}
-          caption={t('security.passkeyNameHint')}
-          value={name}
-          onChange={setName}
-          error={nameError}
-          maxLength={64}
-          required
-        />
-        <Button type="submit" variant="primary" loading={making} data-testid="passkey-add">
-          {t('security.passkeyAdd')}
-        </Button>
-      </Row>
     </Section>
   );
 }
@@ -430,17 +235,7 @@ function Sessions() {
         )
       ) : (
         <Table data-testid="sessions">
-          <thead>
-            <tr>
-              <th scope="col">{t('security.device')}</th>
-              <th scope="col">{t('security.address')}</th>
-              <th scope="col">{t('security.signedIn')}</th>
-              <th scope="col">{t('security.lastSeen')}</th>
-              <th scope="col">
-                <span className="visually-hidden">{t('security.actions')}</span>
-              </th>
-            </tr>
-          </thead>
+          <ActionTableHead columns={[t('security.device'), t('security.address'), t('security.signedIn'), t('security.lastSeen')]} />
           <tbody>
             {sessions.data.map((s) => (
               <tr key={s.id} data-testid={s.current ? 'session-current' : 'session-other'}>

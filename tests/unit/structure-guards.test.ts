@@ -10,12 +10,6 @@ import { countedLines, duplicatePairs } from '../../scripts/duplicates-budget.ts
 const root = join(import.meta.dirname, '..', '..');
 const MAX_LINES = 500;
 
-/**
- * TEMPORARY, for branch engine2 (issue 34): it splits these two files at the same time; the main developer
- * removes this list when engine2 is merged.
- */
-const SPLIT_ON_BRANCH_ENGINE2 = new Set(['upstream/resources/entity-resource.ts', 'shared/entity/define.ts']);
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
     const path = `${dir}/${entry.name}`;
@@ -28,10 +22,7 @@ describe('structure guards', () => {
   it(`keeps every file of client/ server/ shared/ upstream/ at ${MAX_LINES} lines or fewer`, () => {
     const files = ['client', 'server', 'shared', 'upstream'].flatMap(sourceFiles);
     expect(files.length).toBeGreaterThan(100);
-    const over = files
-      .filter((file) => !SPLIT_ON_BRANCH_ENGINE2.has(file))
-      .map((file) => ({ file, lines: readFileSync(join(root, file), 'utf8').split('\n').length - 1 }))
-      .filter(({ lines }) => lines > MAX_LINES);
+    const over = files.map((file) => ({ file, lines: readFileSync(join(root, file), 'utf8').split('\n').length - 1 })).filter(({ lines }) => lines > MAX_LINES);
     expect(over).toEqual([]);
   });
 

@@ -68,7 +68,14 @@ function clientChallenge(clientDataJSON: string): string {
   }
 }
 
+/** The passkey routes (ADR 075): registering and removing one (signed in), and signing in with one. */
 export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig, issuePair: IssuePair) {
+  registerPasskeyEnrolment(app, db, config);
+  registerPasskeyRemoval(app, db, config);
+  registerPasskeySignIn(app, db, config, issuePair);
+}
+
+function registerPasskeyEnrolment(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   const authed = requireAuth(config);
 
   /** Options for registering a passkey: a discoverable credential with user verification, not one the user has already. */
@@ -100,23 +107,17 @@ export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: Upst
     const userId = req.user!.id;
     const rp = relyingParty(config);
     const challenge = clientChallenge(input.response.response.clientDataJSON);
-    let verified;
-    try {
-      verified = await (
-        await webauthn()
-      ).verifyRegistrationResponse({
+    const verified = await verdict(req, 'registration', (lib) =>
+      lib.verifyRegistrationResponse({
         response: input.response as RegistrationResponseJSON,
         expectedChallenge: (c) => openChallenge(config, 'register', c, userId) !== undefined,
         expectedOrigin: rp.origins,
         expectedRPID: rp.rpId,
         requireUserVerification: true,
-      });
-    } catch (error) {
-      req.log.warn({ err: error }, 'passkey registration refused');
-      throw new ApiError(400, 'passkey_invalid');
-    }
-    if (!verified.verified) throw new ApiError(400, 'passkey_invalid');
-    const { credential } = verified.registrationInfo;
+      }),
+    );
+    const credential = verified.registrationInfo?.credential;
+    if (!credential) throw new ApiError(400, 'passkey_invalid');
     const codes = await db.transaction(async (tx) => {
       if (!(await spendChallenge(tx, challenge))) throw new ApiError(400, 'passkey_invalid');
       const first = !(await hasSecondFactor(tx, userId));
@@ -132,6 +133,10 @@ export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: Upst
     });
     return ok(reply, { added: true, recovery_codes: codes });
   });
+}
+
+function registerPasskeyRemoval(app: FastifyInstance, db: Db, config: UpstreamConfig) {
+  const authed = requireAuth(config);
 
   /** Removes one of the user's passkeys; not the last factor the policy requires. */
   app.post('/api/account/factors/passkey/:id/remove', { preHandler: authed }, async (req, reply) => {
@@ -147,7 +152,9 @@ export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: Upst
     });
     return ok(reply, { removed: true });
   });
+}
 
+function registerPasskeySignIn(app: FastifyInstance, db: Db, config: UpstreamConfig, issuePair: IssuePair) {
   /** Options for signing in with a passkey: any of this site's (discoverable), with user verification. Writes nothing. */
   app.post('/api/account/login/passkey/options', async (_req, reply) => {
     const rp = relyingParty(config);
@@ -171,27 +178,20 @@ export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: Upst
     if (handle && handle !== Buffer.from(userHandle(config, passkey.userId)).toString('base64url')) throw new ApiError(400, 'passkey_invalid');
     const rp = relyingParty(config);
     const challenge = clientChallenge(input.response.response.clientDataJSON);
-    let verified;
-    try {
-      verified = await (
-        await webauthn()
-      ).verifyAuthenticationResponse({
-        response: input.response as AuthenticationResponseJSON,
-        expectedChallenge: (c) => openChallenge(config, 'authenticate', c) !== undefined,
-        expectedOrigin: rp.origins,
-        expectedRPID: rp.rpId,
-        credential: { id: passkey.credentialId, publicKey: passkey.publicKey, counter: passkey.signCount, transports: passkey.transports },
-        requireUserVerification: true,
-      });
-    } catch (error) {
-      req.log.warn({ err: error }, 'passkey sign-in refused');
-      await failed(db, config, req, passkey.userId);
-      throw new ApiError(400, 'passkey_invalid');
-    }
-    if (!verified.verified) {
-      await failed(db, config, req, passkey.userId);
-      throw new ApiError(400, 'passkey_invalid');
-    }
+    const verified = await verdict(
+      req,
+      'sign-in',
+      (lib) =>
+        lib.verifyAuthenticationResponse({
+          response: input.response as AuthenticationResponseJSON,
+          expectedChallenge: (c) => openChallenge(config, 'authenticate', c) !== undefined,
+          expectedOrigin: rp.origins,
+          expectedRPID: rp.rpId,
+          credential: { id: passkey.credentialId, publicKey: passkey.publicKey, counter: passkey.signCount, transports: passkey.transports },
+          requireUserVerification: true,
+        }),
+      () => failed(db, config, req, passkey.userId),
+    );
     const { newCounter } = verified.authenticationInfo;
     await db.transaction(async (tx) => {
       if (!(await spendChallenge(tx, challenge))) throw new ApiError(400, 'passkey_invalid');
@@ -212,4 +212,26 @@ export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: Upst
 /** A passkey of this account whose answer did not verify: the account's history says so, as a wrong code does. */
 function failed(db: Db, config: UpstreamConfig, req: FastifyRequest, userId: number) {
   return db.transaction((tx) => recordAccountEvent(tx, config.auditKey, req, userId, 'second_factor_failed', { method: [null, 'passkey'] }));
+}
+
+/** The library's verdict on a browser's answer: any refusal (thrown, or not verified) is `passkey_invalid`, after `refused`. */
+async function verdict<T extends { verified: boolean }>(
+  req: FastifyRequest,
+  ceremony: string,
+  check: (lib: Awaited<ReturnType<typeof webauthn>>) => Promise<T>,
+  refused?: () => Promise<unknown>,
+): Promise<T> {
+  let result: T;
+  try {
+    result = await check(await webauthn());
+  } catch (error) {
+    req.log.warn({ err: error }, `passkey ${ceremony} refused`);
+    await refused?.();
+    throw new ApiError(400, 'passkey_invalid');
+  }
+  if (!result.verified) {
+    await refused?.();
+    throw new ApiError(400, 'passkey_invalid');
+  }
+  return result;
 }
