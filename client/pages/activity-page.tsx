@@ -8,6 +8,7 @@ import { USER_REFERENCE } from '../../shared/entities/people.ts';
 import { isIsoDate } from '../../shared/entity/define.ts';
 import type { AccountEventFilter, AuditFilters } from '../../shared/schemas/audit.ts';
 import { Pager } from '../components/pager.tsx';
+import { PageSpinner } from '../components/page-spinner.tsx';
 import { CsvExportButton } from '../entity/csv-export.tsx';
 import { AccountEventsFilter, HistoryEntries, HistoryResults, RECORDED_ACTIONS, RecordLink } from '../entity/record-history.tsx';
 import { ReferencePicker } from '../entity/reference-choices.tsx';
@@ -51,25 +52,28 @@ function paramsOf(search: URLSearchParams) {
 
 /**
  * The definitions of the entities a page of entries names (labels, value rendering), each loaded as the
- * record screens load it: the page does not carry every entity's definition.
+ * record screens load it: the page does not carry every entity's definition. `ready` once every name has its
+ * definition (or is known to have none): until then an entry would read as raw names ("Users #3", field keys).
  */
-function useDefinitions(names: readonly string[]): Record<string, EntityDef> {
-  const [defs, setDefs] = useState<Record<string, EntityDef>>({});
+function useDefinitions(names: readonly string[]): { defs: Record<string, EntityDef>; ready: boolean } {
+  const [known, setKnown] = useState<Record<string, EntityDef | null>>({});
   const missing = [...new Set(names)]
-    .filter((name) => !(name in defs))
+    .filter((name) => !(name in known))
     .sort()
     .join(',');
   useEffect(() => {
     if (!missing) return;
     let live = true;
-    void Promise.all(missing.split(',').map((name) => (loadEntityDef(name) ?? Promise.resolve(undefined)).catch(() => undefined))).then((loaded) => {
-      if (live) setDefs((current) => ({ ...current, ...Object.fromEntries(loaded.flatMap((def) => (def ? [[def.name, def]] : []))) }));
+    const wanted = missing.split(',');
+    void Promise.all(wanted.map((name) => (loadEntityDef(name) ?? Promise.resolve(undefined)).catch(() => undefined))).then((loaded) => {
+      if (live) setKnown((current) => ({ ...current, ...Object.fromEntries(wanted.map((name, i) => [name, loaded[i] ?? null])) }));
     });
     return () => {
       live = false;
     };
   }, [missing]);
-  return defs;
+  const defs = Object.fromEntries(Object.entries(known).flatMap(([name, def]) => (def ? [[name, def]] : []))) as Record<string, EntityDef>;
+  return { defs, ready: missing === '' };
 }
 
 /** The activity's filters: person, entity, action, account events, days, and the record filter when one is set. */
@@ -140,7 +144,7 @@ export default function ActivityPage() {
   const filters: AuditFilters = { ...chosen, account_events: chosen.account_events ?? 'hidden' };
   const history = trpc.audit.list.useQuery({ ...filters, page, page_size: pageSize }, { placeholderData: (previous) => previous, staleTime: 0 });
 
-  const defs = useDefinitions(history.data?.results.map((entry) => entry.entity) ?? []);
+  const { defs, ready } = useDefinitions(history.data?.results.map((entry) => entry.entity) ?? []);
   const defOf = (entity: string) => defs[entity];
   const change = (changes: Record<string, string | undefined>) =>
     setSearch((current) => {
@@ -168,7 +172,7 @@ export default function ActivityPage() {
       <HistoryResults history={history} empty={t(active ? 'list.noMatches' : 'resources._history.empty')}>
         {(data) => (
           <>
-            <HistoryEntries entries={data.results} defOf={defOf} recordLink={(entry) => <RecordLink entry={entry} def={defOf(entry.entity)} />} />
+            {ready ? <HistoryEntries entries={data.results} defOf={defOf} recordLink={(entry) => <RecordLink entry={entry} def={defOf(entry.entity)} />} /> : <PageSpinner />}
             <Pager paginator={data.paginator} onPage={(p) => change({ page: String(p) })} onPageSize={(size) => change({ page_size: String(size) })} />
           </>
         )}

@@ -149,7 +149,7 @@ describe('sessions and account flows in the browser', () => {
     await page.getByRole('link', { name: 'Back to sign in' }).click();
     await page.getByLabel('E-mail').fill('buddy@example.com');
     await page.getByLabel('Password').fill('nojs-pass');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(stack.baseUrl + '/');
     expect(await page.getByTestId('user-full-name').innerText()).toBe('Bo Buddy');
     await context.close();

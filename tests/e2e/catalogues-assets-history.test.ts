@@ -382,7 +382,7 @@ describe('the profile language at sign-in (ADR 023)', () => {
     const person = await context.newPage();
     await gotoHydrated(person, `${stack.baseUrl}/login`);
     await person.getByTestId('language-switch').selectOption('sv');
-    await person.getByRole('button', { name: 'Logga in' }).waitFor();
+    await person.getByRole('button', { name: 'Logga in', exact: true }).waitFor();
     // The demo admin's profile is in English.
     await person.getByLabel('E-post').fill('admin@example.com');
     await person.getByLabel('Lösenord').fill(DEMO_PASSWORD);

@@ -37,7 +37,7 @@ describe('the user story of the foundation', () => {
     await page.getByRole('heading', { name: 'Sign in to the back office' }).waitFor();
     await page.getByLabel('E-mail').fill('admin@example.com');
     await page.getByLabel('Password').fill(DEMO_PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL(stack.baseUrl + '/users');
     expect(await page.getByTestId('user-full-name').innerText()).toBe('Ada Admin');
     await context.close();
