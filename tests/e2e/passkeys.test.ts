@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '../support/axe.ts';
 import { gotoHydrated, hydrated, launchBrowser } from '../support/browser.ts';
 import { DEMO_PASSWORD, latestMail, startStack, type Stack } from '../support/stack.ts';
+import { upstreamCall } from '../support/upstream-call.ts';
 
 /**
  * Passkeys in Chromium (issue 32, ADR 075), with its virtual authenticator through the DevTools protocol: a
@@ -49,13 +50,10 @@ const TEXT = {
   },
 } as const;
 
+/** A call to the API itself (its own `upstreamCall`), answering the status and the envelope's data. */
 async function api<T>(path: string, init: { body?: unknown; token?: string; method?: string } = {}): Promise<{ status: number; data: T }> {
-  const res = await fetch(stack.upstream.url + path, {
-    method: init.method ?? (init.body ? 'POST' : 'GET'),
-    headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
-    body: init.body ? JSON.stringify(init.body) : undefined,
-  });
-  return { status: res.status, data: ((await res.json()) as { data: T }).data };
+  const { status, body } = await upstreamCall<{ data: T }>(stack.upstream.url, path, init);
+  return { status, data: body.data };
 }
 
 /** A new Buddy speaking `language`, invited and accepted through the API, signed out again. */

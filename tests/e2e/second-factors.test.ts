@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '../support/axe.ts';
 import { gotoHydrated, hydrated, launchBrowser } from '../support/browser.ts';
 import { DEMO_PASSWORD, latestMail, startStack, type Stack } from '../support/stack.ts';
+import { upstreamCall } from '../support/upstream-call.ts';
 
 /**
  * Issue 32 in Chromium (ADR 068): enrolling an authenticator app, the second step of a sign-in with a code and
@@ -27,13 +28,10 @@ let nextUser = 1;
 const now = () => Math.floor(Date.now() / 1000);
 const codeAt = (secret: string, steps = 0) => generateSync({ secret, epoch: now() + steps * 30 });
 
+/** A call to the API itself (its own `upstreamCall`), answering the status and the envelope's data. */
 async function api<T>(path: string, init: { body?: unknown; token?: string; method?: string } = {}): Promise<{ status: number; data: T }> {
-  const res = await fetch(stack.upstream.url + path, {
-    method: init.method ?? (init.body ? 'POST' : 'GET'),
-    headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
-    body: init.body ? JSON.stringify(init.body) : undefined,
-  });
-  return { status: res.status, data: ((await res.json()) as { data: T }).data };
+  const { status, body } = await upstreamCall<{ data: T }>(stack.upstream.url, path, init);
+  return { status, data: body.data };
 }
 const adminToken = async () => (await api<{ token: string }>('account/login', { body: { email: 'admin@example.com', password: DEMO_PASSWORD } })).data.token;
 
