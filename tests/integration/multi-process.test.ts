@@ -45,6 +45,9 @@ async function startInstance(upstreamUrl: string, env: Record<string, string> = 
       COOKIE_SECRETS: COOKIE_SECRET,
       LOG_LEVEL: 'silent',
       PUBLIC_URL: `http://127.0.0.1:${port}`,
+      // As in the in-process stack: these tests are about live updates, not load shedding, and on a busy CI machine
+      // a freshly started process's event loop can lag past the production default of 1 s (a 503 at sign-in).
+      MAX_EVENT_LOOP_DELAY_MS: '15000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
