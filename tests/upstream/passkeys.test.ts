@@ -31,13 +31,18 @@ afterAll(async () => {
   await up?.close();
 });
 
-async function call(path: string, init: { method?: string; body?: unknown; token?: string } = {}) {
+async function call(path: string, init: { method?: string; body?: unknown; token?: string; ip?: string } = {}) {
   const res = await fetch(up.url + path, {
     method: init.method ?? (init.body ? 'POST' : 'GET'),
-    headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), ...(init.token ? { authorization: `Bearer ${init.token}` } : {}) },
+    headers: {
+      ...(init.body ? { 'content-type': 'application/json' } : {}),
+      ...(init.token ? { authorization: `Bearer ${init.token}` } : {}),
+      // A client address as the back office forwards it (ADR 028): each throttle test has addresses of its own.
+      ...(init.ip ? { 'x-forwarded-for': init.ip, 'x-forwarded-secret': up.config.forwardedSecret! } : {}),
+    },
     body: init.body ? JSON.stringify(init.body) : undefined,
   });
-  return { status: res.status, body: (await res.json()) as Body };
+  return { status: res.status, headers: res.headers, body: (await res.json()) as Body };
 }
 
 let nextUser = 1;
@@ -186,6 +191,21 @@ describe('passkeys', () => {
       { action: 'factor_added', changes: { factor: [null, 'passkey'] } },
       { action: 'sign_in', changes: { method: [null, 'passkey'], second_factor: [null, 'passkey'] } },
     ]);
+  });
+
+  it('slows refused sign-ins from one address: after the free failures 429 with Retry-After, even for a right answer', async () => {
+    const auth = await registered(await newUser());
+    const [ip, other] = ['198.51.100.7', '198.51.100.8'];
+    const answer = async (origin?: string) => ({ response: assertion(auth, await signInOptions(), origin ? { origin } : {}) });
+    for (let i = 0; i < up.config.loginThrottle.freeFailures; i++)
+      expect(await call('account/login/passkey', { body: await answer('https://evil.example'), ip })).toMatchObject(refused);
+    const throttled = await call('account/login/passkey', { body: await answer(), ip });
+    expect(throttled).toMatchObject({ status: 429, body: { error: { message: 'too_many_attempts' } } });
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another address is not slowed by this one's failures; its success is given back, so it never counts.
+    for (let i = 0; i < up.config.loginThrottle.freeFailures + 1; i++) expect((await call('account/login/passkey', { body: await answer(), ip: other })).status).toBe(200);
+    const { rows } = await up.db.query<{ scope: string; count: number }>("select scope, count from throttle where key like '198.51.100.8%' order by scope");
+    expect(rows).toEqual([{ scope: 'login-ip', count: 0 }]);
   });
 
   it('takes each challenge once: the same signed answer is refused the second time, counter or not', async () => {

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { Db } from '../db.ts';
+import { ApiError } from './api-error.ts';
 
 /** What is recorded for one counter, in seconds since its first and its last counted attempt. */
 export interface ThrottleEntry {
@@ -116,3 +117,13 @@ const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0;
  */
 export const recordsFailedSignIn = (pairFailures: number, addressFailures: number): boolean =>
   isPowerOfTwo(pairFailures) && (addressFailures <= 64 || isPowerOfTwo(addressFailures));
+
+/** A throttled attempt's answer: 429 with how long to wait. */
+export function refuseWithRetry(
+  reply: { header(name: string, value: string): unknown },
+  seconds: number,
+  code: 'too_many_attempts' | 'too_many_requests' = 'too_many_attempts',
+): never {
+  reply.header('retry-after', String(seconds));
+  throw new ApiError(429, code);
+}

@@ -14,7 +14,7 @@ import { signAccessToken } from '../lib/jwt.ts';
 import { canonicalJson, recordAccountEvent, type Changes } from '../lib/audit.ts';
 import { createSession, revokeSession, revokeUserSessions } from '../lib/sessions.ts';
 import { hasSecondFactor, policyRequires, seal, unseal, type SecondFactorMethod } from '../lib/factors.ts';
-import { addressKey, backoff, fixedWindow, forgive, giveBack, recordsFailedSignIn, takeAttempt, type Counter } from '../lib/throttle.ts';
+import { addressKey, backoff, fixedWindow, forgive, giveBack, recordsFailedSignIn, refuseWithRetry, takeAttempt, type Counter } from '../lib/throttle.ts';
 import { hashToken, openPayload, randomToken, sealPayload } from '../lib/tokens.ts';
 import { sendMail } from '../mail.ts';
 import { findUser } from '../users.ts';
@@ -30,11 +30,6 @@ export type IssuePair = (userId: number, sessionId?: string, using?: Db) => Prom
 
 /** One answer to every failed sign-in, so it never tells which addresses have accounts (ADR 018). */
 const invalidCredentials = () => new ApiError(INVALID_CREDENTIALS.status, INVALID_CREDENTIALS.code, INVALID_CREDENTIALS.text);
-
-function refuseWithRetry(reply: { header(name: string, value: string): unknown }, seconds: number, code: 'too_many_attempts' | 'too_many_requests'): never {
-  reply.header('retry-after', String(seconds));
-  throw new ApiError(429, code);
-}
 
 /** Throttle keys: the client address, and the address with the account as typed (never the user row). */
 const loginPairKey = (address: string, account: string) => `${address}|${account}`;

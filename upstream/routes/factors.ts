@@ -18,7 +18,7 @@ import {
   totpStep,
 } from '../lib/factors.ts';
 import { bumpSessionVersion, revokeOtherSessions, revokeSession } from '../lib/sessions.ts';
-import { addressKey, backoff, forgive, takeAttempt, type Counter } from '../lib/throttle.ts';
+import { addressKey, backoff, forgive, refuseWithRetry, takeAttempt, type Counter } from '../lib/throttle.ts';
 import { findUser } from '../users.ts';
 import { openChallenge, signIn, type IssuePair } from './account.ts';
 import { parseBody } from './validation.ts';
@@ -31,11 +31,6 @@ import { parseBody } from './validation.ts';
 
 const codeInput = z.object({ code: z.string().trim().min(1).max(32) });
 const challengeInput = codeInput.extend({ challenge: z.string().min(1).max(2000) });
-
-function refuseWithRetry(reply: FastifyReply, seconds: number): never {
-  reply.header('retry-after', String(seconds));
-  throw new ApiError(429, 'too_many_attempts');
-}
 
 /**
  * Wrong codes are counted per client address + account (backoff after the sign-in's free failures) and per

@@ -11,6 +11,7 @@ import { newChallenge, openChallenge, passkeyByCredential, passkeysOf, PASSKEY_C
 import { findUser } from '../users.ts';
 import { signIn, type IssuePair } from './account.ts';
 import { factorChanged } from './factors.ts';
+import { addressKey, backoff, forgive, giveBack, refuseWithRetry, takeAttempt, type Counter } from '../lib/throttle.ts';
 import { parseBody } from './validation.ts';
 
 /**
@@ -169,9 +170,20 @@ function registerPasskeySignIn(app: FastifyInstance, db: Db, config: UpstreamCon
     return ok(reply, options);
   });
 
-  /** A sign-in with a passkey: its signature over a challenge of ours, used once, a counter that moved on, the user verified. */
+  /**
+   * A sign-in with a passkey: its signature over a challenge of ours, used once, a counter that moved on, the user verified.
+   * Throttled as a password sign-in is (ADR 018, 075): the client address's attempts (one allowance with its password
+   * sign-ins) and the address with the passkey tried, each counted before the outcome and given back on success.
+   */
   app.post('/api/account/login/passkey', async (req, reply) => {
     const input = parseBody(signInInput, req.body);
+    const address = addressKey(req.ip);
+    const counters = passkeyCounters(config, address, input.response.id);
+    const attempt = await takeAttempt(db, counters);
+    if (!attempt.allowed) {
+      req.log.warn({ address }, 'passkey sign-in throttled');
+      refuseWithRetry(reply, attempt.retryAfterSeconds);
+    }
     const passkey = await passkeyByCredential(db, input.response.id);
     if (!passkey) throw new ApiError(400, 'passkey_invalid');
     const handle = input.response.response.userHandle;
@@ -203,10 +215,21 @@ function registerPasskeySignIn(app: FastifyInstance, db: Db, config: UpstreamCon
       ]);
       if (rows.length === 0) throw new ApiError(400, 'passkey_invalid');
     });
+    await forgive(db, counters[1]!.scope, counters[1]!.key);
+    await giveBack(db, counters[0]!.scope, address);
     const user = await findUser(db, { id: passkey.userId });
     if (!user?.is_active) throw new ApiError(403, 'account_inactive');
     return ok(reply, await signIn(db, config, req, issuePair, passkey.userId, 'passkey', 'passkey'));
   });
+}
+
+/** The address's sign-in allowance (shared with password sign-ins) and the address with this passkey, as a password sign-in's pair. */
+function passkeyCounters(config: UpstreamConfig, address: string, credentialId: string): [Counter, Counter] {
+  const t = config.loginThrottle;
+  return [
+    { scope: 'login-ip', key: address, policy: backoff(t.ipFreeFailures, t.maxDelaySeconds, t.forgetAfterSeconds) },
+    { scope: 'login-passkey', key: `${address}|${credentialId.slice(0, 200)}`, policy: backoff(t.freeFailures, t.maxDelaySeconds, t.forgetAfterSeconds) },
+  ];
 }
 
 /** A passkey of this account whose answer did not verify: the account's history says so, as a wrong code does. */
