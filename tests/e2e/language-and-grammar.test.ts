@@ -1,0 +1,51 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatDate } from '../../client/components/format.ts';
+import { gotoHydrated } from '../support/browser.ts';
+import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
+import { daysFromToday } from '../support/entity-samples.ts';
+import type { Stack } from '../support/stack.ts';
+import type { Browser } from 'playwright-core';
+
+/**
+ * Issue 33, point 8's language items, seen as staff see them in English and in Swedish: one date format per
+ * language (a service's title included), Swedish grammar by noun gender and count, third-party texts
+ * translated, toasts that follow the language and keep off the controls, seeded catalogue names in Swedish.
+ */
+let stack: Stack;
+let browser: Browser;
+let page: Page;
+let serviceId: number;
+const serviceDate = daysFromToday(3);
+
+beforeAll(async () => {
+  ({ stack, browser, page } = await startBrowserStack({ signedIn: 'admin@example.com', context: { viewport: { width: 1280, height: 900 } } }));
+  const { rows } = await stack.upstream.db.query<{ id: number }>(
+    `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, address, latitude, longitude)
+     select $1::date, 2, '11:30', 1, u.id, b.id, b.owner_id, 'one_off', 'Kungsgatan 1, Stockholm', 59.3353, 18.0632
+       from users u, bicycles b where u.email = 'buddy@example.com' and b.id = (select min(id) from bicycles) returning id`,
+    [serviceDate],
+  );
+  serviceId = Number(rows[0]!.id);
+});
+afterAll(() => closeBrowserStack(browser, stack));
+
+/** Switches the UI language with the header's switch, as a person would, and waits for the page to follow. */
+async function useLanguage(lang: 'en' | 'sv'): Promise<void> {
+  if ((await page.locator('html').getAttribute('lang')) === lang) return;
+  await page.getByTestId('language-switch').selectOption(lang);
+  await page.waitForFunction((l) => document.documentElement.lang === l, lang);
+}
+
+describe('dates', () => {
+  it("a service's page writes every date one way per language, its title included", async () => {
+    await gotoHydrated(page, `${stack.baseUrl}/services/${serviceId}`);
+    for (const lang of ['en', 'sv'] as const) {
+      await useLanguage(lang);
+      const title = page.getByTestId('detail-title');
+      await expect.poll(() => title.innerText()).toContain(formatDate(serviceDate, lang));
+      const text = await page.locator('main').innerText();
+      expect(text, 'an ISO date on the page').not.toMatch(/\b\d{4}-\d\d-\d\d\b/);
+    }
+  });
+});
