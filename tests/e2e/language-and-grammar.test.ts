@@ -1,11 +1,10 @@
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatDate } from '../../client/components/format.ts';
-import { gotoHydrated } from '../support/browser.ts';
+import { gotoHydrated, signInAs } from '../support/browser.ts';
 import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
 import { daysFromToday } from '../support/entity-samples.ts';
-import type { Stack } from '../support/stack.ts';
-import type { Browser } from 'playwright-core';
+import { DEMO_PASSWORD, type Stack } from '../support/stack.ts';
 
 /**
  * Issue 33, point 8's language items, seen as staff see them in English and in Swedish: one date format per
@@ -47,5 +46,46 @@ describe('dates', () => {
       const text = await page.locator('main').innerText();
       expect(text, 'an ISO date on the page').not.toMatch(/\b\d{4}-\d\d-\d\d\b/);
     }
+  });
+});
+
+/** A second signed-in page, for another role (signed in once, in its own context). */
+async function pageAs(email: string, landing = '/'): Promise<Page> {
+  const other = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  await signInAs(other, stack.baseUrl, email, DEMO_PASSWORD, landing);
+  return other;
+}
+
+describe('Swedish grammar', () => {
+  it('a create button agrees with its noun: "Ny" for en-words, "Nytt" for ett-words', async () => {
+    const expected: [string, string, string][] = [
+      ['/services', 'New service', 'Nytt servicejobb'],
+      ['/companies', 'New company', 'Nytt företag'],
+      ['/languages', 'New language', 'Nytt språk'],
+      ['/bicycles', 'New bicycle', 'Ny cykel'],
+      ['/events', 'New event', 'Nytt evenemang'],
+    ];
+    for (const lang of ['en', 'sv'] as const) {
+      for (const [path, en, sv] of expected) {
+        await gotoHydrated(page, stack.baseUrl + path);
+        await useLanguage(lang);
+        await expect.poll(() => page.getByTestId('list-new').innerText()).toBe(lang === 'en' ? en : sv);
+      }
+    }
+    // One Swedish word for services: "Servicejobb", the home page's counters included (not "Tjänster").
+    await gotoHydrated(page, `${stack.baseUrl}/`);
+    await page.getByText('Servicejobb i dag').waitFor();
+    expect(await page.locator('main').innerText()).not.toMatch(/tjänster/i);
+  });
+
+  it('counts agree with their own number ("1 slutfört", not "1 slutförda")', async () => {
+    const buddy = await pageAs('buddy@example.com', '/today');
+    const summary = buddy.getByTestId('today-summary');
+    await summary.waitFor();
+    // The demo day: five stops, one of them finished.
+    expect(await summary.innerText()).toContain('5 stops, 1 finished.');
+    await buddy.getByTestId('language-switch').selectOption('sv');
+    await expect.poll(() => summary.innerText()).toContain('5 stopp, 1 slutfört.');
+    await buddy.context().close();
   });
 });
