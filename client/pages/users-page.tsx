@@ -1,4 +1,5 @@
-import { Button, Checkbox, Dialog, Flash, FormControl, Heading, Label, Select, TextInput, Textarea, UnderlineNav } from '@primer/react';
+import { Button, Checkbox, Dialog, Flash, FormControl, Heading, Label, Select, TextInput, Textarea } from '@primer/react';
+import { UnderlineTabs } from '../components/underline-tabs.ts';
 import { MailIcon, PersonAddIcon, SearchIcon } from '@primer/octicons-react';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -195,13 +196,13 @@ const TABS: { tab: UsersTab; label: string }[] = [
 function UsersTabs({ current }: { current: UsersTab }) {
   const { t } = useTranslation();
   return (
-    <UnderlineNav aria-label={t('users.tabs')}>
+    <UnderlineTabs aria-label={t('users.tabs')}>
       {TABS.map(({ tab, label }) => (
-        <UnderlineNav.Item key={tab} as={Link} to={tab === 'users' ? '/users' : `/users?tab=${tab}`} aria-current={current === tab ? 'page' : undefined} data-testid={`tab-${tab}`}>
+        <Link key={tab} to={tab === 'users' ? '/users' : `/users?tab=${tab}`} aria-current={current === tab ? 'page' : undefined} data-testid={`tab-${tab}`}>
           {t(label)}
-        </UnderlineNav.Item>
+        </Link>
       ))}
-    </UnderlineNav>
+    </UnderlineTabs>
   );
 }
 

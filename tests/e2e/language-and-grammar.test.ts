@@ -89,3 +89,34 @@ describe('Swedish grammar', () => {
     await buddy.context().close();
   });
 });
+
+describe("third-party components' texts", () => {
+  it('the users page\'s tabs have no English "More" on a phone; every tab stays in reach', async () => {
+    await page.setViewportSize({ width: 360, height: 740 });
+    try {
+      await gotoHydrated(page, `${stack.baseUrl}/users`);
+      await useLanguage('sv');
+      const tabs = page.getByRole('navigation', { name: 'Användare, abonnemang och planer' });
+      await tabs.getByTestId('tab-plans').waitFor();
+      expect(await tabs.innerText()).not.toMatch(/\bMore\b/);
+      for (const tab of ['tab-users', 'tab-subscriptions', 'tab-plans']) expect(await tabs.getByTestId(tab).isVisible(), tab).toBe(true);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+  });
+
+  it("Leaflet's zoom buttons speak the UI language, and follow a switch", async () => {
+    await gotoHydrated(page, `${stack.baseUrl}/services/${serviceId}`);
+    const zoomIn = page.locator('.leaflet-control-zoom-in').first();
+    const zoomOut = page.locator('.leaflet-control-zoom-out').first();
+    for (const [lang, inTitle, outTitle] of [
+      ['sv', 'Zooma in', 'Zooma ut'],
+      ['en', 'Zoom in', 'Zoom out'],
+    ] as const) {
+      await useLanguage(lang);
+      await expect.poll(() => zoomIn.getAttribute('title')).toBe(inTitle);
+      expect(await zoomIn.getAttribute('aria-label')).toBe(inTitle);
+      expect(await zoomOut.getAttribute('title')).toBe(outTitle);
+    }
+  });
+});
