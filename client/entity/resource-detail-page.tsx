@@ -73,10 +73,10 @@ function DeleteButton({ def, record }: { def: EntityDef; record: EntityRecord })
     try {
       await remove.mutateAsync({ id: record.id });
       await utils.list.invalidate();
-      toast.success(t(def.messages?.deleted ?? 'form.deleted', { name: labelOf(def, record, i18n.language) }));
+      toast.success((t) => t(def.messages?.deleted ?? 'form.deleted', { name: labelOf(def, record, i18n.language) }));
       navigate(def.route);
     } catch (error) {
-      toast.error(errorText(t, error));
+      toast.error((t) => errorText(t, error));
     }
   };
 

@@ -75,9 +75,9 @@ function useDeleteRecord(def: EntityDef, labelOf: (record: EntityRecord) => stri
     try {
       await remove.mutateAsync({ id: record.id });
       await utils.list.invalidate();
-      toast.success(t(def.messages?.deleted ?? 'form.deleted', { name: labelOf(record) }));
+      toast.success((t) => t(def.messages?.deleted ?? 'form.deleted', { name: labelOf(record) }));
     } catch (error) {
-      toast.error(errorText(t, error));
+      toast.error((t) => errorText(t, error));
     }
   };
 }

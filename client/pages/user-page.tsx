@@ -89,7 +89,7 @@ function useUserSave(user: UserDetail, form: UserFormState, conflicts: EditConfl
     if (!conflicts.maySave()) return;
     const data = form.validate();
     // Never silent: every field message is shown beside its field, and the toast says why nothing was saved.
-    if (!data) return toast.error(t('errors.validation_error'));
+    if (!data) return toast.error((t) => t('errors.validation_error'));
     // Deactivating locks the person out: ask before sending (issue 13).
     if (
       user.is_active &&
@@ -102,13 +102,13 @@ function useUserSave(user: UserDetail, form: UserFormState, conflicts: EditConfl
       conflicts.reset(saved);
       utils.users.get.setData({ id: user.id }, saved);
       await utils.users.list.invalidate();
-      toast.success(t('form.saved', { name: user.email }));
+      toast.success((t) => t('form.saved', { name: user.email }));
     } catch (error) {
       // Saved by someone else first: their version merged with the edits, nothing lost or overwritten.
       if (appCodeOf(error) === 'conflict') conflicts.refusedWith(await fetchFresh());
       else {
         form.applyServerError(error);
-        toast.error(errorText(t, error));
+        toast.error((t) => errorText(t, error));
       }
     }
   };
@@ -174,7 +174,6 @@ function UserForm({ record }: { record: EntityRecord }) {
 
 /** Saves one link change at once: the user as answered goes into the cache, a toast confirms; `onFail` puts the screen back. */
 function useLinkSaver(user: UserDetail, onFail?: () => void) {
-  const { t } = useTranslation();
   const toast = useToast();
   const utils = trpc.useUtils();
   return async (call: Promise<unknown>, message: string) => {
@@ -183,7 +182,7 @@ function useLinkSaver(user: UserDetail, onFail?: () => void) {
       toast.success(message);
     } catch (error) {
       onFail?.();
-      toast.error(errorText(t, error));
+      toast.error((t) => errorText(t, error));
     }
   };
 }

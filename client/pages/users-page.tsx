@@ -113,7 +113,7 @@ function InviteDialog({ onClose }: { onClose: () => void }) {
     async (input) => {
       await invite.mutateAsync(input);
       return () => {
-        toast.success(t('users.invited', { email: input.email }));
+        toast.success((t) => t('users.invited', { email: input.email }));
         onClose();
       };
     },

@@ -120,3 +120,26 @@ describe("third-party components' texts", () => {
     }
   });
 });
+
+describe('toasts', () => {
+  it("keep off Activity's Export, show one at a time, and follow a language switch", async () => {
+    await gotoHydrated(page, `${stack.baseUrl}/activity`);
+    await useLanguage('en');
+    const exportButton = page.getByTestId('csv-export');
+    const toasts = page.getByTestId('toasts').locator('.bo-toast');
+    await exportButton.click();
+    await toasts.getByText(/Exported \d+ rows?\./).waitFor();
+    const [button, toast] = [await exportButton.boundingBox(), await toasts.first().boundingBox()];
+    const overlaps = (a: typeof button, b: typeof button) => !!a && !!b && a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    expect(overlaps(button, toast), 'the toast covers the Export button').toBe(false);
+    // A second export's toast replaces the first (no stack).
+    await expect.poll(() => exportButton.isEnabled()).toBe(true);
+    await exportButton.click();
+    await expect.poll(() => exportButton.isEnabled()).toBe(true);
+    await toasts.getByText(/Exported \d+ rows?\./).waitFor();
+    expect(await toasts.count()).toBe(1);
+    // The shown toast is rewritten in Swedish when the language is switched.
+    await useLanguage('sv');
+    await toasts.getByText(/\d+ (rad exporterad|rader exporterade)\./).waitFor();
+  });
+});
