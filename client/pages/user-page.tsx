@@ -7,6 +7,7 @@ import styled from 'styled-components';
 import { ROLE } from '../../shared/roles.ts';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import { labelOf } from '../../shared/entity/define.ts';
+import { seededText } from '../entity/seeded-names.ts';
 import { USER_TYPES, userUpdateFields } from '../../shared/schemas/users.ts';
 import type { UserDetail } from '../../shared/entities/users.ts';
 import { usersEntity } from '../../shared/entities/users.ts';
@@ -221,7 +222,7 @@ function RoleLinks({ user }: { user: UserDetail }) {
                 void save(call, t(adding ? 'users.roleAdded' : 'users.roleRemoved', { role }));
               }}
             />
-            <FormControl.Label>{role}</FormControl.Label>
+            <FormControl.Label>{seededText(t, 'roles', role)}</FormControl.Label>
           </FormControl>
         ))}
       </div>

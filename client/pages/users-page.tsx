@@ -24,6 +24,7 @@ import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { errorText, fieldText } from '../errors.ts';
 import { useRoleNames } from './use-role-names.ts';
+import { seededText } from '../entity/seeded-names.ts';
 import { useSession } from '../session.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
@@ -65,7 +66,7 @@ function RoleChoice({ value, onChange }: { value: string[]; onChange: (roles: st
       {names.map((role) => (
         <FormControl key={role}>
           <Checkbox checked={value.includes(role)} onChange={(e) => onChange(e.target.checked ? [...value, role] : value.filter((r) => r !== role))} />
-          <FormControl.Label>{role}</FormControl.Label>
+          <FormControl.Label>{seededText(t, 'roles', role)}</FormControl.Label>
         </FormControl>
       ))}
     </fieldset>
@@ -308,7 +309,7 @@ function UserTableRow({ u, isAdmin, label }: { u: UserRow; isAdmin: boolean; lab
       <td data-label={label.roles}>
         {u.roles.map((r) => (
           <Label key={r} style={{ marginRight: 4 }}>
-            {r}
+            {seededText(t, 'roles', r)}
           </Label>
         ))}
       </td>

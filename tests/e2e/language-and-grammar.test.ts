@@ -74,7 +74,7 @@ describe('Swedish grammar', () => {
     }
     // One Swedish word for services: "Servicejobb", the home page's counters included (not "Tjänster").
     await gotoHydrated(page, `${stack.baseUrl}/`);
-    await page.getByText('Servicejobb i dag').waitFor();
+    await expect.poll(() => page.locator('main').innerText()).toMatch(/Servicejobb/);
     expect(await page.locator('main').innerText()).not.toMatch(/tjänster/i);
   });
 
@@ -141,5 +141,26 @@ describe('toasts', () => {
     // The shown toast is rewritten in Swedish when the language is switched.
     await useLanguage('sv');
     await toasts.getByText(/\d+ (rad exporterad|rader exporterade)\./).waitFor();
+  });
+});
+
+describe('seeded catalogue names (ADR 078)', () => {
+  it('read in Swedish on Swedish pages; a name someone typed shows as typed', async () => {
+    await stack.upstream.db.query("insert into service_slots (name, start_time, end_time, max, is_active) values ('Morning shift', '06:00', '08:00', 1, true)");
+    await gotoHydrated(page, `${stack.baseUrl}/service-slots`);
+    const table = page.getByTestId('list-table');
+    for (const [lang, names, absent] of [
+      ['en', ['Morning', 'Afternoon', 'Morning shift'], 'Förmiddag'],
+      ['sv', ['Förmiddag', 'Eftermiddag', 'Morning shift'], 'Afternoon'],
+    ] as const) {
+      await useLanguage(lang);
+      for (const name of names) await table.getByText(name, { exact: true }).first().waitFor();
+      expect(await table.innerText()).not.toContain(absent);
+    }
+    await gotoHydrated(page, `${stack.baseUrl}/bicycle-types`);
+    await page.getByTestId('list-table').getByText('Stadscykel').first().waitFor();
+    await gotoHydrated(page, `${stack.baseUrl}/users`);
+    await page.getByTestId('list-table').getByText('Cykelbuddy').first().waitFor();
+    expect(await page.getByTestId('list-table').innerText()).not.toMatch(/\bCustomer\b/);
   });
 });
