@@ -262,6 +262,8 @@ function RangeLink({ user }: { user: UserDetail }) {
 
 interface ChipLinksProps {
   title: string;
+  /** The catalogue the chips are entries of (its seeded names read in the UI language, ADR 078). */
+  entity: string;
   items: { id: number; name: string }[];
   options: { id: number; label: string }[] | undefined;
   pickLabel: string;
@@ -272,19 +274,20 @@ interface ChipLinksProps {
 }
 
 /** Languages or competencies: chips with a remove button, and a select adding one more. */
-function ChipLinks({ title, items, options, pickLabel, onAdd, onRemove, save, testId }: ChipLinksProps) {
+function ChipLinks({ title, entity, items, options, pickLabel, onAdd, onRemove, save, testId }: ChipLinksProps) {
   const { t } = useTranslation();
   const taken = items.map((item) => item.id);
+  const shown = (text: string) => seededText(t, entity, text);
   return (
     <div>
       <LinkHeading>{title}</LinkHeading>
       {items.map((item) => (
         <Label key={item.id} style={{ marginRight: 6 }}>
-          {item.name}{' '}
+          {shown(item.name)}{' '}
           <button
             type="button"
-            aria-label={t('users.removeLink', { name: item.name })}
-            onClick={() => void save(onRemove(item.id), t('users.linkRemoved', { name: item.name }))}
+            aria-label={t('users.removeLink', { name: shown(item.name) })}
+            onClick={() => void save(onRemove(item.id), t('users.linkRemoved', { name: shown(item.name) }))}
             style={{ border: 0, background: 'none', cursor: 'pointer', padding: 0 }}
           >
             <XIcon size={12} />
@@ -296,7 +299,7 @@ function ChipLinks({ title, items, options, pickLabel, onAdd, onRemove, save, te
         value=""
         onChange={(e) => {
           const o = options?.find((x) => String(x.id) === e.target.value);
-          if (o) void save(onAdd(o.id), t('users.linkAdded', { name: o.label }));
+          if (o) void save(onAdd(o.id), t('users.linkAdded', { name: shown(o.label) }));
         }}
         data-testid={testId}
       >
@@ -305,7 +308,7 @@ function ChipLinks({ title, items, options, pickLabel, onAdd, onRemove, save, te
           .filter((o) => !taken.includes(o.id))
           .map((o) => (
             <Select.Option key={o.id} value={String(o.id)}>
-              {o.label}
+              {shown(o.label)}
             </Select.Option>
           ))}
       </Select>
@@ -330,6 +333,7 @@ function CatalogueLinks({ user, kind, save }: { user: UserDetail; kind: keyof ty
   return (
     <ChipLinks
       title={t(texts.title)}
+      entity={kind}
       items={user[kind]}
       options={options.data}
       pickLabel={t(texts.pick)}

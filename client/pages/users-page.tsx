@@ -287,7 +287,7 @@ function UsersFilters({ params, update, text, setText }: ReturnType<typeof useLi
         />
       }
     >
-      {filter('role', roleNames, (o) => String(o))}
+      {filter('role', roleNames, (o) => seededText(t, 'roles', String(o)))}
       {filter('user_type', USER_TYPES, (o) => t(`users.types.${o}`))}
       {filter('account_status', ACCOUNT_STATUSES, (o) => t(`users.accountStatus.${o}`))}
       {filter('invitation_status', INVITATION_STATUSES, (o) => t(`users.invitationStatus.${o}`))}
