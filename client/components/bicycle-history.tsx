@@ -11,6 +11,7 @@ import { errorText } from '../errors.ts';
 import { trpc } from '../trpc.ts';
 import { DataTable } from './data-table.ts';
 import { formatDate } from './format.ts';
+import { seededText } from '../entity/seeded-names.ts';
 import { Pager } from './pager.tsx';
 import { historyParams } from './bicycle-history-params.ts';
 
@@ -83,7 +84,7 @@ function HistoryRow({ service: s, columns, linked }: { service: BicycleHistoryRo
               <time dateTime={s.service_date}>{formatDate(s.service_date, i18n.language)}</time>
             </span>
           )}
-          {s.slot_label && <span className="muted"> · {s.slot_label}</span>}
+          {s.slot_label && <span className="muted"> · {seededText(t, 'service-slots', s.slot_label)}</span>}
         </span>
       </td>
       <td data-label={columns.type}>{s.service_type_label ?? <span className="muted">—</span>}</td>

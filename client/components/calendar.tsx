@@ -3,6 +3,7 @@ import { ChevronLeftIcon, ChevronRightIcon } from '@primer/octicons-react';
 import { PHONE_MEDIA } from './breakpoints.ts';
 import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
+import { seededText } from '../entity/seeded-names.ts';
 import { Link, useSearchParams } from 'react-router-dom';
 import styled from 'styled-components';
 import type { StatusColor } from '../../shared/entity/define.ts';
@@ -318,7 +319,7 @@ export function SlotGrid({
   slotHeading: string;
   cell: (day: IsoDate, slotId: number) => ReactNode;
 }) {
-  const { i18n } = useTranslation();
+  const { t, i18n } = useTranslation();
   return (
     <div className="wide-only" style={{ overflowX: 'auto' }}>
       <SlotTable data-testid={`calendar-${state.view}`} style={{ minWidth: state.view === 'week' ? 760 : undefined }}>
@@ -335,7 +336,7 @@ export function SlotGrid({
         <tbody>
           {slots.map((slot) => (
             <tr key={slot.id}>
-              <th scope="row">{slot.label}</th>
+              <th scope="row">{seededText(t, 'service-slots', slot.label)}</th>
               {state.days.map((day) => (
                 <td key={day} data-today={day === today} data-date={day} data-slot={slot.id}>
                   <div>{cell(day, slot.id)}</div>

@@ -6,7 +6,16 @@ import leafletCss from 'leaflet/dist/leaflet.css?inline';
  * page shows a map (ADR 011). Everything is drawn as vector layers, so the range circle, the centre and
  * the chosen point show — and clicks pick points — even when no tiles load (no tile URL, no internet).
  */
+/** Leaflet's own texts in the UI language (issue 33: its zoom buttons and attribution were English). */
+export interface MapTexts {
+  zoomIn: string;
+  zoomOut: string;
+  /** The title of the "Leaflet" link in the attribution. */
+  leafletTitle: string;
+}
+
 export interface MapViewOptions {
+  texts: MapTexts;
   centre: { lat: number; lng: number };
   radiusMetres: number;
   tileUrl: string | null;
@@ -17,6 +26,8 @@ export interface MapViewOptions {
 
 export interface MapView {
   setPoint(point: { lat: number; lng: number } | null): void;
+  /** Writes Leaflet's texts in another language (after a language switch), keeping the map as it is. */
+  setTexts(texts: MapTexts): void;
   destroy(): void;
 }
 
@@ -37,23 +48,36 @@ function ensureStyles() {
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-type RangeOptions = Pick<MapViewOptions, 'centre' | 'radiusMetres' | 'tileUrl' | 'attribution'>;
+type RangeOptions = Pick<MapViewOptions, 'texts' | 'centre' | 'radiusMetres' | 'tileUrl' | 'attribution'>;
 
 /** A Leaflet map with the tiles (if any), the operation range and its centre. */
 function rangeMap(element: HTMLElement, options: RangeOptions) {
   ensureStyles();
-  const map = L.map(element, { attributionControl: Boolean(options.tileUrl), zoomSnap: 0.25 });
+  const map = L.map(element, { attributionControl: Boolean(options.tileUrl), zoomControl: false, zoomSnap: 0.25 });
+  const zoom = L.control.zoom().addTo(map);
+  const setTexts = (texts: MapTexts) => {
+    for (const [selector, title] of [
+      ['.leaflet-control-zoom-in', texts.zoomIn],
+      ['.leaflet-control-zoom-out', texts.zoomOut],
+    ] as const) {
+      const button = zoom.getContainer()?.querySelector(selector);
+      button?.setAttribute('title', title);
+      button?.setAttribute('aria-label', title);
+    }
+    map.attributionControl?.setPrefix(`<a href="https://leafletjs.com" title="${escapeHtml(texts.leafletTitle)}">Leaflet</a>`);
+  };
+  setTexts(options.texts);
   if (options.tileUrl) L.tileLayer(options.tileUrl, { attribution: escapeHtml(options.attribution), maxZoom: 19, crossOrigin: false }).addTo(map);
   const centre = L.latLng(options.centre.lat, options.centre.lng);
   // Layers are only projected on a map that has a view: give it one before adding them.
   map.setView(centre, 12);
   const range = L.circle(centre, { radius: options.radiusMetres, color: '#0969da', weight: 2, fillColor: '#0969da', fillOpacity: 0.06, interactive: false }).addTo(map);
   L.circleMarker(centre, { radius: 3, color: '#0969da', weight: 1, fillOpacity: 1, interactive: false }).addTo(map);
-  return { map, range };
+  return { map, range, setTexts };
 }
 
 export function createMapView(element: HTMLElement, options: MapViewOptions): MapView {
-  const { map, range } = rangeMap(element, options);
+  const { map, range, setTexts } = rangeMap(element, options);
   let marker: L.CircleMarker | null = null;
 
   // Not animated: a map removed during a zoom animation (the page left at once) throws from Leaflet's
@@ -84,6 +108,7 @@ export function createMapView(element: HTMLElement, options: MapViewOptions): Ma
       // Keep a point that lands outside the visible area in view (a searched address far away).
       if (at && !map.getBounds().contains(at)) fit();
     },
+    setTexts,
     destroy() {
       map.remove();
     },
@@ -109,12 +134,13 @@ export interface Stop {
 
 export interface StopsMapView {
   setStops(stops: readonly Stop[]): void;
+  setTexts(texts: MapTexts): void;
   destroy(): void;
 }
 
 /** The range and a numbered marker per stop, fitted to show all of them (the Today page). */
 export function createStopsMapView(element: HTMLElement, options: RangeOptions & { stops: readonly Stop[]; onStop?: (number: number) => void }): StopsMapView {
-  const { map, range } = rangeMap(element, options);
+  const { map, range, setTexts } = rangeMap(element, options);
   const layer = L.layerGroup().addTo(map);
   const setStops = (stops: readonly Stop[]) => {
     layer.clearLayers();
@@ -136,6 +162,7 @@ export function createStopsMapView(element: HTMLElement, options: RangeOptions &
   setStops(options.stops);
   return {
     setStops,
+    setTexts,
     destroy() {
       map.remove();
     },

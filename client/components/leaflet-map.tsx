@@ -1,7 +1,20 @@
-import { useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePublicConfig } from '../public-config.tsx';
-import type { MapView } from './leaflet-map-view.ts';
+import type { MapTexts, MapView } from './leaflet-map-view.ts';
+
+/** Leaflet's own texts (zoom buttons, the attribution's link title) in the UI language, and a follower of its switch. */
+export function useMapTexts(view: { current: { setTexts(texts: MapTexts): void } | null }): () => MapTexts {
+  const { t, i18n } = useTranslation();
+  const texts = () => ({ zoomIn: t('location.zoomIn'), zoomOut: t('location.zoomOut'), leafletTitle: t('location.leafletTitle') });
+  useEffect(() => {
+    view.current?.setTexts(texts());
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- the texts change with the language only
+  }, [i18n.language]);
+  const latest = useRef(texts);
+  latest.current = texts;
+  return useCallback(() => latest.current(), []);
+}
 
 interface Props {
   point: { lat: number; lng: number } | null;
@@ -22,12 +35,14 @@ export function LeafletMap({ point, onPick, height = 280 }: Props) {
   const pick = useRef(onPick);
   pick.current = onPick;
   const editable = Boolean(onPick);
+  const texts = useMapTexts(view);
 
   useEffect(() => {
     let cancelled = false;
     void import('./leaflet-map-view.ts').then(({ createMapView }) => {
       if (cancelled || !element.current) return;
       view.current = createMapView(element.current, {
+        texts: texts(),
         centre: config.centre,
         radiusMetres: config.radiusMetres,
         tileUrl: config.tileUrl,
@@ -43,7 +58,7 @@ export function LeafletMap({ point, onPick, height = 280 }: Props) {
       view.current = null;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps -- the map is created once per mount; the point follows below
-  }, [config, editable]);
+  }, [config, editable, texts]);
 
   useEffect(() => {
     view.current?.setPoint(point);

@@ -1,3 +1,4 @@
+import { seededText } from '../entity/seeded-names.ts';
 import { Heading } from '@primer/react';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
@@ -26,7 +27,7 @@ export function RelatedServices({ filters, title, other, testId }: { filters: Se
             {data.results.map((s) => (
               <li key={s.id}>
                 <Link to={`/services/${s.id}`}>
-                  {formatDate(s.service_date, i18n.language)} · {String(s.service_slot_id_label ?? '')}
+                  {formatDate(s.service_date, i18n.language)} · {seededText(t, 'service-slots', String(s.service_slot_id_label ?? ''))}
                 </Link>{' '}
                 <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={s.status} />{' '}
                 <span style={{ color: 'var(--fgColor-muted)' }}>{String(s[`${other}_label`] ?? '')}</span>

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { usePublicConfig } from '../public-config.tsx';
+import { useMapTexts } from './leaflet-map.tsx';
 import type { Stop, StopsMapView } from './leaflet-map-view.ts';
 
 export type { Stop };
@@ -15,6 +16,7 @@ export function StopsMap({ stops, onStop, height = 320 }: { stops: readonly Stop
   const { map: config } = usePublicConfig();
   const element = useRef<HTMLDivElement>(null);
   const view = useRef<StopsMapView | null>(null);
+  const texts = useMapTexts(view);
   const latest = useRef({ stops, onStop });
   latest.current = { stops, onStop };
   const [near, setNear] = useState(false);
@@ -42,6 +44,7 @@ export function StopsMap({ stops, onStop, height = 320 }: { stops: readonly Stop
     void import('./leaflet-map-view.ts').then(({ createStopsMapView }) => {
       if (cancelled || !element.current) return;
       view.current = createStopsMapView(element.current, {
+        texts: texts(),
         centre: config.centre,
         radiusMetres: config.radiusMetres,
         tileUrl: config.tileUrl,
@@ -56,7 +59,7 @@ export function StopsMap({ stops, onStop, height = 320 }: { stops: readonly Stop
       view.current?.destroy();
       view.current = null;
     };
-  }, [near, config]);
+  }, [near, config, texts]);
 
   const signature = stops.map((s) => `${s.number}:${s.lat}:${s.lng}:${s.outside}:${s.done}:${s.title}`).join('|');
   useEffect(() => {

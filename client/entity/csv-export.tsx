@@ -31,9 +31,10 @@ export function CsvExportButton({
     setRows(0);
     try {
       const { downloadCsv } = await import('./csv-download.ts');
-      toast.success(t('export.done', { count: await downloadCsv(name, query, setRows) }));
+      const count = await downloadCsv(name, query, setRows);
+      toast.success((t) => t('export.done', { count }));
     } catch {
-      toast.error(t('export.failed'));
+      toast.error((t) => t('export.failed'));
     } finally {
       setRows(null);
     }

@@ -6,6 +6,7 @@ import { isOverdue, type EntityDef, type EntityRecord, type FieldDef } from '../
 import { todayIso } from '../components/calendar-dates.ts';
 import { breakableText } from '../components/breakable-text.tsx';
 import { formatDate, formatDateTime, formatMoney, formatNumber, formatTime } from '../components/format.ts';
+import { seededText } from './seeded-names.ts';
 import { StatusLabel, statusText } from './status-label.tsx';
 
 /** A money field's currency: fixed by the field, or read from another field of the record. */
@@ -33,7 +34,7 @@ export function fieldValueContent(t: TFunction, lang: string, def: EntityDef, na
       if (field.status) return <StatusLabel def={def} field={name} flow={field.status} value={value} text={statusText(t, def, name, value)} />;
       return t(`resources.${def.name}.options.${name}.${String(value)}`, { defaultValue: String(value) });
     case 'reference':
-      return breakableText(String(record[`${name}_label`] ?? value));
+      return breakableText(field.reference ? seededText(t, field.reference.entity, String(record[`${name}_label`] ?? value)) : String(record[`${name}_label`] ?? value));
     case 'email':
       return breakableText(String(value));
     case 'datetime':
@@ -59,7 +60,8 @@ export function fieldValueContent(t: TFunction, lang: string, def: EntityDef, na
         ? formatNumber(Number(value), lang, { minimumFractionDigits: Math.min(field.scale, 5), maximumFractionDigits: Math.min(field.scale, 5) })
         : formatNumber(Number(value), lang);
     default:
-      return String(value);
+      // A seeded catalogue's own name reads in the UI language (ADR 078); anything typed shows as typed.
+      return name === 'name' ? seededText(t, def.name, String(value)) : String(value);
   }
 }
 

@@ -1,41 +1,14 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useSearchParams } from 'react-router-dom';
-import styled from 'styled-components';
 import type { EntityDef, EntityRecord } from '../../shared/entity/define.ts';
 import { mayReadHistory } from '../../shared/entity/history-access.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
+import { UnderlineTabs as Tabs } from '../components/underline-tabs.ts';
 import { useAccess } from './access.ts';
 
 // A record's change history (ADR 036): its own chunk, loaded when the tab is opened.
 const RecordHistory = lazy(() => import('./record-history.tsx'));
-
-// Tabs drawn as Primer's underline navigation, without its component (kept out of every record page's chunk list).
-const Tabs = styled.nav`
-  display: flex;
-  gap: 8px;
-  margin-bottom: 16px;
-  border-bottom: 1px solid var(--borderColor-muted, #d1d9e0b3);
-  a {
-    padding: 8px 12px;
-    color: var(--fgColor-default, #1f2328);
-    text-decoration: none;
-    border-bottom: 2px solid transparent;
-    margin-bottom: -1px;
-    border-radius: 6px 6px 0 0;
-  }
-  a:hover {
-    background: var(--bgColor-neutral-muted, #818b981f);
-  }
-  a:focus-visible {
-    outline: 2px solid var(--focus-outlineColor, #0969da);
-    outline-offset: -2px;
-  }
-  a[aria-current='page'] {
-    font-weight: 600;
-    border-bottom-color: var(--underlineNav-borderColor-active, #fd8c73);
-  }
-`;
 
 /** The record page's two tabs, links so each has its address (`?tab=history`) and Back goes back. */
 function RecordTabs({ history }: { history: boolean }) {

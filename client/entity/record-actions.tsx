@@ -121,8 +121,8 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
       await refresh(!saved);
       const after = saved ? textValues(t, def, saved, i18n.language) : before;
       // Idempotent actions (ADR 019) say when the record already was as asked: nothing happened.
-      if ((result as { changed?: unknown } | null)?.changed === false) toast.info(t(`resources.${def.name}.actions.unchanged`, { replace: after }));
-      else toast.success(textOf(button, 'done', after));
+      if ((result as { changed?: unknown } | null)?.changed === false) toast.info((t) => t(`resources.${def.name}.actions.unchanged`, { replace: after }));
+      else toast.success(() => textOf(button, 'done', after));
       onResult?.({ state: 'done', button, record, result, saved });
     } catch (error) {
       // A screen's own sender kept the action to send later (offline, ADR 042): no toast, no refresh.
@@ -137,7 +137,7 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
         return;
       }
       const message = errorText(t, error);
-      toast.error(textOf(button, 'failed', { ...before, reason: message }, message));
+      toast.error(() => textOf(button, 'failed', { ...before, reason: message }, message));
       onResult?.({ state: 'failed', button, record, error, message });
       await refresh(true);
     } finally {

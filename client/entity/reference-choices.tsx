@@ -1,3 +1,4 @@
+import { seededText } from './seeded-names.ts';
 import { Select, TextInput } from '../components/controls.tsx';
 import { keepPreviousData } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
@@ -101,7 +102,7 @@ export function ReferencePicker({ reference, value, onChange, label, emptyLabel,
       {value !== null && !options.some((o) => o.id === value) && <Select.Option value={String(value)}>{t('form.loadingChoice')}</Select.Option>}
       {options.map((option) => (
         <Select.Option key={option.id} value={String(option.id)}>
-          {option.inactive ? t('form.inactiveChoice', { label: option.label }) : option.label}
+          {option.inactive ? t('form.inactiveChoice', { label: seededText(t, reference.entity, option.label) }) : seededText(t, reference.entity, option.label)}
         </Select.Option>
       ))}
     </Select>

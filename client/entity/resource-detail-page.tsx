@@ -3,6 +3,7 @@ import { TrashIcon } from '@primer/octicons-react';
 import { lazy, Suspense, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { Link, useNavigate, useParams, useSearchParams } from 'react-router-dom';
+import { newRecordTitle } from './new-record-title.ts';
 import { labelOf, writableFields, type EntityDef, type EntityRecord } from '../../shared/entity/define.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
@@ -72,10 +73,10 @@ function DeleteButton({ def, record }: { def: EntityDef; record: EntityRecord })
     try {
       await remove.mutateAsync({ id: record.id });
       await utils.list.invalidate();
-      toast.success(t(def.messages?.deleted ?? 'form.deleted', { name: labelOf(def, record, i18n.language) }));
+      toast.success((t) => t(def.messages?.deleted ?? 'form.deleted', { name: labelOf(def, record, i18n.language) }));
       navigate(def.route);
     } catch (error) {
-      toast.error(errorText(t, error));
+      toast.error((t) => errorText(t, error));
     }
   };
 
@@ -134,7 +135,7 @@ export function ResourceDetailPage({ def, children, actions = declaredActions(de
       {back}
       <div style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center', flexWrap: 'wrap', gap: 12, margin: '12px 0 20px' }}>
         <Heading as="h1" data-testid="detail-title">
-          {current ? labelOf(def, current, i18n.language) : t(`resources.${def.name}.new`, { defaultValue: t('list.new', { name: t(`resources.${def.name}.one`) }) })}
+          {current ? labelOf(def, current, i18n.language) : newRecordTitle(t, def.name)}
         </Heading>
         {current && (
           <div style={{ display: 'flex', gap: 8, flexWrap: 'wrap', alignItems: 'center' }}>

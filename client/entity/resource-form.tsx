@@ -188,7 +188,7 @@ export function ResourceForm({ def, record, onSaved, onCancel, confirmSave, pres
       const saved = base ? await update.mutateAsync({ id: base.id, version: base.version, data: checked.data }) : await create.mutateAsync(checked.data);
       await Promise.all([utils.list.invalidate(), utils.options.invalidate()]);
       utils.get.setData({ id: saved.id }, saved);
-      toast.success(t(base ? (def.messages?.saved ?? 'form.saved') : (def.messages?.created ?? 'form.created'), { name: labelOf(def, saved, i18n.language) }));
+      toast.success((t) => t(base ? (def.messages?.saved ?? 'form.saved') : (def.messages?.created ?? 'form.created'), { name: labelOf(def, saved, i18n.language) }));
       setErrors({});
       if (base) conflicts.reset(saved);
       onSaved(saved);

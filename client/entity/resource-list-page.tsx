@@ -2,6 +2,7 @@ import { Button, Flash, Heading, Spinner } from '../components/controls.tsx';
 import { lazy, Suspense, useMemo, useState, type ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
+import { newRecordTitle } from './new-record-title.ts';
 import { labelOf as labelOfDef, rowActionKeys, type EntityDef, type EntityRecord, type FieldDef, type ListParams } from '../../shared/entity/define.ts';
 import { errorText } from '../errors.ts';
 import { withAllTranslations } from '../i18n.ts';
@@ -74,9 +75,9 @@ function useDeleteRecord(def: EntityDef, labelOf: (record: EntityRecord) => stri
     try {
       await remove.mutateAsync({ id: record.id });
       await utils.list.invalidate();
-      toast.success(t(def.messages?.deleted ?? 'form.deleted', { name: labelOf(record) }));
+      toast.success((t) => t(def.messages?.deleted ?? 'form.deleted', { name: labelOf(record) }));
     } catch (error) {
-      toast.error(errorText(t, error));
+      toast.error((t) => errorText(t, error));
     }
   };
 }
@@ -166,9 +167,8 @@ export function ResourceListPage({ def, fixedFilters = NO_FILTERS, headerActions
   const list = entityApi(def).list.useQuery(params);
   const [editing, setEditing] = useState<EntityRecord | 'new' | null>(null);
   const title = t(`resources.${def.name}.name`);
-  const one = t(`resources.${def.name}.one`);
-  // "New …" agrees with the noun where a language needs it (sv: "Nytt evenemang"): `resources.<name>.new`.
-  const newTitle = t(`resources.${def.name}.new`, { defaultValue: t('list.new', { name: one }) });
+  // "New …" agrees with the noun where a language needs it (sv: "Nytt evenemang").
+  const newTitle = newRecordTitle(t, def.name);
   const labelOf = (record: EntityRecord) => labelOfDef(def, record, i18n.language);
   const onDelete = useDeleteRecord(def, labelOf);
 

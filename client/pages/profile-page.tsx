@@ -53,7 +53,7 @@ type ProfileFormState = ReturnType<typeof useZodForm<typeof profileUpdateInput>>
 
 /** Saves the profile form: the session and, when a new language was chosen, the app's language follow. */
 function useProfileSave(profile: Profile, form: ProfileFormState) {
-  const { t, i18n } = useTranslation();
+  const { i18n } = useTranslation();
   const queryClient = useQueryClient();
   const toast = useToast();
   const utils = trpc.useUtils();
@@ -65,7 +65,7 @@ function useProfileSave(profile: Profile, form: ProfileFormState) {
     event.preventDefault();
     const input = form.validate();
     // Never silent: every field message is shown beside its field, and the toast says why nothing was saved.
-    if (!input) return toast.error(t('errors.validation_error'));
+    if (!input) return toast.error((t) => t('errors.validation_error'));
     setSaving(true);
     try {
       const saved = await update.mutateAsync(input);
@@ -77,10 +77,10 @@ function useProfileSave(profile: Profile, form: ProfileFormState) {
         await i18n.changeLanguage(saved.language);
         await queryClient.invalidateQueries();
       }
-      toast.success(t('profile.saved'));
+      toast.success((t) => t('profile.saved'));
     } catch (error) {
       form.applyServerError(error);
-      toast.error(errorText(t, error));
+      toast.error((t) => errorText(t, error));
     } finally {
       setSaving(false);
     }
@@ -159,12 +159,12 @@ function EmailChange({ profile }: { profile: Profile }) {
     try {
       const saved = await change.mutateAsync(input);
       utils.account.get.setData(undefined, saved);
-      toast.success(t('profile.emailLinkSent', { email: input.email }));
+      toast.success((t) => t('profile.emailLinkSent', { email: input.email }));
       form.setValues({ email: '' });
       setOpen(false);
     } catch (error) {
       form.applyServerError(error);
-      if (!fieldErrorsOf(error).email) toast.error(errorText(t, error));
+      if (!fieldErrorsOf(error).email) toast.error((t) => errorText(t, error));
     }
   };
   return (

@@ -54,7 +54,6 @@ type CodeFormState = ReturnType<typeof useCodeForm>;
 
 /** A code form's submit: the API's step with the code, then `done`, a toast and the page's data anew; a wrong code under the field. */
 function useCodeSubmit<R>(form: CodeFormState, send: (input: { code: string }) => Promise<R>, done: (result: R) => void, success: string) {
-  const { t } = useTranslation();
   const toast = useToast();
   const utils = trpc.useUtils();
   return async (event: React.FormEvent) => {
@@ -68,7 +67,7 @@ function useCodeSubmit<R>(form: CodeFormState, send: (input: { code: string }) =
       await utils.security.invalidate();
     } catch (error) {
       form.applyServerError(error);
-      if (!fieldErrorsOf(error).code) toast.error(errorText(t, error));
+      if (!fieldErrorsOf(error).code) toast.error((t) => errorText(t, error));
     }
   };
 }
@@ -155,7 +154,7 @@ function AuthenticatorApp({ enrolled, since }: { enrolled: boolean; since: strin
           <Button
             variant="primary"
             loading={start.isPending}
-            onClick={() => start.mutate(undefined, { onError: (error) => toast.error(errorText(t, error)) })}
+            onClick={() => start.mutate(undefined, { onError: (error) => toast.error((t) => errorText(t, error)) })}
             data-testid="totp-start"
           >
             {t('security.totpStart')}
@@ -189,7 +188,7 @@ function RecoveryCodes({ left }: { left: number }) {
                 setCodes(done.recovery_codes);
                 void utils.security.invalidate();
               },
-              onError: (error) => toast.error(errorText(t, error)),
+              onError: (error) => toast.error((t) => errorText(t, error)),
             })
           }
           data-testid="recovery-renew"
@@ -214,11 +213,11 @@ function Sessions() {
         onSuccess: (done) => {
           if (done.current) window.location.assign('/login');
           else {
-            toast.success(t('security.sessionEnded'));
+            toast.success((t) => t('security.sessionEnded'));
             void utils.security.sessions.invalidate();
           }
         },
-        onError: (error) => toast.error(errorText(t, error)),
+        onError: (error) => toast.error((t) => errorText(t, error)),
       },
     );
   return (
@@ -313,9 +312,9 @@ function Policy() {
               onSuccess: (done) => {
                 utils.security.policy.setData(undefined, done);
                 setChosen(null);
-                toast.success(t('security.policySaved'));
+                toast.success((t) => t('security.policySaved'));
               },
-              onError: (error) => toast.error(errorText(t, error)),
+              onError: (error) => toast.error((t) => errorText(t, error)),
             },
           );
         }}

@@ -38,21 +38,21 @@ function usePasskeys() {
     setMaking(true);
     try {
       const { startRegistration, browserSupportsWebAuthn } = await import('@simplewebauthn/browser');
-      if (!browserSupportsWebAuthn()) return toast.error(t('security.passkeyUnsupported'));
+      if (!browserSupportsWebAuthn()) return toast.error((t) => t('security.passkeyUnsupported'));
       const optionsJSON = (await options.mutateAsync()) as unknown as PublicKeyCredentialCreationOptionsJSON;
       let response;
       try {
         response = await startRegistration({ optionsJSON });
       } catch {
-        return toast.error(t('security.passkeyCanceled'));
+        return toast.error((t) => t('security.passkeyCanceled'));
       }
       const done = await add.mutateAsync({ name: trimmed, response: response as unknown as PasskeyCredential });
       setName('');
-      toast.success(t('security.passkeyAdded'));
+      toast.success((t) => t('security.passkeyAdded'));
       if (done.recovery_codes) setCodes(done.recovery_codes);
       await utils.security.invalidate();
     } catch (error) {
-      toast.error(errorText(t, error));
+      toast.error((t) => errorText(t, error));
     } finally {
       setMaking(false);
     }
@@ -62,10 +62,10 @@ function usePasskeys() {
       { id },
       {
         onSuccess: () => {
-          toast.success(t('security.passkeyRemoved'));
+          toast.success((t) => t('security.passkeyRemoved'));
           void utils.security.invalidate();
         },
-        onError: (error) => toast.error(errorText(t, error)),
+        onError: (error) => toast.error((t) => errorText(t, error)),
       },
     );
   return { name, setName, nameError, codes, setCodes, making, onAdd, onRemove, removing: remove.isPending };

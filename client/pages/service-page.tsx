@@ -51,7 +51,7 @@ const itemName = (row: ServiceDetailRow, lang: string) => (lang === 'sv' ? row.n
  * ones together (`services.details.setMany`: all are written or none).
  */
 function useChecklistForm(serviceId: number, rows: ServiceDetailRow[]) {
-  const { t, i18n } = useTranslation();
+  const { i18n } = useTranslation();
   const toast = useToast();
   const utils = trpc.useUtils();
   const save = trpc.services.details.setMany.useMutation();
@@ -91,7 +91,7 @@ function useChecklistForm(serviceId: number, rows: ServiceDetailRow[]) {
     try {
       const saved = await save.mutateAsync({ id: serviceId, items });
       utils.services.details.list.setData({ id: serviceId }, saved as never);
-      toast.success(t('services.checklistSaved', { count: items.length }));
+      toast.success((t) => t('services.checklistSaved', { count: items.length }));
     } catch (e) {
       // An item's refusal comes back as `items.<i>.<field>`: shown on that item.
       const fields = fieldErrorsOf(e);
@@ -101,7 +101,7 @@ function useChecklistForm(serviceId: number, rows: ServiceDetailRow[]) {
         return row ? [[row.service_item_id, message] as const] : [];
       });
       if (onItems.length > 0) setErrors(Object.fromEntries(onItems));
-      toast.error(errorText(t, e));
+      toast.error((t) => errorText(t, e));
     }
   };
 

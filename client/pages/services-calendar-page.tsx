@@ -1,3 +1,4 @@
+import { newRecordTitle } from '../entity/new-record-title.ts';
 import { Button, Flash, Heading, Spinner } from '@primer/react';
 import { ListUnorderedIcon, PlusIcon } from '@primer/octicons-react';
 import { useTranslation } from 'react-i18next';
@@ -70,7 +71,7 @@ function PageHeader({ date, buddy, canCreate }: { date: IsoDate; buddy: string; 
         </Button>
         {canCreate && (
           <Button as={Link} to={`/services/new?service_date=${date}${buddy ? `&buddy_id=${buddy}` : ''}`} variant="primary" leadingVisual={PlusIcon}>
-            {t('list.new', { name: t('resources.services.one') })}
+            {newRecordTitle(t, 'services')}
           </Button>
         )}
       </div>

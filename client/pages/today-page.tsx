@@ -128,7 +128,10 @@ function DayStops({ active, canceled, stops, truncated, routeOrder, card }: DayS
     <Layout>
       <div>
         <p style={{ margin: '0 0 12px' }} data-testid="today-summary">
-          {active.length === 0 ? t('today.none') : t('today.summary', { count: active.length, finished })} {active.length > 0 && <a href="#today-map">{t('today.toMap')}</a>}
+          {active.length === 0
+            ? t('today.none')
+            : t('today.summary', { stops: t('today.stopCount', { count: active.length }), finished: t('today.finishedCount', { count: finished }) })}{' '}
+          {active.length > 0 && <a href="#today-map">{t('today.toMap')}</a>}
         </p>
         {truncated && <Alert role="alert">{t('calendar.truncated')}</Alert>}
         {routeOrder && active.length >= 3 && <RouteOrderToggle stops={active} />}

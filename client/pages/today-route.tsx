@@ -68,14 +68,14 @@ export default function RoutePanel({ stops, onDone }: { stops: readonly EntityRe
     setError(null);
     try {
       await apply.mutateAsync({ order: suggestion.order });
-      toast.success(t('route.applied'));
+      toast.success((t) => t('route.applied'));
       await utils.services.calendar.invalidate();
       onDone();
     } catch (e) {
       // A time order the API refuses is said by its field message; anything else by the error's own text.
       const message = fieldText(t, fieldErrorsOf(e).order) ?? errorText(t, e);
       setError(message);
-      toast.error(message);
+      toast.error((t) => fieldText(t, fieldErrorsOf(e).order) ?? errorText(t, e));
       await utils.services.calendar.invalidate();
     }
   };

@@ -1,3 +1,4 @@
+import { seededText } from '../entity/seeded-names.ts';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { SERVICE_STATUS, SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
@@ -53,7 +54,7 @@ function StopHead({ service, number, outside }: { service: EntityRecord; number?
         {number !== undefined && <span className="visually-hidden">{t('today.stopNumber', { number })} </span>}
         {timeText(service) || t('today.noTime')}
       </time>
-      <Muted>{String(service.service_slot_id_label ?? '')}</Muted>
+      <Muted>{seededText(t, 'service-slots', String(service.service_slot_id_label ?? ''))}</Muted>
       <span style={{ marginLeft: 'auto' }}>
         <StatusLabel def={servicesEntity} field="status" flow={SERVICE_STATUS_FLOW} value={status} />
       </span>

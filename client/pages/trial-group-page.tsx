@@ -117,11 +117,11 @@ function InviteForm({ id }: { id: number }) {
       setEmails('');
       await refresh();
       const ok = answer.filter((r) => r.success).length;
-      if (ok > 0) toast.success(t('trialGroups.invitedToast', { count: ok }));
-      if (ok < answer.length) toast.warn(t('trialGroups.someFailed', { count: answer.length - ok }));
+      if (ok > 0) toast.success((t) => t('trialGroups.invitedToast', { count: ok }));
+      if (ok < answer.length) toast.warn((t) => t('trialGroups.someFailed', { count: answer.length - ok }));
     } catch (err) {
       setMode('CREATE');
-      toast.error(errorText(t, err));
+      toast.error((t) => errorText(t, err));
     }
   };
 
@@ -187,9 +187,9 @@ function Invites({ id }: { id: number }) {
             try {
               const { reinvited } = await reinvite.mutateAsync({ id });
               await refresh();
-              toast.success(t('trialGroups.reinvited', { count: reinvited }));
+              toast.success((t) => t('trialGroups.reinvited', { count: reinvited }));
             } catch (error) {
-              toast.error(errorText(t, error));
+              toast.error((t) => errorText(t, error));
             }
           }}
         >
@@ -258,9 +258,9 @@ function AddMemberForm({ id, memberIds }: { id: number; memberIds: Set<number> }
           await add.mutateAsync({ id, user_id: userId });
           await refresh();
           setChosen('');
-          toast.success(t('trialGroups.memberAdded', { name: choices.find((c) => c.id === userId)?.label ?? '' }));
+          toast.success((t) => t('trialGroups.memberAdded', { name: choices.find((c) => c.id === userId)?.label ?? '' }));
         } catch (error) {
-          toast.error(errorText(t, error));
+          toast.error((t) => errorText(t, error));
         }
       }}
     >
@@ -327,9 +327,9 @@ function MembersTable({ id, members }: { id: number; members: TrialGroupMember[]
                       try {
                         await remove.mutateAsync({ id, key: m.user_id });
                         await refresh();
-                        toast.success(t('trialGroups.memberRemoved', { name }));
+                        toast.success((t) => t('trialGroups.memberRemoved', { name }));
                       } catch (error) {
-                        toast.error(errorText(t, error));
+                        toast.error((t) => errorText(t, error));
                       }
                     }}
                   />

@@ -7,6 +7,7 @@ import styled from 'styled-components';
 import { ROLE } from '../../shared/roles.ts';
 import { bicyclesEntity } from '../../shared/entities/bicycles.ts';
 import { labelOf } from '../../shared/entity/define.ts';
+import { seededText } from '../entity/seeded-names.ts';
 import { USER_TYPES, userUpdateFields } from '../../shared/schemas/users.ts';
 import type { UserDetail } from '../../shared/entities/users.ts';
 import { usersEntity } from '../../shared/entities/users.ts';
@@ -89,7 +90,7 @@ function useUserSave(user: UserDetail, form: UserFormState, conflicts: EditConfl
     if (!conflicts.maySave()) return;
     const data = form.validate();
     // Never silent: every field message is shown beside its field, and the toast says why nothing was saved.
-    if (!data) return toast.error(t('errors.validation_error'));
+    if (!data) return toast.error((t) => t('errors.validation_error'));
     // Deactivating locks the person out: ask before sending (issue 13).
     if (
       user.is_active &&
@@ -102,13 +103,13 @@ function useUserSave(user: UserDetail, form: UserFormState, conflicts: EditConfl
       conflicts.reset(saved);
       utils.users.get.setData({ id: user.id }, saved);
       await utils.users.list.invalidate();
-      toast.success(t('form.saved', { name: user.email }));
+      toast.success((t) => t('form.saved', { name: user.email }));
     } catch (error) {
       // Saved by someone else first: their version merged with the edits, nothing lost or overwritten.
       if (appCodeOf(error) === 'conflict') conflicts.refusedWith(await fetchFresh());
       else {
         form.applyServerError(error);
-        toast.error(errorText(t, error));
+        toast.error((t) => errorText(t, error));
       }
     }
   };
@@ -174,7 +175,6 @@ function UserForm({ record }: { record: EntityRecord }) {
 
 /** Saves one link change at once: the user as answered goes into the cache, a toast confirms; `onFail` puts the screen back. */
 function useLinkSaver(user: UserDetail, onFail?: () => void) {
-  const { t } = useTranslation();
   const toast = useToast();
   const utils = trpc.useUtils();
   return async (call: Promise<unknown>, message: string) => {
@@ -183,7 +183,7 @@ function useLinkSaver(user: UserDetail, onFail?: () => void) {
       toast.success(message);
     } catch (error) {
       onFail?.();
-      toast.error(errorText(t, error));
+      toast.error((t) => errorText(t, error));
     }
   };
 }
@@ -222,7 +222,7 @@ function RoleLinks({ user }: { user: UserDetail }) {
                 void save(call, t(adding ? 'users.roleAdded' : 'users.roleRemoved', { role }));
               }}
             />
-            <FormControl.Label>{role}</FormControl.Label>
+            <FormControl.Label>{seededText(t, 'roles', role)}</FormControl.Label>
           </FormControl>
         ))}
       </div>
@@ -262,6 +262,8 @@ function RangeLink({ user }: { user: UserDetail }) {
 
 interface ChipLinksProps {
   title: string;
+  /** The catalogue the chips are entries of (its seeded names read in the UI language, ADR 078). */
+  entity: string;
   items: { id: number; name: string }[];
   options: { id: number; label: string }[] | undefined;
   pickLabel: string;
@@ -272,19 +274,20 @@ interface ChipLinksProps {
 }
 
 /** Languages or competencies: chips with a remove button, and a select adding one more. */
-function ChipLinks({ title, items, options, pickLabel, onAdd, onRemove, save, testId }: ChipLinksProps) {
+function ChipLinks({ title, entity, items, options, pickLabel, onAdd, onRemove, save, testId }: ChipLinksProps) {
   const { t } = useTranslation();
   const taken = items.map((item) => item.id);
+  const shown = (text: string) => seededText(t, entity, text);
   return (
     <div>
       <LinkHeading>{title}</LinkHeading>
       {items.map((item) => (
         <Label key={item.id} style={{ marginRight: 6 }}>
-          {item.name}{' '}
+          {shown(item.name)}{' '}
           <button
             type="button"
-            aria-label={t('users.removeLink', { name: item.name })}
-            onClick={() => void save(onRemove(item.id), t('users.linkRemoved', { name: item.name }))}
+            aria-label={t('users.removeLink', { name: shown(item.name) })}
+            onClick={() => void save(onRemove(item.id), t('users.linkRemoved', { name: shown(item.name) }))}
             style={{ border: 0, background: 'none', cursor: 'pointer', padding: 0 }}
           >
             <XIcon size={12} />
@@ -296,7 +299,7 @@ function ChipLinks({ title, items, options, pickLabel, onAdd, onRemove, save, te
         value=""
         onChange={(e) => {
           const o = options?.find((x) => String(x.id) === e.target.value);
-          if (o) void save(onAdd(o.id), t('users.linkAdded', { name: o.label }));
+          if (o) void save(onAdd(o.id), t('users.linkAdded', { name: shown(o.label) }));
         }}
         data-testid={testId}
       >
@@ -305,7 +308,7 @@ function ChipLinks({ title, items, options, pickLabel, onAdd, onRemove, save, te
           .filter((o) => !taken.includes(o.id))
           .map((o) => (
             <Select.Option key={o.id} value={String(o.id)}>
-              {o.label}
+              {shown(o.label)}
             </Select.Option>
           ))}
       </Select>
@@ -330,6 +333,7 @@ function CatalogueLinks({ user, kind, save }: { user: UserDetail; kind: keyof ty
   return (
     <ChipLinks
       title={t(texts.title)}
+      entity={kind}
       items={user[kind]}
       options={options.data}
       pickLabel={t(texts.pick)}

@@ -1,4 +1,5 @@
-import { Button, Checkbox, Dialog, Flash, FormControl, Heading, Label, Select, TextInput, Textarea, UnderlineNav } from '@primer/react';
+import { Button, Checkbox, Dialog, Flash, FormControl, Heading, Label, Select, TextInput, Textarea } from '@primer/react';
+import { UnderlineTabs } from '../components/underline-tabs.ts';
 import { MailIcon, PersonAddIcon, SearchIcon } from '@primer/octicons-react';
 import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -23,6 +24,7 @@ import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';
 import { errorText, fieldText } from '../errors.ts';
 import { useRoleNames } from './use-role-names.ts';
+import { seededText } from '../entity/seeded-names.ts';
 import { useSession } from '../session.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
@@ -64,7 +66,7 @@ function RoleChoice({ value, onChange }: { value: string[]; onChange: (roles: st
       {names.map((role) => (
         <FormControl key={role}>
           <Checkbox checked={value.includes(role)} onChange={(e) => onChange(e.target.checked ? [...value, role] : value.filter((r) => r !== role))} />
-          <FormControl.Label>{role}</FormControl.Label>
+          <FormControl.Label>{seededText(t, 'roles', role)}</FormControl.Label>
         </FormControl>
       ))}
     </fieldset>
@@ -112,7 +114,7 @@ function InviteDialog({ onClose }: { onClose: () => void }) {
     async (input) => {
       await invite.mutateAsync(input);
       return () => {
-        toast.success(t('users.invited', { email: input.email }));
+        toast.success((t) => t('users.invited', { email: input.email }));
         onClose();
       };
     },
@@ -195,13 +197,13 @@ const TABS: { tab: UsersTab; label: string }[] = [
 function UsersTabs({ current }: { current: UsersTab }) {
   const { t } = useTranslation();
   return (
-    <UnderlineNav aria-label={t('users.tabs')}>
+    <UnderlineTabs aria-label={t('users.tabs')}>
       {TABS.map(({ tab, label }) => (
-        <UnderlineNav.Item key={tab} as={Link} to={tab === 'users' ? '/users' : `/users?tab=${tab}`} aria-current={current === tab ? 'page' : undefined} data-testid={`tab-${tab}`}>
+        <Link key={tab} to={tab === 'users' ? '/users' : `/users?tab=${tab}`} aria-current={current === tab ? 'page' : undefined} data-testid={`tab-${tab}`}>
           {t(label)}
-        </UnderlineNav.Item>
+        </Link>
       ))}
-    </UnderlineNav>
+    </UnderlineTabs>
   );
 }
 
@@ -285,7 +287,7 @@ function UsersFilters({ params, update, text, setText }: ReturnType<typeof useLi
         />
       }
     >
-      {filter('role', roleNames, (o) => String(o))}
+      {filter('role', roleNames, (o) => seededText(t, 'roles', String(o)))}
       {filter('user_type', USER_TYPES, (o) => t(`users.types.${o}`))}
       {filter('account_status', ACCOUNT_STATUSES, (o) => t(`users.accountStatus.${o}`))}
       {filter('invitation_status', INVITATION_STATUSES, (o) => t(`users.invitationStatus.${o}`))}
@@ -307,7 +309,7 @@ function UserTableRow({ u, isAdmin, label }: { u: UserRow; isAdmin: boolean; lab
       <td data-label={label.roles}>
         {u.roles.map((r) => (
           <Label key={r} style={{ marginRight: 4 }}>
-            {r}
+            {seededText(t, 'roles', r)}
           </Label>
         ))}
       </td>

@@ -1,4 +1,3 @@
-import { useTranslation } from 'react-i18next';
 import { errorText } from '../errors.ts';
 import { useConfirm } from './confirm.tsx';
 import { useToast } from './toasts.tsx';
@@ -8,7 +7,6 @@ export type ToastStep = (step: () => Promise<unknown>, success?: string) => Prom
 
 /** Runs a step and says how it went in a toast; answers whether it went through. */
 export function useToastStep(): ToastStep {
-  const { t } = useTranslation();
   const toast = useToast();
   return async (step, success) => {
     try {
@@ -16,7 +14,7 @@ export function useToastStep(): ToastStep {
       if (success) toast.success(success);
       return true;
     } catch (error) {
-      toast.error(errorText(t, error));
+      toast.error((t) => errorText(t, error));
       return false;
     }
   };
@@ -34,13 +32,12 @@ export function useConfirmedStep(): (question: string, step: () => Promise<unkno
 
 /** Picks an image file for `save`: refuses other types in a toast, uploads it, then runs `save(url)` as a toast step. */
 export function useImageFile(upload: (file: File) => Promise<string | null>, types: readonly string[], save: (url: string) => Promise<unknown>, success: string) {
-  const { t } = useTranslation();
   const toast = useToast();
   const run = useToastStep();
   return async (file: File | undefined) => {
     if (!file) return;
     if (!types.includes(file.type)) {
-      toast.error(t('upload.onlyImages'));
+      toast.error((t) => t('upload.onlyImages'));
       return;
     }
     const url = await upload(file);

@@ -1,4 +1,5 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 // Static styles in a plain style sheet (no JavaScript to carry them, ADR 021): toasts.css.
 import './toasts.css';
@@ -6,18 +7,24 @@ import './toasts.css';
 /**
  * §9: toasts close by themselves after 5 s; the container sits at z-index 1999, below the sticky header
  * (`--app-header-height`, client/styles.css) so a toast never covers the header's controls (ADR 045).
+ * Issue 33: a toast is written when it is drawn, from a function of the current `t` where it is the app's
+ * own text, so it follows a language switch; one toast shows at a time (a new one replaces it, no stack);
+ * and it sits at the bottom of the screen, where no page keeps the controls it was used next to (Activity's
+ * Export, Today's day navigation: top right).
  */
 export const TOAST_AUTO_CLOSE_MS = 5000;
 export const TOAST_Z_INDEX = 1999;
 
 export type ToastKind = 'info' | 'success' | 'warn' | 'error';
+/** A toast's text: the app's own text as a function of `t` (it follows the language), or text as it came. */
+export type ToastMessage = string | ((t: TFunction) => string);
 interface Toast {
   id: number;
   kind: ToastKind;
-  message: string;
+  message: ToastMessage;
 }
 
-type Notify = (message: string) => void;
+type Notify = (message: ToastMessage) => void;
 export interface ToastApi {
   info: Notify;
   success: Notify;
@@ -47,9 +54,12 @@ export function ToastProvider({ children }: { children: ReactNode }) {
   }, []);
 
   const push = useCallback(
-    (kind: ToastKind, message: string) => {
+    (kind: ToastKind, message: ToastMessage) => {
       const id = nextId.current++;
-      setToasts((list) => [...list.slice(-4), { id, kind, message }]);
+      // One at a time: the newest replaces what is shown (its timer goes with it).
+      for (const timer of timers.current.values()) clearTimeout(timer);
+      timers.current.clear();
+      setToasts([{ id, kind, message }]);
       timers.current.set(
         id,
         setTimeout(() => dismiss(id), TOAST_AUTO_CLOSE_MS),
@@ -81,7 +91,7 @@ export function ToastProvider({ children }: { children: ReactNode }) {
           <div key={toast.id} className="bo-toast" role={toast.kind === 'error' ? 'alert' : 'status'} data-kind={toast.kind}>
             <span>
               <strong>{t(`toast.${toast.kind}`)}: </strong>
-              {toast.message}
+              {typeof toast.message === 'function' ? toast.message(t) : toast.message}
             </span>
             <button type="button" aria-label={t('toast.close')} onClick={() => dismiss(toast.id)}>
               ×

@@ -21,7 +21,7 @@ export function scheduleEntry<const O extends string>(ownerField: O) {
 export const buddyWorkSlotsEntity = defineEntity({
   name: 'buddy-work-slots',
   ...scheduleEntry('buddy_id'),
-  label: '{buddy_id_label} {service_date} {service_slot_id_label}',
+  label: '{buddy_id_label} {service_date|date} {service_slot_id_label}',
   unique: [{ name: 'buddy_day_slot', fields: ['buddy_id', 'service_date', 'service_slot_id'], message: 'validation.workSlotExists' }],
   fields: {
     buddy_id: BUDDY_FIELD,

@@ -20,7 +20,7 @@ export const eventBookingsEntity = defineEntity({
     main_company_id: { kind: 'reference', reference: { entity: 'companies' }, list: true },
     company_id: { kind: 'reference', reference: { entity: 'companies' }, filter: true, list: true },
     event_id: { kind: 'reference', required: true, reference: { entity: 'events' }, filter: true, list: true },
-    event_slot_id: { kind: 'reference', reference: { entity: 'event-slots', label: '{date}' } },
+    event_slot_id: { kind: 'reference', reference: { entity: 'event-slots', label: '{date|date}' } },
     full_name: nameField(120),
     email: { kind: 'email', searchable: true },
     event_status: { kind: 'enum', options: EVENT_STATUSES, lookup: { via: 'event_id', column: 'status' }, list: true },

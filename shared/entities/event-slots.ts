@@ -5,7 +5,7 @@ export const eventSlotsEntity = defineEntity({
   name: 'event-slots',
   route: '/events/:id',
   parent: { entity: 'events', field: 'event_id' },
-  label: '{date} {start_time|hm}–{end_time|hm}',
+  label: '{date|date} {start_time|hm}–{end_time|hm}',
   fields: {
     event_id: { kind: 'reference', required: true, reference: { entity: 'events' }, filter: true },
     name: { kind: 'text', max: 80, searchable: true, list: true },

@@ -6,7 +6,7 @@ import { BUDDY_FIELD, DAY_AND_SLOT_FIELDS } from './people.ts';
 export const notWorkingSlotsEntity = defineEntity({
   name: 'not-working-slots',
   ...scheduleEntry('user_id'),
-  label: '{user_id_label} {service_date} {service_slot_id_label}',
+  label: '{user_id_label} {service_date|date} {service_slot_id_label}',
   unique: [{ name: 'user_day_slot', fields: ['user_id', 'service_date', 'service_slot_id'], message: 'validation.notWorkingExists' }],
   fields: {
     user_id: BUDDY_FIELD,

@@ -49,7 +49,7 @@ export const servicesEntity = defineEntity({
   },
   defaultSort: '-service_date',
   calendarField: 'service_date',
-  label: '#{id} · {service_date}',
+  label: '#{id} · {service_date|date}',
   access: { create: ['Admin'], update: ['Admin'], delete: ['Admin'], transition: ['Admin', 'Buddy'], ownerField: 'buddy_id' },
   location: { address: 'address', latitude: 'latitude', longitude: 'longitude', withinOperationRange: true },
   fields: {

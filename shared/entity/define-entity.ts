@@ -123,7 +123,7 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
   /**
    * A record's text in choice lists, titles and other records' references, as a template over its fields:
    * `'{brand_and_model} ({serial_number})'`; `{name_{lang}}` follows the language, `{start_time|hm}` keeps
-   * hours and minutes. The screens format it with `labelOf`, the API's SQL with `labelSql` (one spelling).
+   * hours and minutes, `{service_date|date}` writes a date in the app's date format (issue 33). The screens format it with `labelOf`, the API's SQL with `labelSql` (one spelling).
    */
   label: string;
   /**

@@ -1,15 +1,18 @@
 // ---- Labels (issue 18): one template, formatted in JS and in SQL ----
 
-type LabelPart = { text: string } | { field: string; format?: 'hm' };
+import { formatDate } from '../../client/components/format.ts';
+
+type LabelFormat = 'hm' | 'date';
+type LabelPart = { text: string } | { field: string; format?: LabelFormat };
 
 function labelParts(template: string, lang: string): LabelPart[] {
   const parts: LabelPart[] = [];
-  const pattern = /\{([a-z][a-z0-9_]*)(?:\|(hm))?\}/g;
+  const pattern = /\{([a-z][a-z0-9_]*)(?:\|(hm|date))?\}/g;
   const source = template.replaceAll('{lang}', lang);
   let at = 0;
   for (const match of source.matchAll(pattern)) {
     if (match.index > at) parts.push({ text: source.slice(at, match.index) });
-    parts.push({ field: match[1]!, ...(match[2] ? { format: match[2] as 'hm' } : {}) });
+    parts.push({ field: match[1]!, ...(match[2] ? { format: match[2] as LabelFormat } : {}) });
     at = match.index + match[0].length;
   }
   if (at < source.length) parts.push({ text: source.slice(at) });
@@ -53,6 +56,7 @@ export function labelOf(def: { label: string }, record: Record<string, unknown>,
     .map((p) => {
       if ('text' in p) return p.text;
       const value = String(record[p.field] ?? '');
+      if (p.format === 'date') return formatDate(value, lang);
       return p.format === 'hm' ? value.slice(0, 5) : value;
     })
     .join('')
@@ -69,7 +73,21 @@ export function labelSql(template: string, alias: string, lang = 'en'): string {
     .map((p) => {
       if ('text' in p) return `'${p.text.replace(/'/g, "''")}'`;
       if (p.field.endsWith('_label')) throw new Error(`label ${template}: ${p.field} is not a column`);
+      if (p.format === 'date') return dateSql(`${alias}.${p.field}`, lang);
       return p.format === 'hm' ? `to_char(${alias}.${p.field}, 'HH24:MI')` : `${alias}.${p.field}`;
     })
     .join(' || ');
+}
+
+/**
+ * A date column in the app's date format for `lang` ("25 Nov 2026", "25 nov. 2026", issue 33): the day, the
+ * month's short name as the app's one formatter writes it (read from it, so SQL and screens agree), the year.
+ */
+function dateSql(column: string, lang: string): string {
+  const months = Array.from({ length: 12 }, (_, m) => {
+    const written = formatDate(`2026-${String(m + 1).padStart(2, '0')}-15`, lang);
+    return written.replace(/^15\s+/, '').replace(/\s+2026$/, '');
+  });
+  const names = months.map((m) => `'${m.replace(/'/g, "''")}'`).join(',');
+  return `(to_char(${column}, 'FMDD') || ' ' || (array[${names}])[extract(month from ${column})::int] || ' ' || to_char(${column}, 'YYYY'))`;
 }

@@ -15,6 +15,9 @@ describe('labels: one template per entity, read the same in JS and SQL', () => {
     expect(labelOf(serviceSlotsEntity, { name: 'Morning', start_time: '08:00:00', end_time: '12:00:00' })).toBe('Morning 08:00–12:00');
     // Missing values leave no "undefined" and no stray space at the ends.
     expect(labelOf({ label: '#{id} {user_id_label}' }, { id: 7 })).toBe('#7');
+    // A date in the app's one date format per language (issue 33: a service's title was ISO).
+    expect(labelOf({ label: '#{id} · {service_date|date}' }, { id: 5, service_date: '2026-03-05' }, 'en')).toBe('#5 · 5 Mar 2026');
+    expect(labelOf({ label: '#{id} · {service_date|date}' }, { id: 5, service_date: '2026-03-05' }, 'sv')).toBe('#5 · 5 mars 2026');
   });
 
   it('builds the SQL the API selects and indexes (migration 053 indexes the bicycle label as this text)', () => {
@@ -25,6 +28,7 @@ describe('labels: one template per entity, read the same in JS and SQL', () => {
     expect(labelSql(serviceSlotsEntity.label, 's')).toBe("s.name || ' ' || to_char(s.start_time, 'HH24:MI') || '–' || to_char(s.end_time, 'HH24:MI')");
     expect(labelSql("{name} O'Neil", 'r')).toBe("r.name || ' O''Neil'");
     expect(() => labelSql('{buddy_id_label}', 'r')).toThrow(/not a column/);
+    expect(labelSql('{date|date}', 'r', 'sv')).toContain("(array['jan.','feb.','mars',");
   });
 
   it('names only fields of the entity (or a reference’s label, or the id)', () => {
