@@ -2,7 +2,7 @@ import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent, type M
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import styled from 'styled-components';
-import { SIDEBAR, isExternalLink, visibleSidebar, type SidebarEntry } from '../../shared/route-table.ts';
+import { SIDEBAR, isExternalLink, sidebarGroups, visibleSidebar, type SidebarEntry } from '../../shared/route-table.ts';
 import { LIVE_CHANGE_EVENT, type LiveChange } from '../../shared/live.ts';
 import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
@@ -141,6 +141,46 @@ const NavItems = styled.ul`
   }
 `;
 
+// A group's heading (issue 33): small and muted above its links; collapsed to icons, a rule between the
+// groups stands for it (the heading stays for screen readers).
+const NavGroupHeading = styled.h2`
+  margin: 12px 8px 2px;
+  font-size: 12px;
+  font-weight: 600;
+  line-height: 20px;
+  color: var(--fgColor-muted, #59636e);
+  white-space: nowrap;
+  [data-collapsed='true'] & {
+    position: absolute;
+    width: 1px;
+    height: 1px;
+    overflow: hidden;
+    clip: rect(0 0 0 0);
+  }
+  [data-collapsed='true'] section + section > & + ul {
+    border-top: 1px solid var(--borderColor-muted, #d8dee4);
+    padding-top: 4px;
+  }
+`;
+
+/**
+ * The sidebar's entries under their groups' headings (daily work, people, catalogues, settings), each
+ * group a list named by its heading. The groups are declared with the routes and the entities' screens.
+ */
+function SidebarGroups({ entries, ...rest }: { entries: SidebarEntry[]; pathname: string; collapsed: boolean; counts: Record<string, number>; navigate: (to: string) => void }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      {sidebarGroups(entries).map(({ group, entries: groupEntries }) => (
+        <section key={group} data-nav-group={group}>
+          <NavGroupHeading id={`nav-group-${group}`}>{t(`shell.navGroups.${group}`)}</NavGroupHeading>
+          <SidebarItems entries={groupEntries} labelledBy={`nav-group-${group}`} {...rest} />
+        </section>
+      ))}
+    </>
+  );
+}
+
 // The account menu's overlay (Primer ActionMenu) loads on the first click; the button is server-rendered.
 const AccountMenuOverlay = lazy(() => import('./account-menu.tsx'));
 
@@ -170,8 +210,10 @@ function SidebarItems({
   collapsed,
   counts = {},
   navigate,
+  labelledBy,
 }: {
   entries: SidebarEntry[];
+  labelledBy?: string;
   pathname: string;
   collapsed: boolean;
   counts?: Record<string, number>;
@@ -179,7 +221,7 @@ function SidebarItems({
 }) {
   const { t } = useTranslation();
   return (
-    <NavItems>
+    <NavItems aria-labelledby={labelledBy}>
       {entries.map((entry) => {
         const Icon = ICONS[entry.icon];
         const label = t(entry.titleKey);
@@ -452,7 +494,7 @@ export function AppShell() {
             <SpriteIcon name="x" />
           </IconButton>
         </div>
-        <SidebarItems entries={entries} pathname={pathname} collapsed={collapsed} counts={counts} navigate={navigate} />
+        <SidebarGroups entries={entries} pathname={pathname} collapsed={collapsed} counts={counts} navigate={navigate} />
       </Side>
       <Main id="main" tabIndex={-1} inert={drawerOpen}>
         <Suspense fallback={<PageSpinner />}>
