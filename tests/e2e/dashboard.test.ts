@@ -57,4 +57,40 @@ describe('dashboard in the browser', () => {
     await screenshot(page, 'dashboard-buddy');
     await page.context().close();
   });
+
+  // Issue 33: a counter is a link to the list it counts, filtered as it counts; the list's total is the counter.
+  it('each list counter opens its list filtered as it counts, with the same total', async () => {
+    const api = agent(stack);
+    await signIn(api, 'admin@example.com', DEMO_PASSWORD);
+    const counters = (await query(api, 'dashboard.get')).body.result.data.counters as Record<string, number>;
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+    await signInAs(page, stack.baseUrl, 'admin@example.com', DEMO_PASSWORD);
+    const listTotal = async () => (await page.getByTestId('list-count').innerText()).match(/· ([\d,]+) result/)![1]!.replace(/,/g, '');
+    for (const [key, list] of [
+      ['services_performed', '/services'],
+      ['scheduled_services', '/services'],
+      ['one_off_total', '/services'],
+      ['total_users', '/users'],
+      ['invited_users', '/users'],
+    ] as const) {
+      const link = page.getByTestId(`counter-${key}`).getByRole('link');
+      expect(await link.getAttribute('aria-label'), key).toMatch(/: show the list$/);
+      await link.focus();
+      await page.keyboard.press('Enter');
+      await page.waitForURL((url) => url.pathname === list);
+      await page.getByTestId('list-count').waitFor();
+      expect(await listTotal(), key).toBe(String(counters[key]));
+      await page.goBack();
+      await page.getByTestId(`counter-${key}`).waitFor();
+    }
+    expect(page.url()).not.toContain('?');
+    await page.getByTestId('language-switch').selectOption('sv');
+    await page.getByRole('heading', { name: 'Statistik' }).waitFor();
+    await page
+      .getByTestId('counter-services_performed')
+      .getByRole('link', { name: /: visa listan$/ })
+      .waitFor();
+    await page.getByTestId('language-switch').selectOption('en');
+    await page.context().close();
+  });
 });
