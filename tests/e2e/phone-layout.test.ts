@@ -558,6 +558,15 @@ describe("the buddy's Today page", () => {
         .locator('li')
         .evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-service')))),
     ).toEqual([a, c, b, d, e]);
+    // Issue 33: a stop without an agreed time is labelled by its slot, not by the slot's start ("08:00").
+    const slotName = String((await stack.upstream.db.query<{ name: string }>('select name from service_slots where id = 1')).rows[0]!.name);
+    expect(await page.getByTestId('route-order').locator('li').allInnerTexts()).toEqual([
+      `${slotName} · Stop 0 km east`,
+      `${slotName} · Stop 1 km east`,
+      `${slotName} · Stop 2 km east`,
+      `${slotName} · Stop 3 km east`,
+      '13:30 · Stop 3.5 km east (agreed time)',
+    ]);
     expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     await panel.scrollIntoViewIfNeeded();
     await screenshot(page, 'phone-buddy-today-route');
