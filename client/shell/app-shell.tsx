@@ -141,28 +141,6 @@ const NavItems = styled.ul`
   }
 `;
 
-// A group's heading (issue 33): small and muted above its links; collapsed to icons, a rule between the
-// groups stands for it (the heading stays for screen readers).
-const NavGroupHeading = styled.h2`
-  margin: 12px 8px 2px;
-  font-size: 12px;
-  font-weight: 600;
-  line-height: 20px;
-  color: var(--fgColor-muted, #59636e);
-  white-space: nowrap;
-  [data-collapsed='true'] & {
-    position: absolute;
-    width: 1px;
-    height: 1px;
-    overflow: hidden;
-    clip: rect(0 0 0 0);
-  }
-  [data-collapsed='true'] section + section > & + ul {
-    border-top: 1px solid var(--borderColor-muted, #d8dee4);
-    padding-top: 4px;
-  }
-`;
-
 /**
  * The sidebar's entries under their groups' headings (daily work, people, catalogues, settings), each
  * group a list named by its heading. The groups are declared with the routes and the entities' screens.
@@ -173,7 +151,9 @@ function SidebarGroups({ entries, ...rest }: { entries: SidebarEntry[]; pathname
     <>
       {sidebarGroups(entries).map(({ group, entries: groupEntries }) => (
         <section key={group} data-nav-group={group}>
-          <NavGroupHeading id={`nav-group-${group}`}>{t(`shell.navGroups.${group}`)}</NavGroupHeading>
+          <h2 className="bo-nav-group" id={`nav-group-${group}`}>
+            {t(`shell.navGroups.${group}`)}
+          </h2>
           <SidebarItems entries={groupEntries} labelledBy={`nav-group-${group}`} {...rest} />
         </section>
       ))}
