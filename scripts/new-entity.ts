@@ -13,7 +13,7 @@ import { entityTableSql } from '../upstream/resources/entity-sql.ts';
  *   --fields "name:text!,address:text,active:boolean"   fields in order (`!`: required); default "name:text!"
  *   --detail            a record page at /<name>/:id (default: records open in a dialog of the list)
  *   --icon <name>       sidebar octicon, a name of client/components/sprite-icon-names.ts (default: package)
- *   --sidebar <order>   sidebar position (default: after the last entry)
+ *   --sidebar <order>   sidebar position (default: after the last entry), in the Catalogues group (change `group` by hand)
  *   --roles Admin,…     who opens the screens (default: Admin)
  *   --root <dir>        the project to write into (default: this one; tests use a copy)
  */
@@ -215,7 +215,7 @@ export function newEntity(options: Options): string[] {
         list: `/${name}`,
         ...(options.detail && { detail: `/${name}/:id` as const }),
         roles: options.roles,
-        sidebar: { order: options.sidebar ?? nextSidebarOrder(root), icon: options.icon },
+        sidebar: { group: 'catalogues', order: options.sidebar ?? nextSidebarOrder(root), icon: options.icon },
       },
       table,
       defaultSort: first![1].sortable ? first![0] : '-id',

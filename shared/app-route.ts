@@ -7,6 +7,20 @@ import type { Role } from './roles.ts';
  */
 export type AppPath = `/${string}`;
 
+/**
+ * The sidebar's groups, in the order they are drawn (issue 33): a route or an entity's screen declares
+ * which one its entry belongs to; the shell draws each group under its heading (`shell.navGroups.<group>`).
+ */
+export const SIDEBAR_GROUPS = ['daily', 'people', 'catalogues', 'settings'] as const;
+export type SidebarGroup = (typeof SIDEBAR_GROUPS)[number];
+
+/** A sidebar entry as a route or an entity's screen declares it: its group, position (ascending within the group) and octicon. */
+export interface SidebarDeclaration {
+  group: SidebarGroup;
+  order: number;
+  icon: string;
+}
+
 /** A row of the route table (shared/route-table.ts): a leaf module, so definitions and derivations can name it. */
 export interface AppRoute {
   /** react-router pattern */
@@ -19,7 +33,7 @@ export interface AppRoute {
    * `counts`: the sidebar shows how many changes of this kind (live updates, ADR 037) arrived since the
    * route was last open — the dispatch board counts new service requests.
    */
-  sidebar?: { icon: string; order: number; counts?: { entity: string; action: string } };
+  sidebar?: SidebarDeclaration & { counts?: { entity: string; action: string } };
   /**
    * The page works through a dead spot (ADR 042): its HTML lists every chunk its on-demand parts may load
    * (dialogs, panels opened later), and the service worker keeps them with the page, off the main thread

@@ -1,8 +1,9 @@
 import { ROLE, type Role, hasAnyRole } from './roles.ts';
 import { ENTITY_ROUTES } from './entity-routes.ts';
-import type { AppPath, AppRoute } from './app-route.ts';
+import { SIDEBAR_GROUPS, type AppPath, type AppRoute, type SidebarGroup } from './app-route.ts';
 
-export type { AppPath, AppRoute };
+export type { AppPath, AppRoute, SidebarGroup };
+export { SIDEBAR_GROUPS };
 
 /**
  * The one route and permission table (spec §2). It drives the server's SSR guards, the tRPC
@@ -31,15 +32,15 @@ const OTHER_ROUTES: readonly AppRoute[] = [
   { path: '/profile', titleKey: 'routes.profile', roles: STAFF },
   // Issue 32: second factors, passkeys and the user's sessions (ADR 068); the Admin's policy too.
   { path: '/security', titleKey: 'routes.security', roles: STAFF },
-  { path: '/', titleKey: 'routes.home', roles: STAFF, sidebar: { icon: 'home', order: 10 } },
+  { path: '/', titleKey: 'routes.home', roles: STAFF, sidebar: { group: 'daily', icon: 'home', order: 10 } },
   // Issue 13: a buddy's day on the phone (ADR 021); an Admin sees every buddy's, or picks one.
-  { path: '/today', titleKey: 'routes.today', roles: STAFF, sidebar: { icon: 'sun', order: 15 }, offline: true },
-  { path: '/bike-buddy-scheduler', titleKey: 'routes.scheduler', roles: STAFF, sidebar: { icon: 'calendar', order: 20 } },
+  { path: '/today', titleKey: 'routes.today', roles: STAFF, sidebar: { group: 'daily', icon: 'sun', order: 15 }, offline: true },
+  { path: '/bike-buddy-scheduler', titleKey: 'routes.scheduler', roles: STAFF, sidebar: { group: 'daily', icon: 'calendar', order: 20 } },
   { path: '/bike-buddy-scheduler/calendar', titleKey: 'routes.schedulerCalendar', roles: STAFF },
   { path: '/services/calendar', titleKey: 'routes.servicesCalendar', roles: STAFF },
-  { path: '/dispatch', titleKey: 'routes.dispatch', roles: ADMIN, sidebar: { icon: 'project', order: 75, counts: { entity: 'services', action: 'create' } } },
+  { path: '/dispatch', titleKey: 'routes.dispatch', roles: ADMIN, sidebar: { group: 'daily', icon: 'project', order: 75, counts: { entity: 'services', action: 'create' } } },
   // Issue 20: every change, by whom and when (ADR 036); a record's own history is a tab of its page.
-  { path: '/activity', titleKey: 'routes.activity', roles: ADMIN, sidebar: { icon: 'history', order: 195 } },
+  { path: '/activity', titleKey: 'routes.activity', roles: ADMIN, sidebar: { group: 'settings', icon: 'history', order: 195 } },
 ];
 
 export const APP_ROUTES: readonly AppRoute[] = [...OTHER_ROUTES, ...ENTITY_ROUTES];
@@ -128,6 +129,8 @@ export interface SidebarEntry {
   path: string;
   titleKey: string;
   icon: string;
+  /** The group it is drawn under (declared with the route or the entity's screen); children inherit their parent's place. */
+  group?: SidebarGroup;
   roles?: readonly Role[];
   children?: SidebarEntry[];
   /** Live changes counted beside the entry until it is opened (`AppRoute.sidebar.counts`). */
@@ -135,15 +138,33 @@ export interface SidebarEntry {
 }
 
 export const SIDEBAR: readonly SidebarEntry[] = APP_ROUTES.flatMap((route) =>
-  route.sidebar ? [{ path: route.path, titleKey: route.titleKey, icon: route.sidebar.icon, roles: route.roles, order: route.sidebar.order, counts: route.sidebar.counts }] : [],
+  route.sidebar
+    ? [
+        {
+          path: route.path,
+          titleKey: route.titleKey,
+          icon: route.sidebar.icon,
+          group: route.sidebar.group,
+          roles: route.roles,
+          order: route.sidebar.order,
+          counts: route.sidebar.counts,
+        },
+      ]
+    : [],
 )
-  .sort((a, b) => a.order - b.order)
+  // By group (in SIDEBAR_GROUPS' order), then by position within the group.
+  .sort((a, b) => SIDEBAR_GROUPS.indexOf(a.group) - SIDEBAR_GROUPS.indexOf(b.group) || a.order - b.order)
   .map(({ order: _order, ...entry }) => entry);
 
 export function visibleSidebar(entries: readonly SidebarEntry[], roles: readonly Role[]): SidebarEntry[] {
   return entries
     .filter((entry) => !entry.roles || entry.roles.length === 0 || hasAnyRole(roles, entry.roles))
     .map((entry) => (entry.children ? { ...entry, children: visibleSidebar(entry.children, roles) } : entry));
+}
+
+/** The entries in their groups, in the groups' order; a group with no entry (for these roles) is left out. */
+export function sidebarGroups(entries: readonly SidebarEntry[]): { group: SidebarGroup; entries: SidebarEntry[] }[] {
+  return SIDEBAR_GROUPS.map((group) => ({ group, entries: entries.filter((entry) => (entry.group ?? 'daily') === group) })).filter((g) => g.entries.length > 0);
 }
 
 export function isExternalLink(path: string): boolean {

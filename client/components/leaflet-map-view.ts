@@ -138,6 +138,27 @@ export interface StopsMapView {
   destroy(): void;
 }
 
+/**
+ * Where each stop's marker sits, in pixels from its point: 0,0 alone; stops at one place (to about a metre)
+ * on a circle around it, far enough apart that the 28 px markers do not cover one another.
+ */
+export function spreadAtOnePlace(stops: readonly Pick<Stop, 'lat' | 'lng'>[]): [number, number][] {
+  const key = (s: Pick<Stop, 'lat' | 'lng'>) => `${s.lat.toFixed(5)},${s.lng.toFixed(5)}`;
+  const groups = new Map<string, number[]>();
+  stops.forEach((stop, i) => groups.set(key(stop), [...(groups.get(key(stop)) ?? []), i]));
+  const offsets: [number, number][] = stops.map(() => [0, 0]);
+  for (const members of groups.values()) {
+    if (members.length < 2) continue;
+    // The circle's circumference holds every marker with 4 px between them.
+    const radius = Math.max(18, (members.length * 32) / (2 * Math.PI));
+    members.forEach((index, k) => {
+      const angle = -Math.PI / 2 + (2 * Math.PI * k) / members.length;
+      offsets[index] = [Math.round(radius * Math.cos(angle)), Math.round(radius * Math.sin(angle))];
+    });
+  }
+  return offsets;
+}
+
 /** The range and a numbered marker per stop, fitted to show all of them (the Today page). */
 export function createStopsMapView(element: HTMLElement, options: RangeOptions & { stops: readonly Stop[]; onStop?: (number: number) => void }): StopsMapView {
   const { map, range, setTexts } = rangeMap(element, options);
@@ -145,13 +166,16 @@ export function createStopsMapView(element: HTMLElement, options: RangeOptions &
   const setStops = (stops: readonly Stop[]) => {
     layer.clearLayers();
     const bounds = range.getBounds();
-    for (const stop of stops) {
+    const spread = spreadAtOnePlace(stops);
+    for (const [i, stop] of stops.entries()) {
       const at = L.latLng(stop.lat, stop.lng);
+      const [dx, dy] = spread[i]!;
       const icon = L.divIcon({
         className: '',
         html: `<div class="stop-marker" data-outside="${stop.outside}" data-done="${stop.done}" style="width:24px;height:24px">${stop.number}</div>`,
         iconSize: [28, 28],
-        iconAnchor: [14, 14],
+        // Stops at one address are set around it (issue 33), each whole and reachable, not one on top of the others.
+        iconAnchor: [14 - dx, 14 - dy],
       });
       const marker = L.marker(at, { icon, title: stop.title, alt: stop.title, keyboard: true, riseOnHover: true }).addTo(layer);
       if (options.onStop) marker.on('click', () => options.onStop?.(stop.number));

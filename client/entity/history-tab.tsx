@@ -19,7 +19,7 @@ function RecordTabs({ history }: { history: boolean }) {
     </Link>
   );
   return (
-    <Tabs aria-label={t('resources._history.tabs')}>
+    <Tabs aria-label={t('resources._history.tabs')} className="no-print">
       {tab('?', !history, t('resources._history.recordTab'), 'tab-record')}
       {tab('?tab=history', history, t('resources._history.tab'), 'tab-history')}
     </Tabs>

@@ -148,16 +148,22 @@ export function ResourceDetailPage({ def, children, actions = declaredActions(de
         {current && !access.canUpdate ? (
           <ResourceView def={def} record={current} />
         ) : (
-          <ResourceForm
-            key={current ? String(current.id) : 'new'}
-            def={def}
-            record={current}
-            preset={isNew ? presetFromUrl(def, search) : undefined}
-            confirmSave={current ? confirmSave : undefined}
-            onSaved={(saved) => {
-              if (isNew) navigate(def.detailRoute!.replace(':id', String(saved.id)), { replace: true });
-            }}
-          />
+          <>
+            {/* Printed instead of the form (issue 33): the record's content, not its inputs. */}
+            {current && <ResourceView def={def} record={current} print />}
+            <div className="no-print">
+              <ResourceForm
+                key={current ? String(current.id) : 'new'}
+                def={def}
+                record={current}
+                preset={isNew ? presetFromUrl(def, search) : undefined}
+                confirmSave={current ? confirmSave : undefined}
+                onSaved={(saved) => {
+                  if (isNew) navigate(def.detailRoute!.replace(':id', String(saved.id)), { replace: true });
+                }}
+              />
+            </div>
+          </>
         )}
         {current && <ChildLists def={def} id={current.id} />}
         {current && children?.(current.id)}

@@ -24,20 +24,31 @@ const List = styled.dl`
   }
 `;
 
-/** A record read-only, for users who may see but not change it (a Buddy's service). */
-export function ResourceView({ def, record }: { def: EntityDef; record: EntityRecord }) {
+/**
+ * A record read-only, for users who may see but not change it (a Buddy's service). `print`: the copy a
+ * record page prints instead of its form (issue 33, client/styles.css `@media print`), the address as text.
+ */
+export function ResourceView({ def, record, print = false }: { def: EntityDef; record: EntityRecord; print?: boolean }) {
   const { t } = useTranslation();
   const location = def.location;
   const coordinates = new Set(location ? [location.latitude, location.longitude] : []);
   return (
-    <List data-testid={`view-${def.name}`}>
+    <List data-testid={print ? `print-view-${def.name}` : `view-${def.name}`} className={print ? 'print-only' : undefined}>
       {Object.entries(def.fields)
         .filter(([key, field]) => !field.hidden && !coordinates.has(key))
         .map(([key, field]) => (
           <div key={key} style={location && key === location.address ? { gridColumn: '1 / -1' } : undefined}>
             <dt>{t(location && key === location.address ? 'location.title' : `resources.${def.name}.fields.${key}`)}</dt>
             <dd data-field={key}>
-              {location && key === location.address ? <LocationView location={location} values={record} /> : <FieldValue def={def} name={key} field={field} record={record} />}
+              {location && key === location.address ? (
+                print ? (
+                  String(record[key] ?? '—')
+                ) : (
+                  <LocationView location={location} values={record} />
+                )
+              ) : (
+                <FieldValue def={def} name={key} field={field} record={record} />
+              )}
             </dd>
           </div>
         ))}

@@ -11,7 +11,7 @@ import { Pager } from '../components/pager.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { CsvExportButton } from '../entity/csv-export.tsx';
 import { AccountEventsFilter, HistoryEntries, HistoryResults, RECORDED_ACTIONS, RecordLink } from '../entity/record-history.tsx';
-import { ReferencePicker } from '../entity/reference-choices.tsx';
+import { ReferenceCombobox } from '../entity/reference-choices.tsx';
 import { loadEntityDef } from '../routes.tsx';
 import { trpc } from '../trpc.ts';
 
@@ -87,13 +87,12 @@ function ActivityFilters({ filters, change }: { filters: AuditFilters; change: (
     .sort((a, b) => a.label.localeCompare(b.label));
   return (
     <div className="bo-bar" role="search" style={{ margin: '16px 0' }}>
-      <ReferencePicker
+      <ReferenceCombobox
         reference={USER_REFERENCE}
         value={filters.user_id ?? null}
         onChange={(v) => change({ user_id: v === null ? undefined : String(v) })}
         label={t('resources._history.person')}
         emptyLabel={t('resources._history.anyPerson')}
-        name="user_id"
         testId="activity-user"
       />
       <Select aria-label={t('resources._history.entity')} value={filters.entity ?? ''} onChange={(e) => change({ entity: e.target.value })} data-testid="activity-entity">

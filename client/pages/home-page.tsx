@@ -3,7 +3,7 @@ import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import styled from 'styled-components';
-import { SERVICE_STATUS_FLOW } from '../../shared/entities/services.ts';
+import { SERVICE_STATUS, SERVICE_STATUS_FLOW } from '../../shared/entities/services.ts';
 import { ROLE } from '../../shared/roles.ts';
 import type { Dashboard, Series, Statistics } from '../../shared/schemas/dashboard.ts';
 import { BarChart } from '../components/bar-chart.tsx';
@@ -42,6 +42,18 @@ const Cards = styled.dl`
     font-size: 26px;
     font-weight: 600;
     font-variant-numeric: tabular-nums;
+  }
+  dd a {
+    color: var(--fgColor-accent, #0969da);
+    text-decoration: none;
+  }
+  dd a:hover {
+    text-decoration: underline;
+  }
+  dd a:focus-visible {
+    outline: 2px solid var(--focus-outlineColor, #0969da);
+    outline-offset: 2px;
+    border-radius: 4px;
   }
 `;
 
@@ -113,15 +125,45 @@ function shortDay(day: string, lang: string): string {
   return formatDate(day, lang, { day: 'numeric', month: 'short' });
 }
 
-function CounterCards({ t, lang, keys, counters }: { t: TFunction; lang: string; keys: readonly string[]; counters: Record<string, number> }) {
+/**
+ * The list each counter counts, filtered as it counts (issue 33): the figure is a link to it. `day` is the
+ * day the dashboard counted as today (its series' last day). Counters no list can show as counted
+ * (active users, subscribers, …) stay plain figures.
+ */
+export function counterList(key: string, day: string): string | null {
+  const lists: Record<string, string> = {
+    services_performed: `/services?f_status=${SERVICE_STATUS.Finished}`,
+    scheduled_services: `/services?f_status=${SERVICE_STATUS.Booked}&f_service_date_from=${day}&ordering=service_date`,
+    one_off_total: `/services?f_status=${SERVICE_STATUS.Finished}&f_origin_type=one_off`,
+    // Today's stops are the day page's (the same count, issue 33).
+    services_today: `/today?date=${day}`,
+    total_users: '/users',
+    invited_users: '/users?invitation_status=pending',
+  };
+  return lists[key] ?? null;
+}
+
+function CounterCards({ t, lang, keys, counters, day }: { t: TFunction; lang: string; keys: readonly string[]; counters: Record<string, number>; day: string }) {
   return (
     <Cards>
-      {keys.map((key) => (
-        <div key={key} data-testid={`counter-${key}`}>
-          <dt>{t(`home.counters.${key}`)}</dt>
-          <dd>{number(counters[key] ?? 0, lang)}</dd>
-        </div>
-      ))}
+      {keys.map((key) => {
+        const figure = number(counters[key] ?? 0, lang);
+        const to = counterList(key, day);
+        return (
+          <div key={key} data-testid={`counter-${key}`}>
+            <dt id={`counter-label-${key}`}>{t(`home.counters.${key}`)}</dt>
+            <dd>
+              {to ? (
+                <Link to={to} aria-label={t('home.counterLink', { figure, name: t(`home.counters.${key}`) })}>
+                  {figure}
+                </Link>
+              ) : (
+                figure
+              )}
+            </dd>
+          </div>
+        );
+      })}
     </Cards>
   );
 }
@@ -219,7 +261,7 @@ export default function HomePage() {
               <Heading as="h2" style={{ fontSize: 16 }}>
                 {t(group.title)}
               </Heading>
-              <CounterCards t={t} lang={lang} keys={group.keys} counters={data.counters} />
+              <CounterCards t={t} lang={lang} keys={group.keys} counters={data.counters} day={data.series.days.at(-1) ?? ''} />
             </div>
           ))}
           <Heading as="h2" style={{ fontSize: 16 }}>
@@ -233,7 +275,7 @@ export default function HomePage() {
             <strong>{t('today.homeLink', { count: data.counters.services_today ?? 0 })}</strong>
             <span>{t('today.homeLinkAction')} →</span>
           </TodayLink>
-          <CounterCards t={t} lang={lang} keys={['services_today', 'scheduled_services', 'services_performed']} counters={data.counters} />
+          <CounterCards t={t} lang={lang} keys={['services_today', 'scheduled_services', 'services_performed']} counters={data.counters} day={data.series.days.at(-1) ?? ''} />
           <Heading as="h2" style={{ fontSize: 16 }}>
             {t('home.last30')}
           </Heading>

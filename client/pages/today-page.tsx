@@ -16,7 +16,7 @@ import { usePublicConfig } from '../public-config.tsx';
 import { useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { useOfflineQueue, useOnline } from './today-offline-queue.ts';
-import { inVisitOrder, isCanceled, stopTime, todayDate, todayQuery } from './today-query.ts';
+import { inVisitOrder, isCanceled, stopWhen, todayDate, todayQuery } from './today-query.ts';
 import { StopCard } from './today-stop-card.tsx';
 import { Alert, Banner, DayNav, Layout, Muted, Stops, Top } from './today-styles.ts';
 import { RouteOrderToggle } from './today-tools.tsx';
@@ -182,7 +182,7 @@ export default function TodayPage() {
     number: i + 1,
     lat: Number(s.latitude),
     lng: Number(s.longitude),
-    title: `${i + 1}. ${stopTime(s)} ${String(s.address ?? '')}`.trim(),
+    title: `${i + 1}. ${stopWhen(s)} ${String(s.address ?? '')}`.trim(),
     outside: outside(s),
     done: Number(s.status) === SERVICE_STATUS.Finished,
   }));

@@ -27,6 +27,15 @@ export function stopTime(service: EntityRecord): string {
 }
 
 /**
+ * When a stop happens, as its label says it (issue 33): the agreed time, else its slot by name ("Morning"):
+ * a stop without an agreed time is not at its slot's start, which `stopTime` falls back to for ordering (the
+ * route suggestion labelled every free morning stop "08:00").
+ */
+export function stopWhen(service: EntityRecord): string {
+  return service.service_time ? String(service.service_time).slice(0, 5) : String(service.service_slot_id_label ?? '');
+}
+
+/**
  * The day's services in the order the buddy works through them: the order applied from a route suggestion when
  * every open stop of one buddy's day has its place (ADR 044), else by time, then by booking.
  */

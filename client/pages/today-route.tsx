@@ -9,7 +9,7 @@ import { formatNumber } from '../components/format.ts';
 import { errorText, fieldErrorsOf, fieldText } from '../errors.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
-import { stopTime } from './today-query.ts';
+import { stopWhen } from './today-query.ts';
 
 const Panel = styled.section`
   display: grid;
@@ -99,7 +99,7 @@ export default function RoutePanel({ stops, onDone }: { stops: readonly EntityRe
               const stop = byId.get(id)!;
               return (
                 <li key={id} data-service={id}>
-                  {[stopTime(stop), String(stop.address ?? '')].filter(Boolean).join(' · ')}
+                  {[stopWhen(stop), String(stop.address ?? '')].filter(Boolean).join(' · ')}
                   {stop.service_time ? ` (${t('route.fixed')})` : ''}
                 </li>
               );

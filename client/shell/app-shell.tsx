@@ -2,7 +2,7 @@ import { lazy, Suspense, useEffect, useRef, useState, type KeyboardEvent, type M
 import { useTranslation } from 'react-i18next';
 import { Link, Outlet, useLocation, useNavigate } from 'react-router-dom';
 import styled from 'styled-components';
-import { SIDEBAR, isExternalLink, visibleSidebar, type SidebarEntry } from '../../shared/route-table.ts';
+import { SIDEBAR, isExternalLink, sidebarGroups, visibleSidebar, type SidebarEntry } from '../../shared/route-table.ts';
 import { LIVE_CHANGE_EVENT, type LiveChange } from '../../shared/live.ts';
 import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
@@ -141,6 +141,26 @@ const NavItems = styled.ul`
   }
 `;
 
+/**
+ * The sidebar's entries under their groups' headings (daily work, people, catalogues, settings), each
+ * group a list named by its heading. The groups are declared with the routes and the entities' screens.
+ */
+function SidebarGroups({ entries, ...rest }: { entries: SidebarEntry[]; pathname: string; collapsed: boolean; counts: Record<string, number>; navigate: (to: string) => void }) {
+  const { t } = useTranslation();
+  return (
+    <>
+      {sidebarGroups(entries).map(({ group, entries: groupEntries }) => (
+        <section key={group} data-nav-group={group}>
+          <h2 className="bo-nav-group" id={`nav-group-${group}`}>
+            {t(`shell.navGroups.${group}`)}
+          </h2>
+          <SidebarItems entries={groupEntries} labelledBy={`nav-group-${group}`} {...rest} />
+        </section>
+      ))}
+    </>
+  );
+}
+
 // The account menu's overlay (Primer ActionMenu) loads on the first click; the button is server-rendered.
 const AccountMenuOverlay = lazy(() => import('./account-menu.tsx'));
 
@@ -170,8 +190,10 @@ function SidebarItems({
   collapsed,
   counts = {},
   navigate,
+  labelledBy,
 }: {
   entries: SidebarEntry[];
+  labelledBy?: string;
   pathname: string;
   collapsed: boolean;
   counts?: Record<string, number>;
@@ -179,7 +201,7 @@ function SidebarItems({
 }) {
   const { t } = useTranslation();
   return (
-    <NavItems>
+    <NavItems aria-labelledby={labelledBy}>
       {entries.map((entry) => {
         const Icon = ICONS[entry.icon];
         const label = t(entry.titleKey);
@@ -452,7 +474,7 @@ export function AppShell() {
             <SpriteIcon name="x" />
           </IconButton>
         </div>
-        <SidebarItems entries={entries} pathname={pathname} collapsed={collapsed} counts={counts} navigate={navigate} />
+        <SidebarGroups entries={entries} pathname={pathname} collapsed={collapsed} counts={counts} navigate={navigate} />
       </Side>
       <Main id="main" tabIndex={-1} inert={drawerOpen}>
         <Suspense fallback={<PageSpinner />}>

@@ -20,7 +20,7 @@ export const ASSET_STATUS_FLOW: StatusFlow = {
  */
 export const assetsEntity = defineEntity({
   name: 'assets',
-  screen: { list: '/assets', detail: '/assets/:id', roles: ['Admin'], sidebar: { order: 165, icon: 'container' } },
+  screen: { list: '/assets', detail: '/assets/:id', roles: ['Admin'], sidebar: { group: 'catalogues', order: 165, icon: 'container' } },
   label: '{name}',
   fields: {
     name: nameField(120),

@@ -4,7 +4,13 @@ import { defineEntity } from '../entity/define.ts';
 /** §3 Bicycle with the §5 required fields and maximum lengths. Owner and type are references. */
 export const bicyclesEntity = defineEntity({
   name: 'bicycles',
-  screen: { list: '/bicycles', detail: '/bicycles/:id', roles: ['Admin'], sidebar: { order: 160, icon: 'rocket' }, pages: { detail: 'client/pages/bicycle-page.tsx' } },
+  screen: {
+    list: '/bicycles',
+    detail: '/bicycles/:id',
+    roles: ['Admin'],
+    sidebar: { group: 'people', order: 160, icon: 'rocket' },
+    pages: { detail: 'client/pages/bicycle-page.tsx' },
+  },
   defaultSort: '-id',
   exportable: true,
   // The buddy at the bike reads it and its history from their service's card (ADR 044); the screens stay an Admin's.

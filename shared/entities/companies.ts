@@ -3,7 +3,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const companiesEntity = defineEntity({
   name: 'companies',
-  screen: { list: '/companies', detail: '/companies/:id', roles: ['Admin'], sidebar: { order: 30, icon: 'organization' } },
+  screen: { list: '/companies', detail: '/companies/:id', roles: ['Admin'], sidebar: { group: 'people', order: 30, icon: 'organization' } },
   label: '{name}',
   fields: {
     name: nameField(120, { unique: true }),

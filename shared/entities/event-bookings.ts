@@ -10,7 +10,7 @@ export const BOOKING_STATUSES = ['booked', 'confirmed', 'attended', 'canceled'] 
  */
 export const eventBookingsEntity = defineEntity({
   name: 'event-bookings',
-  screen: { list: '/event-bookings', roles: ['Admin'], sidebar: { order: 40, icon: 'checklist' } },
+  screen: { list: '/event-bookings', roles: ['Admin'], sidebar: { group: 'daily', order: 40, icon: 'checklist' } },
   readOnly: true,
   defaultSort: '-booked_at',
   metaColumns: ['id'],

@@ -8,7 +8,7 @@ export const EVENT_STATUSES = [1, 2, 3, 4] as const;
 /** §3 Event with the §5 rules; its slots are a sub-collection (event-slots), its bookings read-only. */
 export const eventsEntity = defineEntity({
   name: 'events',
-  screen: { list: '/events', detail: '/events/:id', roles: ['Admin'], sidebar: { order: 50, icon: 'megaphone' } },
+  screen: { list: '/events', detail: '/events/:id', roles: ['Admin'], sidebar: { group: 'catalogues', order: 50, icon: 'megaphone' } },
   defaultSort: '-start_date',
   exportable: true,
   label: '{name}',

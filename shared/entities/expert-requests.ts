@@ -19,7 +19,7 @@ export const EXPERT_REQUEST_FLOW: StatusFlow = {
 /** /expert ("Bike Expert", Admin): a customer asks for an expert's visit on a date; staff can cancel it (§2, §4). */
 export const expertRequestsEntity = defineEntity({
   name: 'expert-requests',
-  screen: { list: '/expert', roles: ['Admin'], sidebar: { order: 80, icon: 'mortar-board' }, pages: { list: 'client/pages/expert-page.tsx' } },
+  screen: { list: '/expert', roles: ['Admin'], sidebar: { group: 'daily', order: 80, icon: 'mortar-board' }, pages: { list: 'client/pages/expert-page.tsx' } },
   defaultSort: '-requested_date',
   label: '#{id} {user_id_label}',
   fields: {

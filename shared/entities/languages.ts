@@ -3,7 +3,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const languagesEntity = defineEntity({
   name: 'languages',
-  screen: { list: '/languages', roles: ['Admin'], sidebar: { order: 110, icon: 'globe' } },
+  screen: { list: '/languages', roles: ['Admin'], sidebar: { group: 'settings', order: 110, icon: 'globe' } },
   label: '{name} ({code})',
   fields: {
     code: nameField(10, { unique: true }),

@@ -3,7 +3,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const productsEntity = defineEntity({
   name: 'products',
-  screen: { list: '/products', roles: ['Admin'], sidebar: { order: 190, icon: 'briefcase' } },
+  screen: { list: '/products', roles: ['Admin'], sidebar: { group: 'catalogues', order: 190, icon: 'briefcase' } },
   label: '{name_{lang}}',
   activeField: 'is_active',
   fields: {

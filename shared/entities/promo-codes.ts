@@ -12,7 +12,13 @@ export const PERSON_ITEM = {
 
 export const promoCodesEntity = defineEntity({
   name: 'promo-codes',
-  screen: { list: '/promo-codes', detail: '/promo-codes/:id', roles: ['Admin'], sidebar: { order: 60, icon: 'tag' }, pages: { detail: 'client/pages/promo-code-page.tsx' } },
+  screen: {
+    list: '/promo-codes',
+    detail: '/promo-codes/:id',
+    roles: ['Admin'],
+    sidebar: { group: 'catalogues', order: 60, icon: 'tag' },
+    pages: { detail: 'client/pages/promo-code-page.tsx' },
+  },
   defaultSort: '-starts_at',
   label: '{code}',
   fields: {

@@ -3,7 +3,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const rolesEntity = defineEntity({
   name: 'roles',
-  screen: { list: '/roles', roles: ['Admin'], sidebar: { order: 150, icon: 'shield-lock' } },
+  screen: { list: '/roles', roles: ['Admin'], sidebar: { group: 'settings', order: 150, icon: 'shield-lock' } },
   label: '{name}',
   // The users list (Admin, BuddyShop) filters and invites by role name (users.roleNames).
   access: { alsoReadBy: ['BuddyShop'] },

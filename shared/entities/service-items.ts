@@ -3,7 +3,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const serviceItemsEntity = defineEntity({
   name: 'service-items',
-  screen: { list: '/service-items', roles: ['Admin'], sidebar: { order: 90, icon: 'list-unordered' } },
+  screen: { list: '/service-items', roles: ['Admin'], sidebar: { group: 'catalogues', order: 90, icon: 'list-unordered' } },
   label: '{name_{lang}}',
   fields: {
     name_en: nameField(120),

@@ -3,7 +3,7 @@ import { defineEntity } from '../entity/define.ts';
 
 export const serviceSlotsEntity = defineEntity({
   name: 'service-slots',
-  screen: { list: '/service-slots', roles: ['Admin'], sidebar: { order: 100, icon: 'clock' } },
+  screen: { list: '/service-slots', roles: ['Admin'], sidebar: { group: 'catalogues', order: 100, icon: 'clock' } },
   defaultSort: 'start_time',
   label: '{name} {start_time|hm}–{end_time|hm}',
   activeField: 'is_active',

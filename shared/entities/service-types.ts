@@ -8,7 +8,7 @@ import { defineEntity } from '../entity/define.ts';
  */
 export const serviceTypesEntity = defineEntity({
   name: 'service-types',
-  screen: { list: '/service-types', roles: ['Admin'], sidebar: { order: 105, icon: 'stack' } },
+  screen: { list: '/service-types', roles: ['Admin'], sidebar: { group: 'catalogues', order: 105, icon: 'stack' } },
   label: '{name_{lang}}',
   activeField: 'is_active',
   fields: {

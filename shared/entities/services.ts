@@ -44,7 +44,7 @@ export const servicesEntity = defineEntity({
     list: '/services',
     detail: '/services/:id',
     roles: ['Admin', 'Buddy'],
-    sidebar: { order: 70, icon: 'tools' },
+    sidebar: { group: 'daily', order: 70, icon: 'tools' },
     pages: { list: 'client/pages/services-page.tsx', detail: 'client/pages/service-page.tsx' },
   },
   defaultSort: '-service_date',

@@ -5,7 +5,13 @@ import { defineEntity } from '../entity/define.ts';
 /** §3 Trial group: a business tries the service with invited users (ADR 014). */
 export const trialGroupsEntity = defineEntity({
   name: 'trial-groups',
-  screen: { list: '/trial-groups', detail: '/trial-groups/:id', roles: ['Admin'], sidebar: { order: 180, icon: 'beaker' }, pages: { detail: 'client/pages/trial-group-page.tsx' } },
+  screen: {
+    list: '/trial-groups',
+    detail: '/trial-groups/:id',
+    roles: ['Admin'],
+    sidebar: { group: 'people', order: 180, icon: 'beaker' },
+    pages: { detail: 'client/pages/trial-group-page.tsx' },
+  },
   defaultSort: '-start_date',
   label: '{name}',
   fields: {

@@ -28,7 +28,7 @@ export const usersEntity = defineEntity({
     detail: '/users/:id',
     roles: [ROLE.Admin, ROLE.BuddyShop],
     detailRoles: [ROLE.Admin],
-    sidebar: { icon: 'people', order: 140 },
+    sidebar: { group: 'people', icon: 'people', order: 140 },
     pages: { list: 'client/pages/users-page.tsx', detail: 'client/pages/user-page.tsx' },
   },
   access: { update: ['Admin'] },

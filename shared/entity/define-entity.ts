@@ -1,4 +1,4 @@
-import type { AppPath } from '../app-route.ts';
+import type { AppPath, SidebarDeclaration } from '../app-route.ts';
 import type { Role } from '../roles.ts';
 import type { CrossFieldCheck, EntityAccess, FieldDef, LocationFields, ScopeRole, SearchExpression, UniqueGroup } from './define-fields.ts';
 import { labelFields } from './define-labels.ts';
@@ -210,8 +210,8 @@ export interface EntityScreen {
   roles: readonly Role[];
   /** Who may open the record's page and read one record, when fewer than `roles` (the users list is also a BuddyShop's; a user's page an Admin's). */
   detailRoles?: readonly Role[];
-  /** A sidebar entry: its position (ascending) and octicon (a name of client/components/sprite-icon-names.ts). */
-  sidebar?: { order: number; icon: string };
+  /** A sidebar entry: its group, position (ascending within the group) and octicon (a name of client/components/sprite-icon-names.ts). */
+  sidebar?: SidebarDeclaration;
   /** Custom page modules (`client/pages/<name>-page.tsx`, default export) instead of the generic screens. */
   pages?: { list?: `client/pages/${string}-page.tsx`; detail?: `client/pages/${string}-page.tsx` };
 }

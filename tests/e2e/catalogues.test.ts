@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from '../support/axe.ts';
 import { gotoHydrated, screenshot } from '../support/browser.ts';
 import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
 import { DEMO_PASSWORD, type Stack } from '../support/stack.ts';
@@ -205,5 +206,45 @@ describe('catalogues in the browser', () => {
     await page.getByTestId('toasts').getByText('Aa Child has been saved.').waitFor();
     const saved = (await query(api, 'companies.get', { id: child.id })).body.result.data;
     expect(saved.main_company_id_label).toBe('Filler 042');
+  });
+
+  // Issue 33: a long list is walked by first, last and a typed page, not only Previous and Next.
+  it('a long list jumps to the first, the last and a typed page, from the keyboard, in English and Swedish', async () => {
+    const api = agent(stack);
+    await signIn(api, 'admin@example.com', DEMO_PASSWORD);
+    for (let i = 0; i < 31; i += 1) expect((await mutate(api, 'companies.create', { name: `Pagewalk ${String(i).padStart(2, '0')}` })).status).toBe(200);
+    await gotoHydrated(page, `${stack.baseUrl}/companies?search=Pagewalk&page_size=10&ordering=name`);
+    const count = (text: string) => page.getByTestId('list-count').filter({ hasText: text }).waitFor();
+    await count('Page 1 of 4 · 31 results');
+    const pager = page.getByRole('navigation', { name: 'Pagination' });
+    await pager.getByRole('button', { name: 'Last' }).click();
+    await count('Page 4 of 4');
+    expect(await rowNames()).toEqual(['Pagewalk 30']);
+    expect(new URL(page.url()).searchParams.get('page')).toBe('4');
+    expect(await pager.getByRole('button', { name: 'Last' }).isDisabled()).toBe(true);
+    await pager.getByRole('button', { name: 'First' }).click();
+    await count('Page 1 of 4');
+    expect((await rowNames())[0]).toBe('Pagewalk 00');
+    // A typed page, from the keyboard: the field is labelled, Enter goes there.
+    const field = pager.getByRole('spinbutton', { name: 'Page' });
+    await field.focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('3');
+    await page.keyboard.press('Enter');
+    await count('Page 3 of 4');
+    expect((await rowNames())[0]).toBe('Pagewalk 20');
+    // Beyond the last: the last.
+    await field.fill('400');
+    await pager.getByRole('button', { name: 'Go' }).click();
+    await count('Page 4 of 4');
+    expect(await field.inputValue()).toBe('4');
+    expect((await axeViolations(page, '.bo-pager')).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await page.getByTestId('language-switch').selectOption('sv');
+    const sv = page.getByRole('navigation', { name: 'Sidnumrering' });
+    await sv.getByRole('button', { name: 'Första' }).waitFor();
+    await sv.getByRole('spinbutton', { name: 'Sida' }).waitFor();
+    expect(await sv.getByRole('button', { name: 'Sista' }).isDisabled()).toBe(true);
+    await sv.getByRole('button', { name: 'Gå', exact: true }).waitFor();
+    await page.getByTestId('language-switch').selectOption('en');
   });
 });

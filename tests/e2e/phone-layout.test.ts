@@ -516,6 +516,38 @@ describe("the buddy's Today page", () => {
     await page.context().close();
   });
 
+  // Issue 33: stops at one address were markers on top of one another; each is now whole and reachable.
+  it('sets the markers of stops at one address around it, each one reachable', async () => {
+    const day = daysFromToday(6);
+    const point = destinationPoint(DEFAULT_OPERATION_RANGE.centre, 200, 800);
+    for (const time of ['09:00', '10:00', '11:00'])
+      await stack.upstream.db.query(
+        `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, address, latitude, longitude)
+         select $1::date, 1, $2::time, 2, u.id, b.id, b.owner_id, 'one_off', 'Hornsgatan 1, Stockholm', $3, $4
+           from users u, bicycles b where u.email = 'buddy@example.com' and b.id = (select min(id) from bicycles)`,
+        [day, time, point.lat, point.lng],
+      );
+    const page = await phonePage('buddy@example.com', `/today?date=${day}`);
+    const map = page.getByTestId('stops-map');
+    await map.scrollIntoViewIfNeeded();
+    await page.locator('[data-testid="stops-map"][data-ready="true"]').waitFor();
+    // This test's three (the demo data may have other stops that day).
+    const markers = map.locator('.leaflet-marker-icon[title*="Hornsgatan 1, Stockholm"]');
+    await markers.nth(2).waitFor();
+    const boxes = await markers.evaluateAll((els) => els.map((el) => el.getBoundingClientRect()).map((r) => ({ x: r.x + r.width / 2, y: r.y + r.height / 2 })));
+    expect(boxes).toHaveLength(3);
+    for (const [i, a] of boxes.entries()) for (const b of boxes.slice(i + 1)) expect(Math.hypot(a.x - b.x, a.y - b.y), 'markers apart').toBeGreaterThanOrEqual(28);
+    // Each marker is the element at its own centre (none covered), and a keyboard stop.
+    const reachable = await markers.evaluateAll((els) =>
+      els.map((el) => {
+        const r = el.getBoundingClientRect();
+        return el.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)) && el.getAttribute('tabindex') === '0';
+      }),
+    );
+    expect(reachable).toEqual([true, true, true]);
+    await page.context().close();
+  });
+
   it('suggests a shorter order of the stops with the distances before and after, and applies it', async () => {
     // Four stops without a time on a line east of the centre, booked out of order (0, 2, 1, 3 km), and one at an
     // agreed time at the end: the suggestion keeps that one last and walks the others along the line.
@@ -558,6 +590,15 @@ describe("the buddy's Today page", () => {
         .locator('li')
         .evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-service')))),
     ).toEqual([a, c, b, d, e]);
+    // Issue 33: a stop without an agreed time is labelled by its slot, not by the slot's start ("08:00").
+    const slotName = String((await stack.upstream.db.query<{ name: string }>('select name from service_slots where id = 1')).rows[0]!.name);
+    expect(await page.getByTestId('route-order').locator('li').allInnerTexts()).toEqual([
+      `${slotName} · Stop 0 km east`,
+      `${slotName} · Stop 1 km east`,
+      `${slotName} · Stop 2 km east`,
+      `${slotName} · Stop 3 km east`,
+      '13:30 · Stop 3.5 km east (agreed time)',
+    ]);
     expect((await axeViolations(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     await panel.scrollIntoViewIfNeeded();
     await screenshot(page, 'phone-buddy-today-route');

@@ -174,9 +174,18 @@ describe('History', () => {
     const records = () => page.getByTestId('history-entries').getByTestId('history-record').allInnerTexts();
     // Each service by its title, as its own page heads it (issue 33): "Service #12 · 2026-11-20".
     await expect.poll(async () => (await records()).every((text) => /^Service #\d+ · \d{4}-\d{2}-\d{2}$/.test(text))).toBe(true);
-    const buddy = page.getByTestId('activity-user');
-    await buddy.selectOption((await buddy.locator('option', { hasText: 'Bo Buddy' }).getAttribute('value'))!);
+    // The person is a type-ahead (issue 33): typing searches the API, the keyboard picks a match.
+    const buddy = page.getByRole('combobox', { name: 'Person' });
+    await buddy.focus();
+    await page.keyboard.type('Bo Bud');
+    const matches = page.getByRole('listbox', { name: 'Person' });
+    await expect.poll(async () => (await matches.getByRole('option').allInnerTexts()).filter((text) => text !== 'Person: anyone')).toEqual(['Bo Buddy <buddy@example.com>']);
+    await page.keyboard.press('ArrowDown');
+    expect(await buddy.getAttribute('aria-activedescendant')).toBe(await matches.getByRole('option', { name: 'Bo Buddy <buddy@example.com>' }).getAttribute('id'));
+    await page.keyboard.press('Enter');
     await page.waitForURL(/user_id=/);
+    expect(await buddy.inputValue()).toBe('Bo Buddy <buddy@example.com>');
+    expect(await matches.count()).toBe(0);
     // The previous page stays in view until the filtered one arrives.
     await expect.poll(async () => [...new Set(await page.getByTestId('history-entries').getByTestId('history-author').allInnerTexts())]).toEqual(['Bo Buddy']);
     await page.getByTestId('history-entries').locator('li[data-action="transition"]').first().waitFor();

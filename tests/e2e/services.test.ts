@@ -283,4 +283,26 @@ describe('services in the browser', () => {
     await admin.locator(`[data-testid="cancel-${id}"]`).waitFor({ state: 'detached' });
     await screenshot(admin, 'expert-cancelled');
   });
+
+  // Issue 33: a printed service is its content: no header, sidebar, footer, buttons or edit form.
+  it('prints a service record without the shell, the buttons and the form', async () => {
+    await gotoHydrated(admin, `${stack.baseUrl}/services`);
+    await admin.getByTestId('list-table').locator('tbody a[href^="/services/"]').first().click();
+    await admin.waitForURL(/\/services\/\d+$/);
+    await admin.getByTestId('form-services').waitFor();
+    expect(await admin.getByTestId('print-view-services').isVisible()).toBe(false);
+    await admin.emulateMedia({ media: 'print' });
+    try {
+      const view = admin.getByTestId('print-view-services');
+      await view.waitFor();
+      for (const hidden of ['#sidebar', 'header.app-header', 'footer.app-footer', '[data-testid="form-services"]', '[data-testid="tab-record"]'])
+        expect(await admin.locator(hidden).first().isVisible(), hidden).toBe(false);
+      const visibleButtons = await admin.locator('main button').evaluateAll((buttons) => buttons.filter((b) => b.getClientRects().length > 0).length);
+      expect(visibleButtons).toBe(0);
+      expect(await admin.getByTestId('detail-title').isVisible()).toBe(true);
+      expect(await view.locator('[data-field="status"]').innerText()).not.toBe('');
+    } finally {
+      await admin.emulateMedia({ media: 'screen' });
+    }
+  });
 });

@@ -1,6 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from '../support/axe.ts';
 import { gotoHydrated, hydrated, screenshot } from '../support/browser.ts';
+import { PHONE, phoneContext } from '../support/phone.ts';
 import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
 import { DEMO_PASSWORD, type Stack } from '../support/stack.ts';
 
@@ -86,6 +88,52 @@ describe('the user story of the foundation', () => {
     await page.goto(stack.baseUrl + '/');
     await page.waitForURL(/\/login\?redirect=/);
     await context.close();
+  });
+
+  // Issue 33: the 24 entries under four headings, declared with the routes and the entities' screens.
+  it('groups the sidebar: daily work, people, catalogues, settings, each a list named by its heading, in the drawer too', async () => {
+    const groupsOf = (page: Page) =>
+      page.locator('#sidebar ul[aria-labelledby]').evaluateAll((lists) =>
+        lists.map((list) => ({
+          heading: document.getElementById(list.getAttribute('aria-labelledby')!)!.textContent,
+          links: [...list.querySelectorAll('[data-label]')].map((label) => label.textContent),
+        })),
+      );
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await login(page, 'admin@example.com', '/');
+    await page.getByTestId('home-welcome').waitFor();
+    const groups = await groupsOf(page);
+    expect(groups.map((g) => g.heading)).toEqual(['Daily work', 'People', 'Catalogues', 'Settings']);
+    expect(groups[0]!.links).toEqual(['Home', 'Today', 'Bike Buddy Scheduler', 'Event bookings', 'Services', 'Dispatch board', 'Bike Expert']);
+    expect(groups[1]!.links).toEqual(expect.arrayContaining(['Users', 'Companies']));
+    expect(groups[2]!.links).toEqual(expect.arrayContaining(['Products', 'Service types', 'Promo codes']));
+    expect(groups[3]!.links).toEqual(expect.arrayContaining(['Roles', 'Activity']));
+    expect(groups.flatMap((g) => g.links)).toHaveLength(24);
+    expect((await axeViolations(page, '#sidebar')).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    // Keyboard: the headings are not stops; Tab goes from link to link across the groups.
+    await page.locator('#sidebar').getByRole('link', { name: 'Bike Expert' }).focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.closest('ul')?.getAttribute('aria-labelledby'))).toBe('nav-group-people');
+    // Collapsed to icons, the headings are there for screen readers only.
+    await page.getByRole('button', { name: 'Collapse sidebar' }).click();
+    expect(await page.locator('#nav-group-people').evaluate((el) => el.getBoundingClientRect().width)).toBeLessThanOrEqual(1);
+    await page.getByRole('button', { name: 'Expand sidebar' }).click();
+    await page.getByTestId('language-switch').selectOption('sv');
+    await page.locator('#nav-group-daily').getByText('Dagligt arbete').waitFor();
+    expect((await groupsOf(page)).map((g) => g.heading)).toEqual(['Dagligt arbete', 'Personer', 'Kataloger', 'Inställningar']);
+    await page.getByTestId('language-switch').selectOption('en');
+    await context.close();
+
+    // A buddy's phone: the drawer shows the one group a buddy has.
+    const phone = await phoneContext(browser, PHONE);
+    const buddy = await phone.newPage();
+    await login(buddy, 'buddy@example.com', '/');
+    await buddy.getByTestId('menu-button').click();
+    await buddy.locator('#nav-group-daily').waitFor();
+    expect(await groupsOf(buddy)).toEqual([{ heading: 'Daily work', links: ['Home', 'Today', 'Bike Buddy Scheduler', 'Services'] }]);
+    expect((await axeViolations(buddy, '#sidebar')).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await phone.close();
   });
 
   it('buddy sees home, scheduler and services only', async () => {

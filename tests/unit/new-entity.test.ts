@@ -66,7 +66,7 @@ describe('new:entity', { timeout: 60_000 }, () => {
         path: '/lockers',
         titleKey: 'routes.lockers',
         roles: ['Admin'],
-        sidebar: { order: expect.any(Number), icon: 'package' },
+        sidebar: { group: 'catalogues', order: expect.any(Number), icon: 'package' },
         screen: { entity: 'lockers', kind: 'list' },
       },
     ]);
@@ -92,7 +92,7 @@ describe('new:entity', { timeout: 60_000 }, () => {
     const result = run('repair-kits', '--fields', 'label:text,price:money!', '--detail', '--icon', 'tools', '--sidebar', '195', '--roles', 'Admin,Buddy');
     expect(result.stderr).toBe('');
     const { repairKitsEntity: def } = (await import(join(copy, 'shared/entities/repair-kits.ts'))) as { repairKitsEntity: EntityDef };
-    expect(def.screen).toEqual({ list: '/repair-kits', detail: '/repair-kits/:id', roles: ['Admin', 'Buddy'], sidebar: { order: 195, icon: 'tools' } });
+    expect(def.screen).toEqual({ list: '/repair-kits', detail: '/repair-kits/:id', roles: ['Admin', 'Buddy'], sidebar: { group: 'catalogues', order: 195, icon: 'tools' } });
     expect(def.fields.price).toMatchObject({ kind: 'money', required: true });
     expect(json('locales/en/common.json').routes).toMatchObject({ repairKits: 'Repair kits', repairKitsDetail: 'Repair kit' });
     expect(readFileSync(join(copy, nextMigration(2, 'repair-kits')), 'utf8')).toContain(entityTableSql(def));
