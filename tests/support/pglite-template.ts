@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from '../../upstream/db.ts';
+import { openDatabase, type Db } from '../../upstream/db.ts';
 import { migrate } from '../../upstream/migrate.ts';
 import { demoDate, seedDemo } from '../../upstream/seed.ts';
 import { DEMO_PASSWORD, TEST_SCRYPT_COST } from './demo.ts';
@@ -50,4 +50,16 @@ export async function buildTemplates(dir: string): Promise<{ UPSTREAM_PGLITE_TEM
   await buildMigratedTemplate(migrated);
   await buildSeededTemplate(migrated, seeded);
   return { UPSTREAM_PGLITE_TEMPLATE: migrated, UPSTREAM_PGLITE_SEEDED_TEMPLATE: seeded };
+}
+
+/**
+ * A migrated, empty PGlite database (in memory, or in `dataDir`): loaded from the run's migrated copy when there is one
+ * (`npm test` and a plain Vitest run build it), else migrated here. For tests that need the schema, not the migrating:
+ * about 5 s less CPU each. The migration step still runs (a no-op on the copy).
+ */
+export async function openMigrated(dataDir?: string): Promise<Db> {
+  const template = process.env.UPSTREAM_PGLITE_TEMPLATE;
+  const db = await openDatabase({ dataDir, ...(template && existsSync(template) ? { loadDataDir: new Blob([readFileSync(template)]) } : {}) });
+  await migrate(db);
+  return db;
 }

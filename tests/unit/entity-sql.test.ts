@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EntityDef } from '../../shared/entity/define.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
-import { openDatabase, type Db } from '../../upstream/db.ts';
+import type { Db } from '../../upstream/db.ts';
+import { openMigrated } from '../support/pglite-template.ts';
 import { entityTableSql } from '../../upstream/resources/entity-sql.ts';
-import { migrate, migrationsDir } from '../../upstream/migrate.ts';
+import { migrationsDir } from '../../upstream/migrate.ts';
 
 /**
  * Tables whose definition changed after their generated migration: a later, hand-written migration
@@ -96,8 +97,7 @@ async function shapeOf(db: Db, schema: string, table: string): Promise<TableShap
 describe('migrated schema', () => {
   let db: Db;
   beforeAll(async () => {
-    db = await openDatabase();
-    await migrate(db);
+    db = await openMigrated();
     await db.exec('create schema generated; set search_path = generated, public;');
     for (const def of ENTITIES as readonly EntityDef[]) await db.exec(entityTableSql(def));
     await db.exec('set search_path = public;');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../upstream/db.ts';
+import { openMigrated } from '../support/pglite-template.ts';
 import { AUDIT_CHANNEL, chainHead, headHolds, recordChange, verifyChain } from '../../upstream/lib/audit.ts';
 import { readHeadFile, witnessHead } from '../../upstream/lib/audit-head.ts';
 import { pruneHistory, PruneRefused } from '../../upstream/lib/audit-retention.ts';
@@ -24,8 +25,7 @@ const adminUrl = process.env.TEST_DATABASE_URL;
 
 /** One database per test: each starts from an empty history. */
 async function freshPglite(): Promise<{ db: Db; close: () => Promise<void> }> {
-  const db = await openDatabase({});
-  await migrate(db);
+  const db = await openMigrated();
   return { db, close: () => db.close() };
 }
 
@@ -213,9 +213,8 @@ describe('tampering around the triggers shows (ADR 059)', () => {
   it('npm run audit:verify reads the head kept outside the database', { timeout: 180_000 }, async () => {
     const data = join(dir, 'pglite');
     const file = join(dir, 'verify-audit-head.json');
-    const disk = await openDatabase({ dataDir: data });
+    const disk = await openMigrated(data);
     try {
-      await migrate(disk);
       await write(disk, 12);
       await witnessHead(disk, key, file, null);
       await aroundTriggers(disk, 'delete from audit_log where id in (11, 12)');

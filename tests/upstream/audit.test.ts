@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FieldDef } from '../../shared/entity/define.ts';
 import { userUpdateFields } from '../../shared/schemas/users.ts';
 import { openDatabase, type Db } from '../../upstream/db.ts';
+import { openMigrated } from '../support/pglite-template.ts';
 import { diff, recordChange, verifyChain, type StoredEntry } from '../../upstream/lib/audit.ts';
-import { migrate } from '../../upstream/migrate.ts';
 import { startUpstream } from '../../upstream/start.ts';
 import { testLogger } from '../support/run-log.ts';
 import { DEMO_PASSWORD } from '../support/stack.ts';
@@ -539,8 +539,7 @@ describe('npm run audit:verify', { timeout: 60_000 }, () => {
     const dir = mkdtempSync(join(tmpdir(), 'audit-verify-'));
     const key = 'k'.repeat(40);
     try {
-      const db = await openDatabase({ dataDir: dir });
-      await migrate(db);
+      const db = await openMigrated(dir);
       for (const name of ['one', 'two'])
         await db.transaction((tx) =>
           recordChange(tx, key, {

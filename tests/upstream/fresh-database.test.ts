@@ -1,6 +1,7 @@
 import { sqlOf } from '../../upstream/resources/entity-sql-parts.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../upstream/db.ts';
+import { openMigrated } from '../support/pglite-template.ts';
 import { recordChange, verifyChain } from '../../upstream/lib/audit.ts';
 import { pruneHistory } from '../../upstream/lib/audit-retention.ts';
 import { countRows, countUpTo, estimateRows } from '../../upstream/lib/count.ts';
@@ -24,7 +25,6 @@ import { servicesEntity } from '../../shared/entities/services.ts';
 import { usersEntity } from '../../shared/entities/users.ts';
 import { ENTITIES } from '../../shared/entities/registry.ts';
 import { labelSearchFields, type EntityDef } from '../../shared/entity/define.ts';
-import { migrate } from '../../upstream/migrate.ts';
 import { upstreamReadScopes } from '../../shared/entity/access-roles.ts';
 import { handEntityCatalogue } from '../../upstream/lib/entity-catalogue.ts';
 
@@ -37,8 +37,7 @@ let db: Db;
 beforeAll(async () => {
   // The search planner reads references through the catalogue the API's start-up hands it (ADR 073).
   handEntityCatalogue({ entities: ENTITIES as readonly EntityDef[], readScopes: upstreamReadScopes });
-  db = await openDatabase();
-  await migrate(db);
+  db = await openMigrated();
   await db.exec(`insert into assets (name, asset_type, status) select 'Count asset ' || g, case when g <= 3 then 'van' else 'cargo_bike' end, 1 from generate_series(1, 60) g`);
   // Every third asset has no inspection date: the nullable column the page order must put last both ways.
   await db.exec("update assets set next_inspection = date '2027-01-01' + (id % 17)::int where id % 3 <> 0");
