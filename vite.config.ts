@@ -243,18 +243,23 @@ function moduleChunks(): Plugin {
  * Rolldown would split out because lazy pages share some of it. On HTTP/1.1 every further file costs ~0.7 KB of
  * response headers and a request (ADR 062), so small modules that are always loaded together share a file:
  * the engine's helpers nearly every screen uses, the list screen's parts, the two modules every signed-in page
- * starts once it has loaded. Every entity's labels (`resources`) are a file per language, apart from the texts of the
+ * starts once it has loaded, a record's actions with the versions they send, Today's page with its query. Every entity's labels (`resources`) are a file per language, apart from the texts of the
  * screens that load all theirs first (`later`), which a first visit does not fetch (ADR 077).
  */
-const ENGINE = /\/(shared\/(entity\/(define|fields)|entities\/people|geo)|client\/entity\/(access|status-label|entity-api)|client\/components\/(format|calendar-dates))\.tsx?$/;
+const ENGINE =
+  /\/(shared\/(entity\/(define|fields)|entities\/people|geo|format)|client\/entity\/(access|status-label|entity-api|new-record-title|seeded-names|reference-choices)|client\/components\/(calendar-dates))\.tsx?$/;
 const LIST_PARTS = /\/client\/(components\/(data-table|pager)|entity\/csv-export)\.(tsx?|css)$/;
 const AFTER_LOAD = /\/client\/shell\/(live-updates|offline-worker)\.ts$/;
+const RECORD_ACTIONS = /\/client\/entity\/(record-actions|own-versions)\.tsx?$/;
+const TODAY = /\/client\/pages\/(today-page|today-query)\.tsx?$/;
 const RESOURCE_TEXTS = /^\0?virtual:translations\/(\w+)\/resources$/;
 const CHUNK_GROUPS: CodeSplittingGroup[] = [
   { name: 'app', tags: ['$initial'], priority: 10 },
   { name: 'engine', test: ENGINE },
   { name: 'list-parts', test: LIST_PARTS },
   { name: 'after-load', test: AFTER_LOAD },
+  { name: 'record-actions', test: RECORD_ACTIONS },
+  { name: 'today', test: TODAY },
   { name: (id: string) => `${RESOURCE_TEXTS.exec(id)?.[1] ?? 'xx'}-resources`, test: RESOURCE_TEXTS },
 ];
 

@@ -9,11 +9,11 @@ import { defineConfig } from 'vitest/config';
  * file's stack answer 503 (ADR 077).
  */
 /**
- * Browser files that `npm test` runs in its server lane, once that lane's own files are done (scripts/test-lanes.ts):
- * the browser lane is the longer one (about 1,050 s against 900 s in fresh-clone runs), and these (about 100 s) even
- * them out. `vitest run --project 'e2e*'` runs every browser file.
+ * Browser files that `npm test` runs in its server lane, one at a time beside that lane's own files
+ * (scripts/test-lanes.ts): the browser lane is the longer one (about 1,050 s against 900 s in fresh-clone runs), and
+ * these (about 140 s) even them out. `vitest run --project 'e2e*'` runs every browser file.
  */
-const E2E_TAIL = ['tests/e2e/dispatch.test.ts', 'tests/e2e/live-updates.test.ts', 'tests/e2e/generated-entity.test.ts'];
+const E2E_TAIL = ['tests/e2e/dispatch.test.ts', 'tests/e2e/live-updates.test.ts', 'tests/e2e/generated-entity.test.ts', 'tests/e2e/language-sweep.test.ts'];
 
 function e2eProject(name: string, files: { include: string[]; exclude?: string[] }) {
   return {

@@ -8,8 +8,8 @@ import { buildTemplates } from '../tests/support/pglite-template.ts';
  * The tests half of `npm test` (ADR 071): two Vitest processes side by side, one per lane.
  *
  * - `browser`: the e2e project, one file at a time (each file drives one Chromium against its own stack);
- * - `server`: the unit and integration projects, as many files at once as Vitest gives the machine, then the few
- *   browser files of the `e2e-tail` project (vitest.config.ts), one at a time.
+ * - `server`: the unit and integration projects, as many files at once as Vitest gives the machine, and beside them
+ *   the few browser files of the `e2e-tail` project (vitest.config.ts), one at a time.
  *
  * Run in one Vitest process, the e2e files form a sequential group of their own that starts only when every other
  * file has finished, so a two-core machine spent the whole run on about one core. Side by side, the lanes share
@@ -30,7 +30,7 @@ interface Lane {
 
 const lanes: Lane[] = [
   { name: 'browser', args: ['--project', 'e2e'] },
-  // Then a few browser files, once its own are done (vitest.config.ts, E2E_TAIL): the lanes end closer together.
+  // And a few browser files, one at a time beside its own (vitest.config.ts, E2E_TAIL): the lanes end closer together.
   { name: 'server', args: ['--project', 'unit', '--project', 'integration', '--project', 'e2e-tail'] },
 ];
 

@@ -10,7 +10,7 @@ import { StatusLabel } from '../entity/status-label.tsx';
 import { errorText } from '../errors.ts';
 import { trpc } from '../trpc.ts';
 import { DataTable } from './data-table.ts';
-import { formatDate } from './format.ts';
+import { formatDate } from '../../shared/format.ts';
 import { seededText } from '../entity/seeded-names.ts';
 import { Pager } from './pager.tsx';
 import { historyParams } from './bicycle-history-params.ts';

@@ -1,4 +1,4 @@
-import { formatDate as formatAnyDate } from './format.ts';
+import { formatDate as formatAnyDate } from '../../shared/format.ts';
 
 /** Calendar dates are ISO `YYYY-MM-DD` strings, computed in UTC so no time zone shifts a day. */
 export type IsoDate = string;

@@ -9,7 +9,7 @@ import { errorText, fieldText } from '../errors.ts';
 import { usePublicConfig } from '../public-config.tsx';
 import { trpc } from '../trpc.ts';
 import { LeafletMap } from './leaflet-map.tsx';
-import { formatNumber } from './format.ts';
+import { formatNumber } from '../../shared/format.ts';
 
 interface Props {
   def: EntityDef;

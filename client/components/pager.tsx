@@ -3,7 +3,7 @@ import { Button, Select, TextInput } from './controls.tsx';
 import { useTranslation } from 'react-i18next';
 import type { TFunction } from 'i18next';
 import type { Paginator } from '../../shared/entity/define.ts';
-import { formatNumber } from './format.ts';
+import { formatNumber } from '../../shared/format.ts';
 
 const SIZES = [10, 25, 50, 100] as const;
 

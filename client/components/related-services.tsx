@@ -5,7 +5,7 @@ import { Link } from 'react-router-dom';
 import { SERVICE_STATUS_FLOW, servicesEntity } from '../../shared/entities/services.ts';
 import { StatusLabel } from '../entity/status-label.tsx';
 import { trpc } from '../trpc.ts';
-import { formatDate } from './format.ts';
+import { formatDate } from '../../shared/format.ts';
 
 type ServiceFilter = { owner_id: string } | { bicycle_id: string } | { buddy_id: string };
 

@@ -5,7 +5,7 @@ import { useTranslation } from 'react-i18next';
 import { isOverdue, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { todayIso } from '../components/calendar-dates.ts';
 import { breakableText } from '../components/breakable-text.tsx';
-import { formatDate, formatDateTime, formatMoney, formatNumber, formatTime } from '../components/format.ts';
+import { formatDate, formatDateTime, formatMoney, formatNumber, formatTime } from '../../shared/format.ts';
 import { seededText } from './seeded-names.ts';
 import { StatusLabel, statusText } from './status-label.tsx';
 

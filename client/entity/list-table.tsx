@@ -9,7 +9,7 @@ import './resource-list.css';
 // The card layout of a phone (ADR 021): static CSS, like the list's own.
 import '../components/data-table.css';
 import { cellLabelStyle } from '../components/data-table.ts';
-import { formatDate, formatDateTime } from '../components/format.ts';
+import { formatDate, formatDateTime } from '../../shared/format.ts';
 import { AppLink } from '../components/app-link.tsx';
 
 /**

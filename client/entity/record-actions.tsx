@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { routerPart } from './entity-api.ts';
 import { labelOf, routerKey, statusFieldOf, type ActionDef, type EntityDef, type EntityRecord, type FieldDef } from '../../shared/entity/define.ts';
 import { Button, Spinner } from '../components/controls.tsx';
-import { formatDate, formatDateTime } from '../components/format.ts';
+import { formatDate, formatDateTime } from '../../shared/format.ts';
 import { appCodeOf, errorText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';

@@ -11,7 +11,7 @@ import { PageSpinner } from '../components/page-spinner.tsx';
 import { Pager } from '../components/pager.tsx';
 import { errorText } from '../errors.ts';
 import { trpc } from '../trpc.ts';
-import { formatDateTime } from '../components/format.ts';
+import { formatDateTime } from '../../shared/format.ts';
 import { fieldValueContent } from './field-value.tsx';
 import { ACCOUNT_ENTITY, ACCOUNT_EVENTS } from '../../shared/live.ts';
 

@@ -11,7 +11,7 @@ import { Pager } from '../components/pager.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { CsvExportButton } from '../entity/csv-export.tsx';
 import { AccountEventsFilter, HistoryEntries, HistoryResults, RECORDED_ACTIONS, RecordLink } from '../entity/record-history.tsx';
-import { ReferenceCombobox } from '../entity/reference-choices.tsx';
+import { ReferenceCombobox } from '../entity/reference-combobox.tsx';
 import { loadEntityDef } from '../routes.tsx';
 import { trpc } from '../trpc.ts';
 

@@ -13,7 +13,7 @@ import { PageSpinner } from '../components/page-spinner.tsx';
 import { fullName, useSession } from '../session.ts';
 import { trpc } from '../trpc.ts';
 import { PHONE_MEDIA } from '../components/breakpoints.ts';
-import { formatDate, formatNumber } from '../components/format.ts';
+import { formatDate, formatNumber } from '../../shared/format.ts';
 
 const Cards = styled.dl`
   display: grid;

@@ -5,7 +5,7 @@ import { promoCodesEntity } from '../../shared/entities/promo-codes.ts';
 import { ResourceDetailPage } from '../entity/resource-detail-page.tsx';
 import { trpc } from '../trpc.ts';
 import { breakableText } from '../components/breakable-text.tsx';
-import { formatDate } from '../components/format.ts';
+import { formatDate } from '../../shared/format.ts';
 
 /** Promo code = the generic detail page plus the users who used the code. */
 function PromoCodeUsers({ id }: { id: number }) {

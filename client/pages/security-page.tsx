@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { ROLE } from '../../shared/roles.ts';
 import { secondFactorInput } from '../../shared/schemas/credentials.ts';
-import { formatDateTime } from '../components/format.ts';
+import { formatDateTime } from '../../shared/format.ts';
 import { PageSpinner } from '../components/page-spinner.tsx';
 import { TextField } from '../components/text-field.tsx';
 import { useZodForm } from '../components/use-zod-form.ts';

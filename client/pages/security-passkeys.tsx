@@ -3,7 +3,7 @@ import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/bro
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { PasskeyCredential } from '../../shared/schemas/passkeys.ts';
-import { formatDateTime } from '../components/format.ts';
+import { formatDateTime } from '../../shared/format.ts';
 import { TextField } from '../components/text-field.tsx';
 import { errorText } from '../errors.ts';
 import { useToast } from '../shell/toasts.tsx';

@@ -2,7 +2,7 @@ import { Dialog } from '@primer/react';
 import { useTranslation } from 'react-i18next';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { ErrorState } from '../components/error-state.tsx';
-import { formatDateTime, formatMoney } from '../components/format.ts';
+import { formatDateTime, formatMoney } from '../../shared/format.ts';
 import { trpc } from '../trpc.ts';
 
 /** The refunds one subscription paid out (issue 13): date, amount in its currency, days, who cancelled. Loaded on demand. */

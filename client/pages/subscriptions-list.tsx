@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { endsWithPeriod, subscriptionsEntity } from '../../shared/entities/subscriptions.ts';
 import type { Refund, SubscriptionActionResult } from '../../shared/schemas/subscriptions.ts';
-import { formatDate, formatMoney } from '../components/format.ts';
+import { formatDate, formatMoney } from '../../shared/format.ts';
 import type { ActionButton } from '../entity/action-buttons.ts';
 import { RecordActions, type ActionOutcome } from '../entity/record-actions.tsx';
 import { ResourceListPage } from '../entity/resource-list-page.tsx';

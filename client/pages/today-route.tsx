@@ -5,7 +5,7 @@ import styled from 'styled-components';
 import { SERVICE_STATUS } from '../../shared/entities/services.ts';
 import type { EntityRecord } from '../../shared/entity/define.ts';
 import { suggestRouteOrder } from '../../shared/route-order.ts';
-import { formatNumber } from '../components/format.ts';
+import { formatNumber } from '../../shared/format.ts';
 import { errorText, fieldErrorsOf, fieldText } from '../errors.ts';
 import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';

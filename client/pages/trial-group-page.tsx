@@ -15,7 +15,7 @@ import { useToast } from '../shell/toasts.tsx';
 import { trpc } from '../trpc.ts';
 import { DataTable } from '../components/data-table.ts';
 import { breakableText } from '../components/breakable-text.tsx';
-import { formatDate } from '../components/format.ts';
+import { formatDate } from '../../shared/format.ts';
 
 const Section = styled.section`
   margin-top: 32px;

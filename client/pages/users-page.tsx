@@ -31,7 +31,7 @@ import { trpc } from '../trpc.ts';
 import { DataTable } from '../components/data-table.ts';
 import { FilterBar } from '../components/filter-bar.tsx';
 import { breakableText } from '../components/breakable-text.tsx';
-import { formatDate } from '../components/format.ts';
+import { formatDate } from '../../shared/format.ts';
 import { WIDE_MEDIA } from '../components/breakpoints.ts';
 
 const Table = styled(DataTable)`

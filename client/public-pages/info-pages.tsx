@@ -1,6 +1,6 @@
 import type { PublicPlan } from '../../shared/schemas/subscriptions.ts';
 import { isLanguage } from '../../shared/languages.ts';
-import { formatMoney } from '../components/format.ts';
+import { formatMoney } from '../../shared/format.ts';
 import { errorText } from '../errors.ts';
 import { Flash, StaticLayout } from './public-layout.tsx';
 import type { PublicPageProps } from './public-page.ts';

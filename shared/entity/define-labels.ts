@@ -1,6 +1,6 @@
 // ---- Labels (issue 18): one template, formatted in JS and in SQL ----
 
-import { formatDate } from '../../client/components/format.ts';
+import { formatDate } from '../format.ts';
 
 type LabelFormat = 'hm' | 'date';
 type LabelPart = { text: string } | { field: string; format?: LabelFormat };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_OPERATION_RANGE } from '../../shared/geo.ts';
 import { gotoHydrated, screenshotOf, hydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { daysFromToday } from '../support/entity-samples.ts';
-import { formatDate } from '../../client/components/format.ts';
+import { formatDate } from '../../shared/format.ts';
 import { agent, mutate, query, signIn, type Agent } from '../support/http.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 

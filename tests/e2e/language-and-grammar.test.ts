@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatDate } from '../../client/components/format.ts';
+import { formatDate } from '../../shared/format.ts';
 import { gotoHydrated, signInAs } from '../support/browser.ts';
 import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
 import { daysFromToday } from '../support/entity-samples.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatDate, formatMoney } from '../../client/components/format.ts';
+import { formatDate, formatMoney } from '../../shared/format.ts';
 import { proRataRefund, todayUtc } from '../../upstream/lib/refund.ts';
 import { gotoHydrated, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { activateAccount } from '../support/browser-stack.ts';

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatDate, formatDateTime, formatMoney, formatNumber, formatTime } from '../../client/components/format.ts';
+import { formatDate, formatDateTime, formatMoney, formatNumber, formatTime } from '../../shared/format.ts';
 import { formatDate as calendarHeading } from '../../client/components/calendar-dates.ts';
 import enCommon from '../../locales/en/common.json';
 import svCommon from '../../locales/sv/common.json';
@@ -9,7 +9,7 @@ import enResources from '../../locales/en/resources.json';
 import svResources from '../../locales/sv/resources.json';
 
 const root = join(import.meta.dirname, '..', '..');
-const FORMATTER = 'client/components/format.ts';
+const FORMATTER = 'shared/format.ts';
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -28,11 +28,11 @@ function texts(value: unknown, prefix = ''): [string, string][] {
 // ADR 045: one formatter per language. `Intl` or a `toLocale…String` anywhere else in the client is a
 // second way of writing a date, a time or a number, which is how three date formats came about (issue 19).
 describe('one formatter for dates, times, numbers and money (ADR 045)', () => {
-  it('no client code formats a date, time or number outside client/components/format.ts', () => {
+  it('no client or shared code formats a date, time or number outside shared/format.ts', () => {
     const pattern =
       /\.toLocale(?:Date|Time)?String\s*\(|\bnew\s+Intl\.(?:DateTimeFormat|NumberFormat|RelativeTimeFormat|PluralRules|ListFormat)\b|\bIntl\.(?:DateTimeFormat|NumberFormat)\s*\(/;
     const offenders: string[] = [];
-    for (const file of sources(join(root, 'client'))) {
+    for (const file of [...sources(join(root, 'client')), ...sources(join(root, 'shared'))]) {
       const path = relative(root, file).split('\\').join('/');
       if (path === FORMATTER) continue;
       readFileSync(file, 'utf8')

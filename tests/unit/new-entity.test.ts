@@ -14,7 +14,7 @@ import { entityTableSql } from '../../upstream/resources/entity-sql.ts';
  */
 const root = join(import.meta.dirname, '..', '..');
 const copy = mkdtempSync(join(tmpdir(), 'new-entity-'));
-for (const path of ['shared/entities', 'shared/entity', 'shared/route-table.ts', 'client/components/sprite-icon-names.ts', 'locales', 'upstream/migrations']) {
+for (const path of ['shared/entities', 'shared/entity', 'shared/format.ts', 'shared/route-table.ts', 'client/components/sprite-icon-names.ts', 'locales', 'upstream/migrations']) {
   cpSync(join(root, path), join(copy, path), { recursive: true });
 }
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
