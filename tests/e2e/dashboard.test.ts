@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, signInAs } from '../support/browser.ts';
 import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
 import { agent, query, signIn } from '../support/http.ts';
-import { daysFromToday } from '../support/entity-samples.ts';
 import { DEMO_PASSWORD, type Stack } from '../support/stack.ts';
 
 let stack: Stack;
@@ -92,28 +91,6 @@ describe('dashboard in the browser', () => {
       .getByRole('link', { name: /: visa listan$/ })
       .waitFor();
     await page.getByTestId('language-switch').selectOption('en');
-    await page.context().close();
-  });
-
-  // Issue 33: the home said "3 booked services" where Today said "5 stops": requested (and finished) stops
-  // of the day counted on Today only. Both count the day's stops now.
-  it("a Buddy's home counts today's stops as the Today page lists them", async () => {
-    // A request for today assigned to the demo buddy: a stop on Today, not a booked service.
-    await stack.upstream.db.query(
-      `insert into services (service_date, service_slot_id, service_time, status, buddy_id, bicycle_id, owner_id, origin_type, address, latitude, longitude)
-       select $1::date, 2, '11:30', 1, u.id, b.id, b.owner_id, 'one_off', 'Kungsgatan 1, Stockholm', 59.3353, 18.0632
-         from users u, bicycles b where u.email = 'buddy@example.com' and b.id = (select min(id) from bicycles)`,
-      [daysFromToday(0)],
-    );
-    const page = await (await browser.newContext()).newPage();
-    await signInAs(page, stack.baseUrl, 'buddy@example.com', DEMO_PASSWORD);
-    const link = page.getByTestId('home-today');
-    const onHome = Number((await link.innerText()).match(/Today: (\d+) stops?/)![1]);
-    expect(await counterText(page, 'services_today')).toBe(String(onHome));
-    await link.click();
-    await page.waitForURL((url) => url.pathname === '/today');
-    const summary = await page.getByTestId('today-summary').innerText();
-    expect(Number(summary.match(/^(\d+) stops?/)![1])).toBe(onHome);
     await page.context().close();
   });
 });

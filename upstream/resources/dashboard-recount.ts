@@ -48,7 +48,7 @@ export async function recountBuddyCounters(db: Db, buddyId: number, today: Date)
   const { rows } = await db.query(
     `select count(*) filter (where status = ${SERVICE_STATUS.Finished}) as services_performed,
             count(*) filter (where status = ${SERVICE_STATUS.Booked} and service_date >= $2::date) as scheduled_services,
-            count(*) filter (where status not in (${SERVICE_STATUS.CanceledByBuddy}, ${SERVICE_STATUS.CanceledByUserOrAdmin}) and service_date = $2::date) as services_today
+            count(*) filter (where status = ${SERVICE_STATUS.Booked} and service_date = $2::date) as services_today
        from services where buddy_id = $1`,
     [buddyId, dayOf(today, 0)],
   );

@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { ADMIN_COUNTERS, type AdminCounter, type BuddyCounter, type Dashboard, type Series, type Statistics } from '../../shared/schemas/dashboard.ts';
+import { ADMIN_COUNTERS, BUDDY_COUNTERS, type AdminCounter, type BuddyCounter, type Dashboard, type Series, type Statistics } from '../../shared/schemas/dashboard.ts';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
 import { ALL, readTallies, sumTallies, type TallyRow } from '../dashboard-tallies.ts';
 import { ok } from '../lib/api-error.ts';
-import { SERVICE_STATUS } from '../../shared/entities/services.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { dayOf, firstMonth, firstWeek, monthlyTotals, seriesDays, weekStarts } from './dashboard-windows.ts';
 
@@ -37,11 +36,11 @@ const ADMIN_SOURCES: Record<AdminCounter, [metric: string, window: Window][]> = 
   subscribers: [['subscriptions.subscribers', 'all']],
   direct_active: [['users.direct_active', 'all']],
 };
-const BUDDY_SOURCES: Record<Exclude<BuddyCounter, 'services_today'>, [metric: string, window: Window][]> = {
+const BUDDY_SOURCES: Record<BuddyCounter, [metric: string, window: Window][]> = {
   services_performed: [['services.status.4', 'all']],
   scheduled_services: [['services.booked_by_date', 'from_today']],
+  services_today: [['services.booked_by_date', 'today']],
 };
-const TODAY_CANCELED = [SERVICE_STATUS.CanceledByBuddy, SERVICE_STATUS.CanceledByUserOrAdmin].join(', ');
 /** The last-30-day series: per day of a metric. */
 const ADMIN_SERIES_SOURCES = { new_users: 'users.members', services_performed: 'services.finished_by_day', new_subscriptions: 'subscriptions.created' } as const;
 const BUDDY_SERIES_SOURCES = { services_performed: 'services.finished_by_day' } as const;
@@ -79,25 +78,10 @@ export async function adminCounters(db: Db, today: Date): Promise<Record<AdminCo
   return (await adminDashboard(db, today)).counters;
 }
 
-/**
- * A Buddy's own figures: their finished services, their booked services to come, their last 30 days, and
- * today's stops. Today's stops are what the day page lists (issue 33: the home said "3 booked services" where
- * Today said "5 stops"): every service of theirs today but the canceled ones — requested and finished too —
- * counted from the services (one buddy's one day, on the buddy and date index), not from the booked tally.
- */
+/** A Buddy's own figures: their finished services, their booked services to come and today's, their last 30 days. */
 export async function buddyDashboard(db: Db, buddyId: number, today: Date): Promise<Extract<Dashboard, { scope: 'own' }>> {
-  const [rows, stops] = await Promise.all([readTallies(db, buddyId, BUDDY_METRICS, seriesDays(today)[0]!), todayStops(db, buddyId, today)]);
-  const own = counters(rows, BUDDY_SOURCES, ['services_performed', 'scheduled_services'], today);
-  return { scope: 'own', counters: { ...own, services_today: stops }, series: series(rows, BUDDY_SERIES_SOURCES, today) };
-}
-
-/** A buddy's stops of the day: their services that day but the canceled (the day page's list, client/pages/today-page.tsx). */
-export async function todayStops(db: Db, buddyId: number, today: Date): Promise<number> {
-  const { rows } = await db.query<{ n: string }>(`select count(*) as n from services where buddy_id = $1 and service_date = $2::date and status not in (${TODAY_CANCELED})`, [
-    buddyId,
-    dayOf(today, 0),
-  ]);
-  return Number(rows[0]!.n);
+  const rows = await readTallies(db, buddyId, BUDDY_METRICS, seriesDays(today)[0]!);
+  return { scope: 'own', counters: counters(rows, BUDDY_SOURCES, BUDDY_COUNTERS, today), series: series(rows, BUDDY_SERIES_SOURCES, today) };
 }
 
 export async function statistics(db: Db, today: Date): Promise<Statistics> {
