@@ -172,8 +172,8 @@ describe('History', () => {
     await page.getByTestId('activity-entity').selectOption('services');
     await page.waitForURL(/entity=services/);
     const records = () => page.getByTestId('history-entries').getByTestId('history-record').allInnerTexts();
-    // Each service by its title, as its own page heads it (issue 33): "Service #12 · 2026-11-20".
-    await expect.poll(async () => (await records()).every((text) => /^Service #\d+ · \d{4}-\d{2}-\d{2}$/.test(text))).toBe(true);
+    // Each service by its title, as its own page heads it (issue 33), its date as the app writes dates: "Service #12 · 20 Nov 2026".
+    await expect.poll(async () => (await records()).every((text) => /^Service #\d+ · \d{1,2} [A-Z][a-z]{2} \d{4}$/.test(text))).toBe(true);
     // The person is a type-ahead (issue 33): typing searches the API, the keyboard picks a match.
     const buddy = page.getByRole('combobox', { name: 'Person' });
     await buddy.focus();
@@ -184,7 +184,7 @@ describe('History', () => {
     expect(await buddy.getAttribute('aria-activedescendant')).toBe(await matches.getByRole('option', { name: 'Bo Buddy <buddy@example.com>' }).getAttribute('id'));
     await page.keyboard.press('Enter');
     await page.waitForURL(/user_id=/);
-    expect(await buddy.inputValue()).toBe('Bo Buddy <buddy@example.com>');
+    await expect.poll(() => buddy.inputValue()).toBe('Bo Buddy <buddy@example.com>');
     expect(await matches.count()).toBe(0);
     // The previous page stays in view until the filtered one arrives.
     await expect.poll(async () => [...new Set(await page.getByTestId('history-entries').getByTestId('history-author').allInnerTexts())]).toEqual(['Bo Buddy']);
