@@ -1,9 +1,7 @@
-import type { Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROUTES, guardRoute, type AppRoute } from '../../shared/route-table.ts';
 import { routerKey } from '../../shared/entity/define.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
-import { LIVE_PATH } from '../../shared/live.ts';
 import { rolesFromScope } from '../../shared/roles.ts';
 import enCommon from '../../locales/en/common.json';
 import svCommon from '../../locales/sv/common.json';
@@ -11,6 +9,7 @@ import enResources from '../../locales/en/resources.json';
 import svResources from '../../locales/sv/resources.json';
 import { gotoHydrated, launchBrowser, signInAs } from '../support/browser.ts';
 import { agent, query, signIn } from '../support/http.ts';
+import { trackRequests } from '../support/settle.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 import type { Browser } from 'playwright-core';
 
@@ -78,28 +77,6 @@ async function urlsFor(email: string, scope: string[]): Promise<string[]> {
     } else if (!route.path.includes(':')) urls.push(route.path);
   }
   return urls.filter((url) => !SKIPPED.has(url));
-}
-
-/** Until no request (but the live stream) has been open for 150 ms and the page has painted since. */
-function trackRequests(page: Page) {
-  const open = new Set<Request>();
-  const counts = (r: Request) => !new URL(r.url()).pathname.startsWith(LIVE_PATH);
-  page.on('request', (r) => counts(r) && open.add(r));
-  page.on('requestfinished', (r) => open.delete(r));
-  page.on('requestfailed', (r) => open.delete(r));
-  return async function settled() {
-    const deadline = Date.now() + 15_000;
-    let quietSince = Date.now();
-    while (Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      if (open.size > 0) quietSince = Date.now();
-      else if (Date.now() - quietSince >= 150) {
-        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
-        if (open.size === 0) return;
-        quietSince = Date.now();
-      }
-    }
-  };
 }
 
 async function sweep(email: string, scope: string[]): Promise<string[]> {

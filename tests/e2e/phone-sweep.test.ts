@@ -1,15 +1,15 @@
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROUTES, guardRoute, type AppRoute } from '../../shared/route-table.ts';
 import { routerKey } from '../../shared/entity/define.ts';
 import { entityByName } from '../../shared/entities/registry.ts';
-import { LIVE_PATH } from '../../shared/live.ts';
 import { rolesFromScope } from '../../shared/roles.ts';
 import { CALENDAR_VIEWS } from '../../client/components/calendar-dates.ts';
 import { USERS_TABS } from '../../client/pages/users-tabs.ts';
 import { gotoHydrated, screenshotOf, launchBrowser, screenshot, signInAs } from '../support/browser.ts';
 import { agent, query, signIn } from '../support/http.ts';
 import { NARROW_PHONE, WIDE_SCREEN, layoutProblems, layoutReport, overflowReport, phoneContext } from '../support/phone.ts';
+import { trackRequests } from '../support/settle.ts';
 import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
 
 /**
@@ -79,30 +79,6 @@ async function urlsFor(email: string, scope: string[]): Promise<SweptUrl[]> {
     }
   }
   return urls;
-}
-
-/** Requests in flight on a page, leaving out the live-updates stream (it never ends). */
-function trackRequests(page: Page) {
-  const open = new Set<Request>();
-  const counts = (r: Request) => !new URL(r.url()).pathname.startsWith(LIVE_PATH);
-  page.on('request', (r) => counts(r) && open.add(r));
-  page.on('requestfinished', (r) => open.delete(r));
-  page.on('requestfailed', (r) => open.delete(r));
-  /** Until no request has been open for 150 ms and the page has painted since. */
-  return async function settled() {
-    const deadline = Date.now() + 15_000;
-    let quietSince = Date.now();
-    while (Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      if (open.size > 0) quietSince = Date.now();
-      else if (Date.now() - quietSince >= 150) {
-        // The main thread free again (a chunk parsed, a render done) and still nothing asked for.
-        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
-        if (open.size === 0) return;
-        quietSince = Date.now();
-      }
-    }
-  };
 }
 
 /** Client-side navigation, as a link in the app does: no new document, no server render (fast). */
