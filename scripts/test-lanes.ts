@@ -3,9 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildTemplates } from '../tests/support/pglite-template.ts';
+import { BUILD_STEP, runStep, runSteps, STATIC_STEPS } from './check.ts';
+import { buildIsCurrent } from './ensure-build.ts';
 
 /**
- * The tests half of `npm test` (ADR 071): two Vitest processes side by side, one per lane.
+ * `npm test` (ADR 071): the build when stale (and the PGlite templates beside it), then two Vitest processes side by
+ * side, one per lane, and beside them, at a lower priority, the static checks (scripts/check.ts: type check, lint,
+ * format, duplicates budget). The exit code is non-zero when a check or a lane fails.
  *
  * - `browser`: the e2e project, one file at a time (each file drives one Chromium against its own stack);
  * - `server`: the unit and integration projects, as many files at once as Vitest gives the machine, and beside them
@@ -18,7 +22,7 @@ import { buildTemplates } from '../tests/support/pglite-template.ts';
  *
  * Each lane's lines are printed as they come, prefixed with the lane's name; a lane that fails is printed again
  * whole at the end, so its failures read as one block. The exit code is non-zero when either lane fails.
- * Arguments (`npm test -- tests/unit/foo.test.ts`) run one plain Vitest process with them instead.
+ * Arguments (`npm test -- tests/unit/foo.test.ts`) run every check first, then one plain Vitest process with them.
  */
 const root = join(import.meta.dirname, '..');
 const vitest = join(root, 'node_modules', 'vitest', 'vitest.mjs');
@@ -61,22 +65,38 @@ function run(args: string[], env: NodeJS.ProcessEnv, lane?: string): Promise<{ c
 
 const passThrough = process.argv.slice(2);
 if (passThrough.length > 0) {
+  const failed = await runSteps([...(buildIsCurrent() ? [] : [BUILD_STEP]), ...STATIC_STEPS]);
+  if (failed.length > 0) {
+    process.stdout.write(`\nFailed: ${failed.join(', ')}\n`);
+    process.exit(1);
+  }
   const { code } = await run(passThrough, process.env);
   process.exit(code);
 }
 
+// The static checks read the sources only: they run beside everything else, at a lower priority (scripts/check.ts).
+const statics = runSteps(STATIC_STEPS, { nice: true });
 // One migrated PGlite database, and one with the demo data too, for both lanes (tests/global-setup.ts builds its own
-// only when these are not set).
+// only when these are not set), made while the build runs: the browser tests serve the build, so the lanes wait for it.
 const templateDir = mkdtempSync(join(tmpdir(), 'bo-pglite-template-'));
-let results: Awaited<ReturnType<typeof run>>[];
+let results: Awaited<ReturnType<typeof run>>[] = [];
+let buildFailed = false;
 try {
   const started = Date.now();
-  const templates = await buildTemplates(templateDir);
-  process.stdout.write(`PGlite templates (migrated, seeded) built in ${((Date.now() - started) / 1000).toFixed(1)} s; lanes: ${lanes.map((l) => l.name).join(', ')}\n`);
+  const [buildCode, templates] = await Promise.all([buildIsCurrent() ? 0 : runStep(BUILD_STEP), buildTemplates(templateDir)]);
+  buildFailed = buildCode !== 0;
+  process.stdout.write(
+    `PGlite templates (migrated, seeded) and the build ready in ${((Date.now() - started) / 1000).toFixed(1)} s; lanes: ${lanes.map((l) => l.name).join(', ')}\n`,
+  );
   const env = { ...process.env, ...templates };
-  results = await Promise.all(lanes.map((lane) => run(lane.args, env, lane.name)));
+  if (!buildFailed) results = await Promise.all(lanes.map((lane) => run(lane.args, env, lane.name)));
 } finally {
   rmSync(templateDir, { recursive: true, force: true });
+}
+const staticFailures = [...(buildFailed ? ['build'] : []), ...(await statics)];
+if (buildFailed) {
+  process.stdout.write(`\nFailed: ${staticFailures.join(', ')} (the tests did not run)\n`);
+  process.exit(1);
 }
 
 const outcomes = lanes.map((lane, i) => ({ lane, ...results[i]! }));
@@ -84,4 +104,5 @@ for (const { lane, code, output } of outcomes) {
   if (code !== 0) process.stdout.write(`\n══ lane ${lane.name} failed; its whole output once more ══\n${output}\n`);
 }
 process.stdout.write(`\n${outcomes.map(({ lane, code, seconds }) => `${lane.name}: ${code === 0 ? 'passed' : 'FAILED'} in ${seconds.toFixed(0)} s`).join(' · ')}\n`);
-process.exit(outcomes.some(({ code }) => code !== 0) ? 1 : 0);
+if (staticFailures.length > 0) process.stdout.write(`Failed: ${staticFailures.join(', ')}\n`);
+process.exit(outcomes.some(({ code }) => code !== 0) || staticFailures.length > 0 ? 1 : 0);

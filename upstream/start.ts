@@ -136,7 +136,7 @@ function auditHeadWitness(db: Db, config: UpstreamConfig, log: FastifyBaseLogger
 }
 
 /**
- * An in-memory database may start from a migrated copy (`UPSTREAM_PGLITE_TEMPLATE`: a data directory tarball of
+ * An in-memory database, or a new PGlite data directory, may start from a migrated copy (`UPSTREAM_PGLITE_TEMPLATE`: a data directory tarball of
  * a database that ran every migration and nothing else, which the test run makes once: tests/global-setup.ts).
  * Creating and migrating a PGlite database costs about 9 s of CPU, loading the copy about 2 s, and the test run
  * starts some fifty. The usual migration step still runs after it, so a stale copy is migrated, never trusted.
@@ -148,7 +148,8 @@ function auditHeadWitness(db: Db, config: UpstreamConfig, log: FastifyBaseLogger
  * (ADR 077). Neither copy holds a JWT secret or history key: each start makes its own, as on an empty database.
  */
 function templateFor(opts: StartUpstreamOptions): Blob | undefined {
-  if (opts.databaseUrl || opts.dataDir) return undefined;
+  // A data directory that holds a database already is opened as it is; a new one may start from the copy too.
+  if (opts.databaseUrl || (opts.dataDir && opts.dataDir !== 'memory://' && existsSync(join(opts.dataDir, 'PG_VERSION')))) return undefined;
   const seeded = process.env.UPSTREAM_PGLITE_SEEDED_TEMPLATE;
   if (seeded && (opts.seedDemo ?? true) && opts.demoPassword && existsSync(seeded) && existsSync(`${seeded}.json`)) {
     const made = JSON.parse(readFileSync(`${seeded}.json`, 'utf8')) as { day: string; scryptCost: number; passwordSha256: string };
