@@ -20,15 +20,19 @@ let browser: Browser;
 const today = daysFromToday(0);
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser({ serviceWorkers: 'allow' })]);
+  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
 });
 afterAll(async () => {
   await browser?.close();
   await stack?.close();
 });
 
-async function phonePage(email: string, landing = '/'): Promise<Page> {
-  const context = await phoneContext(browser, PHONE);
+/**
+ * A phone signed in as `email` on `landing`. Our service worker is blocked unless `worker` (the dead-spot tests): it
+ * fetches every asset of the page again into its cache, in each new context (ADR 077).
+ */
+async function phonePage(email: string, landing = '/', worker = false): Promise<Page> {
+  const context = await phoneContext(browser, PHONE, { serviceWorkers: worker ? 'allow' : 'block' });
   const page = await context.newPage();
   await signInAs(page, stack.baseUrl, email, DEMO_PASSWORD, landing);
   // The router moves to the landing page before it has rendered: wait for the signed-in shell and its data.
@@ -694,7 +698,7 @@ describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
   it('keeps the day offline, shows steps taken offline as pending (also after a reload) and sends each once on reconnect', async () => {
     const [first, second] = stops as [number, number];
     const before = await serviceRow(first);
-    const page = await phonePage('buddy@example.com', `/today?date=${day}`);
+    const page = await phonePage('buddy@example.com', `/today?date=${day}`, true);
     await workerReady(page);
     // The buddy's next visit goes through the worker, which keeps the page and the day's stops as they come.
     expect((await page.reload())?.fromServiceWorker()).toBe(true);
@@ -759,7 +763,7 @@ describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
 
   it('shows a stop the office changed meanwhile as a conflict on its card, and sends nothing of it', async () => {
     const third = stops[2]!;
-    const page = await phonePage('buddy@example.com', `/today?date=${day}`);
+    const page = await phonePage('buddy@example.com', `/today?date=${day}`, true);
     await workerReady(page);
     await page.context().setOffline(true);
     const card = page.locator(`[data-service="${third}"]`);
@@ -820,7 +824,7 @@ describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
       return { card, note };
     };
 
-    const page = await phonePage('buddy@example.com', `/today?date=${other}`);
+    const page = await phonePage('buddy@example.com', `/today?date=${other}`, true);
     const { card, note } = await finishOffline(page, english, 'Yes');
     expect(await note.getAttribute('role')).toBe('alert');
     // The API's reason, not "the office changed this stop", and the way out.
@@ -849,7 +853,7 @@ describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
     await page.context().close();
 
     // In Swedish, the reason and what to do read in Swedish.
-    const sv = await phonePage('buddy@example.com', `/today?date=${other}`);
+    const sv = await phonePage('buddy@example.com', `/today?date=${other}`, true);
     await sv.context().addCookies([{ name: 'lang', value: 'sv', url: stack.baseUrl }]);
     await sv.reload();
     await hydrated(sv);
@@ -892,7 +896,7 @@ describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
       return page.getByRole('alertdialog');
     };
 
-    const page = await phonePage('buddy@example.com', `/today?date=${other}`);
+    const page = await phonePage('buddy@example.com', `/today?date=${other}`, true);
     const dialog = await keepAndSignOut(page, english, 'Yes', 'Logout');
     await dialog.getByRole('heading', { name: 'Steps not sent yet' }).waitFor();
     expect(await dialog.getByTestId('confirm-message').innerText()).toBe('1 step you took offline has not been sent yet. Signing out deletes it from this phone.');
@@ -909,7 +913,7 @@ describe('the Today page through a dead spot (issue 19, ADR 042)', () => {
     expect(await page.evaluate(() => JSON.parse(localStorage.getItem('bb-offline-queue') ?? '[]').length)).toBe(1);
     await page.context().close();
 
-    const sv = await phonePage('buddy@example.com', `/today?date=${other}`);
+    const sv = await phonePage('buddy@example.com', `/today?date=${other}`, true);
     await sv.context().addCookies([{ name: 'lang', value: 'sv', url: stack.baseUrl }]);
     await sv.reload();
     await hydrated(sv);

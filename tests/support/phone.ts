@@ -1,12 +1,12 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 
 /** Phone viewports the back office is checked at: a common phone (390×844) and the narrowest we support. */
 export const PHONE = { width: 390, height: 844 } as const;
 export const NARROW_PHONE = { width: 360, height: 780 } as const;
 
 /** A touch phone context (mobile viewport meta honoured, touch events), as a buddy's phone would be. */
-export function phoneContext(browser: Browser, viewport: { width: number; height: number } = PHONE): Promise<BrowserContext> {
-  return browser.newContext({ viewport, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+export function phoneContext(browser: Browser, viewport: { width: number; height: number } = PHONE, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  return browser.newContext({ viewport, isMobile: true, hasTouch: true, deviceScaleFactor: 2, ...options });
 }
 
 export interface OverflowReport {
