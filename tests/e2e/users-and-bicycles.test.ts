@@ -120,8 +120,12 @@ describe('users and bicycles in the browser', () => {
     expect(download.suggestedFilename()).toMatch(new RegExp(`^person-${id}-\\d{4}-\\d{2}-\\d{2}\\.json$`));
     expect(JSON.parse(readFileSync((await download.path())!, 'utf8')).person).toMatchObject({ email, first_name: 'Erin', phone_number: '+46 70 555 0199' });
 
-    // Reached by keyboard: the erase button takes the focus, Enter opens the dialog, whose text box has it next.
-    await page.getByTestId(`erase-${id}`).focus();
+    await page.getByTestId('toasts').getByText(`Everything stored about ${email} has been exported.`).waitFor();
+    // Reached by keyboard: the erase button takes the focus (once the export's run has let go of the buttons),
+    // Enter opens the dialog, whose text box has it next.
+    const erase = page.getByTestId(`erase-${id}`);
+    await expect.poll(() => erase.isEnabled()).toBe(true);
+    await erase.focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByRole('alertdialog');
     await dialog.getByText('This cannot be undone.', { exact: false }).waitFor();
