@@ -21,6 +21,8 @@ export const ERROR_TEXT = {
   too_many_requests: 'Too many requests. Try again later.',
   session_ended: 'The session has ended. Please sign in again.',
   last_admin: 'The last active Admin cannot lose the Admin role or be deactivated.',
+  erase_self: 'You cannot erase your own account.',
+  already_erased: 'This person has already been erased.',
   built_in_role: 'The built-in roles (Admin, Buddy, Shop, BuddyShop) cannot be renamed or deleted.',
   invitation_not_pending: 'This invitation is no longer pending.',
   invalid_upload: 'Only JPEG and PNG images are accepted.',

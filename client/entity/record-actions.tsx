@@ -41,9 +41,28 @@ function textValues(t: TFunction, def: EntityDef, record: Record<string, unknown
 /** The record an action answered with, as its declaration says (`result`). */
 function recordOf(action: ActionDef, result: unknown): EntityRecord | null {
   const kind = action.result ?? 'record';
-  if (kind === 'none' || !result || typeof result !== 'object') return null;
+  if (kind === 'none' || kind === 'file' || !result || typeof result !== 'object') return null;
   const record = kind === 'record' ? result : (result as Record<string, unknown>)[kind.recordKey];
   return record && typeof record === 'object' && 'id' in record ? (record as EntityRecord) : null;
+}
+
+interface FileAnswer {
+  name: string;
+  type: string;
+  content: string;
+}
+
+/** An action's file (a person's data, ADR 076) handed to the browser to save. */
+function saveFile(file: FileAnswer | undefined) {
+  if (!file || typeof file.content !== 'string') return;
+  const url = URL.createObjectURL(new Blob([file.content], { type: file.type }));
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = file.name;
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 export type ActionOutcome = { button: ActionButton; record: EntityRecord } & (
@@ -105,7 +124,17 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
     const before = textValues(t, def, record, i18n.language);
     if (button.confirm && !extra) {
       const title = textOf(button, 'title', before, '');
-      if (!(await confirm({ title: title || undefined, message: textOf(button, 'confirm', before), danger: button.tone === 'danger' }))) return;
+      const typedField = button.action.confirmTyped;
+      const typed = typedField ? String(record[typedField] ?? '') : undefined;
+      if (
+        !(await confirm({
+          title: title || undefined,
+          message: textOf(button, 'confirm', before),
+          danger: button.tone === 'danger',
+          ...(typed ? { typed } : {}),
+        }))
+      )
+        return;
     }
     setPending(id);
     onResult?.({ state: 'pending', button, record });
@@ -113,6 +142,7 @@ function useActionRunner(def: EntityDef, record: EntityRecord, roles: readonly s
       // Every record action carries the version this screen shows: a stale one is refused, never applied (ADR 069).
       const input = { id: record.id, ...(typeof record.version === 'number' ? { version: record.version } : {}), ...button.input, ...extra };
       const result = send ? await send(`${key}.${button.key}`, input, record) : await client[button.key]!.mutate(input);
+      if (button.action.result === 'file') saveFile((result as { file?: FileAnswer } | null)?.file);
       const saved = recordOf(button.action, result);
       if (saved) {
         noteOwnVersion(def.name, record.id, saved.version);

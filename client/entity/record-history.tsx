@@ -107,9 +107,13 @@ function contextOf(entry: AuditRow, def: EntityDef | undefined): { key: string; 
   return key && (typeof value === 'string' || typeof value === 'number') ? { key, value: String(value) } : undefined;
 }
 
+const isErasedValue = (value: unknown) => typeof value === 'object' && value !== null && (value as { $erased?: unknown }).$erased === true;
+
 /** A value as its field declares it, as the record page shows it (field-value.tsx); never as JSON (ADR 065). */
 function valueOf(t: TFunction, lang: string, def: EntityDef | undefined, key: string, field: FieldDef | undefined, value: unknown, label?: string | null): ReactNode {
   if (value === null || value === undefined || value === '') return <span className="muted">—</span>;
+  // A person's value whose key was destroyed when they were erased (ADR 076).
+  if (isErasedValue(value)) return <span className="muted">{t('resources._history.erased')}</span>;
   if (Array.isArray(value))
     return value.map((one, i) => (
       <Fragment key={i}>

@@ -9,4 +9,6 @@ export interface ConfirmOptions {
   no?: string;
   /** The button that has the focus when the dialog opens (Yes unless said): No where Yes loses something. */
   focus?: 'yes' | 'no';
+  /** A text (an e-mail) that must be typed before Yes is enabled: for a step that cannot be undone (an erasure, ADR 076). */
+  typed?: string;
 }

@@ -43,9 +43,11 @@ type ActionInput<A> = Simplify<
 >;
 type ActionOutput<A> = A extends { result: 'none' }
   ? Record<string, unknown>
-  : A extends { result: { recordKey: infer K extends string } }
-    ? { [P in K]: EntityRecord } & Record<string, unknown>
-    : EntityRecord;
+  : A extends { result: 'file' }
+    ? { file: { name: string; type: string; content: string } }
+    : A extends { result: { recordKey: infer K extends string } }
+      ? { [P in K]: EntityRecord } & Record<string, unknown>
+      : EntityRecord;
 type ActionProcedures<D> = { [K in keyof ActionsOfType<D>]: Mutation<ActionInput<ActionsOfType<D>[K]>, ActionOutput<ActionsOfType<D>[K]>> };
 
 type KeyValue<S> = S extends { key: infer K extends string; item: infer I }

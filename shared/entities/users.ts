@@ -9,6 +9,11 @@ export const INVITATION_STATUSES = ['none', 'pending', 'accepted', 'canceled'] a
 /** Countries of an address (§3), as `shared/schemas/common.ts` names them. */
 const COUNTRIES = ['gb', 'se'] as const;
 
+/** The address an erased person's row keeps (ADR 076): unique, and no mail can reach it. */
+export const erasedEmail = (id: number) => `erased+${id}@invalid`;
+/** Whether a user's row is an erased person's tombstone. */
+export const isErased = (r: Record<string, unknown>) => typeof r.email === 'string' && /^erased\+\d+@invalid$/.test(r.email);
+
 /** Resend: a pending invitation, or a canceled one of an active account (which re-opens it). */
 const canResend = (r: Record<string, unknown>) => r.invitation_status === 'pending' || (r.invitation_status === 'canceled' && r.is_active === true);
 
@@ -32,27 +37,29 @@ export const usersEntity = defineEntity({
     pages: { list: 'client/pages/users-page.tsx', detail: 'client/pages/user-page.tsx' },
   },
   access: { update: ['Admin'] },
+  // A user is a person: their personal fields go into the history sealed under their own key (ADR 076).
+  person: true,
   // The list's search reads the e-mail, the phone number and the full name; a few hundred names repeat over
   // the accounts, so the name is read through its terms (migration 089), a short text through bigrams (092).
   // Its SQL, the users' reference label and which users hold a role are the server's (entity-sql-parts.ts, ADR 072).
   searchExpressions: { full_name: { valuesRepeat: true, shortSearch: true } },
   fields: {
-    email: { kind: 'email', required: true, readOnly: true, searchable: true, shortSearch: true, sortable: true, list: true },
-    first_name: { kind: 'text', max: 80, sortable: true, list: true },
-    last_name: { kind: 'text', max: 80, sortable: true, list: true },
-    phone_number: { kind: 'text', max: 40, searchable: true, shortSearch: true, list: true },
+    email: { kind: 'email', required: true, readOnly: true, personal: true, searchable: true, shortSearch: true, sortable: true, list: true },
+    first_name: { kind: 'text', max: 80, personal: true, sortable: true, list: true },
+    last_name: { kind: 'text', max: 80, personal: true, sortable: true, list: true },
+    phone_number: { kind: 'text', max: 40, personal: true, searchable: true, shortSearch: true, list: true },
     country: { kind: 'enum', options: COUNTRIES },
     language: { kind: 'enum', options: LANGUAGES },
     is_active: { kind: 'boolean', default: true },
-    profile_image: { kind: 'image', uploadKind: 'user_profile_picture' },
+    profile_image: { kind: 'image', uploadKind: 'user_profile_picture', personal: true },
     user_type: { kind: 'enum', required: true, options: USER_TYPES, default: 1, filter: true },
-    biography: descriptionField(2000),
+    biography: descriptionField(2000, { personal: true }),
     // Never written to the change history (ADR 035): a national id is not kept beyond the record itself.
     social_security_number: { kind: 'text', max: 20, secret: true },
-    state: { kind: 'text', max: 80 },
-    area: { kind: 'text', max: 80 },
-    city: { kind: 'text', max: 80 },
-    post_code: { kind: 'text', max: 20 },
+    state: { kind: 'text', max: 80, personal: true },
+    area: { kind: 'text', max: 80, personal: true },
+    city: { kind: 'text', max: 80, personal: true },
+    post_code: { kind: 'text', max: 20, personal: true },
     operational_range_id: { kind: 'reference', readOnly: true, reference: { entity: 'operational-ranges' } },
     account_status: { kind: 'enum', required: true, readOnly: true, options: ACCOUNT_STATUSES, filter: true, list: true },
     invitation_status: { kind: 'enum', required: true, readOnly: true, options: INVITATION_STATUSES, filter: true, list: true },
@@ -65,9 +72,9 @@ export const usersEntity = defineEntity({
       on: 'collection',
       roles: ['Admin'],
       input: {
-        email: { kind: 'email', required: true },
-        first_name: { kind: 'text', max: 80 },
-        last_name: { kind: 'text', max: 80 },
+        email: { kind: 'email', required: true, personal: true },
+        first_name: { kind: 'text', max: 80, personal: true },
+        last_name: { kind: 'text', max: 80, personal: true },
         user_type: { kind: 'enum', options: USER_TYPES },
         language: { kind: 'enum', options: LANGUAGES },
         roles: { kind: 'text', max: 50, many: 10 },
@@ -91,6 +98,23 @@ export const usersEntity = defineEntity({
       button: false,
       input: { operational_range_id: { kind: 'reference', reference: { entity: 'operational-ranges' } } },
     },
+    /**
+     * Everything stored about the person (GDPR Art. 15, 20: ADR 076) as one file the browser saves: their rows in
+     * every table that refers to them and their history with its personal values opened. Itself a history entry.
+     */
+    exportData: {
+      roles: ['Admin'],
+      path: 'export',
+      result: 'file',
+      input: { format: { kind: 'enum', required: true, options: ['json', 'csv'] } },
+      variants: { json: { format: 'json' }, csv: { format: 'csv' } },
+      enabledWhen: (r) => !isErased(r),
+    },
+    /**
+     * GDPR Art. 17 (ADR 076): the person's row becomes a tombstone, everything else of theirs is deleted and
+     * their key of the history is destroyed. Cannot be undone: the dialog asks for their e-mail typed.
+     */
+    erase: { roles: ['Admin'], confirm: true, danger: true, confirmTyped: 'email', result: 'record', enabledWhen: (r) => !isErased(r) },
   },
   /**
    * The account events' own fields (ADR 038, 065): how one signed in ("Signed in with password"), the address a
@@ -99,10 +123,10 @@ export const usersEntity = defineEntity({
   history: {
     fields: {
       method: { kind: 'enum', options: ['password', 'google', 'passkey'] },
-      email: { kind: 'email' },
+      email: { kind: 'email', personal: true },
       failures: { kind: 'integer' },
       address_failures: { kind: 'integer' },
-      pending_email: { kind: 'email' },
+      pending_email: { kind: 'email', personal: true },
     },
     context: { sign_in: 'method' },
   },

@@ -45,13 +45,19 @@ export interface ActionDef {
   confirm?: boolean;
   /** Drawn and confirmed as a destructive step. */
   danger?: boolean;
+  /**
+   * With `confirm`: the dialog's Yes is enabled only once the record's value of this field is typed (an erasure
+   * asks for the person's e-mail): a step that cannot be undone is not taken by a reflex click.
+   */
+  confirmTyped?: string;
   /** Whether the button is offered for a record (the API decides anyway); with variants, asked per variant's input. */
   enabledWhen?: (record: Record<string, unknown>, input?: Readonly<Record<string, unknown>>) => boolean;
   /**
    * What the API answers: the record as it now is (default: caches are set from it), an object holding
-   * the record under `recordKey` beside other results (a refund), or nothing the screens keep.
+   * the record under `recordKey` beside other results (a refund), nothing the screens keep, or a file
+   * (`{file: {name, type, content}}`: a person's data) the browser saves.
    */
-  result?: 'record' | { recordKey: string } | 'none';
+  result?: 'record' | { recordKey: string } | 'none' | 'file';
   /** Shown in lists' rows as well as on the record page (the generic list draws it, `rowActionKeys`). */
   inList?: boolean;
   /** No button: the screen runs it from a control of its own (a user's operational range is a select). */
@@ -173,6 +179,11 @@ export interface EntityDef<F extends Record<string, FieldDef> = Record<string, F
   activeField?: string;
   /** Record columns beside the fields that the list shows and sorts by (`id` first, `created_at` last). */
   metaColumns?: readonly ('id' | 'created_at')[];
+  /**
+   * Its records are people (users): their `personal` fields go into the change history sealed under each
+   * person's own key, so erasing the person (ADR 076) leaves their history entries verifiable and unreadable.
+   */
+  person?: boolean;
   /** Operations beyond CRUD (ADR 032); a status field adds its `transition` action by itself (`actionsOf`). */
   actions?: Readonly<Record<string, ActionDef>>;
   /** Collections under each record (ADR 032). */

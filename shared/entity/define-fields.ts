@@ -85,6 +85,12 @@ export interface FieldDef {
   /** A secret (a password, a key): never written to the change history, not even that it changed (ADR 035). */
   secret?: boolean;
   /**
+   * A person's own value (a name, an e-mail, a phone number, an address) of an entity whose records are people
+   * (`person`): written into the change history sealed under that person's key, unreadable once they are erased
+   * (crypto-shredding, ADR 076).
+   */
+  personal?: boolean;
+  /**
    * A date something is due by (an asset's next inspection): once it has passed — the day itself is not late
    * yet — the list cell and the record page flag it as overdue (ADR 041), unless `unless` says the record needs
    * it no more (a retired asset). Dates only.

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { axeViolations } from '../support/axe.ts';
 import { gotoHydrated, screenshot, signInAs } from '../support/browser.ts';
 import { activateAccount, closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
 import { DEMO_PASSWORD, latestMail, linkPath, type Stack } from '../support/stack.ts';
@@ -105,6 +106,43 @@ describe('users and bicycles in the browser', () => {
     await phone.getByTestId('toasts').getByText('Den sista aktiva administratören kan inte förlora rollen Admin eller avaktiveras. Gör någon annan till Admin först.').waitFor();
     await screenshot(phone, 'last-admin-phone-sv');
     await context.close();
+  });
+
+  it("an admin exports a person's data, then erases them only after typing their e-mail (ADR 076)", async () => {
+    const email = 'erin.erasable@example.com';
+    const { rows } = await stack.upstream.db.query<{ id: number }>(
+      "insert into users (email, first_name, last_name, phone_number, account_status, invitation_status) values ($1, 'Erin', 'Erasable', '+46 70 555 0199', 'active', 'accepted') returning id",
+      [email],
+    );
+    const id = Number(rows[0]!.id);
+    await gotoHydrated(page, stack.baseUrl + `/users/${id}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId(`exportData-json-${id}`).click()]);
+    expect(download.suggestedFilename()).toMatch(new RegExp(`^person-${id}-\\d{4}-\\d{2}-\\d{2}\\.json$`));
+    expect(JSON.parse(readFileSync((await download.path())!, 'utf8')).person).toMatchObject({ email, first_name: 'Erin', phone_number: '+46 70 555 0199' });
+
+    await page.getByTestId('toasts').getByText(`Everything stored about ${email} has been exported.`).waitFor();
+    // Reached by keyboard: the erase button takes the focus (once the export's run has let go of the buttons),
+    // Enter opens the dialog, whose text box has it next.
+    const erase = page.getByTestId(`erase-${id}`);
+    await expect.poll(() => erase.isEnabled()).toBe(true);
+    await erase.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByRole('alertdialog');
+    await dialog.getByText('This cannot be undone.', { exact: false }).waitFor();
+    const yes = dialog.getByRole('button', { name: 'Yes', exact: true });
+    expect(await yes.isDisabled()).toBe(true);
+    expect((await axeViolations(page, '[role="alertdialog"]')).filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await page.keyboard.type('erin.erasable@example');
+    expect(await yes.isDisabled()).toBe(true);
+    await page.keyboard.type('.com');
+    expect(await yes.isDisabled()).toBe(false);
+    await screenshot(page, 'erase-person-confirm');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('toasts').getByText('The person has been erased.').waitFor();
+    await page.getByText(`erased+${id}@invalid`, { exact: false }).first().waitFor();
+    expect(await page.getByTestId(`erase-${id}`).count()).toBe(0);
+    const { rows: after } = await stack.upstream.db.query<{ first_name: string | null; is_active: boolean }>('select first_name, is_active from users where id = $1', [id]);
+    expect(after[0]).toEqual({ first_name: null, is_active: false });
   });
 
   it('an admin assigns a role and an operational range on the user page, each confirmed by a toast', async () => {

@@ -73,6 +73,22 @@ describe('entity definitions', () => {
       }
     }
   });
+
+  it("marks every field of a person named like a person's own value personal (or secret), so the history seals it (ADR 076)", () => {
+    const PERSONAL_NAME = /(^|_)(e?mail|name|phone|address|street|city|area|state|post_code|biography)(_|$)/;
+    const people = (ENTITIES as readonly EntityDef[]).filter((def) => def.person);
+    expect(people.map((def) => def.name)).toEqual(['users']);
+    for (const def of people) {
+      const fields = { ...def.fields, ...def.history?.fields, ...Object.fromEntries(Object.values(def.actions ?? {}).flatMap((a) => Object.entries(a.input ?? {}))) };
+      const unmarked = Object.entries(fields).filter(
+        ([key, field]) => PERSONAL_NAME.test(key) && (field.kind === 'text' || field.kind === 'email') && !field.personal && !field.secret,
+      );
+      expect(
+        unmarked.map(([key]) => key),
+        def.name,
+      ).toEqual([]);
+    }
+  });
 });
 
 describe('§5 rules from the definitions', () => {

@@ -145,8 +145,12 @@ describe('entries of the engine’s writes', () => {
     expect((await call(`users/${shop}/`, { method: 'PUT', body: { ...fields, version: user.version, first_name: 'Too late' } })).status).toBe(409);
     const entries = await entriesOf('users', shop);
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ action: 'update', changes: { first_name: [user.first_name, 'Audited'], city: [expect.anything(), 'Uppsala'] } });
+    // A person's values are stored sealed under their own key (ADR 076), and read opened.
+    const sealed = expect.objectContaining({ $p: 1, s: shop });
+    expect(entries[0]).toMatchObject({ action: 'update', changes: { first_name: [sealed, sealed], city: [sealed, sealed] } });
     expect(Object.keys(entries[0]!.changes).sort()).toEqual(['city', 'first_name']);
+    const read = (await call(`audit/?entity=users&record_id=${shop}`)).body.data.results[0];
+    expect(read).toMatchObject({ action: 'update', changes: { first_name: [user.first_name, 'Audited'], city: [user.city, 'Uppsala'] } });
   });
 
   it('chains writers that run at once in the order they committed', async () => {
@@ -220,7 +224,8 @@ describe('entries of declared actions, sub-resources, account events and exports
       role: null,
       action: 'sign_in_failed',
       address: '192.0.2.8',
-      changes: { email: [null, 'buddy@example.com'] },
+      // The address typed is the account's own value: sealed under its key (ADR 076).
+      changes: { email: [null, expect.objectContaining({ $p: 1, s: buddy })] },
     });
     const signedIn = await call('account/login', { as: '', body: { email: 'buddy@example.com', password: DEMO_PASSWORD } });
     expect(signedIn.status).toBe(200);

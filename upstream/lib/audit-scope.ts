@@ -38,6 +38,14 @@ export function inActionScope<T>(scope: Omit<ActionScope, 'entries'>, run: () =>
 }
 
 /**
+ * Runs `run` outside any action scope: its transactions record no scope entry. For a handler that writes its own
+ * entry, one that must carry no record values (a person's erasure and export, ADR 076).
+ */
+export function outsideActionScope<T>(run: () => T): T {
+  return scopes.exit(run);
+}
+
+/**
  * Whether this request runs in an action scope: its transactions' entries are the scope's, so the write path
  * (`writeRecord`) records none of its own (ADR 069).
  */

@@ -5,6 +5,8 @@ import type { Db } from '../db.ts';
 import { ACCOUNT_ENTITY, isAuthorless, type AccountEvent, type LiveNotice } from '../../shared/live.ts';
 import type { StoredAuditEntry } from '../../shared/schemas/audit.ts';
 import type {} from './auth.ts';
+import { entityIfHanded } from './entity-catalogue.ts';
+import { personalKeys, sealChanges } from './person-keys.ts';
 
 /**
  * The change history (ADR 035): one `audit_log` row per change, written in the change's own transaction,
@@ -99,6 +101,9 @@ export async function recordChange(tx: Db, key: string, entry: AuditEntry): Prom
   const { rows } = await tx.query<{ last_id: number | string; last_hash: string | null; at: Date | string }>(CHAIN_HEAD);
   const head = rows[0]!;
   const prevHash = head.last_hash ?? null;
+  // A person's values are stored sealed under their own key (ADR 076): hashed as stored, openable until erasure.
+  const def = entityIfHanded(entry.entity);
+  const changes = await sealChanges(tx, key, def, await subjectOf(tx, def, entry), entry.changes);
   const stored: StoredEntry = {
     // The head's id + 1, never max(id)+1 (ADR 059): a rolled-back change spends no number (the head rolls back
     // with it), so a gap means a removed row, and ids cut from the tail are not taken again.
@@ -111,7 +116,7 @@ export async function recordChange(tx: Db, key: string, entry: AuditEntry): Prom
     entity: entry.entity,
     record_id: entry.recordId,
     action: entry.action,
-    changes: entry.changes,
+    changes,
   };
   const owners = entry.owners ? [...entry.owners] : null;
   // Delivered by PostgreSQL at the commit, to every listener on this database, and not at all on a rollback.
@@ -141,6 +146,20 @@ export async function recordChange(tx: Db, key: string, entry: AuditEntry): Prom
     ],
   );
   return stored.id;
+}
+
+/**
+ * The person an entry's personal values belong to (ADR 076): the record of an entity whose records are people
+ * (`person`), else — an invitation, made on the collection — the account holding the e-mail the entry names.
+ */
+async function subjectOf(tx: Db, def: ReturnType<typeof entityIfHanded>, entry: AuditEntry): Promise<number | null> {
+  if (!def?.person) return null;
+  if (entry.recordId !== null) return entry.recordId;
+  if (personalKeys(def).size === 0) return null;
+  const email = entry.changes.email?.[1];
+  if (typeof email !== 'string') return null;
+  const { rows } = await tx.query<{ id: number | string }>(`select id from ${def.table} where lower(email) = lower($1)`, [email]);
+  return rows[0] ? Number(rows[0].id) : null;
 }
 
 /**

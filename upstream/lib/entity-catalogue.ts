@@ -31,6 +31,11 @@ export function entityNamed(name: string): EntityDef | undefined {
   return byName.get(name);
 }
 
+/** The definition of the entity of this name when a catalogue was handed in, else undefined (the history's writer: scripts write none). */
+export function entityIfHanded(name: string): EntityDef | undefined {
+  return byName.get(name);
+}
+
 /** The token scopes that read an entity's records. */
 export function readScopesOf(def: EntityDef): string[] {
   return catalogue().readScopes(def);

@@ -14,6 +14,8 @@ import { isNullableColumn, listPage } from '../lib/page-query.ts';
 import { bumpSessionVersion, revokeUserSessions } from '../lib/sessions.ts';
 import { checkUploadedImage } from '../lib/uploaded-images.ts';
 import { idParam, parseBody } from '../routes/validation.ts';
+import { outsideActionScope } from '../lib/audit-scope.ts';
+import { erasePerson, exportPerson } from '../lib/person-data.ts';
 import { LIST_USER_SQL, findUser, isLastActiveAdmin, lockAdminSet, revokeAccountLinks, toListedUser } from '../users.ts';
 import { actionVersionOf, itemParams, type EntityHandlersFactory, type EntityRouteHandler } from './entity-actions.ts';
 import { filterConditions, listWhere } from './entity-reads.ts';
@@ -94,6 +96,19 @@ export const handlers: EntityHandlersFactory = ({ db, config, invitations }) => 
     resendInvite: async (req, reply) => ok(reply, await resendInvite(db, invitations, parseBody(idParam, req.params).id, req.log)),
     cancelInvite,
     setOperationalRange,
+    // Outside the action's history scope: each writes its own entry, with no value of the person in it (ADR 076).
+    erase: (req, reply, r) =>
+      outsideActionScope(async () => {
+        const { id } = parseBody(idParam, req.params);
+        await erasePerson(r.db, config, req, id);
+        return ok(reply, await detail(r.db, id));
+      }),
+    exportData: (req, reply, r) =>
+      outsideActionScope(async () => {
+        const { id } = parseBody(idParam, req.params);
+        const { format } = parseBody(exportFormat, req.body ?? {});
+        return ok(reply, { file: await exportPerson(r.db, config.auditKey, req, id, format) });
+      }),
   },
   subResources: Object.fromEntries(LINKS.map((link) => [link.path, linkHandlers(db, link)])),
 });
@@ -112,7 +127,20 @@ function registerReads(app: FastifyInstance, r: EntityResource) {
   );
   app.get('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await detail(db, parseBody(idParam, req.params).id)));
   app.put('/api/users/:id/', { preHandler: admin }, async (req, reply) => ok(reply, await updateUser(r, req)));
+  // Everything stored about a person, as a file (GDPR Art. 15, 20: ADR 076); the export is a history entry.
+  app.get('/api/users/:id/export/', { preHandler: admin }, async (req, reply) => {
+    const { id } = parseBody(idParam, req.params);
+    const { format } = parseBody(exportFormat, req.query ?? {});
+    const file = await exportPerson(db, config.auditKey, req, id, format);
+    return reply
+      .header('content-type', `${file.type}; charset=utf-8`)
+      .header('content-disposition', `attachment; filename="${file.name}"`)
+      .header('cache-control', 'no-store')
+      .send(file.content);
+  });
 }
+
+const exportFormat = z.object({ format: z.enum(['json', 'csv']).default('json') });
 
 /**
  * An Admin's change of a user's fields, through the one write path (ADR 069): version checked and stepped, one

@@ -17,6 +17,7 @@ import { csvLines } from '../lib/csv-lines.ts';
 import { langOf, type Lang } from '../lib/lang.ts';
 import { recordLabels, referenceLabels } from '../lib/record-labels.ts';
 import { parseBody } from './validation.ts';
+import { openEnvelopes, personKeys, subjectsOf } from '../lib/person-keys.ts';
 
 // The author's name as it is now, as references to a user read it (an author since removed: none).
 const COLUMNS = `t.id, t.at, t.user_id, (select ${USER_FULL_NAME_SQL} from users r where r.id = t.user_id) as user_name, t.role, t.address, t.request_id, t.entity, t.record_id, t.action, t.changes`;
@@ -171,9 +172,16 @@ const forReader =
   (entry: AuditRow): AuditRow =>
     req.user!.roles.includes('Admin') ? entry : { ...entry, role: null, address: null, request_id: null };
 
-function rowOf(row: Record<string, unknown>): AuditRow {
+/**
+ * The data keys of the people whose sealed values these rows hold (ADR 076): each envelope is opened with its
+ * person's key, or reads `{"$erased": true}` once the person is erased.
+ */
+const keysFor = (db: Db, auditKey: string, rows: readonly Record<string, unknown>[]) =>
+  personKeys(db, auditKey, subjectsOf(rows.map((row) => (typeof row.changes === 'string' ? JSON.parse(row.changes) : row.changes))));
+
+function rowOf(row: Record<string, unknown>, keys: ReadonlyMap<number, Buffer>): AuditRow {
   const entry = storedEntryOf(row);
-  const shown = { ...entry, user_name: (row.user_name as string | null) ?? null, changes: shownChanges(entry.entity, entry.changes) };
+  const shown = { ...entry, user_name: (row.user_name as string | null) ?? null, changes: openEnvelopes(shownChanges(entry.entity, entry.changes), keys) };
   // An older entry of a failed sign-in named the account tried as its author: it is read without one (ADR 065).
   return isAuthorless(entry) ? { ...shown, user_id: null, user_name: null, role: null } : shown;
 }
@@ -195,22 +203,29 @@ export function registerAuditRoutes(app: FastifyInstance, db: Db, config: Upstre
     ]);
     const paginator: Paginator = { page, page_size, count: counted.count, total_pages: Math.ceil(counted.count / page_size), has_next: rows.length > page_size };
     if (counted.estimated) paginator.estimated = true;
-    return ok(reply, { results: await withLabels(db, rows.slice(0, page_size).map(rowOf).map(forReader(req)), langOf(req)), paginator });
+    const shown = rows.slice(0, page_size);
+    const keys = await keysFor(db, config.auditKey, shown);
+    return ok(reply, { results: await withLabels(db, shown.map((row) => rowOf(row, keys)).map(forReader(req)), langOf(req)), paginator });
   });
 
   app.get('/api/audit/export/', { preHandler: requireAuth(config, ['Admin']) }, async (req, reply) => {
     const filters = parseBody(auditFilters, req.query);
     // Taking the history out is recorded in it, as every export is (ADR 038).
     await db.transaction((tx) => recordRequestEvent(tx, config.auditKey, req, { entity: 'audit', recordId: null, action: 'export', changes: { query: [null, filters] } }));
+    // The keys of each page's people, read before the page is written (ADR 076).
+    let keys: ReadonlyMap<number, Buffer> = new Map();
+    const preparePage = async (page: readonly Record<string, unknown>[]) => {
+      keys = await keysFor(db, config.auditKey, page);
+    };
     const writeRow = (row: Record<string, unknown>) => {
-      const entry = rowOf(row);
+      const entry = rowOf(row, keys);
       return csvRow(AUDIT_CSV_COLUMNS.map((column) => (column === 'changes' ? JSON.stringify(entry.changes) : entry[column])));
     };
     reply
       .header('content-type', 'text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="${safeFileName('audit', 'csv')}"`)
       .header('cache-control', 'no-store');
-    return reply.send(Readable.from(csvLines(db, `select ${COLUMNS} ${FROM}`, whereOf(filters), csvRow(AUDIT_CSV_COLUMNS), writeRow)));
+    return reply.send(Readable.from(csvLines(db, `select ${COLUMNS} ${FROM}`, whereOf(filters), csvRow(AUDIT_CSV_COLUMNS), writeRow, preparePage)));
   });
 
   app.get('/api/audit/verify/', { preHandler: requireAuth(config, ['Admin']) }, async (_req, reply) => ok(reply, await verifyChain(db, config.auditKey)));
