@@ -21,6 +21,8 @@ COPY --from=build --chown=node:node /app/dist ./dist
 # migration job and the backup job (deploy/, ADR 039, 057).
 COPY --from=build --chown=node:node /app/upstream ./upstream
 COPY --from=build --chown=node:node /app/shared ./shared
+# The API's list searches read the seeded catalogue names' translations from the locales (ADR 078, issue 33).
+COPY --from=build --chown=node:node /app/locales ./locales
 COPY --from=build --chown=node:node /app/scripts/migrate.ts /app/scripts/audit-verify.ts /app/scripts/backup.ts /app/scripts/restore.ts ./scripts/
 # Mount points of the uploads and backups volumes: a new named volume takes this ownership.
 RUN mkdir -p /app/data /var/lib/bike/uploads /var/lib/bike/backups /var/lib/bike/audit && chown node:node /app/data /var/lib/bike/uploads /var/lib/bike/backups /var/lib/bike/audit

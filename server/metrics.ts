@@ -69,6 +69,7 @@ const CUSTOM_TEMPLATES = [
   'account/factors/recovery-codes',
   'account/factors/passkey',
   'account/factors/passkey/options',
+  'account/factors/passkey/confirm-options',
   'account/factors/passkey/:param/remove',
   'account/login/passkey',
   'account/login/passkey/options',

@@ -53,6 +53,8 @@ export const ERROR_TEXT = {
   factor_exists: 'This second factor is already set up.',
   factor_not_started: 'Start setting up the authenticator app first.',
   passkey_invalid: 'The passkey could not be verified.',
+  fresh_proof_required: 'Confirm it is you: give your password, a code or a passkey with this change.',
+  fresh_proof_invalid: 'The password is not right.',
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_TEXT;

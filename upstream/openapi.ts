@@ -31,13 +31,17 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'GET /api/account/factors': 'The signed-in user’s second factors: the authenticator app (whether set up), recovery codes left, whether their roles require one (ADR 068)',
   'POST /api/account/factors/totp': 'Start setting up an authenticator app: a new secret and its otpauth address, shown once (ADR 068)',
   'POST /api/account/factors/totp/confirm': 'Confirm the authenticator app with a code: the factor is on, ten recovery codes shown once, the user’s other sessions end (ADR 068)',
-  'POST /api/account/factors/totp/remove': 'Remove the authenticator app, with a current code; refused for the last factor where the policy requires one (ADR 068)',
+  'POST /api/account/factors/totp/remove':
+    'Remove the authenticator app, with fresh proof in the request ({code}, {password} or {passkey}); refused for the last factor where the policy requires one (ADR 068, 075)',
   'POST /api/account/factors/recovery-codes': 'Ten new recovery codes, shown once; the old ones stop working and the user’s other sessions end (ADR 068)',
   'POST /api/account/factors/passkey/options':
     'Options for registering a passkey (ADR 075): a sealed challenge (five minutes, used once), the relying party, the passkeys the user has',
   'POST /api/account/factors/passkey':
     'Register a passkey: {name, response} with the browser’s attestation, user verification required; the user’s other sessions end; a first factor answers ten recovery codes (ADR 075)',
-  'POST /api/account/factors/passkey/:id/remove': 'Remove one of the signed-in user’s passkeys; refused for the last factor where the policy requires one (ADR 075)',
+  'POST /api/account/factors/passkey/confirm-options':
+    'Options for confirming it is the signed-in user with one of their passkeys: a sealed challenge bound to the user (five minutes, used once), their passkeys allowed (ADR 075)',
+  'POST /api/account/factors/passkey/:id/remove':
+    'Remove one of the signed-in user’s passkeys, with fresh proof in the request ({password}, {code} or {passkey}: an answer to a confirm challenge); without it 400 fresh_proof_required; refused for the last factor where the policy requires one (ADR 075)',
   'POST /api/account/login/passkey/options':
     'Options for signing in with a passkey: a sealed challenge, any discoverable passkey of this site, user verification required (ADR 075)',
   'POST /api/account/login/passkey':

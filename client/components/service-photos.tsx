@@ -129,7 +129,7 @@ export default function ServicePhotos({ serviceId, editable }: { serviceId: numb
       await add.mutateAsync({ id: serviceId, url });
       await refresh();
     },
-    t('services.photoAdded'),
+    (t) => t('services.photoAdded'),
   );
 
   const onRemove = (photoId: number, n: number) =>
@@ -139,7 +139,7 @@ export default function ServicePhotos({ serviceId, editable }: { serviceId: numb
         await remove.mutateAsync({ id: serviceId, key: photoId });
         await refresh();
       },
-      t('services.photoRemoved'),
+      (t) => t('services.photoRemoved'),
     );
 
   const list = photos.data ?? [];
@@ -155,7 +155,15 @@ export default function ServicePhotos({ serviceId, editable }: { serviceId: numb
       ) : (
         <PhotoThumbs serviceId={serviceId} photos={list} editable={editable} onRemove={(id, n) => void onRemove(id, n)} />
       )}
-      {editable && <PhotoAdd onFile={(file) => void onFile(file)} busy={uploading || add.isPending} uploading={uploading} error={error} />}
+      {editable && (
+        <>
+          {/* The service's own photos, not a checklist item's (those go with their item): said where both can be added. */}
+          <p style={{ marginTop: 0, color: 'var(--fgColor-muted)', fontSize: 14 }} data-testid="photos-help">
+            {t('services.photosHelp')}
+          </p>
+          <PhotoAdd onFile={(file) => void onFile(file)} busy={uploading || add.isPending} uploading={uploading} error={error} />
+        </>
+      )}
     </section>
   );
 }

@@ -6,6 +6,7 @@ import { isOverdue, type EntityDef, type EntityRecord, type FieldDef } from '../
 import { todayIso } from '../components/calendar-dates.ts';
 import { breakableText } from '../components/breakable-text.tsx';
 import { formatDate, formatDateTime, formatMoney, formatNumber, formatTime } from '../../shared/format.ts';
+import { isLanguage } from '../../shared/languages.ts';
 import { seededText } from './seeded-names.ts';
 import { StatusLabel, statusText } from './status-label.tsx';
 
@@ -59,10 +60,20 @@ export function fieldValueContent(t: TFunction, lang: string, def: EntityDef, na
       return field.scale
         ? formatNumber(Number(value), lang, { minimumFractionDigits: Math.min(field.scale, 5), maximumFractionDigits: Math.min(field.scale, 5) })
         : formatNumber(Number(value), lang);
-    default:
+    default: {
       // A seeded catalogue's own name reads in the UI language (ADR 078); anything typed shows as typed.
-      return name === 'name' ? seededText(t, def.name, String(value)) : String(value);
+      if (name === 'name') return seededText(t, def.name, String(value));
+      // A text kept per language (`name_en`, `name_sv`) is in that language whatever the page's: said so (WCAG 3.1.2).
+      const own = contentLanguageOf(name);
+      return own && own !== lang ? <span lang={own}>{String(value)}</span> : String(value);
+    }
   }
+}
+
+/** The language of a field kept per language (`name_en` → `en`, ADR 078's bilingual catalogues), or undefined. */
+export function contentLanguageOf(name: string): string | undefined {
+  const suffix = /_([a-z]{2})$/.exec(name)?.[1];
+  return isLanguage(suffix) ? suffix : undefined;
 }
 
 export function FieldValue({ def, name, field, record }: { def: EntityDef; name: string; field: FieldDef; record: EntityRecord }) {

@@ -38,10 +38,13 @@ function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 
   const title = t(kind === 'defect' ? 'bicycles.defectImages' : 'bicycles.images');
 
   const attach = (url: string) =>
-    run(async () => {
-      await add.mutateAsync({ id: bicycleId, url, kind });
-      await utils.bicycles.images.list.invalidate({ id: bicycleId });
-    }, t('bicycles.imageAdded'));
+    run(
+      async () => {
+        await add.mutateAsync({ id: bicycleId, url, kind });
+        await utils.bicycles.images.list.invalidate({ id: bicycleId });
+      },
+      (t) => t('bicycles.imageAdded'),
+    );
 
   const detach = (imageId: number) =>
     confirmed(
@@ -50,7 +53,7 @@ function ImageSection({ bicycleId, kind }: { bicycleId: number; kind: 'image' | 
         await remove.mutateAsync({ id: bicycleId, key: imageId });
         await utils.bicycles.images.list.invalidate({ id: bicycleId });
       },
-      t('bicycles.imageRemoved'),
+      (t) => t('bicycles.imageRemoved'),
     );
 
   return (

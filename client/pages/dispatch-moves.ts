@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import { timeOutsideSlot } from '../../shared/capacity.ts';
 import { SERVICE_STATUS } from '../../shared/entities/services.ts';
 import { cellRefusal, type DispatchBoard, type DispatchBuddy, type DispatchCell, type DispatchService, type DispatchSlot } from '../../shared/schemas/dispatch.ts';
+import { seededText } from '../entity/seeded-names.ts';
 import { errorText } from '../errors.ts';
 import { useConfirm } from '../shell/confirm.tsx';
 import { useToast } from '../shell/toasts.tsx';
@@ -46,21 +47,23 @@ function usePickedCard() {
   return { picked, setPicked, announcement, setAnnouncement, pick };
 }
 
-/** The API's answer to a step, in a toast and the live region; the board then reloads whatever it was. */
+/**
+ * The API's answer to a step, in a toast and the live region; the board then reloads whatever it was. The toast's
+ * text is a function of `t`, written when drawn, so it follows a language switch (ADR 078).
+ */
 function useMoveReport(date: string, setAnnouncement: (text: string) => void) {
   const { t } = useTranslation();
   const toast = useToast();
   const utils = trpc.useUtils();
-  return async (step: () => Promise<unknown>, success: string) => {
+  return async (step: () => Promise<unknown>, success: (t: TFunction) => string) => {
     try {
       await step();
       toast.success(success);
-      setAnnouncement(success);
+      setAnnouncement(success(t));
     } catch (error) {
       // The API's own reason (slot full, day full, not working, not scheduled, changed meanwhile).
-      const message = errorText(t, error);
-      toast.error(message);
-      setAnnouncement(message);
+      toast.error((t) => errorText(t, error));
+      setAnnouncement(errorText(t, error));
     } finally {
       // The board shows what the API holds now, never a guess.
       await utils.dispatch.board.invalidate({ date });
@@ -81,7 +84,7 @@ async function timeInSlot(
 ): Promise<string | null | undefined> {
   if (!timeOutsideSlot(serviceTime, slot)) return serviceTime;
   const start = slot.start_time.slice(0, 5);
-  const hours = { time: serviceTime, slot: slot.name, start, end: slot.end_time.slice(0, 5), id: service.id };
+  const hours = { time: serviceTime, slot: seededText(t, 'service-slots', slot.name), start, end: slot.end_time.slice(0, 5), id: service.id };
   const retime = await confirm({
     title: t('dispatch.outsideSlotTitle'),
     message: t('dispatch.outsideSlot', hours),
@@ -183,13 +186,15 @@ export function useBoardMoves(date: string) {
   const unassign = async (service: DispatchService) => {
     setOver(null);
     setPicked(null);
-    await report(() => transition.mutateAsync({ id: service.id, version: service.version, to: SERVICE_STATUS.Requested }), t('dispatch.unassigned', { id: service.id }));
+    await report(
+      () => transition.mutateAsync({ id: service.id, version: service.version, to: SERVICE_STATUS.Requested }),
+      (t) => t('dispatch.unassigned', { id: service.id }),
+    );
   };
 
   const drop = async (service: DispatchService, target: Target) => {
     setOver(null);
     setPicked(null);
-    const place = t('dispatch.place', { buddy: target.buddy.name, slot: target.slot.name });
     const book = service.status === SERVICE_STATUS.Requested;
     // A picked card carries the time typed beside it; a dragged one keeps its own.
     const typed = picked?.id === service.id ? time || null : service.service_time;
@@ -200,10 +205,14 @@ export function useBoardMoves(date: string) {
       setAnnouncement(t('dispatch.notMoved', { id: service.id }));
       return;
     }
-    const at = serviceTime ? t('dispatch.placeAt', { place, time: serviceTime }) : place;
+    const said = (t: TFunction) => {
+      const place = t('dispatch.place', { buddy: target.buddy.name, slot: seededText(t, 'service-slots', target.slot.name) });
+      const at = serviceTime ? t('dispatch.placeAt', { place, time: serviceTime }) : place;
+      return t(book ? 'dispatch.booked' : 'dispatch.moved', { id: service.id, place: at });
+    };
     await report(
       () => move.mutateAsync({ id: service.id, version: service.version, buddy_id: target.buddy.id, service_slot_id: target.slot.id, book, service_time: serviceTime }),
-      t(book ? 'dispatch.booked' : 'dispatch.moved', { id: service.id, place: at }),
+      said,
     );
   };
 

@@ -9,6 +9,7 @@ import { cellRefusal, type DispatchBoard, type DispatchBuddy, type DispatchCell,
 import { addDays, formatDate, isValidIsoDate, todayIso } from '../components/calendar-dates.ts';
 import { ErrorState } from '../components/error-state.tsx';
 import { PageSpinner } from '../components/page-spinner.tsx';
+import { seededText } from '../entity/seeded-names.ts';
 import { trpc } from '../trpc.ts';
 import { Board, CardList, Cell, Column, Toolbar, Tray } from './dispatch-board-styles.ts';
 import { useBoardMoves, type BoardMoves } from './dispatch-moves.ts';
@@ -67,7 +68,7 @@ function DayToolbar({ date, onDate }: { date: string; onDate: (next: string) => 
 function RequestTray({ data, tray, onBoard, moves }: { data: DispatchBoard; tray: DispatchService[]; onBoard: Set<number>; moves: BoardMoves }) {
   const { t } = useTranslation();
   const { picked } = moves;
-  const slotName = (id: number) => data.slots.find((s) => s.id === id)?.name ?? '';
+  const slotName = (id: number) => seededText(t, 'service-slots', data.slots.find((s) => s.id === id)?.name ?? '');
   return (
     <Tray aria-labelledby="dispatch-tray-title" data-testid="dispatch-tray" {...moves.trayProps}>
       <h2 id="dispatch-tray-title">{t('dispatch.trayTitle', { count: tray.length })}</h2>
@@ -121,11 +122,13 @@ function SlotCell({ data, buddy, slot, tray, moves }: { data: DispatchBoard; bud
   const open = slot.is_active && !cell.away && cell.scheduled && cell.working;
   const refusal = picked ? cellRefusal(data, buddy, cell, picked) : null;
   const summary = cellSummary(t, slot, cell, here.length - shown.length, buddy);
+  // A seeded slot's name in the page's language (ADR 078).
+  const slotName = seededText(t, 'service-slots', slot.name);
   return (
     <Cell data-state={open ? 'open' : 'closed'} data-testid={`dispatch-cell-${buddy.id}-${slot.id}`} {...moves.targetProps(data, buddy, slot, cell)}>
       <div className="cell-head">
         <strong>
-          {slot.name} {slot.start_time}–{slot.end_time}
+          {slotName} {slot.start_time}–{slot.end_time}
         </strong>
         <span data-testid="dispatch-cell-summary">{summary}</span>
       </div>
@@ -149,11 +152,11 @@ function SlotCell({ data, buddy, slot, tray, moves }: { data: DispatchBoard; bud
               refusal
                 ? t('dispatch.moveToRefused', {
                     id: picked.id,
-                    place: t('dispatch.place', { buddy: buddy.name, slot: slot.name }),
+                    place: t('dispatch.place', { buddy: buddy.name, slot: slotName }),
                     refusal: t(`dispatch.hint.${refusal}`),
                     summary,
                   })
-                : t('dispatch.moveTo', { id: picked.id, place: t('dispatch.place', { buddy: buddy.name, slot: slot.name }), summary })
+                : t('dispatch.moveTo', { id: picked.id, place: t('dispatch.place', { buddy: buddy.name, slot: slotName }), summary })
             }
             data-testid={`dispatch-move-here-${buddy.id}-${slot.id}`}
           >

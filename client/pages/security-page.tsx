@@ -1,5 +1,6 @@
 import { Button, Flash, Heading } from '@primer/react';
 import { useState } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { z } from 'zod';
 import { ROLE } from '../../shared/roles.ts';
@@ -52,8 +53,11 @@ export default function SecurityPage() {
 const useCodeForm = () => useZodForm(codeForm, { code: '' });
 type CodeFormState = ReturnType<typeof useCodeForm>;
 
-/** A code form's submit: the API's step with the code, then `done`, a toast and the page's data anew; a wrong code under the field. */
-function useCodeSubmit<R>(form: CodeFormState, send: (input: { code: string }) => Promise<R>, done: (result: R) => void, success: string) {
+/**
+ * A code form's submit: the API's step with the code, then `done`, a toast and the page's data anew; a wrong code
+ * under the field. The toast's text is a function of `t`, written when drawn, so it follows a language switch (ADR 078).
+ */
+function useCodeSubmit<R>(form: CodeFormState, send: (input: { code: string }) => Promise<R>, done: (result: R) => void, success: (t: TFunction) => string) {
   const toast = useToast();
   const utils = trpc.useUtils();
   return async (event: React.FormEvent) => {
@@ -111,13 +115,13 @@ function AuthenticatorApp({ enrolled, since }: { enrolled: boolean; since: strin
       setCodes(done.recovery_codes);
       start.reset();
     },
-    t('security.totpAdded'),
+    (t) => t('security.totpAdded'),
   );
   const onRemove = useCodeSubmit(
     removeForm,
     (input) => remove.mutateAsync(input),
     () => undefined,
-    t('security.totpRemoved'),
+    (t) => t('security.totpRemoved'),
   );
 
   return (

@@ -58,7 +58,7 @@ export function DetailImageUpload({ serviceId, row, name, refresh }: { serviceId
       await addImage.mutateAsync({ id: serviceId, itemId: row.service_item_id, url });
       await refresh();
     },
-    t('services.imageAdded'),
+    (t) => t('services.imageAdded'),
   );
 
   return (

@@ -262,6 +262,12 @@ function ServiceDetails({ id }: { id: number }) {
             status: statusText(t, servicesEntity, 'status', service.data?.status),
           })}
         </p>
+        {/* Two places take pictures (§9: service_detail_image, service_image): each says which is for what. */}
+        {editable && (
+          <p style={{ marginTop: 0, color: 'var(--fgColor-muted)', fontSize: 14 }} data-testid="detail-images-help">
+            {t('services.detailImagesHelp')}
+          </p>
+        )}
         {rows &&
           (editable ? (
             // Saved answers (their versions and images) reset the form; unsaved ones are kept only until then.

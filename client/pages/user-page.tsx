@@ -1,6 +1,7 @@
 import { Button, Checkbox, FormControl, Heading, Label, Link as PrimerLink, Select } from '@primer/react';
 import { XIcon } from '@primer/octicons-react';
 import { useEffect, useState } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { Link, useParams } from 'react-router-dom';
 import styled from 'styled-components';
@@ -173,11 +174,14 @@ function UserForm({ record }: { record: EntityRecord }) {
   );
 }
 
-/** Saves one link change at once: the user as answered goes into the cache, a toast confirms; `onFail` puts the screen back. */
+/**
+ * Saves one link change at once: the user as answered goes into the cache, a toast confirms — its text a function of
+ * `t`, written when drawn, so it follows a language switch (ADR 078); `onFail` puts the screen back.
+ */
 function useLinkSaver(user: UserDetail, onFail?: () => void) {
   const toast = useToast();
   const utils = trpc.useUtils();
-  return async (call: Promise<unknown>, message: string) => {
+  return async (call: Promise<unknown>, message: (t: TFunction) => string) => {
     try {
       utils.users.get.setData({ id: user.id }, (await call) as EntityRecord);
       toast.success(message);
@@ -215,11 +219,18 @@ function RoleLinks({ user }: { user: UserDetail }) {
               onChange={async (e) => {
                 const adding = e.target.checked;
                 // Taking a role away takes screens away from the person: ask first (issue 13).
-                if (!adding && !(await confirm({ title: t('userConfirm.removeRoleTitle'), message: t('userConfirm.removeRole', { role, name: nameOf(user) }), danger: true })))
+                if (
+                  !adding &&
+                  !(await confirm({
+                    title: t('userConfirm.removeRoleTitle'),
+                    message: t('userConfirm.removeRole', { role: seededText(t, 'roles', role), name: nameOf(user) }),
+                    danger: true,
+                  }))
+                )
                   return;
                 setRoles(adding ? [...roles, role] : roles.filter((r) => r !== role));
                 const call = adding ? addRole.mutateAsync({ id: user.id, role }) : removeRole.mutateAsync({ id: user.id, key: role });
-                void save(call, t(adding ? 'users.roleAdded' : 'users.roleRemoved', { role }));
+                void save(call, (t) => t(adding ? 'users.roleAdded' : 'users.roleRemoved', { role: seededText(t, 'roles', role) }));
               }}
             />
             <FormControl.Label>{seededText(t, 'roles', role)}</FormControl.Label>
@@ -245,14 +256,16 @@ function RangeLink({ user }: { user: UserDetail }) {
         onChange={(e) => {
           const id = e.target.value ? Number(e.target.value) : null;
           const name = ranges.data?.find((r) => r.id === id)?.label ?? '';
-          void save(setRange.mutateAsync({ id: user.id, operational_range_id: id }), id ? t('users.rangeSet', { name }) : t('users.rangeCleared'));
+          void save(setRange.mutateAsync({ id: user.id, operational_range_id: id }), (t) =>
+            id ? t('users.rangeSet', { name: seededText(t, 'operational-ranges', name) }) : t('users.rangeCleared'),
+          );
         }}
         data-testid="operational-range"
       >
         <Select.Option value="">{t('profile.none')}</Select.Option>
         {(ranges.data ?? []).map((r) => (
           <Select.Option key={r.id} value={String(r.id)}>
-            {r.label}
+            {seededText(t, 'operational-ranges', r.label)}
           </Select.Option>
         ))}
       </Select>
@@ -287,7 +300,7 @@ function ChipLinks({ title, entity, items, options, pickLabel, onAdd, onRemove, 
           <button
             type="button"
             aria-label={t('users.removeLink', { name: shown(item.name) })}
-            onClick={() => void save(onRemove(item.id), t('users.linkRemoved', { name: shown(item.name) }))}
+            onClick={() => void save(onRemove(item.id), (t) => t('users.linkRemoved', { name: seededText(t, entity, item.name) }))}
             style={{ border: 0, background: 'none', cursor: 'pointer', padding: 0 }}
           >
             <XIcon size={12} />
@@ -299,7 +312,7 @@ function ChipLinks({ title, entity, items, options, pickLabel, onAdd, onRemove, 
         value=""
         onChange={(e) => {
           const o = options?.find((x) => String(x.id) === e.target.value);
-          if (o) void save(onAdd(o.id), t('users.linkAdded', { name: shown(o.label) }));
+          if (o) void save(onAdd(o.id), (t) => t('users.linkAdded', { name: seededText(t, entity, o.label) }));
         }}
         data-testid={testId}
       >

@@ -20,3 +20,9 @@ export const passkeyCredential = z.object({
 export type PasskeyCredential = z.infer<typeof passkeyCredential>;
 export const passkeyAnswer = z.object({ response: passkeyCredential });
 export const passkeyRegistration = z.object({ name: z.string().trim().min(1).max(64), response: passkeyCredential });
+/** Removing a passkey (ADR 075): which one, and the fresh proof that it is the user — the password or a passkey's answer. */
+export const passkeyRemoval = z.object({
+  id: z.number().int().positive(),
+  password: z.string().min(1).max(1024).optional(),
+  passkey: passkeyCredential.optional(),
+});

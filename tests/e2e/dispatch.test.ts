@@ -292,7 +292,7 @@ describe('dispatch board', () => {
       .dragTo(cell(page, ids.bo, 2));
     const svDialog = page.getByRole('alertdialog', { name: 'Tiden ligger utanför passet' });
     expect(await svDialog.getByTestId('confirm-message').innerText()).toBe(
-      `09:15 ligger utanför Afternoon (12:00–16:00). Lägga service #${other} kl. 12:00, när passet börjar, i stället?`,
+      `09:15 ligger utanför Eftermiddag (12:00–16:00). Lägga service #${other} kl. 12:00, när passet börjar, i stället?`,
     );
     await svDialog.getByRole('button', { name: 'Flytta inte' }).click();
     expect(await serviceNow(other)).toMatchObject({ status: 1, service_slot_id: 1, service_time: '09:15' });

@@ -8,7 +8,8 @@ import { upstreamCall } from '../support/upstream-call.ts';
 /**
  * Passkeys in Chromium (issue 32, ADR 075), with its virtual authenticator through the DevTools protocol: a
  * user registers a passkey on the security page, signs out, signs in with it (its button reached with the
- * keyboard) from /login, or from the second step after the password, in English and Swedish, and removes it.
+ * keyboard) from /login, or from the second step after the password, in English and Swedish, and removes it with
+ * fresh proof (a wrong password refused; then the password in English, a passkey's confirmation in Swedish).
  * WebAuthn needs a domain as its relying party, never an IP address: the browser opens the stack as
  * `localhost`, and the API's relying party is set to that origin.
  */
@@ -38,6 +39,8 @@ const TEXT = {
     passkey: 'Sign in with a passkey',
     name: 'Name of the passkey',
     removed: 'The passkey was removed.',
+    password2: 'Your password',
+    wrong: 'The password is not right.',
   },
   sv: {
     email: 'E-post',
@@ -47,6 +50,8 @@ const TEXT = {
     passkey: 'Logga in med lösennyckel',
     name: 'Lösennyckelns namn',
     removed: 'Lösennyckeln togs bort.',
+    password2: 'Ditt lösenord',
+    wrong: 'Lösenordet stämmer inte.',
   },
 } as const;
 
@@ -158,7 +163,24 @@ describe('passkeys in the browser', () => {
       await page.getByTestId('account-menu').click();
       await page.getByRole('menuitem', { name: TEXT[lang].security }).click();
       await page.waitForURL(`${base}/security`);
+      // Removing asks for fresh proof (ADR 075): the form opens with the password field focused; a wrong password
+      // removes nothing. Then in English the password, in Swedish a passkey's confirmation (the virtual authenticator).
       await page.getByTestId('passkey-remove').click();
+      const proof = page.getByTestId('passkey-remove-form');
+      await proof.getByLabel(TEXT[lang].password2).waitFor();
+      await expect.poll(() => page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('password');
+      await page.keyboard.type('not-the-password');
+      await page.keyboard.press('Enter');
+      await proof.getByText(TEXT[lang].wrong).waitFor();
+      expect(await page.getByTestId('passkey-row').count()).toBe(1);
+      if (lang === 'en') {
+        await expectAxeClean(page);
+        await proof.getByLabel(TEXT[lang].password2).fill(PASSWORD);
+        await proof.getByTestId('passkey-remove-password').click();
+      } else {
+        await page.bringToFront();
+        await proof.getByTestId('passkey-remove-passkey').click();
+      }
       await page.getByText(TEXT[lang].removed).waitFor();
       await page.getByTestId('passkeys-none').waitFor();
       expect((await history(user.id, ['factor_added', 'factor_removed'])).map((e) => e.action)).toEqual(['factor_added', 'factor_removed']);

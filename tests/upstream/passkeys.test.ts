@@ -79,6 +79,8 @@ interface Authenticator {
   privateKey: KeyObject;
   cose: Buffer;
   counter: number;
+  /** The user handle of the registration's options (`user.id`), returned with every assertion as a resident credential does. */
+  userHandle?: string;
 }
 
 function newAuthenticator(): Authenticator {
@@ -117,7 +119,8 @@ interface Ceremony {
   challenge?: string;
 }
 
-function attestation(auth: Authenticator, options: { challenge: string }, c: Ceremony = {}) {
+function attestation(auth: Authenticator, options: { challenge: string; user?: { id: string } }, c: Ceremony = {}) {
+  if (options.user) auth.userHandle = options.user.id;
   const data = authData(c.rpId ?? RP_ID, c.flags ?? UP | UV, 0, auth);
   return {
     id: b64(auth.credentialId),
@@ -145,11 +148,15 @@ function assertion(auth: Authenticator, options: { challenge: string }, c: Cerem
       clientDataJSON: b64(cd),
       authenticatorData: b64(data),
       signature: b64(sign('sha256', Buffer.concat([data, sha256(cd)]), auth.privateKey)),
+      ...(auth.userHandle ? { userHandle: auth.userHandle } : {}),
     },
   };
 }
 
-const registrationOptions = async (token: string) => (await call('account/factors/passkey/options', { token, body: {} })).body.data as { challenge: string; rp: { id: string } };
+const registrationOptions = async (token: string) =>
+  (await call('account/factors/passkey/options', { token, body: {} })).body.data as { challenge: string; rp: { id: string }; user: { id: string } };
+const confirmOptions = async (token: string) =>
+  (await call('account/factors/passkey/confirm-options', { token, body: {} })).body.data as { challenge: string; allowCredentials: { id: string }[] };
 const signInOptions = async () => (await call('account/login/passkey/options', { body: {} })).body.data as { challenge: string; rpId: string; userVerification: string };
 
 async function registered(user: { token: string }): Promise<Authenticator> {
@@ -271,7 +278,7 @@ describe('passkeys', () => {
       expect(JSON.parse(Buffer.from(signedIn.split('.')[1]!, 'base64url').toString())).not.toHaveProperty('enrol');
       id = (await call('account/factors', { token: signedIn })).body.data.passkeys[0].id as number;
       expect((await call(`account/factors/passkey/${id}/remove`, { token: stranger.token, body: {} })).status).toBe(404);
-      expect(await call(`account/factors/passkey/${id}/remove`, { token: signedIn, body: {} })).toMatchObject({
+      expect(await call(`account/factors/passkey/${id}/remove`, { token: signedIn, body: { password: 'chosen-pass' } })).toMatchObject({
         status: 409,
         body: { error: { message: 'second_factor_required' } },
       });
@@ -280,10 +287,65 @@ describe('passkeys', () => {
     }
     // Without the policy it goes, with its recovery codes (no factor left), and signs in no more.
     const token = (await signIn(assertion(auth, await signInOptions()))).body.data.token as string;
-    expect((await call(`account/factors/passkey/${id}/remove`, { token, body: {} })).status).toBe(200);
+    expect((await call(`account/factors/passkey/${id}/remove`, { token, body: { password: 'chosen-pass' } })).status).toBe(200);
     const { rows } = await up.db.query<{ n: number }>('select count(*)::int as n from recovery_codes r join users u on u.id = r.user_id where u.email = $1', [user.email]);
     expect(rows[0]!.n).toBe(0);
     expect(await signIn(assertion(auth, await signInOptions()))).toMatchObject(refused);
     expect((await call('account/login', { body: { email: user.email, password: 'chosen-pass' } })).body.data.token).toEqual(expect.any(String));
+  });
+
+  it('removes a passkey only with fresh proof in the same request: the password, a code, or a passkey’s answer to this user’s confirm challenge', async () => {
+    const user = await newUser();
+    const other = await newUser();
+    const auth = await registered(user);
+    const second = await registered({ token: (await signIn(assertion(auth, await signInOptions()))).body.data.token as string });
+    const token = (await signIn(assertion(second, await signInOptions()))).body.data.token as string;
+    const otherAuth = await registered(other);
+    const otherToken = (await signIn(assertion(otherAuth, await signInOptions()))).body.data.token as string;
+    const ids = ((await call('account/factors', { token })).body.data.passkeys as { id: number }[]).map((p) => p.id);
+    expect(ids).toHaveLength(2);
+    const remove = (body: unknown) => call(`account/factors/passkey/${ids[0]}/remove`, { token, body });
+    // The signed-in session alone is not enough; nor a wrong password, nor a passkey's answer to a sign-in challenge,
+    // to another user's confirm challenge, or another user's passkey answering this user's.
+    expect(await remove({})).toMatchObject({ status: 400, body: { error: { message: 'fresh_proof_required' } } });
+    expect(await remove({ password: 'not-the-password' })).toMatchObject({ status: 400, body: { error: { message: 'fresh_proof_invalid' } } });
+    expect(await remove({ code: '000000' })).toMatchObject({ status: 400, body: { error: { message: 'wrong_code' } } });
+    expect(await remove({ passkey: assertion(auth, await signInOptions()) })).toMatchObject(refused);
+    expect(await remove({ passkey: assertion(auth, await confirmOptions(otherToken)) })).toMatchObject(refused);
+    expect(await remove({ passkey: assertion(otherAuth, await confirmOptions(token)) })).toMatchObject(refused);
+    // A confirm challenge is not a sign-in's either, and names only this user's passkeys.
+    const confirm = await confirmOptions(token);
+    expect(confirm.allowCredentials.map((c) => c.id).sort()).toEqual([b64(auth.credentialId), b64(second.credentialId)].sort());
+    expect(await signIn(assertion(auth, confirm))).toMatchObject(refused);
+    expect((await call('account/factors', { token })).body.data.passkeys).toHaveLength(2);
+    // This user's passkey answering their confirm challenge (from another address: the five refusals above used this
+    // address's free attempts, as wrong codes do): removed, a factor change that ends the session's version.
+    const removed = await call(`account/factors/passkey/${ids[0]}/remove`, { token, body: { passkey: assertion(second, await confirmOptions(token)) }, ip: '198.51.100.60' });
+    expect(removed.status).toBe(200);
+    const after = (await signIn(assertion(second, await signInOptions()))).body.data.token as string;
+    expect((await call('account/factors', { token: after })).body.data.passkeys).toEqual([expect.objectContaining({ id: ids[1] })]);
+    // The password is proof too (the last passkey of a user whom no policy requires a factor).
+    expect((await call(`account/factors/passkey/${ids[1]}/remove`, { token: after, body: { password: 'chosen-pass' }, ip: '198.51.100.61' })).status).toBe(200);
+    expect(await signIn(assertion(second, await signInOptions()))).toMatchObject(refused);
+  });
+
+  it('keeps a user’s WebAuthn handle when the API’s JWT secret is rotated: a passkey registered before still signs in', async () => {
+    const user = await newUser();
+    const auth = await registered(user);
+    expect(auth.userHandle).toEqual(expect.any(String));
+    const before = up.config.jwtSecret;
+    try {
+      (up.config as { jwtSecret: string }).jwtSecret = randomBytes(32).toString('hex');
+      // The authenticator returns the handle it was registered with; the API's stored handle still matches it.
+      const signedIn = await signIn(assertion(auth, await signInOptions()));
+      expect(signedIn.status).toBe(200);
+      // A second passkey of the user is registered under the same handle.
+      const token = signedIn.body.data.token as string;
+      expect((await registrationOptions(token)).user.id).toBe(auth.userHandle);
+    } finally {
+      (up.config as { jwtSecret: string }).jwtSecret = before;
+    }
+    // A handle that is not the user's is refused.
+    expect(await signIn(assertion({ ...auth, userHandle: b64(randomBytes(32)) }, await signInOptions()))).toMatchObject(refused);
   });
 });

@@ -1,6 +1,10 @@
-import { createHash } from 'node:crypto';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import type { FastifyRequest } from 'fastify';
+import { createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
+import { ApiError } from './api-error.ts';
 import { seal, unseal } from './factors.ts';
 import { hashToken } from './tokens.ts';
 
@@ -15,7 +19,8 @@ export const PASSKEY_CHALLENGE_SECONDS = 300;
 const PURPOSE = 'webauthn-challenge';
 export const RP_NAME = 'Bike Buddy';
 
-export type CeremonyKind = 'register' | 'authenticate';
+/** A registration, a sign-in, or a signed-in user confirming it is them before a factor change (`confirm`, bound to the user). */
+export type CeremonyKind = 'register' | 'authenticate' | 'confirm';
 
 export function relyingParty(config: UpstreamConfig): { rpId: string; origins: string[] } {
   if (config.webauthn) return config.webauthn;
@@ -56,11 +61,49 @@ export async function spendChallenge(tx: Db, fromClient: string): Promise<boolea
 }
 
 /**
- * The user handle the authenticator keeps with a passkey: derived from the user's id and the API's secret,
- * so it names nobody outside this API and needs no column.
+ * The user handle as it was derived before migration 100 (from the user's id and the API's JWT secret): the
+ * handle of passkeys registered then, as long as the secret has not been rotated since.
  */
-export function userHandle(config: UpstreamConfig, userId: number): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(createHash('sha256').update(`webauthn-user:${config.jwtSecret}:${userId}`).digest());
+function derivedHandle(config: UpstreamConfig, userId: number): Buffer {
+  return createHash('sha256').update(`webauthn-user:${config.jwtSecret}:${userId}`).digest();
+}
+
+/** The user's stored user handle (`webauthn_user_handles`), or null when none was made yet. */
+export async function storedHandle(db: Db, userId: number): Promise<Buffer | null> {
+  const { rows } = await db.query<{ handle: Uint8Array }>('select handle from webauthn_user_handles where user_id = $1', [userId]);
+  return rows[0] ? Buffer.from(rows[0].handle) : null;
+}
+
+/**
+ * The user handle the authenticator keeps with a user's passkeys (ADR 075): 32 random bytes made at the user's
+ * first registration and stored, so it names nobody outside this API and no secret's rotation changes it. A user
+ * whose passkeys predate the table gets the handle those were registered with as it was derived then (all of a
+ * user's passkeys share one handle). Made with `on conflict do nothing`: two registrations at once keep one.
+ */
+export async function userHandleOf(db: Db, config: UpstreamConfig, userId: number): Promise<Uint8Array<ArrayBuffer>> {
+  const stored = await storedHandle(db, userId);
+  if (stored) return new Uint8Array(stored);
+  const older = (await passkeysOf(db, userId)).length > 0;
+  await db.query('insert into webauthn_user_handles (user_id, handle) values ($1, $2) on conflict (user_id) do nothing', [
+    userId,
+    older ? derivedHandle(config, userId) : randomBytes(32),
+  ]);
+  return new Uint8Array((await storedHandle(db, userId))!);
+}
+
+/**
+ * Whether the handle an authenticator returned (base64url; absent when it returns none) is the passkey's user's:
+ * their stored handle, or — none stored yet (a passkey registered before migration 100) — any, which the caller
+ * keeps once the signature verified (`adoptHandle`).
+ */
+export function handleMatches(stored: Buffer | null, returned: string | undefined): boolean {
+  return !returned || !stored || stored.toString('base64url') === returned;
+}
+
+/** A verified passkey's returned handle becomes its user's when none is stored (passkeys older than migration 100). */
+export async function adoptHandle(tx: Db, userId: number, returned: string | undefined): Promise<void> {
+  if (!returned) return;
+  await tx.query('insert into webauthn_user_handles (user_id, handle) values ($1, $2) on conflict do nothing', [userId, Buffer.from(returned, 'base64url')]);
 }
 
 export interface StoredPasskey {
@@ -95,4 +138,109 @@ export async function passkeysOf(db: Db, userId: number): Promise<{ credential_i
     [userId],
   );
   return rows;
+}
+
+const b64url = z
+  .string()
+  .min(1)
+  .max(4096)
+  .regex(/^[A-Za-z0-9_-]+$/);
+/** The browser's answer, as `@simplewebauthn/browser` sends it; the library checks the rest. */
+export const credentialBase = {
+  id: b64url,
+  rawId: b64url,
+  type: z.literal('public-key'),
+  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
+  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
+};
+export const authenticationResponse = z.object({
+  ...credentialBase,
+  response: z.looseObject({ clientDataJSON: b64url, authenticatorData: b64url, signature: b64url, userHandle: b64url.optional() }),
+});
+export type AuthenticationAnswer = z.infer<typeof authenticationResponse>;
+
+/**
+ * The WebAuthn library, loaded at the first passkey call: its import takes ~0.6 s (X.509 and ASN.1 parsers for
+ * attestation formats), which every start of the API — and every test stack — would otherwise pay.
+ */
+let library: Promise<typeof import('@simplewebauthn/server')> | null = null;
+export const webauthn = () => (library ??= import('@simplewebauthn/server'));
+
+/** The challenge as the browser's client data carries it (checked by the library against `expectedChallenge`). */
+export function clientChallenge(clientDataJSON: string): string {
+  try {
+    const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown };
+    return typeof data.challenge === 'string' ? data.challenge : '';
+  } catch {
+    return '';
+  }
+}
+
+/** The library's verdict on a browser's answer: any refusal (thrown, or not verified) is `passkey_invalid`, after `refused`. */
+export async function verdict<T extends { verified: boolean }>(
+  req: FastifyRequest,
+  ceremony: string,
+  check: (lib: Awaited<ReturnType<typeof webauthn>>) => Promise<T>,
+  refused?: () => Promise<unknown>,
+): Promise<T> {
+  let result: T;
+  try {
+    result = await check(await webauthn());
+  } catch (error) {
+    req.log.warn({ err: error }, `passkey ${ceremony} refused`);
+    await refused?.();
+    throw new ApiError(400, 'passkey_invalid');
+  }
+  if (!result.verified) {
+    await refused?.();
+    throw new ApiError(400, 'passkey_invalid');
+  }
+  return result;
+}
+
+/**
+ * Checks a passkey's answer to a challenge of ours of this kind (for `confirm`, this user's): the user handle, the
+ * signature, user verification, the relying party and origin; then, in one transaction, the challenge is spent and
+ * the counter stored — only if it is still the one checked (two answers racing with one counter: one passes).
+ * Refusals are `passkey_invalid` (after `refused`, for a wrong answer of a known passkey).
+ */
+export async function checkAssertion(
+  db: Db,
+  config: UpstreamConfig,
+  req: FastifyRequest,
+  answer: AuthenticationAnswer,
+  passkey: StoredPasskey,
+  kind: 'authenticate' | 'confirm',
+  refused?: () => Promise<unknown>,
+): Promise<void> {
+  const returned = answer.response.userHandle;
+  if (!handleMatches(await storedHandle(db, passkey.userId), returned)) throw new ApiError(400, 'passkey_invalid');
+  const rp = relyingParty(config);
+  const challenge = clientChallenge(answer.response.clientDataJSON);
+  const verified = await verdict(
+    req,
+    kind === 'confirm' ? 'confirmation' : 'sign-in',
+    (lib) =>
+      lib.verifyAuthenticationResponse({
+        response: answer as AuthenticationResponseJSON,
+        expectedChallenge: (c) => openChallenge(config, kind, c, kind === 'confirm' ? passkey.userId : undefined) !== undefined,
+        expectedOrigin: rp.origins,
+        expectedRPID: rp.rpId,
+        credential: { id: passkey.credentialId, publicKey: passkey.publicKey, counter: passkey.signCount, transports: passkey.transports },
+        requireUserVerification: true,
+      }),
+    refused,
+  );
+  const { newCounter } = verified.authenticationInfo;
+  await db.transaction(async (tx) => {
+    if (!(await spendChallenge(tx, challenge))) throw new ApiError(400, 'passkey_invalid');
+    // The counter read before the check must still be the stored one: two answers racing both pass the check, one updates.
+    const { rows } = await tx.query('update user_factors set sign_count = $2, last_used_at = now() where id = $1 and sign_count = $3 returning id', [
+      passkey.id,
+      newCounter,
+      passkey.signCount,
+    ]);
+    if (rows.length === 0) throw new ApiError(400, 'passkey_invalid');
+    await adoptHandle(tx, passkey.userId, returned);
+  });
 }

@@ -2,6 +2,8 @@ import type { EntityDef, FieldDef } from '../../shared/entity/define.ts';
 import { labelSearchFields, labelFields } from '../../shared/entity/define.ts';
 import type { Db } from '../db.ts';
 import type { Lang } from '../lib/lang.ts';
+import { entityNamed as entityByName } from '../lib/entity-catalogue.ts';
+import { seededValuesNamed } from '../lib/seeded-names.ts';
 import { cheapestPart, columnSample, containsPattern, emailMayContain, fewTerms, matchingTerms, tableRows, termSource } from '../lib/page-query.ts';
 import { labelColumns, labelExpression, labelTemplateOf, referenceTable } from '../lib/record-labels.ts';
 import { sqlOf } from './entity-sql-parts.ts';
@@ -18,6 +20,11 @@ interface SearchParams {
   byPart: (table: string, column: string, expression: string) => string | undefined;
   /** The contains-search of `expression` through its bigram index (`shortSearch`), for a text too short for a trigram; else undefined. */
   byBigrams: (expression: string) => string | undefined;
+  /**
+   * The parameter of the seeded values of `entity` whose name on the page contains the search but whose stored
+   * value does not (`seededValuesNamed`: "förm" → "morning" on a Swedish page); undefined when there are none.
+   */
+  seeded: (entity: string) => string | undefined;
 }
 
 /**
@@ -74,11 +81,31 @@ function fieldSearch(def: EntityDef, key: string, lang: Lang, p: SearchParams): 
   const field = searchedField(def, key);
   if (field.kind !== 'reference') {
     const own = textCondition(def.table, key, sqlOf(def.name).searchExpressions?.[key] ?? `t.${key}`, field, p);
-    return own === undefined ? undefined : { own };
+    const named = key === SEEDED_FIELD && def.fields[key] ? seededCondition('t', def.name, p) : undefined;
+    const either = orOf(own, named);
+    return either === undefined ? undefined : { own: either };
   }
-  const matches = referenceMatch(field, lang, p);
+  const target = entityByName(field.reference!.entity);
+  const named = target?.fields[SEEDED_FIELD] ? seededCondition('r', target.name, p) : undefined;
+  const matches = orOf(referenceMatch(field, lang, p), named);
   return matches === undefined ? undefined : { matches, table: referenceTable(field), key };
 }
+
+/** The field a catalogue's seeded values are in (ADR 078: "Morning" is a work slot's name). */
+const SEEDED_FIELD = 'name';
+
+/**
+ * A seeded name as the page shows it finds its stored value (issue 33): the row `alias` of `entity` whose name is one
+ * of the seeded values named so on the page ("Förmiddag" on a Swedish page finds "Morning"). The stored text is
+ * searched as before; this adds the seeded values only, by their lowered name (`lower(name)`, as the field's own
+ * search compares it).
+ */
+function seededCondition(alias: string, entity: string, p: SearchParams): string | undefined {
+  const values = p.seeded(entity);
+  return values === undefined ? undefined : `lower(${alias}.${SEEDED_FIELD}) = any(${values}::text[])`;
+}
+
+const orOf = (a: string | undefined, b: string | undefined) => (a === undefined ? b : b === undefined ? a : `(${a} or ${b})`);
 
 /**
  * A searchable reference is searched by its label (a bicycle by its owner's e-mail), in one of two forms:
@@ -259,6 +286,7 @@ export async function searchClause(
  */
 function searchParamsOf(
   search: string,
+  lang: Lang,
   params: unknown[],
   matched: Map<string, string[]>,
   sampled: Map<string, string[]>,
@@ -282,6 +310,7 @@ function searchParamsOf(
   const shortCondition = (expression: string, found: string) => (loweredLength === 2 ? found : `(${expression} like ${p.pattern()} and ${found})`);
   const termParams = new Map<string, string>();
   const partParams = new Map<string, string | undefined>();
+  const seededParams = new Map<string, string | undefined>();
   const p: SearchParams = {
     search,
     pattern: () => patternParam || ((patternParam = `$${params.push(pattern)}`), patternParam),
@@ -302,6 +331,11 @@ function searchParamsOf(
       // condition ("ab" in 4 % of the serial numbers estimated at 0.16 %: the few-matches way, then its
       // fallback). A longer text's LIKE comes first: an index scan takes the pairs from the AND all the same.
       return shortCondition(expression, `search_bigrams(${expression}) @> search_bigrams(${text()}::text)`);
+    },
+    seeded: (entity) => {
+      if (seededParams.has(entity)) return seededParams.get(entity);
+      const values = seededValuesNamed(entity, lang, search);
+      return seededParams.set(entity, values.length ? `$${params.push(values)}` : undefined).get(entity);
     },
   };
   // Tested row by row (a page walked in its order, a record asked per row, the rows a count's lead leaves) a field
@@ -339,7 +373,7 @@ export async function searchForms(
   // How many referenced records are expected to hold the text (the share of the sample times the referenced table's rows).
   const expected = (key: string) => (references.includes(key) ? shares.get(key)! * referencedRows[references.indexOf(key)]! : 0);
   const wide = new Set(references.filter((key) => expected(key) > wideAbove));
-  const { p, byPosition, short } = searchParamsOf(search, params, matched, sampled);
+  const { p, byPosition, short } = searchParamsOf(search, lang, params, matched, sampled);
   // The row's own columns first: PostgreSQL tries an OR's terms in the order written, and a column's test
   // costs less than a referenced record's (a text matching the row's address needs no lookup of its bicycle).
   const ordered = [...searchable].sort((a, b) => Number(searchedField(def, a).kind === 'reference') - Number(searchedField(def, b).kind === 'reference'));

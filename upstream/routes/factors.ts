@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { UpstreamConfig } from '../config.ts';
 import type { Db } from '../db.ts';
@@ -18,9 +18,9 @@ import {
   totpStep,
 } from '../lib/factors.ts';
 import { bumpSessionVersion, revokeOtherSessions, revokeSession } from '../lib/sessions.ts';
-import { addressKey, backoff, forgive, refuseWithRetry, takeAttempt, type Counter } from '../lib/throttle.ts';
 import { findUser } from '../users.ts';
 import { openChallenge, signIn, type IssuePair } from './account.ts';
+import { freshProofInput, proveFresh, takeCodeAttempt } from './fresh-proof.ts';
 import { parseBody } from './validation.ts';
 
 /**
@@ -31,35 +31,6 @@ import { parseBody } from './validation.ts';
 
 const codeInput = z.object({ code: z.string().trim().min(1).max(32) });
 const challengeInput = codeInput.extend({ challenge: z.string().min(1).max(2000) });
-
-/**
- * Wrong codes are counted per client address + account (backoff after the sign-in's free failures) and per
- * account (backoff after twice as many). Per account alone is no lockout a stranger can cause here: only who
- * holds the password (or a signed-in session) reaches a code check, and six digits must not be guessable from
- * many addresses (ADR 068).
- */
-function codeCounters(config: UpstreamConfig, address: string, userId: number): Counter[] {
-  const t = config.loginThrottle;
-  return [
-    { scope: 'second-factor', key: `${address}|${userId}`, policy: backoff(t.freeFailures, t.maxDelaySeconds, t.forgetAfterSeconds) },
-    { scope: 'second-factor-user', key: String(userId), policy: backoff(t.freeFailures * 2, t.maxDelaySeconds, t.forgetAfterSeconds) },
-  ];
-}
-
-async function takeCodeAttempt(db: Db, config: UpstreamConfig, req: FastifyRequest, reply: FastifyReply, userId: number) {
-  const address = addressKey(req.ip);
-  const verdict = await takeAttempt(db, codeCounters(config, address, userId));
-  if (!verdict.allowed) {
-    req.log.warn({ address }, 'second factor throttled');
-    refuseWithRetry(reply, verdict.retryAfterSeconds);
-  }
-  return {
-    async accepted() {
-      await forgive(db, 'second-factor', `${address}|${userId}`);
-      await forgive(db, 'second-factor-user', String(userId));
-    },
-  };
-}
 
 /** A factor changed: its history entry, every other session of the user ends, and this one's tokens refresh (ADR 068). */
 export async function factorChanged(tx: Db, config: UpstreamConfig, req: FastifyRequest, action: 'factor_added' | 'factor_removed' | 'recovery_codes_generated', kind: string) {
@@ -149,13 +120,14 @@ function registerTotpRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig
     return ok(reply, { recovery_codes: codes });
   });
 
-  /** Removes the authenticator app (a current code or a recovery code proves it is the owner); not the last factor the policy requires. */
+  /**
+   * Removes the authenticator app, with fresh proof that it is the owner in the same request (ADR 075: a current
+   * code or a recovery code, the password, or a passkey's answer); not the last factor the policy requires.
+   */
   app.post('/api/account/factors/totp/remove', { preHandler: authed }, async (req, reply) => {
-    const { code } = parseBody(codeInput, req.body);
+    const proof = parseBody(freshProofInput, req.body ?? {});
     const userId = req.user!.id;
-    const attempt = await takeCodeAttempt(db, config, req, reply, userId);
-    if (!(await acceptSecondFactorCode(db, config.jwtSecret, userId, code))) throw new ApiError(400, 'wrong_code');
-    await attempt.accepted();
+    await proveFresh(db, config, req, reply, proof);
     await db.transaction(async (tx) => {
       await tx.query("delete from user_factors where user_id = $1 and kind = 'totp'", [userId]);
       if ((await policyRequires(tx, req.user!.roles)) && !(await hasSecondFactor(tx, userId))) throw new ApiError(409, 'second_factor_required');

@@ -1,4 +1,4 @@
-import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { UpstreamConfig } from '../config.ts';
@@ -7,10 +7,27 @@ import { ApiError, ok } from '../lib/api-error.ts';
 import { recordAccountEvent } from '../lib/audit.ts';
 import { requireAuth } from '../lib/auth.ts';
 import { hasSecondFactor, policyRequires, replaceRecoveryCodes } from '../lib/factors.ts';
-import { newChallenge, openChallenge, passkeyByCredential, passkeysOf, PASSKEY_CHALLENGE_SECONDS, relyingParty, RP_NAME, spendChallenge, userHandle } from '../lib/passkeys.ts';
+import {
+  authenticationResponse,
+  checkAssertion,
+  clientChallenge,
+  credentialBase,
+  newChallenge,
+  openChallenge,
+  passkeyByCredential,
+  passkeysOf,
+  PASSKEY_CHALLENGE_SECONDS,
+  relyingParty,
+  RP_NAME,
+  spendChallenge,
+  userHandleOf,
+  verdict,
+  webauthn,
+} from '../lib/passkeys.ts';
 import { findUser } from '../users.ts';
 import { signIn, type IssuePair } from './account.ts';
 import { factorChanged } from './factors.ts';
+import { freshProofInput, proveFresh } from './fresh-proof.ts';
 import { addressKey, backoff, forgive, giveBack, refuseWithRetry, takeAttempt, type Counter } from '../lib/throttle.ts';
 import { parseBody } from './validation.ts';
 
@@ -25,14 +42,6 @@ const b64url = z
   .min(1)
   .max(4096)
   .regex(/^[A-Za-z0-9_-]+$/);
-/** The browser's answer, as `@simplewebauthn/browser` sends it; the library checks the rest. */
-const credentialBase = {
-  id: b64url,
-  rawId: b64url,
-  type: z.literal('public-key'),
-  clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
-  authenticatorAttachment: z.enum(['platform', 'cross-platform']).optional(),
-};
 const registrationResponse = z.object({
   ...credentialBase,
   response: z.looseObject({
@@ -45,29 +54,8 @@ const registrationResponse = z.object({
     transports: z.array(z.string().max(32)).max(10).optional(),
   }),
 });
-const authenticationResponse = z.object({
-  ...credentialBase,
-  response: z.looseObject({ clientDataJSON: b64url, authenticatorData: b64url, signature: b64url, userHandle: b64url.optional() }),
-});
 const registerInput = z.object({ name: z.string().trim().min(1).max(64), response: registrationResponse });
 const signInInput = z.object({ response: authenticationResponse });
-
-/**
- * The WebAuthn library, loaded at the first passkey call: its import takes ~0.6 s (X.509 and ASN.1 parsers for
- * attestation formats), which every start of the API — and every test stack — would otherwise pay.
- */
-let library: Promise<typeof import('@simplewebauthn/server')> | null = null;
-const webauthn = () => (library ??= import('@simplewebauthn/server'));
-
-/** The challenge as the browser's client data carries it (checked by the library against `expectedChallenge`). */
-function clientChallenge(clientDataJSON: string): string {
-  try {
-    const data = JSON.parse(Buffer.from(clientDataJSON, 'base64url').toString('utf8')) as { challenge?: unknown };
-    return typeof data.challenge === 'string' ? data.challenge : '';
-  } catch {
-    return '';
-  }
-}
 
 /** The passkey routes (ADR 075): registering and removing one (signed in), and signing in with one. */
 export function registerPasskeyRoutes(app: FastifyInstance, db: Db, config: UpstreamConfig, issuePair: IssuePair) {
@@ -92,7 +80,7 @@ function registerPasskeyEnrolment(app: FastifyInstance, db: Db, config: Upstream
       rpID: rp.rpId,
       userName: user.email,
       userDisplayName: [user.first_name, user.last_name].filter(Boolean).join(' ') || user.email,
-      userID: userHandle(config, userId),
+      userID: await userHandleOf(db, config, userId),
       challenge: newChallenge(config, 'register', userId),
       timeout: PASSKEY_CHALLENGE_SECONDS * 1000,
       attestationType: 'none',
@@ -139,10 +127,37 @@ function registerPasskeyEnrolment(app: FastifyInstance, db: Db, config: Upstream
 function registerPasskeyRemoval(app: FastifyInstance, db: Db, config: UpstreamConfig) {
   const authed = requireAuth(config);
 
-  /** Removes one of the user's passkeys; not the last factor the policy requires. */
+  /**
+   * Options for confirming it is the user with one of their passkeys (ADR 075): a challenge bound to this user,
+   * answered by one of their passkeys only, sent with a factor change (removing a factor) as its fresh proof.
+   */
+  app.post('/api/account/factors/passkey/confirm-options', { preHandler: authed }, async (req, reply) => {
+    const userId = req.user!.id;
+    const passkeys = await passkeysOf(db, userId);
+    if (passkeys.length === 0) throw new ApiError(409, 'factor_not_started');
+    const options = await (
+      await webauthn()
+    ).generateAuthenticationOptions({
+      rpID: relyingParty(config).rpId,
+      challenge: newChallenge(config, 'confirm', userId),
+      timeout: PASSKEY_CHALLENGE_SECONDS * 1000,
+      userVerification: 'required',
+      allowCredentials: passkeys.map((p) => ({ id: p.credential_id, transports: p.transports ?? undefined })),
+    });
+    return ok(reply, options);
+  });
+
+  /**
+   * Removes one of the user's passkeys, with fresh proof that it is them in the same request (ADR 075: the password,
+   * a code, or a passkey's answer to a confirm challenge); not the last factor the policy requires.
+   */
   app.post('/api/account/factors/passkey/:id/remove', { preHandler: authed }, async (req, reply) => {
     const { id } = z.object({ id: z.coerce.number().int().positive() }).parse(req.params);
+    const proof = parseBody(freshProofInput, req.body ?? {});
     const userId = req.user!.id;
+    const { rows: own } = await db.query("select 1 from user_factors where id = $1 and user_id = $2 and kind = 'passkey'", [id, userId]);
+    if (own.length === 0) throw new ApiError(404, 'not_found');
+    await proveFresh(db, config, req, reply, proof);
     await db.transaction(async (tx) => {
       const { rows } = await tx.query("delete from user_factors where id = $1 and user_id = $2 and kind = 'passkey' returning id", [id, userId]);
       if (rows.length === 0) throw new ApiError(404, 'not_found');
@@ -186,35 +201,7 @@ function registerPasskeySignIn(app: FastifyInstance, db: Db, config: UpstreamCon
     }
     const passkey = await passkeyByCredential(db, input.response.id);
     if (!passkey) throw new ApiError(400, 'passkey_invalid');
-    const handle = input.response.response.userHandle;
-    if (handle && handle !== Buffer.from(userHandle(config, passkey.userId)).toString('base64url')) throw new ApiError(400, 'passkey_invalid');
-    const rp = relyingParty(config);
-    const challenge = clientChallenge(input.response.response.clientDataJSON);
-    const verified = await verdict(
-      req,
-      'sign-in',
-      (lib) =>
-        lib.verifyAuthenticationResponse({
-          response: input.response as AuthenticationResponseJSON,
-          expectedChallenge: (c) => openChallenge(config, 'authenticate', c) !== undefined,
-          expectedOrigin: rp.origins,
-          expectedRPID: rp.rpId,
-          credential: { id: passkey.credentialId, publicKey: passkey.publicKey, counter: passkey.signCount, transports: passkey.transports },
-          requireUserVerification: true,
-        }),
-      () => failed(db, config, req, passkey.userId),
-    );
-    const { newCounter } = verified.authenticationInfo;
-    await db.transaction(async (tx) => {
-      if (!(await spendChallenge(tx, challenge))) throw new ApiError(400, 'passkey_invalid');
-      // The counter read before the check must still be the stored one: two answers racing both pass the check, one updates.
-      const { rows } = await tx.query('update user_factors set sign_count = $2, last_used_at = now() where id = $1 and sign_count = $3 returning id', [
-        passkey.id,
-        newCounter,
-        passkey.signCount,
-      ]);
-      if (rows.length === 0) throw new ApiError(400, 'passkey_invalid');
-    });
+    await checkAssertion(db, config, req, input.response, passkey, 'authenticate', () => failed(db, config, req, passkey.userId));
     await forgive(db, counters[1]!.scope, counters[1]!.key);
     await giveBack(db, counters[0]!.scope, address);
     const user = await findUser(db, { id: passkey.userId });
@@ -235,26 +222,4 @@ function passkeyCounters(config: UpstreamConfig, address: string, credentialId: 
 /** A passkey of this account whose answer did not verify: the account's history says so, as a wrong code does. */
 function failed(db: Db, config: UpstreamConfig, req: FastifyRequest, userId: number) {
   return db.transaction((tx) => recordAccountEvent(tx, config.auditKey, req, userId, 'second_factor_failed', { method: [null, 'passkey'] }));
-}
-
-/** The library's verdict on a browser's answer: any refusal (thrown, or not verified) is `passkey_invalid`, after `refused`. */
-async function verdict<T extends { verified: boolean }>(
-  req: FastifyRequest,
-  ceremony: string,
-  check: (lib: Awaited<ReturnType<typeof webauthn>>) => Promise<T>,
-  refused?: () => Promise<unknown>,
-): Promise<T> {
-  let result: T;
-  try {
-    result = await check(await webauthn());
-  } catch (error) {
-    req.log.warn({ err: error }, `passkey ${ceremony} refused`);
-    await refused?.();
-    throw new ApiError(400, 'passkey_invalid');
-  }
-  if (!result.verified) {
-    await refused?.();
-    throw new ApiError(400, 'passkey_invalid');
-  }
-  return result;
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ROLE } from '../../../shared/roles.ts';
 import { rolesOf } from '../../../shared/route-table.ts';
 import { secondFactorInput } from '../../../shared/schemas/credentials.ts';
-import { passkeyRegistration } from '../../../shared/schemas/passkeys.ts';
+import { passkeyRegistration, passkeyRemoval } from '../../../shared/schemas/passkeys.ts';
 import { sessionIdOf } from '../../session/tokens.ts';
 import { UpstreamError } from '../../upstream/client.ts';
 import { roleProcedure, router } from '../init.ts';
@@ -70,8 +70,14 @@ export const securityRouter = router({
         await ctx.session.call({ method: 'POST', path: 'account/factors/passkey', body: input, lang: ctx.lang }),
       ),
     ),
-  removePasskey: securityProcedure.input(z.object({ id: z.number().int().positive() })).mutation(async ({ ctx, input }) => {
-    await ctx.session.call({ method: 'POST', path: `account/factors/passkey/${input.id}/remove`, body: {}, lang: ctx.lang });
+  /** Options for confirming it is the user with one of their passkeys: the fresh proof a removal carries (ADR 075). */
+  passkeyConfirmOptions: securityProcedure.mutation(({ ctx }) =>
+    ctx.session.call<Record<string, unknown>>({ method: 'POST', path: 'account/factors/passkey/confirm-options', body: {}, lang: ctx.lang }),
+  ),
+  /** Removes a passkey with its fresh proof (the password or a passkey's answer); the API refuses it without one. */
+  removePasskey: securityProcedure.input(passkeyRemoval).mutation(async ({ ctx, input }) => {
+    const { id, ...proof } = input;
+    await ctx.session.call({ method: 'POST', path: `account/factors/passkey/${id}/remove`, body: proof, lang: ctx.lang });
     return { removed: true as const };
   }),
 
