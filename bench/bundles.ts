@@ -44,8 +44,10 @@ export const BUNDLE_BUDGETS: Record<string, { js: { target: number; enforced: nu
   // Issue 13: the buddy's phone page (Lighthouse mobile ≥ 90, ADR 021). Its map (Leaflet) and the Admin's
   // buddy picker load on demand; unlike a list it loads every text (162.1 KB when issue 14 landed: the list
   // screens' translation split, ADR 024, does not cover it). Held where it is.
-  // Enforced at 165 since issue 33 (164.9 KB: the day's seeded slot names, Leaflet's texts); the wire's 200 KB is met.
-  '/today': { js: { target: 164, enforced: 165 }, css: { target: 25, enforced: 25 } },
+  // Enforced at 165 since issue 33 (164.9 KB: the day's seeded slot names, Leaflet's texts), at 166 since its
+  // left-overs and issue 32's erasure (165.4 KB: toasts written from keys when drawn, operational ranges' seeded names,
+  // the users definition's erase and export actions); the wire's 200 KB is met. The target of 164 is not.
+  '/today': { js: { target: 164, enforced: 166 }, css: { target: 25, enforced: 25 } },
 };
 
 /** What the client build wrote: the app's manifest and module map, and the public entry's manifest (vite.config.ts). */

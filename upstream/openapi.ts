@@ -54,6 +54,8 @@ export const HAND_WRITTEN_ROUTES: Record<string, string> = {
   'PUT /files/upload/*': 'The signed upload target: JPEG or PNG body with its content type and x-amz-acl: public-read',
   'GET /files/*': 'An uploaded file',
   'GET /api/users/': 'Users list with search, role, type and status filters (Admin, Shop)',
+  'GET /api/users/:id/export/':
+    'Everything stored about a person (ADR 076): ?format=json (the users row, every table that refers to them, their history with personal values opened) or csv (table, row, column, value; formula cells escaped); Admin; recorded as person_exported',
   'GET /api/buddies/': 'Active users holding the Buddy role (§3)',
   'GET /api/dispatch/':
     'The dispatch board of a day (?date=YYYY-MM-DD, Admin): every active buddy’s work and not-working slots, places held per slot and day, and the day’s services, in one snapshot (ADR 022)',

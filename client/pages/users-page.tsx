@@ -17,7 +17,7 @@ import { ErrorState } from '../components/error-state.tsx';
 import { RecordActions } from '../entity/record-actions.tsx';
 import type { UserListRow } from '../../shared/entities/users.ts';
 import { usersEntity } from '../../shared/entities/users.ts';
-import type { EntityRecord } from '../../shared/entity/define.ts';
+import { rowActionKeys, type EntityRecord } from '../../shared/entity/define.ts';
 import { invitationTestId } from './user-invitations.ts';
 import { Pager } from '../components/pager.tsx';
 import { TextField } from '../components/text-field.tsx';
@@ -208,6 +208,9 @@ function UsersTabs({ current }: { current: UsersTab }) {
 }
 
 /** /users (Admin and BuddyShop): search, filters, invite, bulk invite, resend. Details and the other tabs are Admin only. */
+/** A row's buttons: the actions declared `inList` (the invitation's); erasure and export are on the user's page. */
+const USER_ROW_ACTIONS = rowActionKeys(usersEntity);
+
 export default function UsersPage() {
   const { t } = useTranslation();
   const { roles } = useSession();
@@ -319,7 +322,7 @@ function UserTableRow({ u, isAdmin, label }: { u: UserRow; isAdmin: boolean; lab
       </td>
       <td data-label={label.invited_at}>{date(u.invited_at, i18n.language)}</td>
       <td data-label={label.member_since}>{date(u.member_since, i18n.language)}</td>
-      <td>{isAdmin && <RecordActions def={usersEntity} record={u as unknown as EntityRecord} variant="compact" testId={invitationTestId(u.id)} />}</td>
+      <td>{isAdmin && <RecordActions def={usersEntity} record={u as unknown as EntityRecord} only={USER_ROW_ACTIONS} variant="compact" testId={invitationTestId(u.id)} />}</td>
     </tr>
   );
 }
