@@ -8,10 +8,11 @@ import svCommon from '../../locales/sv/common.json';
 import enResources from '../../locales/en/resources.json';
 import svResources from '../../locales/sv/resources.json';
 import { axeViolations } from '../support/axe.ts';
-import { gotoHydrated, launchBrowser, signInAs } from '../support/browser.ts';
+import { closeBrowserStack, startBrowserStack } from '../support/browser-stack.ts';
+import { gotoHydrated, signInAs } from '../support/browser.ts';
 import { agent, query, signIn } from '../support/http.ts';
 import { trackRequests } from '../support/settle.ts';
-import { DEMO_PASSWORD, startStack, type Stack } from '../support/stack.ts';
+import { DEMO_PASSWORD, type Stack } from '../support/stack.ts';
 import type { Browser } from 'playwright-core';
 
 /**
@@ -27,12 +28,9 @@ let stack: Stack;
 let browser: Browser;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+  ({ stack, browser } = await startBrowserStack());
 });
-afterAll(async () => {
-  await browser?.close();
-  await stack?.close();
-});
+afterAll(() => closeBrowserStack(browser, stack));
 
 function texts(value: unknown): string[] {
   if (typeof value === 'string') return [value];
